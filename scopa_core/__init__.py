@@ -1,0 +1,54 @@
+"""scopa_core: the low-level engine of scopa, on ints and 40-bit card masks.
+
+Two implementations share one API: the compiled Cython module ``scopa_core._core`` and
+its pure-Python twin ``scopa_core._twin`` (the reference). The compiled one is used
+unless the environment sets ``SCOPA_NO_EXTENSIONS=1`` or it cannot be imported, in
+which case the twin is used with a :class:`RuntimeWarning`. ``IMPLEMENTATION`` says
+which one is loaded: ``"cython"`` or ``"python"``.
+
+API (cards are ``suit * 10 + value - 1`` with suits d, c, s, b; sets of cards are masks):
+
+- ``captures(card, table, opts) -> list[int]``: the sets ``card`` may capture.
+- ``legal_moves(hand, table, opts) -> list[tuple[int, int]]``: ``(card, captured)`` moves.
+- ``apply_move(pos, card, captured, opts, block) -> pos``: play a move (unchecked).
+- ``score(cap0, cap1, scope0, scope1, opts) -> ((7 ints), (7 ints))``: points per category.
+- ``primiera(mask, opts) -> int``: primiera total, -1 when a required suit is missing.
+- ``shuffle(seed)``, ``deal(nplayers, hand_size, table_size, opts, seed)``: reproducible deals.
+- ``playouts(nplayers, hand_size, table_size, opts, n, seed) -> (points, breakdown)``:
+  ``n`` random hands played inside the core, results as numpy arrays.
+- ``OPT_*`` option bits, ``CATEGORIES``, ``NCAT``, ``popcount`` and card-mask constants.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import warnings
+from types import ModuleType
+
+__all__ = [
+    "ACES", "CATEGORIES", "COINS", "FULL", "IMPLEMENTATION", "KINGS", "NCAT",
+    "OPT_ACE_SWEEP_IS_SCOPA", "OPT_ACE_TAKES_ALL", "OPT_FEWEST", "OPT_NAPOLA",
+    "OPT_PRIMIERA_ALL_SUITS", "OPT_REDEAL_ON_KINGS", "OPT_RE_BELLO", "OPT_SCOPA_ON_LAST_PLAY",
+    "PRIMIERA_VALUES", "RANK_MASK", "RE_BELLO", "SETTEBELLO", "apply_move", "captures",
+    "deal", "legal_moves", "playouts", "popcount", "primiera", "score", "shuffle",
+]
+
+
+def _load() -> tuple[ModuleType, str]:
+    if os.environ.get("SCOPA_NO_EXTENSIONS", "") not in ("", "0"):
+        return importlib.import_module("scopa_core._twin"), "python"
+    try:
+        return importlib.import_module("scopa_core._core"), "cython"
+    except ImportError as exc:  # exercised only on a broken build
+        warnings.warn(
+            f"scopa_core: the compiled core could not be imported ({exc}); "
+            "using the pure-Python twin, which is about 100x slower",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return importlib.import_module("scopa_core._twin"), "python"
+
+
+_impl, IMPLEMENTATION = _load()
+globals().update({name: getattr(_impl, name) for name in __all__ if name != "IMPLEMENTATION"})

@@ -1,0 +1,41 @@
+# cython: language_level=3
+"""C-level declarations of the scopa core, for other Cython modules to cimport."""
+
+from libc.stdint cimport uint64_t
+
+cdef extern from "bitops.h":
+    int scopa_ctz(uint64_t x) noexcept nogil
+    int scopa_popcount(uint64_t x) noexcept nogil
+
+cdef enum:
+    C_OPT_FEWEST = 1
+    C_OPT_ACE_TAKES_ALL = 2
+    C_OPT_ACE_SWEEP_IS_SCOPA = 4
+    C_OPT_SCOPA_ON_LAST_PLAY = 8
+    C_OPT_RE_BELLO = 16
+    C_OPT_NAPOLA = 32
+    C_OPT_PRIMIERA_ALL_SUITS = 64
+    C_OPT_REDEAL_ON_KINGS = 128
+    C_NCAT = 7
+    # Most sets one card can capture (a king against all 36 lower cards: 1698).
+    MAX_CAPTURES = 2048
+
+ctypedef struct Pos:
+    uint64_t hands[4]
+    uint64_t table
+    uint64_t captured[2]
+    int scope[2]
+    int turn
+    int last            # team of the last capture, -1 for none
+    int nplayers
+    int block           # refill block (the hand size)
+    int stock_len
+    int stock_pos       # index of the stock's top card in stock[]
+    int stock[40]
+
+cdef int gen_captures(int card, uint64_t table, int opts, uint64_t* out) noexcept nogil
+cdef void apply_pos(Pos* p, int card, uint64_t capture, int opts) noexcept nogil
+cdef int primiera_c(uint64_t mask, int opts) noexcept nogil
+cdef void score_c(uint64_t cap0, uint64_t cap1, int scope0, int scope1, int opts,
+                  int* out) noexcept nogil
+cdef uint64_t rng_next(uint64_t* state) noexcept nogil

@@ -1,0 +1,481 @@
+# cython: language_level=3
+# Other directives (boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False)
+# come from setup.py, which turns the checks back on for SCOPA_DEBUG=1 builds.
+"""Compiled core of scopa: capture enumeration, moves, scoring and playouts on 40-bit masks.
+
+Same API and same results as the pure-Python twin ``scopa_core._twin`` (the reference).
+Cards are ints ``0..39`` (``suit * 10 + value - 1``, suits d, c, s, b); sets of cards
+are masks. The ``cdef`` functions declared in ``_core.pxd`` run without the GIL.
+"""
+
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport malloc, free
+
+import numpy as np
+
+OPT_FEWEST = C_OPT_FEWEST
+OPT_ACE_TAKES_ALL = C_OPT_ACE_TAKES_ALL
+OPT_ACE_SWEEP_IS_SCOPA = C_OPT_ACE_SWEEP_IS_SCOPA
+OPT_SCOPA_ON_LAST_PLAY = C_OPT_SCOPA_ON_LAST_PLAY
+OPT_RE_BELLO = C_OPT_RE_BELLO
+OPT_NAPOLA = C_OPT_NAPOLA
+OPT_PRIMIERA_ALL_SUITS = C_OPT_PRIMIERA_ALL_SUITS
+OPT_REDEAL_ON_KINGS = C_OPT_REDEAL_ON_KINGS
+
+CATEGORIES = ("carte", "denari", "settebello", "primiera", "scope", "re_bello", "napola")
+NCAT = C_NCAT
+
+cdef uint64_t C_FULL = (<uint64_t>1 << 40) - 1
+cdef uint64_t C_COINS = 1023
+cdef uint64_t C_SETTEBELLO = <uint64_t>1 << 6
+cdef uint64_t C_RE_BELLO = <uint64_t>1 << 9
+cdef uint64_t C_ACES = 1 | (<uint64_t>1 << 10) | (<uint64_t>1 << 20) | (<uint64_t>1 << 30)
+cdef uint64_t C_KINGS = C_ACES << 9
+FULL = C_FULL
+COINS = C_COINS
+SETTEBELLO = C_SETTEBELLO
+RE_BELLO = C_RE_BELLO
+ACES = C_ACES
+KINGS = C_KINGS
+
+cdef int PRIM[10]
+PRIM[:] = [16, 12, 13, 14, 15, 18, 21, 10, 10, 10]
+PRIMIERA_VALUES = tuple(PRIM)
+
+# rank_mask[v]: the four cards of capture value v (1..10).
+cdef uint64_t rank_mask[11]
+# suit_best[m]: best primiera value in a 10-bit suit mask (0 if empty).
+cdef int suit_best[1024]
+
+
+cdef void _init_tables():
+    cdef int v, m, i, best
+    rank_mask[0] = 0
+    for v in range(1, 11):
+        rank_mask[v] = C_ACES << (v - 1)
+    for m in range(1024):
+        best = 0
+        for i in range(10):
+            if (m >> i) & 1 and PRIM[i] > best:
+                best = PRIM[i]
+        suit_best[m] = best
+
+_init_tables()
+RANK_MASK = tuple(rank_mask[v] for v in range(11))
+
+
+cdef inline uint64_t lowbit(uint64_t m) noexcept nogil:
+    return m & (~m + 1)
+
+
+cdef void _dfs(const int* cands, int nc, int start, int total, uint64_t mask, int size,
+               int v, uint64_t* out, int* n) noexcept nogil:
+    cdef int j, c, t
+    for j in range(start, nc):
+        c = cands[j]
+        t = total + c % 10 + 1
+        if t == v:
+            if size >= 1:
+                out[n[0]] = mask | (<uint64_t>1 << c)
+                n[0] += 1
+        elif t < v:
+            _dfs(cands, nc, j + 1, t, mask | (<uint64_t>1 << c), size + 1, v, out, n)
+
+
+cdef int gen_captures(int card, uint64_t table, int opts, uint64_t* out) noexcept nogil:
+    """Write the sets ``card`` may capture to ``out`` (room for MAX_CAPTURES); return how many."""
+    cdef int v = card % 10 + 1
+    cdef int n = 0, nc = 0, c, i, k, best, sumv = 0
+    cdef uint64_t m
+    cdef int cands[40]
+    if (opts & C_OPT_ACE_TAKES_ALL) and v == 1:
+        m = table & C_ACES
+        if m:
+            while m:
+                out[n] = lowbit(m)
+                n += 1
+                m &= m - 1
+            return n
+        if table:
+            out[0] = table
+            return 1
+        return 0
+    m = table & rank_mask[v]
+    if m:
+        while m:
+            out[n] = lowbit(m)
+            n += 1
+            m &= m - 1
+        return n
+    m = table
+    while m:
+        c = scopa_ctz(m)
+        m &= m - 1
+        if c % 10 + 1 < v:
+            cands[nc] = c
+            nc += 1
+            sumv += c % 10 + 1
+    if nc < 2 or sumv < v:
+        return 0
+    _dfs(cands, nc, 0, 0, 0, 0, v, out, &n)
+    if (opts & C_OPT_FEWEST) and n > 1:
+        best = 40
+        for i in range(n):
+            c = scopa_popcount(out[i])
+            if c < best:
+                best = c
+        k = 0
+        for i in range(n):
+            if scopa_popcount(out[i]) == best:
+                out[k] = out[i]
+                k += 1
+        n = k
+    return n
+
+
+cdef inline bint any_hand(const Pos* p) noexcept nogil:
+    return (p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3]) != 0
+
+
+cdef void apply_pos(Pos* p, int card, uint64_t capture, int opts) noexcept nogil:
+    """Play ``card`` capturing ``capture`` (0 = lay down); refill and close the hand as needed."""
+    cdef uint64_t bit = <uint64_t>1 << card
+    cdef int team = p.turn & 1
+    cdef int k, j, seat
+    cdef bint last_play, ace_sweep
+    cdef uint64_t m
+    p.hands[p.turn] &= ~bit
+    if capture:
+        p.table &= ~capture
+        p.captured[team] |= capture | bit
+        p.last = team
+        if p.table == 0:
+            last_play = p.stock_pos >= p.stock_len and not any_hand(p)
+            ace_sweep = (opts & C_OPT_ACE_TAKES_ALL) and card % 10 == 0 and not (capture & C_ACES)
+            if ((not last_play) or (opts & C_OPT_SCOPA_ON_LAST_PLAY)) and (
+                    (not ace_sweep) or (opts & C_OPT_ACE_SWEEP_IS_SCOPA)):
+                p.scope[team] += 1
+    else:
+        p.table |= bit
+    p.turn += 1
+    if p.turn == p.nplayers:
+        p.turn = 0
+    if not any_hand(p):
+        if p.stock_pos < p.stock_len:
+            for k in range(p.nplayers):
+                seat = (p.turn + k) % p.nplayers
+                m = 0
+                for j in range(p.block):
+                    m |= <uint64_t>1 << p.stock[p.stock_pos]
+                    p.stock_pos += 1
+                p.hands[seat] = m
+        elif p.table and p.last >= 0:
+            p.captured[p.last] |= p.table
+            p.table = 0
+
+
+cdef int primiera_c(uint64_t mask, int opts) noexcept nogil:
+    cdef int s, best, total = 0
+    for s in range(4):
+        best = suit_best[(mask >> (10 * s)) & C_COINS]
+        if best == 0 and (opts & C_OPT_PRIMIERA_ALL_SUITS):
+            return -1
+        total += best
+    return total
+
+
+cdef inline int napola_c(uint64_t mask) noexcept nogil:
+    cdef int run = 0
+    while run < 10 and (mask >> run) & 1:
+        run += 1
+    return run if run >= 3 else 0
+
+
+cdef void score_c(uint64_t cap0, uint64_t cap1, int scope0, int scope1, int opts,
+                  int* out) noexcept nogil:
+    """Points per category into ``out[0:NCAT]`` (team 0) and ``out[NCAT:2*NCAT]`` (team 1)."""
+    cdef int i, a, b
+    for i in range(2 * C_NCAT):
+        out[i] = 0
+    a = scopa_popcount(cap0)
+    b = scopa_popcount(cap1)
+    if a != b:
+        out[0 if a > b else C_NCAT] = 1
+    a = scopa_popcount(cap0 & C_COINS)
+    b = scopa_popcount(cap1 & C_COINS)
+    if a != b:
+        out[1 if a > b else C_NCAT + 1] = 1
+    if cap0 & C_SETTEBELLO:
+        out[2] = 1
+    elif cap1 & C_SETTEBELLO:
+        out[C_NCAT + 2] = 1
+    a = primiera_c(cap0, opts)
+    b = primiera_c(cap1, opts)
+    if a != b:
+        out[3 if a > b else C_NCAT + 3] = 1
+    out[4] = scope0
+    out[C_NCAT + 4] = scope1
+    if opts & C_OPT_RE_BELLO:
+        if cap0 & C_RE_BELLO:
+            out[5] = 1
+        elif cap1 & C_RE_BELLO:
+            out[C_NCAT + 5] = 1
+    if opts & C_OPT_NAPOLA:
+        out[6] = napola_c(cap0)
+        out[C_NCAT + 6] = napola_c(cap1)
+
+
+cdef uint64_t rng_next(uint64_t* state) noexcept nogil:
+    """splitmix64."""
+    cdef uint64_t z
+    state[0] += 0x9E3779B97F4A7C15ULL
+    z = state[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef void shuffle_c(uint64_t* rng, int* deck) noexcept nogil:
+    cdef int i, j, t
+    for i in range(40):
+        deck[i] = i
+    for i in range(39, 0, -1):
+        j = <int>(rng_next(rng) % <uint64_t>(i + 1))
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+
+
+cdef void deal_c(uint64_t* rng, Pos* p, int nplayers, int hand_size, int table_size,
+                 int opts) noexcept nogil:
+    """Deal a fresh hand into ``p``; seat 0 to move, no captures yet."""
+    cdef int deck[40]
+    cdef int i, j, k = nplayers * hand_size
+    cdef uint64_t m
+    while True:
+        shuffle_c(rng, deck)
+        m = 0
+        for i in range(k, k + table_size):
+            m |= <uint64_t>1 << deck[i]
+        if not ((opts & C_OPT_REDEAL_ON_KINGS) and scopa_popcount(m & C_KINGS) >= 3):
+            break
+    p.table = m
+    for i in range(4):
+        p.hands[i] = 0
+    for i in range(nplayers):
+        m = 0
+        for j in range(i * hand_size, (i + 1) * hand_size):
+            m |= <uint64_t>1 << deck[j]
+        p.hands[i] = m
+    p.stock_len = 0
+    for i in range(k + table_size, 40):
+        p.stock[p.stock_len] = deck[i]
+        p.stock_len += 1
+    p.stock_pos = 0
+    p.captured[0] = 0
+    p.captured[1] = 0
+    p.scope[0] = 0
+    p.scope[1] = 0
+    p.turn = 0
+    p.last = -1
+    p.nplayers = nplayers
+    p.block = hand_size
+
+
+# ----------------------------------------------------------------------------------------
+# Python API (the same as scopa_core._twin)
+
+def popcount(mask: int) -> int:
+    """Number of cards in ``mask``."""
+    return scopa_popcount(<uint64_t>mask)
+
+
+def captures(int card, uint64_t table, int opts) -> list:
+    """Every set of table cards that ``card`` may capture, as masks, in the core's order.
+
+    An empty list means the card captures nothing and is laid down.
+    """
+    cdef uint64_t buf[MAX_CAPTURES]
+    cdef int i, n
+    if not 0 <= card < 40:
+        raise ValueError(f"card index must be in 0..39, got {card}")
+    n = gen_captures(card, table & C_FULL, opts, buf)
+    return [buf[i] for i in range(n)]
+
+
+def legal_moves(uint64_t hand, uint64_t table, int opts) -> list:
+    """Legal moves ``(card, captured_mask)`` for a hand against a table; 0 = lay down."""
+    cdef uint64_t buf[MAX_CAPTURES]
+    cdef int c, i, n
+    cdef uint64_t m = hand & C_FULL
+    out = []
+    table &= C_FULL
+    while m:
+        c = scopa_ctz(m)
+        m &= m - 1
+        n = gen_captures(c, table, opts, buf)
+        if n == 0:
+            out.append((c, 0))
+        else:
+            for i in range(n):
+                out.append((c, buf[i]))
+    return out
+
+
+cdef void pos_from_tuple(Pos* p, tuple pos, int block) except *:
+    hands, table, stock, captured, scope, turn, last = pos
+    cdef int i
+    p.nplayers = len(hands)
+    if p.nplayers > 4 or len(stock) > 40:
+        raise ValueError(f"bad position tuple {pos!r}")
+    for i in range(4):
+        p.hands[i] = hands[i] if i < p.nplayers else 0
+    p.table = table
+    p.stock_len = len(stock)
+    p.stock_pos = 0
+    for i in range(p.stock_len):
+        p.stock[i] = stock[i]
+    p.captured[0] = captured[0]
+    p.captured[1] = captured[1]
+    p.scope[0] = scope[0]
+    p.scope[1] = scope[1]
+    p.turn = turn
+    p.last = last
+    p.block = block
+
+
+cdef tuple pos_to_tuple(const Pos* p):
+    cdef int i
+    return (
+        tuple([p.hands[i] for i in range(p.nplayers)]),
+        p.table,
+        tuple([p.stock[i] for i in range(p.stock_pos, p.stock_len)]),
+        (p.captured[0], p.captured[1]),
+        (p.scope[0], p.scope[1]),
+        p.turn,
+        p.last,
+    )
+
+
+def apply_move(tuple pos, int card, uint64_t capture, int opts, int block) -> tuple:
+    """Play ``card`` capturing ``capture`` (0 = lay down) and return the next position.
+
+    ``pos`` is ``(hands, table, stock, captured, scope, turn, last_capture)``; see the
+    twin's docstring. The move is not checked: the caller validates it.
+    """
+    cdef Pos p
+    pos_from_tuple(&p, pos, block)
+    apply_pos(&p, card, capture, opts)
+    return pos_to_tuple(&p)
+
+
+def primiera(uint64_t mask, int opts) -> int:
+    """Primiera total of a pile, or -1 when a suit is missing and all suits are required."""
+    return primiera_c(mask, opts)
+
+
+def score(uint64_t cap0, uint64_t cap1, int scope0, int scope1, int opts) -> tuple:
+    """Points per category: ``((carte, denari, ..., napola) of team 0, same of team 1)``."""
+    cdef int out[2 * C_NCAT]
+    cdef int i
+    score_c(cap0, cap1, scope0, scope1, opts, out)
+    return (tuple([out[i] for i in range(C_NCAT)]),
+            tuple([out[C_NCAT + i] for i in range(C_NCAT)]))
+
+
+def shuffle(uint64_t seed) -> list:
+    """The 40 cards in the order the core's generator shuffles them for ``seed``."""
+    cdef int deck[40]
+    cdef uint64_t rng = seed
+    shuffle_c(&rng, deck)
+    return [deck[i] for i in range(40)]
+
+
+def _check_geometry(int nplayers, int hand_size, int table_size):
+    if nplayers not in (2, 4) or hand_size < 1 or table_size < 0 or \
+            nplayers * hand_size + table_size > 40 or \
+            (40 - nplayers * hand_size - table_size) % (nplayers * hand_size):
+        raise ValueError(
+            f"bad deal geometry: {nplayers} players, {hand_size} cards each, "
+            f"{table_size} on the table")
+
+
+def deal(int nplayers, int hand_size, int table_size, int opts, uint64_t seed) -> tuple:
+    """Deal a hand: ``(hands, table, stock)`` (see the twin's docstring)."""
+    cdef Pos p
+    cdef uint64_t rng = seed
+    _check_geometry(nplayers, hand_size, table_size)
+    deal_c(&rng, &p, nplayers, hand_size, table_size, opts)
+    t = pos_to_tuple(&p)
+    return t[0], t[1], t[2]
+
+
+cdef int choose_random(Pos* p, int opts, uint64_t* rng, uint64_t* caps, int* cap_start,
+                       int* cap_count, int* mcard, uint64_t* mcap) noexcept nogil:
+    """Pick a uniformly random legal move (the twin's order); return its index into mcard/mcap."""
+    cdef uint64_t hand = p.hands[p.turn]
+    cdef uint64_t m = hand
+    cdef int v, c, i, n = 0, used = 0
+    for v in range(11):
+        cap_count[v] = -1
+    while m:
+        c = scopa_ctz(m)
+        m &= m - 1
+        v = c % 10 + 1
+        if cap_count[v] < 0:
+            cap_start[v] = used
+            cap_count[v] = gen_captures(c, p.table, opts, caps + used)
+            used += cap_count[v]
+        if cap_count[v] == 0:
+            mcard[n] = c
+            mcap[n] = 0
+            n += 1
+        else:
+            for i in range(cap_count[v]):
+                mcard[n] = c
+                mcap[n] = caps[cap_start[v] + i]
+                n += 1
+    return <int>(rng_next(rng) % <uint64_t>n)
+
+
+def playouts(int nplayers, int hand_size, int table_size, int opts, Py_ssize_t n, uint64_t seed):
+    """Play ``n`` whole hands with uniformly random legal moves; seat 0 leads each hand.
+
+    Returns ``(points, breakdown)``: int16 arrays of shape ``(n, 2)`` and ``(n, 2, NCAT)``.
+    The loop runs in C without the GIL.
+    """
+    cdef Pos p
+    cdef uint64_t rng = seed
+    cdef Py_ssize_t h
+    cdef int i, k
+    cdef int sc[2 * C_NCAT]
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    _check_geometry(nplayers, hand_size, table_size)
+    breakdown = np.zeros((n, 2, C_NCAT), dtype=np.int16)
+    cdef short[:, :, ::1] out = breakdown
+    cdef int max_moves = 10 * MAX_CAPTURES
+    cdef uint64_t* caps = <uint64_t*>malloc(10 * MAX_CAPTURES * sizeof(uint64_t))
+    cdef uint64_t* mcap = <uint64_t*>malloc(max_moves * sizeof(uint64_t))
+    cdef int* mcard = <int*>malloc(max_moves * sizeof(int))
+    cdef int cap_start[11]
+    cdef int cap_count[11]
+    if caps == NULL or mcap == NULL or mcard == NULL:
+        free(caps)
+        free(mcap)
+        free(mcard)
+        raise MemoryError()
+    with nogil:
+        for h in range(n):
+            deal_c(&rng, &p, nplayers, hand_size, table_size, opts)
+            while any_hand(&p):
+                k = choose_random(&p, opts, &rng, caps, cap_start, cap_count, mcard, mcap)
+                apply_pos(&p, mcard[k], mcap[k], opts)
+            score_c(p.captured[0], p.captured[1], p.scope[0], p.scope[1], opts, sc)
+            for i in range(C_NCAT):
+                out[h, 0, i] = sc[i]
+                out[h, 1, i] = sc[C_NCAT + i]
+    free(caps)
+    free(mcap)
+    free(mcard)
+    return breakdown.sum(axis=2, dtype=np.int16), breakdown

@@ -1,0 +1,24 @@
+/* Portable bit operations on 64-bit card masks for the scopa core. */
+#ifndef SCOPA_BITOPS_H
+#define SCOPA_BITOPS_H
+#include <stdint.h>
+
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+static __inline int scopa_ctz(uint64_t x) {
+    unsigned long i;
+    _BitScanForward64(&i, x);
+    return (int)i;
+}
+static __inline int scopa_popcount(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+#else
+static inline int scopa_ctz(uint64_t x) { return __builtin_ctzll(x); }
+static inline int scopa_popcount(uint64_t x) { return __builtin_popcountll(x); }
+#endif
+
+#endif

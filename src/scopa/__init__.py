@@ -1,0 +1,41 @@
+"""scopa: a Scopa and Scopone engine.
+
+Real rules with every variant as an option, immutable game states, scoring, matches,
+JSON and compact position formats, and a fast Cython core (``scopa_core``).
+
+>>> import scopa
+>>> s = scopa.State.deal(scopa.Rules.preset("scopone_scientifico"), seed=7, dealer=3)
+>>> s.turn, [len(h) for h in s.hands]
+(0, [10, 10, 10, 10])
+"""
+
+from __future__ import annotations
+
+import scopa_core as _core
+from scopa.card import DECK, RANKS, SUITS, Card, CardSet
+from scopa.errors import (
+    AmbiguousMoveError,
+    CardError,
+    IllegalMoveError,
+    InvalidMoveError,
+    PositionError,
+    RulesError,
+    ScopaError,
+)
+from scopa.match import Match
+from scopa.move import Move
+from scopa.rules import PRESETS, Rules
+from scopa.scoring import CATEGORIES, HandScore, primiera_total
+from scopa.simulate import Playouts, random_playouts
+from scopa.state import State
+from scopa.version import __version__
+
+#: Which core is loaded: ``"cython"`` (compiled) or ``"python"`` (the twin).
+CORE_IMPLEMENTATION: str = _core.IMPLEMENTATION
+
+__all__ = [
+    "CATEGORIES", "CORE_IMPLEMENTATION", "DECK", "PRESETS", "RANKS", "SUITS",
+    "AmbiguousMoveError", "Card", "CardError", "CardSet", "HandScore", "IllegalMoveError",
+    "InvalidMoveError", "Match", "Move", "Playouts", "PositionError", "Rules", "RulesError",
+    "ScopaError", "State", "__version__", "primiera_total", "random_playouts",
+]

@@ -1,0 +1,234 @@
+"""Cards and sets of cards.
+
+A card is written rank letter + suit letter (RULES §1): ``7d`` is the settebello.
+Suits: ``d`` coins (denari, ♦), ``c`` cups (coppe, ♥), ``s`` swords (spade, ♠),
+``b`` clubs (bastoni, ♣). Ranks: ``A 2 3 4 5 6 7 J Q K`` with capture values 1..10.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Set
+from typing import Union
+
+from scopa.errors import CardError
+
+__all__ = ["Card", "CardLike", "CardSet", "DECK", "RANKS", "SUITS", "cards_mask"]
+
+SUITS = "dcsb"
+RANKS = "A234567JQK"
+_SUIT_SYMBOLS = {"♦": "d", "♥": "c", "♠": "s", "♣": "b", "♢": "d", "♡": "c", "♤": "s", "♧": "b"}
+_PRIMIERA = (16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
+_SUIT_NAMES = ("coins", "cups", "swords", "clubs")
+
+
+class Card:
+    """One of the 40 cards. Instances are unique: ``Card.parse("7d") is Card.from_index(6)``.
+
+    >>> c = Card.parse("7♦")
+    >>> c, str(c), c.index, c.value, c.primiera_value
+    (Card.parse('7d'), '7d', 6, 7, 21)
+    >>> Card.parse("kC") == Card.parse("Kc")
+    True
+    """
+
+    __slots__ = ("index",)
+    index: int
+
+    def __new__(cls, index: int) -> Card:  # noqa: D102 - use parse() or from_index()
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 40:
+            raise CardError(f"card index must be an int in 0..39, got {index!r}")
+        return DECK[index]
+
+    @classmethod
+    def _make(cls, index: int) -> Card:
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "index", index)
+        return obj
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Card is immutable")
+
+    def __reduce__(self) -> tuple[type[Card], tuple[int]]:
+        return (Card, (self.index,))
+
+    @classmethod
+    def from_index(cls, index: int) -> Card:
+        """The card with bit index ``index`` (``suit * 10 + value - 1``).
+
+        >>> Card.from_index(39)
+        Card.parse('Kb')
+        """
+        return cls(index)
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """Parse ``"7d"``, ``"7D"``, ``"7♦"``; raises :class:`CardError` otherwise.
+
+        >>> Card.parse("Q♠")
+        Card.parse('Qs')
+        """
+        if isinstance(text, Card):
+            return text
+        if not isinstance(text, str):
+            raise CardError(f"a card must be a string like '7d', got {text!r}")
+        t = text.strip()
+        if len(t) != 2:
+            raise CardError(f"unknown card {text!r}: expected rank A234567JQK + suit dcsb, like '7d'")
+        rank, suit = t[0].upper(), _SUIT_SYMBOLS.get(t[1], t[1].lower())
+        r, s = RANKS.find(rank), SUITS.find(suit)
+        if r < 0 or s < 0:
+            raise CardError(f"unknown card {text!r}: expected rank A234567JQK + suit dcsb, like '7d'")
+        return DECK[s * 10 + r]
+
+    @property
+    def suit(self) -> str:
+        """Suit letter: ``d``, ``c``, ``s`` or ``b``."""
+        return SUITS[self.index // 10]
+
+    @property
+    def suit_name(self) -> str:
+        """English suit name: coins, cups, swords or clubs."""
+        return _SUIT_NAMES[self.index // 10]
+
+    @property
+    def rank(self) -> str:
+        """Rank letter: ``A 2 3 4 5 6 7 J Q K``."""
+        return RANKS[self.index % 10]
+
+    @property
+    def value(self) -> int:
+        """Capture value, 1 (ace) to 10 (king)."""
+        return self.index % 10 + 1
+
+    @property
+    def primiera_value(self) -> int:
+        """Primiera value (RULES §1): 7→21, 6→18, A→16, 5..2→15..12, J Q K→10."""
+        return _PRIMIERA[self.index % 10]
+
+    @property
+    def mask(self) -> int:
+        """The card's bit, ``1 << index``."""
+        return 1 << self.index
+
+    def __str__(self) -> str:
+        return RANKS[self.index % 10] + SUITS[self.index // 10]
+
+    def __repr__(self) -> str:
+        return f"Card.parse('{self}')"
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return self.index
+
+    def __lt__(self, other: Card) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self.index < other.index
+
+
+#: The 40 cards in index order.
+DECK: tuple[Card, ...] = tuple(Card._make(i) for i in range(40))
+
+CardLike = Union[Card, str]
+
+
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def cards_mask(cards: Iterable[CardLike], what: str = "cards") -> int:
+    """Mask of ``cards`` (Cards or card strings); raises :class:`CardError` on a duplicate.
+
+    >>> cards_mask(["Ad", "7d"])
+    65
+    """
+    if isinstance(cards, CardSet):
+        return cards.mask
+    if isinstance(cards, str):
+        raise CardError(f"{what}: expected a list of cards, got the string {cards!r}")
+    mask = 0
+    for c in cards:
+        bit = 1 << Card.parse(c).index
+        if mask & bit:
+            raise CardError(f"duplicate card {str(Card.parse(c))!r} in {what}")
+        mask |= bit
+    return mask
+
+
+class CardSet(Set[Card]):
+    """An immutable set of cards backed by a 40-bit mask, iterated in index order.
+
+    It compares equal to any set of the same cards.
+
+    >>> s = CardSet.parse("7d Kc Ad")
+    >>> s, len(s), Card.parse("Kc") in s, str(s)
+    (CardSet.parse('Ad 7d Kc'), 3, True, 'Ad 7d Kc')
+    >>> s == {Card.parse("Ad"), Card.parse("7d"), Card.parse("Kc")}
+    True
+    """
+
+    __slots__ = ("mask",)
+    mask: int
+
+    def __init__(self, cards: Iterable[CardLike] | int = ()) -> None:
+        if isinstance(cards, int) and not isinstance(cards, bool):
+            if not 0 <= cards < 1 << 40:
+                raise CardError(f"a card mask must be in 0..2**40-1, got {cards!r}")
+            mask = cards
+        else:
+            mask = cards_mask(cards)
+        object.__setattr__(self, "mask", mask)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("CardSet is immutable")
+
+    @classmethod
+    def parse(cls, text: str) -> CardSet:
+        """Parse space- or comma-separated cards (``"7d Kc"``), or ``""``/``"-"`` for none."""
+        parts = text.replace(",", " ").split()
+        if parts == ["-"]:
+            parts = []
+        return cls(parts)
+
+    @classmethod
+    def _from_mask(cls, mask: int) -> CardSet:
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "mask", mask)
+        return obj
+
+    def __contains__(self, card: object) -> bool:
+        if isinstance(card, str):
+            try:
+                card = Card.parse(card)
+            except CardError:
+                return False
+        return isinstance(card, Card) and bool(self.mask >> card.index & 1)
+
+    def __iter__(self) -> Iterator[Card]:
+        return (DECK[i] for i in _bits(self.mask))
+
+    def __len__(self) -> int:
+        return bin(self.mask).count("1")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CardSet):
+            return self.mask == other.mask
+        return Set.__eq__(self, other)
+
+    def __hash__(self) -> int:
+        return hash(("CardSet", self.mask))
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[Card]) -> CardSet:
+        return cls(it)
+
+    def __str__(self) -> str:
+        return " ".join(str(c) for c in self)
+
+    def __repr__(self) -> str:
+        return f"CardSet.parse('{self}')"

@@ -1,0 +1,41 @@
+"""The exceptions of scopa. All are :class:`ValueError` subclasses under :class:`ScopaError`."""
+
+from __future__ import annotations
+
+__all__ = [
+    "AmbiguousMoveError",
+    "CardError",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "PositionError",
+    "RulesError",
+    "ScopaError",
+]
+
+
+class ScopaError(ValueError):
+    """Base class of every error scopa raises for bad input."""
+
+
+class CardError(ScopaError):
+    """An unknown card, or a card given twice where each card may appear once."""
+
+
+class RulesError(ScopaError):
+    """An unknown preset, an unknown rule option, or a bad option value."""
+
+
+class PositionError(ScopaError):
+    """A position that cannot occur in play, or a malformed position (JSON or string)."""
+
+
+class InvalidMoveError(ScopaError):
+    """Move notation that cannot be parsed."""
+
+
+class IllegalMoveError(ScopaError):
+    """A well-formed move that is not legal in the position."""
+
+
+class AmbiguousMoveError(IllegalMoveError):
+    """A move given by card alone when that card has several legal captures."""

@@ -1,0 +1,137 @@
+"""Moves and their notation.
+
+A move is the card played and the set of table cards it captures. Notation: the card
+alone lays it down (``"7d"``); ``x`` then the captured cards captures them
+(``"7dx3c4s"``), written in index order.
+
+>>> m = Move.parse("Qdx5b4s")
+>>> str(m), m.is_capture
+('Qdx4s5b', True)
+>>> Move.parse("7d").captures
+frozenset()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from scopa.card import DECK, Card, CardLike, cards_mask
+from scopa.errors import CardError, InvalidMoveError
+
+__all__ = ["Move"]
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class Move:
+    """A card played and the table cards it captures (empty for a lay-down).
+
+    Immutable and hashable; ``Move.parse(str(m)) == m``.
+
+    >>> Move(Card.parse("Kc"), ["Kd"])
+    Move.parse('KcxKd')
+    """
+
+    __slots__ = ("_card", "_mask")
+    _card: Card
+    _mask: int
+
+    def __init__(self, card: CardLike, captures: Iterable[CardLike] = ()) -> None:
+        try:
+            c = Card.parse(card)
+            mask = cards_mask(captures, "the captured cards")
+        except CardError as exc:
+            raise InvalidMoveError(f"bad move: {exc}") from None
+        if mask >> c.index & 1:
+            raise InvalidMoveError(f"bad move: {c} cannot capture itself")
+        object.__setattr__(self, "_card", c)
+        object.__setattr__(self, "_mask", mask)
+
+    @classmethod
+    def _from_core(cls, card: int, mask: int) -> Move:
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "_card", DECK[card])
+        object.__setattr__(obj, "_mask", mask)
+        return obj
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Move is immutable")
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (Move.parse, (str(self),))
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Parse move notation: ``"7d"`` or ``"7dx3c4s"`` (suit symbols and any case accepted).
+
+        >>> Move.parse("zz")
+        Traceback (most recent call last):
+        ...
+        scopa.errors.InvalidMoveError: bad move 'zz': unknown card 'zz': expected rank A234567JQK + suit dcsb, like '7d'
+        """
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"bad move {text!r}: expected notation like '7d' or '7dx3c4s'")
+        t = text.strip()
+        head, sep, tail = t.lower().partition("x")
+        try:
+            card = Card.parse(head)
+            caps = [tail[i:i + 2] for i in range(0, len(tail), 2)] if sep else []
+            if sep and (not tail or len(tail) % 2):
+                raise CardError(f"captured cards {tail!r} are not whole cards")
+            mask = cards_mask(caps, "the captured cards")
+        except CardError as exc:
+            raise InvalidMoveError(f"bad move {text!r}: {exc}") from None
+        if mask >> card.index & 1:
+            raise InvalidMoveError(f"bad move {text!r}: {card} cannot capture itself")
+        return cls._from_core(card.index, mask)
+
+    @property
+    def card(self) -> Card:
+        """The card played."""
+        return self._card
+
+    @property
+    def captures(self) -> frozenset[Card]:
+        """The table cards captured (empty for a lay-down)."""
+        return frozenset(DECK[i] for i in _bits(self._mask))
+
+    @property
+    def capture_mask(self) -> int:
+        """The captured cards as a 40-bit mask."""
+        return self._mask
+
+    @property
+    def is_capture(self) -> bool:
+        """True when the move captures."""
+        return self._mask != 0
+
+    def notation(self) -> str:
+        """Move notation, e.g. ``"7dx3c4s"``."""
+        if not self._mask:
+            return str(self._card)
+        return str(self._card) + "x" + "".join(str(DECK[i]) for i in _bits(self._mask))
+
+    __str__ = notation
+
+    def __repr__(self) -> str:
+        return f"Move.parse('{self.notation()}')"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return self._card is other._card and self._mask == other._mask
+
+    def __hash__(self) -> int:
+        return hash((self._card.index, self._mask))
+
+    def __lt__(self, other: Move) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return (self._card.index, self._mask) < (other._card.index, other._mask)

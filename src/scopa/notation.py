@@ -1,0 +1,204 @@
+"""Position formats: JSON (version 1) and the compact one-line position string.
+
+JSON::
+
+    {"rules": "scopone_scientifico",
+     "hands": [["7d","Kc"], ["As","2b"], ["3c","4d"], ["5s","6b"]],
+     "table": ["Qd"], "stock": [], "captured": [["Ad"], ["2d"]], "scope": [0, 1],
+     "turn": 0, "last_capture": 1, "dealer": 3}
+
+The position string has nine space-separated fields, in the JSON's order: rules, hands,
+table, stock, captured, scope, turn, last_capture, dealer. Cards are written without
+separators (every card is two characters), lists of lists are joined by ``/``, an empty
+list or a null is ``-``, and options follow the preset after ``;``::
+
+    scopone_scientifico 7dKc/As2b/3c4d/5s6b Qd - Ad/2d 0/1 0 1 3
+    scopa;capture_rule=fewest;target=16 7d/Kc 3c4s - -/- 0/0 0 - -
+
+>>> from scopa import State
+>>> s = State.from_string("scopone_scientifico 7dKc/As2b/3c4d/5s6b Qd - Ad/2d 0/1 0 1 3")
+>>> State.from_json(s.to_json()) == s and s.to_string() == str(s.to_string())
+True
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from scopa.card import DECK, CardSet
+from scopa.errors import PositionError, RulesError, ScopaError
+from scopa.rules import Rules
+from scopa.state import State
+
+__all__ = [
+    "FORMAT_VERSION", "state_from_json", "state_from_string", "state_to_dict",
+    "state_to_json", "state_to_string",
+]
+
+#: Version of the JSON position format.
+FORMAT_VERSION = 1
+
+_FIELDS = ("rules", "hands", "table", "stock", "captured", "scope", "turn", "last_capture", "dealer")
+_REQUIRED = ("rules", "hands", "turn")
+
+
+def _names(mask: int) -> list[str]:
+    return [str(c) for c in CardSet._from_mask(mask)]
+
+
+def state_to_dict(state: State) -> dict[str, Any]:
+    """The JSON position format of ``state`` as a dict (every field present)."""
+    hands, table, stock, piles, scope, turn, last = state.masks
+    return {
+        "rules": state.rules.to_json(),
+        "hands": [_names(h) for h in hands],
+        "table": _names(table),
+        "stock": [str(DECK[c]) for c in stock],
+        "captured": [_names(piles[0]), _names(piles[1])],
+        "scope": list(scope),
+        "turn": turn,
+        "last_capture": None if last < 0 else last,
+        "dealer": state.dealer,
+    }
+
+
+def state_to_json(state: State) -> str:
+    """The JSON position format of ``state`` as compact text."""
+    return json.dumps(state_to_dict(state), ensure_ascii=False, separators=(",", ":"))
+
+
+def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
+    """Parse a JSON position: text, bytes, or an already-decoded mapping."""
+    if isinstance(obj, (str, bytes, bytearray)):
+        try:
+            obj = json.loads(obj)
+        except ValueError as exc:
+            raise PositionError(f"position is not valid JSON: {exc}") from None
+    if not isinstance(obj, Mapping):
+        raise PositionError(f"a JSON position must be an object, got {type(obj).__name__}")
+    unknown = sorted(set(obj) - set(_FIELDS))
+    if unknown:
+        raise PositionError(f"unknown field(s) {', '.join(map(repr, unknown))} in position: expected {', '.join(_FIELDS)}")
+    missing = [f for f in _REQUIRED if f not in obj]
+    if missing:
+        raise PositionError(f"position lacks required field(s) {', '.join(map(repr, missing))}")
+    rules = Rules.from_json(obj["rules"])
+    for key in ("hands", "table", "stock", "captured", "scope"):
+        if key in obj and not isinstance(obj[key], list):
+            raise PositionError(f"field {key!r} must be a list, got {obj[key]!r}")
+    for key in ("hands", "captured"):
+        for item in obj.get(key, ()):
+            if not isinstance(item, list):
+                raise PositionError(f"field {key!r} must be a list of card lists, got {item!r} inside")
+    return State.from_cards(
+        rules,
+        obj["hands"],
+        turn=obj["turn"],
+        table=obj.get("table") or (),
+        stock=obj.get("stock") or (),
+        captured=obj.get("captured") or ((), ()),
+        scope=obj.get("scope") or (0, 0),
+        last_capture=obj.get("last_capture"),
+        dealer=obj.get("dealer"),
+    )
+
+
+# ---------------------------------------------------------------------- position string
+
+def _cards(mask_or_list: Any) -> str:
+    text = "".join(mask_or_list)
+    return text or "-"
+
+
+def _rules_string(rules: Rules) -> str:
+    parts = [rules.game]
+    for key, value in rules.changed_options().items():
+        parts.append(f"{key}={str(value).lower() if isinstance(value, bool) else value}")
+    return ";".join(parts)
+
+
+def state_to_string(state: State) -> str:
+    """The compact one-line position string of ``state``."""
+    d = state_to_dict(state)
+    return " ".join([
+        _rules_string(state.rules),
+        "/".join(_cards(h) for h in d["hands"]),
+        _cards(d["table"]),
+        _cards(d["stock"]),
+        "/".join(_cards(p) for p in d["captured"]),
+        f"{d['scope'][0]}/{d['scope'][1]}",
+        str(d["turn"]),
+        "-" if d["last_capture"] is None else str(d["last_capture"]),
+        "-" if d["dealer"] is None else str(d["dealer"]),
+    ])
+
+
+def _parse_value(key: str, text: str) -> Any:
+    if text in ("true", "false"):
+        return text == "true"
+    if text.isdigit():
+        return int(text)
+    return text
+
+
+def _parse_rules(text: str) -> Rules:
+    name, *opts = text.split(";")
+    options: dict[str, Any] = {}
+    for opt in opts:
+        key, sep, value = opt.partition("=")
+        if not sep or not key:
+            raise RulesError(f"bad rule option {opt!r} in {text!r}: expected name=value")
+        options[key] = _parse_value(key, value)
+    return Rules.preset(name, **options)
+
+
+def _split_cards(text: str, what: str) -> list[str]:
+    if text == "-":
+        return []
+    if len(text) % 2:
+        raise PositionError(f"bad {what} {text!r}: cards are two characters each, like 7dKc")
+    return [text[i:i + 2] for i in range(0, len(text), 2)]
+
+
+def _int_field(text: str, what: str, nullable: bool) -> int | None:
+    if nullable and text == "-":
+        return None
+    if not text.isdigit():
+        raise PositionError(f"bad {what} {text!r}: expected a number{' or -' if nullable else ''}")
+    return int(text)
+
+
+def state_from_string(text: str) -> State:
+    """Parse a compact position string (see the module docstring)."""
+    if not isinstance(text, str):
+        raise PositionError(f"a position string must be a str, got {type(text).__name__}")
+    fields = text.split()
+    if len(fields) != len(_FIELDS):
+        raise PositionError(
+            f"bad position string {text!r}: expected {len(_FIELDS)} space-separated fields "
+            f"({' '.join(_FIELDS)}), got {len(fields)}"
+        )
+    rules_t, hands_t, table_t, stock_t, cap_t, scope_t, turn_t, last_t, dealer_t = fields
+    try:
+        rules = _parse_rules(rules_t)
+        captured = cap_t.split("/")
+        scope = scope_t.split("/")
+        if len(captured) != 2 or len(scope) != 2:
+            raise PositionError(f"bad captured {cap_t!r} or scope {scope_t!r}: expected two fields joined by /")
+        return State.from_cards(
+            rules,
+            [_split_cards(h, f"hand {i}") for i, h in enumerate(hands_t.split("/"))],
+            turn=_int_field(turn_t, "turn", False),  # type: ignore[arg-type]
+            table=_split_cards(table_t, "table"),
+            stock=_split_cards(stock_t, "stock"),
+            captured=[_split_cards(p, f"team {i}'s pile") for i, p in enumerate(captured)],
+            scope=[_int_field(x, "scope", False) for x in scope],  # type: ignore[misc]
+            last_capture=_int_field(last_t, "last_capture", True),
+            dealer=_int_field(dealer_t, "dealer", True),
+        )
+    except ScopaError as exc:
+        if isinstance(exc, PositionError) and repr(text) in str(exc):
+            raise
+        raise type(exc)(f"{exc} (in position string {text!r})") from None

@@ -1,0 +1,171 @@
+"""Rules: a game preset (RULES §2) plus every rule option of RULES §3-§7.
+
+>>> r = Rules.preset("scopone")
+>>> r.players, r.hand_size, r.table_size, r.target
+(4, 9, 4, 11)
+>>> r.replace(capture_rule="fewest", target=16).capture_rule
+'fewest'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import scopa_core as core
+from scopa.errors import RulesError
+
+__all__ = ["PRESETS", "Rules"]
+
+#: preset name -> (players, cards per hand, cards on the table at the deal)
+_GEOMETRY: dict[str, tuple[int, int, int]] = {
+    "scopa": (2, 3, 4),
+    "scopa4": (4, 3, 4),
+    "scopone": (4, 9, 4),
+    "scopone_scientifico": (4, 10, 0),
+}
+PRESETS: tuple[str, ...] = tuple(_GEOMETRY)
+
+_BOOL_OPTIONS = (
+    "primiera_requires_all_suits",
+    "redeal_on_kings",
+    "ace_takes_all",
+    "ace_sweep_is_scopa",
+    "re_bello",
+    "napola",
+    "scopa_on_last_play",
+)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The game and its rule options. Build with :meth:`preset`, change with :meth:`replace`.
+
+    Attributes:
+        game: the preset (``scopa``, ``scopa4``, ``scopone``, ``scopone_scientifico``),
+            which fixes players, hand size and table cards (RULES §2).
+        target: points that end a match (RULES §5).
+        capture_rule: ``"free"`` (any set adding up) or ``"fewest"`` (RULES §3.2).
+        primiera_requires_all_suits: a team lacking a suit cannot win primiera (RULES §4).
+        redeal_on_kings: redeal when 3+ kings are dealt face up (RULES §6).
+        ace_takes_all, ace_sweep_is_scopa, re_bello, napola, scopa_on_last_play: the
+            variants of RULES §7, off by default.
+    """
+
+    game: str = "scopa"
+    target: int = 11
+    capture_rule: Literal["free", "fewest"] = "free"
+    primiera_requires_all_suits: bool = True
+    redeal_on_kings: bool = True
+    ace_takes_all: bool = False
+    ace_sweep_is_scopa: bool = False
+    re_bello: bool = False
+    napola: bool = False
+    scopa_on_last_play: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.game, str) or self.game not in _GEOMETRY:
+            raise RulesError(f"unknown game {self.game!r}: expected one of {', '.join(PRESETS)}")
+        if not isinstance(self.target, int) or isinstance(self.target, bool) or self.target < 1:
+            raise RulesError(f"bad target {self.target!r}: expected a positive int")
+        if self.capture_rule not in ("free", "fewest"):
+            raise RulesError(f"bad capture_rule {self.capture_rule!r}: expected 'free' or 'fewest'")
+        for name in _BOOL_OPTIONS:
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise RulesError(f"bad {name} {value!r}: expected True or False")
+        if self.ace_sweep_is_scopa and not self.ace_takes_all:
+            raise RulesError("ace_sweep_is_scopa=True needs ace_takes_all=True")
+
+    @classmethod
+    def preset(cls, name: str, **options: Any) -> Rules:
+        """The rules of a preset, with its defaults, optionally changed by ``options``.
+
+        >>> Rules.preset("scopone_scientifico").players
+        4
+        >>> Rules.preset("briscola")
+        Traceback (most recent call last):
+        ...
+        scopa.errors.RulesError: unknown game 'briscola': expected one of scopa, scopa4, scopone, scopone_scientifico
+        """
+        if not isinstance(name, str) or name not in _GEOMETRY:
+            raise RulesError(f"unknown game {name!r}: expected one of {', '.join(PRESETS)}")
+        base = cls(game=name, redeal_on_kings=_GEOMETRY[name][2] > 0)
+        return base.replace(**options) if options else base
+
+    def replace(self, **options: Any) -> Rules:
+        """A copy with some options changed; unknown names raise :class:`RulesError`."""
+        known = {f.name for f in dataclasses.fields(self)}
+        for key in options:
+            if key not in known:
+                raise RulesError(f"unknown rule option {key!r}: expected one of {', '.join(sorted(known))}")
+        return dataclasses.replace(self, **options)
+
+    @property
+    def players(self) -> int:
+        """Number of seats: 2 or 4 (4 play as two teams: seats 0 and 2, seats 1 and 3)."""
+        return _GEOMETRY[self.game][0]
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each seat, at the deal and at each refill."""
+        return _GEOMETRY[self.game][1]
+
+    @property
+    def table_size(self) -> int:
+        """Cards dealt face up on the table."""
+        return _GEOMETRY[self.game][2]
+
+    @property
+    def stock_size(self) -> int:
+        """Cards left in the stock after the deal."""
+        return 40 - self.players * self.hand_size - self.table_size
+
+    @property
+    def core_options(self) -> int:
+        """The options packed into the int the core takes (``scopa_core.OPT_*`` bits)."""
+        return (
+            (core.OPT_FEWEST if self.capture_rule == "fewest" else 0)
+            | (core.OPT_ACE_TAKES_ALL if self.ace_takes_all else 0)
+            | (core.OPT_ACE_SWEEP_IS_SCOPA if self.ace_sweep_is_scopa else 0)
+            | (core.OPT_SCOPA_ON_LAST_PLAY if self.scopa_on_last_play else 0)
+            | (core.OPT_RE_BELLO if self.re_bello else 0)
+            | (core.OPT_NAPOLA if self.napola else 0)
+            | (core.OPT_PRIMIERA_ALL_SUITS if self.primiera_requires_all_suits else 0)
+            | (core.OPT_REDEAL_ON_KINGS if self.redeal_on_kings else 0)
+        )
+
+    def changed_options(self) -> dict[str, Any]:
+        """The options that differ from the preset's defaults."""
+        base = Rules.preset(self.game)
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name != "game" and getattr(self, f.name) != getattr(base, f.name)
+        }
+
+    def to_json(self) -> str | dict[str, Any]:
+        """The preset name, or ``{"preset": name, option: value, ...}`` when options differ."""
+        changed = self.changed_options()
+        return {"preset": self.game, **changed} if changed else self.game
+
+    @classmethod
+    def from_json(cls, obj: object) -> Rules:
+        """Inverse of :meth:`to_json`: a preset name or an object with ``preset`` and options.
+
+        >>> Rules.from_json({"preset": "scopa", "capture_rule": "fewest"}).capture_rule
+        'fewest'
+        """
+        if isinstance(obj, str):
+            return cls.preset(obj)
+        if isinstance(obj, Mapping):
+            opts = dict(obj)
+            name = opts.pop("preset", None)
+            if name is None:
+                raise RulesError(f"rules object {obj!r} has no 'preset'")
+            if "game" in opts:
+                raise RulesError(f"rules object {obj!r}: give the game as 'preset', not 'game'")
+            return cls.preset(name, **opts)
+        raise RulesError(f"bad rules {obj!r}: expected a preset name or an object with 'preset'")

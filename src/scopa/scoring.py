@@ -1,0 +1,117 @@
+"""Scoring a hand (RULES §4 and the §7 options).
+
+The seeds' primiera examples (RULES §4):
+
+>>> primiera_total(["7c", "7b", "7d", "6s"]), primiera_total(["7s", "6c", "6b", "6d"])
+(81, 75)
+>>> primiera_total(["7d", "6c", "7s", "Ab"])
+76
+>>> primiera_total(["7d", "7c"]), primiera_total(["7d", "7c"], requires_all_suits=False)
+(None, 42)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import scopa_core as core
+from scopa.card import CardLike, CardSet, cards_mask
+from scopa.errors import CardError, ScopaError
+from scopa.rules import Rules
+
+__all__ = ["CATEGORIES", "HandScore", "primiera_total"]
+
+#: The scoring categories, in the order of the breakdown.
+CATEGORIES: tuple[str, ...] = tuple(core.CATEGORIES)
+
+Pair = tuple[int, int]
+
+
+def primiera_total(cards: Iterable[CardLike], requires_all_suits: bool = True) -> int | None:
+    """The primiera total of a pile: the best primiera value of each suit, summed.
+
+    ``None`` when a suit is missing and ``requires_all_suits`` is true (RULES §4).
+    """
+    total = core.primiera(cards_mask(cards), core.OPT_PRIMIERA_ALL_SUITS if requires_all_suits else 0)
+    return None if total < 0 else total
+
+
+def _count(mask: int) -> int:
+    return bin(mask).count("1")
+
+
+@dataclass(frozen=True)
+class HandScore:
+    """The points of one hand, per team and per category.
+
+    Each category is a ``(team0, team1)`` pair. ``points`` is their sum; ``cards``,
+    ``coins`` and ``primiera_totals`` are the figures the points were decided on.
+
+    >>> s = HandScore.from_piles(Rules.preset("scopa"), ["7d", "7c", "7s", "6b"], ["Ad"], scope=(1, 0))
+    >>> s.points, s.settebello, s.primiera, s.carte
+    ((4, 0), (1, 0), (1, 0), (1, 0))
+    """
+
+    carte: Pair
+    denari: Pair
+    settebello: Pair
+    primiera: Pair
+    scope: Pair
+    re_bello: Pair
+    napola: Pair
+    cards: Pair
+    coins: Pair
+    primiera_totals: tuple[int | None, int | None]
+
+    @property
+    def points(self) -> Pair:
+        """Total points per team: the sum of the categories."""
+        return (
+            sum(getattr(self, c)[0] for c in CATEGORIES),
+            sum(getattr(self, c)[1] for c in CATEGORIES),
+        )
+
+    @property
+    def breakdown(self) -> dict[str, Pair]:
+        """``{category: (team0, team1)}`` for every category, in :data:`CATEGORIES` order."""
+        return {c: getattr(self, c) for c in CATEGORIES}
+
+    def difference(self, team: int = 0) -> int:
+        """Points of ``team`` minus points of the other team."""
+        p = self.points
+        return p[team] - p[1 - team]
+
+    @classmethod
+    def _from_masks(cls, rules: Rules, cap0: int, cap1: int, scope: Pair) -> HandScore:
+        opts = rules.core_options
+        row0, row1 = core.score(cap0, cap1, scope[0], scope[1], opts)
+        cats = {c: (row0[i], row1[i]) for i, c in enumerate(CATEGORIES)}
+        p0, p1 = core.primiera(cap0, opts), core.primiera(cap1, opts)
+        return cls(
+            **cats,
+            cards=(_count(cap0), _count(cap1)),
+            coins=(_count(cap0 & core.COINS), _count(cap1 & core.COINS)),
+            primiera_totals=(None if p0 < 0 else p0, None if p1 < 0 else p1),
+        )
+
+    @classmethod
+    def from_piles(
+        cls,
+        rules: Rules,
+        pile0: Iterable[CardLike],
+        pile1: Iterable[CardLike],
+        scope: Pair = (0, 0),
+    ) -> HandScore:
+        """Score two teams' piles and scope counts under ``rules``.
+
+        Raises :class:`CardError` when a card is unknown or in both piles.
+        """
+        m0 = cards_mask(pile0, "team 0's pile")
+        m1 = cards_mask(pile1, "team 1's pile")
+        if m0 & m1:
+            raise CardError(f"card(s) {CardSet(m0 & m1)} are in both piles")
+        if len(scope) != 2 or any(not isinstance(s, int) or s < 0 for s in scope):
+            raise ScopaError(f"bad scope {scope!r}: expected two non-negative ints")
+        return cls._from_masks(rules, m0, m1, (scope[0], scope[1]))
+

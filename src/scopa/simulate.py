@@ -1,0 +1,60 @@
+"""Random playouts run inside the core: many whole hands per second, results as numpy arrays."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+import scopa_core as core
+from scopa.errors import ScopaError
+from scopa.rules import Rules
+from scopa.scoring import CATEGORIES
+
+__all__ = ["Playouts", "random_playouts"]
+
+
+@dataclass(frozen=True)
+class Playouts:
+    """Results of :func:`random_playouts`.
+
+    Attributes:
+        rules: the rules played.
+        points: int16 array ``(n, 2)``, each hand's points per team (seat 0 leads, so
+            team 0 is the leading side).
+        breakdown: int16 array ``(n, 2, len(CATEGORIES))``, points per team and category.
+    """
+
+    rules: Rules
+    points: npt.NDArray[np.int16]
+    breakdown: npt.NDArray[np.int16]
+
+    def mean_points(self) -> dict[str, tuple[float, float]]:
+        """Mean points per hand per category (and ``"total"``), per team."""
+        out = {c: (float(self.breakdown[:, 0, i].mean()), float(self.breakdown[:, 1, i].mean()))
+               for i, c in enumerate(CATEGORIES)}
+        out["total"] = (float(self.points[:, 0].mean()), float(self.points[:, 1].mean()))
+        return out
+
+
+def random_playouts(rules: Rules | str, n: int, seed: int | None = None) -> Playouts:
+    """Play ``n`` whole hands with uniformly random legal moves inside the core.
+
+    Reproducible for a given ``seed``; the compiled core and the Python twin give the
+    same results.
+
+    >>> p = random_playouts("scopone_scientifico", 1000, seed=1)
+    >>> p.points.shape, bool((p.points == p.breakdown.sum(axis=2)).all())
+    ((1000, 2), True)
+    """
+    r = rules if isinstance(rules, Rules) else Rules.from_json(rules)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ScopaError(f"bad number of hands {n!r}: expected an int >= 0")
+    if seed is None:
+        seed = secrets.randbits(64)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
+        raise ScopaError(f"bad seed {seed!r}: expected an int in 0..2**64-1")
+    points, breakdown = core.playouts(r.players, r.hand_size, r.table_size, r.core_options, n, seed)
+    return Playouts(r, points, breakdown)

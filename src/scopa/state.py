@@ -1,0 +1,412 @@
+"""Immutable game states: one hand of Scopa or Scopone in progress.
+
+>>> from scopa import Rules, State
+>>> s = State.deal(Rules.preset("scopa"), seed=7, dealer=1)
+>>> s.turn, [len(h) for h in s.hands], len(s.table), len(s.stock)
+(0, [3, 3], 4, 30)
+>>> s2 = s.play(s.legal_moves()[0])
+>>> s2.turn, len(s.hands[0])          # s is unchanged
+(1, 3)
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import scopa_core as core
+from scopa.card import DECK, Card, CardLike, CardSet, cards_mask
+from scopa.errors import AmbiguousMoveError, CardError, IllegalMoveError, PositionError
+from scopa.move import Move
+from scopa.rules import Rules
+from scopa.scoring import HandScore
+
+__all__ = ["State"]
+
+_SEED_LIMIT = 1 << 64
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+class State:
+    """A position of one hand: hands, table, stock, piles, scope, the seat to move.
+
+    States are immutable and hashable; :meth:`play` returns a new one. Build one with
+    :meth:`deal`, :meth:`from_json`, :meth:`from_string` or :meth:`from_cards`.
+    """
+
+    __slots__ = (
+        "_rules", "_opts", "_hands", "_table", "_stock", "_captured", "_scope",
+        "_turn", "_last", "_dealer",
+    )
+    _rules: Rules
+    _opts: int
+    _hands: tuple[int, ...]
+    _table: int
+    _stock: tuple[int, ...]
+    _captured: tuple[int, int]
+    _scope: tuple[int, int]
+    _turn: int
+    _last: int
+    _dealer: int | None
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def _make(cls, rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> State:
+        obj = object.__new__(cls)
+        hands, table, stock, captured, scope, turn, last = pos
+        for name, value in (
+            ("_rules", rules), ("_opts", rules.core_options), ("_hands", hands),
+            ("_table", table), ("_stock", stock), ("_captured", captured), ("_scope", scope),
+            ("_turn", turn), ("_last", last), ("_dealer", dealer),
+        ):
+            object.__setattr__(obj, name, value)
+        return obj
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("State is immutable: play() returns a new State")
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (State.from_string, (self.to_string(),))
+
+    @classmethod
+    def deal(cls, rules: Rules | str, seed: int | None = None, dealer: int = 0) -> State:
+        """Deal a new hand. The same ``seed`` always gives the same deal.
+
+        The seat after ``dealer`` plays first (RULES §2). With ``rules.redeal_on_kings``
+        a table with three or more kings is dealt again (RULES §6). ``seed=None``
+        draws a random seed.
+        """
+        rules = _rules(rules)
+        n = rules.players
+        if not _is_int(dealer) or not 0 <= dealer < n:
+            raise PositionError(f"bad dealer {dealer!r}: expected a seat in 0..{n - 1}")
+        if seed is None:
+            seed = secrets.randbits(64)
+        if not _is_int(seed) or not 0 <= seed < _SEED_LIMIT:
+            raise PositionError(f"bad seed {seed!r}: expected an int in 0..2**64-1")
+        blocks, table, stock = core.deal(n, rules.hand_size, rules.table_size, rules.core_options, seed)
+        first = (dealer + 1) % n
+        hands = [0] * n
+        for i, block in enumerate(blocks):
+            hands[(first + i) % n] = block
+        return cls._make(rules, (tuple(hands), table, tuple(stock), (0, 0), (0, 0), first, -1), dealer)
+
+    @classmethod
+    def from_cards(
+        cls,
+        rules: Rules | str,
+        hands: Sequence[Iterable[CardLike]],
+        turn: int,
+        table: Iterable[CardLike] = (),
+        stock: Iterable[CardLike] = (),
+        captured: Sequence[Iterable[CardLike]] = ((), ()),
+        scope: Sequence[int] = (0, 0),
+        last_capture: int | None = None,
+        dealer: int | None = None,
+    ) -> State:
+        """Build and validate a position from its parts (the fields of the JSON format).
+
+        Raises :class:`CardError` for unknown or duplicate cards and :class:`PositionError`
+        for a position that cannot occur in play.
+
+        >>> s = State.from_cards("scopa", [["7d"], ["Kc"]], turn=0, table=["3c", "4s"])
+        >>> [str(m) for m in s.legal_moves()]
+        ['7dx3c4s']
+        """
+        rules = _rules(rules)
+        n = rules.players
+        if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) or len(hands) != n:
+            raise PositionError(f"bad hands {hands!r}: expected {n} hands, one per seat")
+        seen = 0
+        where: dict[int, str] = {}
+
+        def take(cards: Iterable[CardLike], what: str) -> int:
+            nonlocal seen
+            mask = cards_mask(cards, what)
+            if mask & seen:
+                dup = mask & seen
+                card = DECK[(dup & -dup).bit_length() - 1]
+                raise CardError(f"duplicate card {str(card)!r}: in {where[card.index]} and in {what}")
+            for i in range(40):
+                if mask >> i & 1:
+                    where[i] = what
+            seen |= mask
+            return mask
+
+        hand_masks = tuple(take(h, f"hand {i}") for i, h in enumerate(hands))
+        table_mask = take(table, "the table")
+        if isinstance(stock, str):
+            raise CardError(f"the stock: expected a list of cards, got the string {stock!r}")
+        stock_list = list(stock)
+        take(stock_list, "the stock")
+        stock_cards = tuple(Card.parse(c).index for c in stock_list)
+        if isinstance(captured, (str, bytes)) or len(captured) != 2:
+            raise PositionError(f"bad captured {captured!r}: expected two piles, one per team")
+        piles = (take(captured[0], "team 0's pile"), take(captured[1], "team 1's pile"))
+        if isinstance(scope, (str, bytes)) or len(scope) != 2 or not all(_is_int(x) and x >= 0 for x in scope):
+            raise PositionError(f"bad scope {scope!r}: expected two non-negative ints, one per team")
+        if not _is_int(turn) or not 0 <= turn < n:
+            raise PositionError(f"bad turn {turn!r}: expected a seat in 0..{n - 1}")
+        if last_capture is not None and (not _is_int(last_capture) or last_capture not in (0, 1)):
+            raise PositionError(f"bad last_capture {last_capture!r}: expected 0, 1 or null")
+        if dealer is not None and (not _is_int(dealer) or not 0 <= dealer < n):
+            raise PositionError(f"bad dealer {dealer!r}: expected a seat in 0..{n - 1} or null")
+        pos = (
+            hand_masks, table_mask, stock_cards, piles, (scope[0], scope[1]), turn,
+            -1 if last_capture is None else last_capture,
+        )
+        _check_position(rules, pos, dealer)
+        return cls._make(rules, pos, dealer)
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def rules(self) -> Rules:
+        """The rules this hand is played under."""
+        return self._rules
+
+    @property
+    def turn(self) -> int:
+        """The seat to move."""
+        return self._turn
+
+    @property
+    def team_to_move(self) -> int:
+        """The team of the seat to move (seats 0, 2: team 0; seats 1, 3: team 1)."""
+        return self._turn & 1
+
+    @property
+    def hands(self) -> tuple[CardSet, ...]:
+        """Each seat's hand."""
+        return tuple(CardSet._from_mask(h) for h in self._hands)
+
+    @property
+    def table(self) -> CardSet:
+        """The cards face up on the table."""
+        return CardSet._from_mask(self._table)
+
+    @property
+    def stock(self) -> tuple[Card, ...]:
+        """The undealt cards, top first (only Scopa and Scopa for 4 have a stock)."""
+        return tuple(DECK[i] for i in self._stock)
+
+    @property
+    def captured(self) -> tuple[CardSet, CardSet]:
+        """Each team's pile of captured cards."""
+        return (CardSet._from_mask(self._captured[0]), CardSet._from_mask(self._captured[1]))
+
+    @property
+    def scope(self) -> tuple[int, int]:
+        """Each team's scope so far."""
+        return self._scope
+
+    @property
+    def last_capture(self) -> int | None:
+        """The team that made the last capture, or ``None`` before any capture."""
+        return None if self._last < 0 else self._last
+
+    @property
+    def dealer(self) -> int | None:
+        """The dealer's seat, or ``None`` when unknown (a position given without it)."""
+        return self._dealer
+
+    @property
+    def is_over(self) -> bool:
+        """True once every card is played (and the table went to the last capturer)."""
+        return not self._stock and not any(self._hands)
+
+    @property
+    def masks(self) -> tuple[Any, ...]:
+        """The raw position for the core: ``(hands, table, stock, captured, scope, turn, last)``."""
+        return (self._hands, self._table, self._stock, self._captured, self._scope, self._turn, self._last)
+
+    # ------------------------------------------------------------------ play
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the seat to move (RULES §3), in the core's order.
+
+        Empty once the hand is over.
+        """
+        return [
+            Move._from_core(c, m)
+            for c, m in core.legal_moves(self._hands[self._turn], self._table, self._opts)
+        ]
+
+    def resolve(self, move: Move | str) -> Move:
+        """The legal :class:`Move` meant by ``move``; raises if it is not legal.
+
+        A string naming only a card (``"7d"``) stands for that card's one legal move, if
+        it has exactly one; otherwise :class:`AmbiguousMoveError` lists its captures.
+        """
+        if isinstance(move, str):
+            parsed = Move.parse(move)
+            by_card_alone = not parsed.is_capture
+        elif isinstance(move, Move):
+            parsed, by_card_alone = move, False
+        else:
+            raise IllegalMoveError(f"bad move {move!r}: expected a Move or move notation")
+        if self.is_over:
+            raise IllegalMoveError(f"illegal move {str(parsed)!r}: the hand is over")
+        card = parsed.card
+        hand = self._hands[self._turn]
+        if not hand >> card.index & 1:
+            raise IllegalMoveError(
+                f"illegal move {str(parsed)!r}: {card} is not in the hand of seat {self._turn} "
+                f"({CardSet._from_mask(hand)})"
+            )
+        caps = core.captures(card.index, self._table, self._opts)
+        options = [Move._from_core(card.index, m) for m in caps] or [Move._from_core(card.index, 0)]
+        if by_card_alone:
+            if len(options) == 1:
+                return options[0]
+            raise AmbiguousMoveError(
+                f"ambiguous move {str(parsed)!r}: {card} can capture in several ways: "
+                + ", ".join(str(m) for m in options)
+            )
+        if parsed in options:
+            return parsed
+        if not caps:
+            why = f"{card} captures nothing here, so it is laid down: {card}"
+        elif not parsed.is_capture:
+            why = f"{card} must capture (RULES §3.3): " + ", ".join(str(m) for m in options)
+        else:
+            why = f"the legal captures with {card} are " + ", ".join(str(m) for m in options)
+        raise IllegalMoveError(f"illegal move {str(parsed)!r} in {self.to_string()!r}: {why}")
+
+    def play(self, move: Move | str) -> State:
+        """The state after ``move`` (a :class:`Move` or move notation); ``self`` is unchanged.
+
+        Raises :class:`IllegalMoveError` (or :class:`AmbiguousMoveError`) when the move
+        is not legal, :class:`InvalidMoveError` when the notation cannot be parsed.
+        """
+        m = self.resolve(move)
+        pos = core.apply_move(self.masks, m.card.index, m.capture_mask, self._opts, self._rules.hand_size)
+        return State._make(self._rules, pos, self._dealer)
+
+    def score(self) -> HandScore:
+        """The score of the piles as they stand: the hand's final score once :attr:`is_over`."""
+        return HandScore._from_masks(self._rules, self._captured[0], self._captured[1], self._scope)
+
+    # ------------------------------------------------------------------ formats
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON position format as a dict (see :meth:`to_json`)."""
+        from scopa.notation import state_to_dict
+
+        return state_to_dict(self)
+
+    def to_json(self) -> str:
+        """The position as JSON text (format version 1, see the README)."""
+        from scopa.notation import state_to_json
+
+        return state_to_json(self)
+
+    @classmethod
+    def from_json(cls, obj: str | Mapping[str, Any]) -> State:
+        """Parse a JSON position (text or an already-decoded dict)."""
+        from scopa.notation import state_from_json
+
+        return state_from_json(obj)
+
+    def to_string(self) -> str:
+        """The compact one-line position string (see the README)."""
+        from scopa.notation import state_to_string
+
+        return state_to_string(self)
+
+    @classmethod
+    def from_string(cls, text: str) -> State:
+        """Parse a compact position string."""
+        from scopa.notation import state_from_string
+
+        return state_from_string(text)
+
+    # ------------------------------------------------------------------ identity
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self._rules, self.masks, self._dealer)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"State.from_string({self.to_string()!r})"
+
+    def __str__(self) -> str:
+        lines = [f"{self._rules.game}, seat {self._turn} to move"]
+        for i, h in enumerate(self.hands):
+            lines.append(f"  hand {i}: {h or '-'}")
+        lines.append(f"  table: {self.table or '-'}")
+        if self._stock:
+            lines.append(f"  stock: {len(self._stock)} cards")
+        for t in (0, 1):
+            lines.append(f"  team {t}: {len(self.captured[t])} cards, {self._scope[t]} scope")
+        return "\n".join(lines)
+
+
+def _rules(rules: Rules | str) -> Rules:
+    if isinstance(rules, Rules):
+        return rules
+    return Rules.from_json(rules)
+
+
+def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> None:
+    """Raise :class:`PositionError` unless the position can occur in play."""
+    hands, table, stock, piles, scope, turn, last = pos
+    n, hs = rules.players, rules.hand_size
+    sizes = [core.popcount(h) for h in hands]
+    for seat, k in enumerate(sizes):
+        if k > hs:
+            raise PositionError(f"hand {seat} holds {k} cards: at most {hs} in {rules.game}")
+    block = n * hs
+    if len(stock) % block:
+        raise PositionError(
+            f"the stock holds {len(stock)} cards: expected a multiple of {block} "
+            f"(whole refills of {hs} cards for {n} seats)"
+        )
+    if len(stock) > rules.stock_size:
+        raise PositionError(
+            f"the stock holds {len(stock)} cards: at most {rules.stock_size} in {rules.game}"
+        )
+    if not any(sizes):
+        if stock:
+            raise PositionError("every hand is empty but the stock is not: refills are dealt at once")
+        if table and last >= 0:
+            raise PositionError(
+                "every card is played but the table is not empty: it goes to the last capturer"
+            )
+    else:
+        k = sizes[turn]
+        order = [sizes[(turn + i) % n] for i in range(n)]
+        played = sum(1 for s in order if s == k - 1)
+        if k == 0 or any(s not in (k, k - 1) for s in order) or order != sorted(order, reverse=True):
+            raise PositionError(
+                f"hand sizes {sizes} with seat {turn} to move cannot occur: from the seat to move "
+                "on, hands hold k cards, then k-1 for the seats that already played this round"
+            )
+        if dealer is not None:
+            first = (dealer + 1) % n
+            if (turn - first) % n != played:
+                raise PositionError(
+                    f"hand sizes {sizes} with seat {turn} to move and dealer {dealer}: the round "
+                    f"starts at seat {first}, so seats {first}..{(turn - 1) % n} should have played"
+                    if played else
+                    f"seat {turn} to move with equal hands, but dealer {dealer} means seat {first} leads"
+                )
+    for team in (0, 1):
+        if scope[team] and not piles[team]:
+            raise PositionError(f"team {team} has {scope[team]} scope but an empty pile")
+    if last < 0 and (piles[0] or piles[1]):
+        raise PositionError("last_capture is null but a pile holds cards: give the team that captured last")
+    if last >= 0 and not piles[last]:
+        raise PositionError(f"last_capture is team {last} but its pile is empty")
