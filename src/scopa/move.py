@@ -79,7 +79,8 @@ class Move:
         if not isinstance(text, str):
             raise InvalidMoveError(f"bad move {text!r}: expected notation like '7d' or '7dx3c4s'")
         t = text.strip()
-        head, sep, tail = t.lower().partition("x")
+        cut = t.lower().find("x")
+        head, sep, tail = (t, "", "") if cut < 0 else (t[:cut], "x", t[cut + 1:])
         try:
             card = Card.parse(head)
             caps = [tail[i:i + 2] for i in range(0, len(tail), 2)] if sep else []

@@ -398,10 +398,8 @@ def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> N
             first = (dealer + 1) % n
             if (turn - first) % n != played:
                 raise PositionError(
-                    f"hand sizes {sizes} with seat {turn} to move and dealer {dealer}: the round "
-                    f"starts at seat {first}, so seats {first}..{(turn - 1) % n} should have played"
-                    if played else
-                    f"seat {turn} to move with equal hands, but dealer {dealer} means seat {first} leads"
+                    f"hand sizes {sizes} with seat {turn} to move: {played} seat(s) already played "
+                    f"this round, but dealer {dealer} means the round started at seat {first}"
                 )
     for team in (0, 1):
         if scope[team] and not piles[team]:

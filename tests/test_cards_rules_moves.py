@@ -1,0 +1,142 @@
+"""Cards (RULES §1), rules presets and options (RULES §2-§7), moves and their notation."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+import scopa
+from scopa import Card, CardSet, Move, Rules
+
+
+# ---------------------------------------------------------------- cards, RULES §1
+
+@pytest.mark.parametrize("text", ["7d", "7♦", "7D", " 7d ", "7♢"])
+def test_card_parse_forms(text):
+    assert Card.parse(text) is Card.parse("7d")
+    assert str(Card.parse(text)) == "7d"
+
+
+def test_card_index_order():
+    # RULES §1: Ad=0 ... Kd=9, Ac=10 ... Kb=39.
+    assert [str(c) for c in scopa.DECK[:10]] == ["Ad", "2d", "3d", "4d", "5d", "6d", "7d", "Jd", "Qd", "Kd"]
+    assert Card.parse("Ac").index == 10 and Card.parse("Kb").index == 39
+    assert Card.parse("♥".join(["Q", ""])).index == 18  # Q of cups
+
+
+def test_card_values():
+    # RULES §1: capture values and primiera values.
+    assert [c.value for c in scopa.DECK[:10]] == list(range(1, 11))
+    assert [c.primiera_value for c in scopa.DECK[:10]] == [16, 12, 13, 14, 15, 18, 21, 10, 10, 10]
+    c = Card.parse("Qs")
+    assert (c.suit, c.rank, c.suit_name) == ("s", "Q", "swords")
+
+
+def test_card_repr_pastes_back():
+    c = Card.parse("Kc")
+    assert eval(repr(c), {"Card": Card}) is c
+    assert pickle.loads(pickle.dumps(c)) is c
+    assert Card.from_index(39) is Card.parse("Kb") and Card(6) is Card.parse("7d")
+
+
+@pytest.mark.parametrize("bad", ["", "7", "7x", "10d", "8d", "Zd", "7dd"])
+def test_card_parse_errors_name_the_input(bad):
+    with pytest.raises(scopa.CardError, match="unknown card") as info:
+        Card.parse(bad)
+    assert repr(bad) in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_card_bad_index_and_type():
+    with pytest.raises(scopa.CardError, match="0..39"):
+        Card.from_index(40)
+    with pytest.raises(scopa.CardError):
+        Card.parse(7)  # type: ignore[arg-type]
+
+
+def test_cardset():
+    s = CardSet(["Kc", "7d", "Ad"])
+    assert str(s) == "Ad 7d Kc" and len(s) == 3 and "7♦" in s and "zz" not in s
+    assert s == {Card.parse("Ad"), Card.parse("7d"), Card.parse("Kc")}
+    assert eval(repr(s), {"CardSet": CardSet}) == s
+    assert CardSet.parse("-") == CardSet() and hash(s) == hash(CardSet(s.mask))
+    with pytest.raises(scopa.CardError, match="duplicate card '7d'"):
+        CardSet(["7d", "7♦"])
+
+
+# ---------------------------------------------------------------- rules, RULES §2-§7
+
+@pytest.mark.parametrize(
+    "name, players, hand, table, stock",
+    [("scopa", 2, 3, 4, 30), ("scopa4", 4, 3, 4, 24), ("scopone", 4, 9, 4, 0),
+     ("scopone_scientifico", 4, 10, 0, 0)],
+)
+def test_presets(name, players, hand, table, stock):
+    # RULES §2
+    r = Rules.preset(name)
+    assert (r.players, r.hand_size, r.table_size, r.stock_size) == (players, hand, table, stock)
+    assert r.redeal_on_kings == (table > 0)  # RULES §6 default
+    assert r.capture_rule == "free" and r.primiera_requires_all_suits and r.target == 11
+
+
+def test_rules_replace_and_json():
+    r = Rules.preset("scopone").replace(capture_rule="fewest", target=16)
+    assert r.capture_rule == "fewest" and r.target == 16 and r.game == "scopone"
+    assert r.to_json() == {"preset": "scopone", "capture_rule": "fewest", "target": 16}
+    assert Rules.from_json(r.to_json()) == r
+    assert Rules.preset("scopa").to_json() == "scopa"
+    with pytest.raises(AttributeError):
+        r.target = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"capture_rule": "most"}, "bad capture_rule 'most'"),
+        ({"target": 0}, "bad target 0"),
+        ({"target": "11"}, "bad target '11'"),
+        ({"napola": 1}, "bad napola 1"),
+        ({"colour": "red"}, "unknown rule option 'colour'"),
+        ({"ace_sweep_is_scopa": True}, "needs ace_takes_all"),
+    ],
+)
+def test_rules_errors(kwargs, message):
+    with pytest.raises(scopa.RulesError, match=message):
+        Rules.preset("scopa").replace(**kwargs)
+
+
+def test_rules_unknown_preset():
+    with pytest.raises(scopa.RulesError, match="unknown game 'briscola'"):
+        Rules.preset("briscola")
+    with pytest.raises(scopa.RulesError, match="no 'preset'"):
+        Rules.from_json({"capture_rule": "fewest"})
+
+
+def test_core_options_bits():
+    import scopa_core as core
+
+    r = Rules.preset("scopa").replace(capture_rule="fewest", ace_takes_all=True, napola=True)
+    o = r.core_options
+    assert o & core.OPT_FEWEST and o & core.OPT_ACE_TAKES_ALL and o & core.OPT_NAPOLA
+    assert not o & core.OPT_RE_BELLO and o & core.OPT_PRIMIERA_ALL_SUITS
+
+
+# ---------------------------------------------------------------- moves
+
+def test_move_notation_round_trip():
+    m = Move.parse("7dx4s3c")
+    assert str(m) == "7dx3c4s" and m.card is Card.parse("7d")
+    assert m.captures == frozenset({Card.parse("3c"), Card.parse("4s")})
+    assert Move.parse(str(m)) == m and hash(Move.parse("7dx3c4s")) == hash(m)
+    assert eval(repr(m), {"Move": Move}) == m
+    assert Move.parse("7♦X3♥") == Move.parse("7dx3c")
+    assert Move("Kc") == Move.parse("Kc") and not Move("Kc").is_capture
+    assert pickle.loads(pickle.dumps(m)) == m
+
+
+@pytest.mark.parametrize("bad", ["", "x3c", "7dx", "7dx3", "7dx7d", "7dx3c3c", "hello"])
+def test_move_parse_errors(bad):
+    with pytest.raises(scopa.InvalidMoveError) as info:
+        Move.parse(bad)
+    assert repr(bad) in str(info.value)

@@ -1,0 +1,288 @@
+"""The low-level core: both implementations, checked against independent re-derivations
+and against each other (differential testing)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import CORES, TWIN_RUN
+from helpers import brute_captures, idx, mask
+
+GEOMETRIES = {
+    "scopa": (2, 3, 4),
+    "scopa4": (4, 3, 4),
+    "scopone": (4, 9, 4),
+    "scopone_scientifico": (4, 10, 0),
+}
+ALL_OPTS = 255
+
+
+# ---------------------------------------------------------------- captures, RULES §3
+
+def caps(core, card: str, table: str, opts: int = 0) -> list[list[str]]:
+    from helpers import names
+
+    return [names(m) for m in core.captures(idx(card), mask(table), opts)]
+
+
+def test_equal_rank_only(core):
+    # RULES §3.1 (seed 000): table 3, 5, J; playing a J takes only the J.
+    assert caps(core, "Jc", "3d 5s Jb") == [["Jb"]]
+
+
+def test_sums_free_rule(core):
+    # RULES §3.2 (seed 000): table A, 3, 4, 5; a Q takes A+3+5 or 4+5 under "free".
+    assert caps(core, "Qd", "Ac 3s 4b 5c") == [["Ac", "5c", "3s"], ["5c", "4b"]]
+
+
+def test_sums_fewest_rule(core):
+    # RULES §3.2 (seed 002): only 4+5 under "fewest".
+    assert caps(core, "Qd", "Ac 3s 4b 5c", core.OPT_FEWEST) == [["5c", "4b"]]
+    # Table A, 3, 4, 5, J: a Q takes A+J or 4+5 under "fewest", not A+3+5.
+    got = caps(core, "Qd", "Ac 3s 4b 5c Jd", core.OPT_FEWEST)
+    assert sorted(map(sorted, got)) == sorted([sorted(["Ac", "Jd"]), sorted(["4b", "5c"])])
+
+
+def test_single_card_before_sum(core):
+    # RULES §3.1 (seeds 001, 003): table 5, 4, A; a 5 must take the 5.
+    assert caps(core, "5d", "5c 4s Ab") == [["5c"]]
+
+
+def test_several_equal_cards_each_a_choice(core):
+    # RULES §3.1: "capture exactly one of them (their choice of which)".
+    assert caps(core, "7d", "7c 7s 3b 4b") == [["7c"], ["7s"]]
+
+
+def test_nothing_to_capture(core):
+    # RULES §3.4
+    assert caps(core, "Kd", "Ac 2s") == []
+    assert caps(core, "Ad", "") == []
+
+
+def test_ace_takes_all(core):
+    # RULES §7 ace_takes_all: no ace on the table -> the whole table; an ace -> that ace only.
+    o = core.OPT_ACE_TAKES_ALL
+    assert caps(core, "Ad", "3c Ks 5b", o) == [["3c", "Ks", "5b"]]
+    assert caps(core, "Ad", "Ac 3c As", o) == [["Ac"], ["As"]]
+    assert caps(core, "Ad", "", o) == []
+    assert caps(core, "Ad", "3c Ks", 0) == []
+
+
+@pytest.mark.parametrize("seed", range(4 if TWIN_RUN else 12))
+def test_captures_match_brute_force(core, seed):
+    rnd = random.Random(seed)
+    for _ in range(300):
+        cards = rnd.sample(range(40), rnd.randint(1, 12))
+        card, table = cards[0], sum(1 << c for c in cards[1:])
+        for opts in (0, core.OPT_FEWEST, core.OPT_ACE_TAKES_ALL, core.OPT_FEWEST | core.OPT_ACE_TAKES_ALL):
+            got = core.captures(card, table, opts)
+            assert len(got) == len(set(got))
+            assert set(got) == brute_captures(
+                card, table, bool(opts & core.OPT_FEWEST), bool(opts & core.OPT_ACE_TAKES_ALL)
+            )
+
+
+def test_king_against_every_lower_card(core):
+    # The largest capture list there is: 1698 sets (sized the core's buffers).
+    table = ((1 << 40) - 1) & ~core.KINGS
+    assert len(core.captures(9, table, 0)) == 1698
+
+
+def test_legal_moves_compulsory_capture(core):
+    # RULES §3.3: a card that can capture may not be laid down; another card may be played.
+    moves = core.legal_moves(mask("7d Kc"), mask("3c 4s"), 0)
+    assert moves == [(idx("7d"), mask("3c 4s")), (idx("Kc"), 0)]
+
+
+def test_bad_card_index(core):
+    with pytest.raises(ValueError, match="0..39"):
+        core.captures(40, 0, 0)
+
+
+# ---------------------------------------------------------------- apply_move
+
+def test_apply_capture_and_scopa(core):
+    # RULES §3.5-6: captured cards and the capturing card go to the pile; an empty table is a scopa.
+    pos = ((mask("7d Ad"), mask("Kc")), mask("3c 4s"), (), (0, 0), (0, 0), 0, -1)
+    hands, table, stock, cap, scope, turn, last = core.apply_move(pos, idx("7d"), mask("3c 4s"), 0, 3)
+    assert table == 0 and cap == (mask("7d 3c 4s"), 0) and scope == (1, 0)
+    assert turn == 1 and last == 0 and hands == (mask("Ad"), mask("Kc"))
+
+
+def test_last_play_is_not_a_scopa(core):
+    # RULES §3.6: the last play of the hand is never a scopa, unless scopa_on_last_play (§7).
+    pos = ((0, mask("5c")), mask("5d"), (), (mask("Ad 2d"), 0), (0, 0), 1, 0)
+    out = core.apply_move(pos, idx("5c"), mask("5d"), 0, 3)
+    assert out[4] == (0, 0) and out[3] == (mask("Ad 2d"), mask("5c 5d")) and out[6] == 1
+    out = core.apply_move(pos, idx("5c"), mask("5d"), core.OPT_SCOPA_ON_LAST_PLAY, 3)
+    assert out[4] == (0, 1)
+
+
+def test_end_of_hand_table_to_last_capturer(core):
+    # RULES §3.7: the table goes to the last capturing team, and that is not a scopa.
+    pos = ((0, mask("Kc")), mask("3d"), (), (mask("Ad 2d"), mask("4d 4c")), (0, 0), 1, 0)
+    out = core.apply_move(pos, idx("Kc"), 0, 0, 3)
+    assert out[1] == 0 and out[3] == (mask("Ad 2d 3d Kc"), mask("4d 4c")) and out[4] == (0, 0)
+
+
+def test_ace_sweep_scopa_option(core):
+    # RULES §7: an ace's sweep is a scopa only with ace_sweep_is_scopa.
+    pos = ((mask("Ad 2c"), mask("Kc")), mask("3c 4s"), (), (0, 0), (0, 0), 0, -1)
+    o = core.OPT_ACE_TAKES_ALL
+    assert core.apply_move(pos, idx("Ad"), mask("3c 4s"), o, 3)[4] == (0, 0)
+    assert core.apply_move(pos, idx("Ad"), mask("3c 4s"), o | core.OPT_ACE_SWEEP_IS_SCOPA, 3)[4] == (1, 0)
+    # An ace taking the only (ace) card on the table is an ordinary scopa.
+    pos2 = ((mask("Ad 2c"), mask("Kc")), mask("As"), (), (0, 0), (0, 0), 0, -1)
+    assert core.apply_move(pos2, idx("Ad"), mask("As"), o, 3)[4] == (1, 0)
+
+
+def test_refill_blocks_from_seat_to_move(core):
+    # RULES §2: when all hands are empty, 3 more each from the stock, first to the seat to move.
+    stock = tuple(range(20, 26)) + tuple(range(26, 32))
+    pos = ((0, mask("Kc")), mask("Ad"), stock, (0, 0), (0, 0), 1, -1)
+    hands, table, st_, cap, scope, turn, last = core.apply_move(pos, idx("Kc"), 0, 0, 3)
+    assert turn == 0
+    assert hands == (sum(1 << c for c in range(20, 23)), sum(1 << c for c in range(23, 26)))
+    assert st_ == tuple(range(26, 32))
+
+
+# ---------------------------------------------------------------- scoring, RULES §4
+
+def test_primiera_seed_examples(core):
+    # RULES §4: 7♥ 7♣ 7♦ 6♠ = 81; 7♠ + three 6s = 75; 7d 6c 7s Ab = 76.
+    o = core.OPT_PRIMIERA_ALL_SUITS
+    assert core.primiera(mask("7c 7b 7d 6s"), o) == 81
+    assert core.primiera(mask("7s 6c 6b 6d"), o) == 75
+    assert core.primiera(mask("7d 6c 7s Ab"), o) == 76
+    assert core.primiera(mask("7d 6c 7s"), o) == -1
+    assert core.primiera(mask("7d 6c 7s"), 0) == 60
+
+
+def test_score_categories(core):
+    a = mask("7d 6d 5d 4d 3d 2d Ac As Ab")
+    b = mask("Kd Kc Ks")
+    row0, row1 = core.score(a, b, 2, 1, core.OPT_PRIMIERA_ALL_SUITS)
+    assert row0 == (1, 1, 1, 1, 2, 0, 0) and row1 == (0, 0, 0, 0, 1, 0, 0)
+
+
+def test_score_ties_give_nobody(core):
+    # RULES §4: 20-20 cards, 5-5 coins, equal primiera: nobody scores.
+    a = mask("Ad 2d 3d 4d 5d") | sum(1 << i for i in range(10, 25))
+    b = ((1 << 40) - 1) & ~a
+    row0, row1 = core.score(a, b, 0, 0, core.OPT_PRIMIERA_ALL_SUITS)
+    assert row0[0] == row1[0] == 0 and row0[1] == row1[1] == 0
+
+
+def test_re_bello_and_napola(core):
+    # RULES §7: re bello 1 point; napola 3 for A-2-3 of coins, +1 per further coin in sequence.
+    o = core.OPT_RE_BELLO | core.OPT_NAPOLA
+    assert core.score(mask("Ad 2d 3d 4d 6d Kd"), 0, 0, 0, o)[0][5:] == (1, 4)
+    assert core.score(mask("Ad 2d 4d"), 0, 0, 0, o)[0][6] == 0
+    assert core.score(core.COINS, 0, 0, 0, o)[0][6] == 10
+    assert core.score(mask("Kd Ad 2d 3d"), 0, 0, 0, 0)[0][5:] == (0, 0)
+
+
+# ---------------------------------------------------------------- deals and playouts
+
+@pytest.mark.parametrize("game", GEOMETRIES)
+def test_deal_geometry(core, game):
+    n, hs, ts = GEOMETRIES[game]
+    hands, table, stock = core.deal(n, hs, ts, core.OPT_REDEAL_ON_KINGS, 99)
+    assert [core.popcount(h) for h in hands] == [hs] * n and core.popcount(table) == ts
+    every = table
+    for h in hands:
+        every |= h
+    for c in stock:
+        every |= 1 << c
+    assert every == core.FULL and len(stock) == 40 - n * hs - ts
+
+
+def test_shuffle_is_a_permutation(core):
+    assert sorted(core.shuffle(12345)) == list(range(40))
+    assert core.shuffle(1) != core.shuffle(2)
+
+
+def test_bad_geometry(core):
+    with pytest.raises(ValueError, match="geometry"):
+        core.deal(3, 3, 4, 0, 1)
+    with pytest.raises(ValueError, match=">= 0"):
+        core.playouts(2, 3, 4, 0, -1, 1)
+
+
+@pytest.mark.parametrize("game", GEOMETRIES)
+def test_playouts_are_valid_hands(core, game):
+    n_hands = 200 if core.__name__.endswith("_twin") else 5000
+    pts, brk = core.playouts(*GEOMETRIES[game], core.OPT_PRIMIERA_ALL_SUITS | core.OPT_REDEAL_ON_KINGS, n_hands, 3)
+    assert pts.shape == (n_hands, 2) and brk.shape == (n_hands, 2, core.NCAT)
+    assert (pts == brk.sum(axis=2)).all()
+    # carte, denari, settebello, primiera: at most one team each; settebello always someone's.
+    assert (brk[:, :, :4].sum(axis=1) <= 1).all() and (brk[:, :, 2].sum(axis=1) == 1).all()
+    assert (brk >= 0).all() and pts.dtype == np.int16
+
+
+# ---------------------------------------------------------------- differential: compiled vs twin
+
+pytestmark_diff = pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
+
+
+@pytestmark_diff
+@given(
+    cards=st.lists(st.integers(0, 39), min_size=1, max_size=24, unique=True),
+    hand_size=st.integers(0, 10),
+    opts=st.integers(0, ALL_OPTS),
+)
+def test_diff_legal_moves(cards, hand_size, opts):
+    tw, cc = CORES
+    hand = sum(1 << c for c in cards[:hand_size])
+    table = sum(1 << c for c in cards[hand_size:])
+    assert cc.legal_moves(hand, table, opts) == tw.legal_moves(hand, table, opts)
+    for c in cards[:3]:
+        assert cc.captures(c, table, opts) == tw.captures(c, table, opts)
+
+
+@pytestmark_diff
+@given(st.integers(0, 2**64 - 1), st.integers(0, ALL_OPTS))
+def test_diff_deal_and_score(seed, opts):
+    tw, cc = CORES
+    for geo in GEOMETRIES.values():
+        assert cc.deal(*geo, opts, seed) == tw.deal(*geo, opts, seed)
+    assert cc.shuffle(seed) == tw.shuffle(seed)
+    a = seed & tw.FULL
+    b = ~a & tw.FULL & (seed >> 20)
+    assert cc.score(a, b, seed % 5, seed % 3, opts) == tw.score(a, b, seed % 5, seed % 3, opts)
+    assert cc.primiera(a, opts) == tw.primiera(a, opts)
+
+
+@pytestmark_diff
+@pytest.mark.parametrize("game", GEOMETRIES)
+@pytest.mark.parametrize("opts", [0, 1 | 64 | 128, 2 | 4 | 8 | 16 | 32, ALL_OPTS])
+def test_diff_playouts(game, opts):
+    # Same seed, same random numbers, same move order: identical hands, move for move.
+    tw, cc = CORES
+    a = cc.playouts(*GEOMETRIES[game], opts, 60, 2024)
+    b = tw.playouts(*GEOMETRIES[game], opts, 60, 2024)
+    assert (a[0] == b[0]).all() and (a[1] == b[1]).all()
+
+
+@pytestmark_diff
+@pytest.mark.parametrize("game", GEOMETRIES)
+def test_diff_apply_random_games(game):
+    tw, cc = CORES
+    rnd = random.Random(game)
+    n, hs, ts = GEOMETRIES[game]
+    for _ in range(30):
+        opts = rnd.randrange(ALL_OPTS + 1)
+        hands, table, stock = tw.deal(n, hs, ts, opts, rnd.getrandbits(64))
+        pos = (hands, table, stock, (0, 0), (0, 0), 0, -1)
+        while any(pos[0]):
+            moves = tw.legal_moves(pos[0][pos[5]], pos[1], opts)
+            assert cc.legal_moves(pos[0][pos[5]], pos[1], opts) == moves
+            card, cap = rnd.choice(moves)
+            nxt = tw.apply_move(pos, card, cap, opts, hs)
+            assert cc.apply_move(pos, card, cap, opts, hs) == nxt
+            pos = nxt

@@ -1,0 +1,146 @@
+"""Matches (RULES §5), random playouts, simulation of whole hands, the loaded core."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import os
+import pkgutil
+import random
+
+import numpy as np
+import pytest
+
+import scopa
+import scopa_core
+from scopa import Match, Rules, State
+
+from conftest import TWIN_RUN
+
+
+# ---------------------------------------------------------------- matches, RULES §5
+
+def first_move(state: State) -> scopa.Move:
+    return state.legal_moves()[0]
+
+
+@pytest.mark.parametrize("game", scopa.PRESETS)
+def test_match_plays_to_the_target(game):
+    m = Match(Rules.preset(game, target=5), seed=3)
+    dealers = [m.dealer]
+    hands = 0
+    while not m.is_over:
+        before = len(m.history)
+        m.play(first_move(m.state))
+        if len(m.history) > before and not m.is_over:
+            dealers.append(m.dealer)
+        hands = len(m.history)
+    a, b = m.scores
+    assert max(a, b) >= 5 and a != b and m.winner == (0 if a > b else 1)
+    assert (a, b) == tuple(sum(h.points[t] for h in m.history) for t in (0, 1))
+    # RULES §5: the dealer moves one seat on after each hand.
+    n = m.rules.players
+    assert all(dealers[i + 1] == (dealers[i] + 1) % n for i in range(len(dealers) - 1))
+    assert hands == len(dealers)
+    with pytest.raises(scopa.IllegalMoveError, match="the match is over"):
+        m.play("7d")
+
+
+def test_match_continues_while_level():
+    # RULES §5: level at or over the target -> more hands until one leads.
+    m = Match(Rules.preset("scopa", target=1), seed=0)
+    m._scores = (3, 3)  # as if both reached the target level in one hand
+    assert not m.is_over and m.winner is None
+    m._scores = (4, 3)
+    assert m.is_over and m.winner == 0
+
+
+def test_match_is_reproducible_and_validates():
+    a, b = Match("scopa", seed=11), Match("scopa", seed=11)
+    assert a.play_out(first_move) == b.play_out(first_move) and a.scores == b.scores
+    with pytest.raises(scopa.PositionError, match="bad dealer 2"):
+        Match("scopa", seed=1, dealer=2)
+    m = Match("scopa", seed=1, dealer=1)
+    assert m.dealer == 1 and m.state.turn == 0
+    before = m.state
+    with pytest.raises(scopa.InvalidMoveError, match="'Kx'"):
+        m.play("Kx")  # unparseable notation is also refused
+    assert m.state is before and m.history == []
+
+
+# ---------------------------------------------------------------- playouts
+
+@pytest.mark.parametrize("game", scopa.PRESETS)
+def test_random_playouts(game):
+    n = 300 if TWIN_RUN else 5000
+    p = scopa.random_playouts(game, n, seed=5)
+    assert p.points.shape == (n, 2) and (p.points == p.breakdown.sum(axis=2)).all()
+    means = p.mean_points()
+    assert set(means) == set(scopa.CATEGORIES) | {"total"}
+    # Each hand hands out settebello exactly once; carte/denari/primiera at most once.
+    assert means["settebello"][0] + means["settebello"][1] == pytest.approx(1.0)
+    assert (scopa.random_playouts(game, 50, seed=9).points == scopa.random_playouts(game, 50, seed=9).points).all()
+
+
+def test_random_playouts_errors():
+    with pytest.raises(scopa.ScopaError, match="bad number of hands -1"):
+        scopa.random_playouts("scopa", -1)
+    with pytest.raises(scopa.ScopaError, match="bad seed"):
+        scopa.random_playouts("scopa", 1, seed=-1)
+
+
+# ---------------------------------------------------------------- simulation through the Python API
+
+@pytest.mark.parametrize("game", scopa.PRESETS)
+def test_simulated_hands_end_in_valid_terminal_states(game):
+    rules = Rules.preset(game)
+    rnd = random.Random(game)
+    hands = 40 if TWIN_RUN else 400
+    for _ in range(hands):
+        s = State.deal(rules, seed=rnd.getrandbits(64), dealer=rnd.randrange(rules.players))
+        plays = 0
+        while not s.is_over:
+            moves = s.legal_moves()
+            assert moves, "a seat with cards always has a legal move"
+            s = s.play(rnd.choice(moves))
+            plays += 1
+        assert plays == 40 - rules.table_size
+        assert s.table == set() or s.last_capture is None
+        assert len(s.captured[0]) + len(s.captured[1]) + len(s.table) == 40
+        sc = s.score()
+        assert sum(sc.cards) == 40 - len(s.table) and sc.settebello in ((1, 0), (0, 1))
+        assert sc.points == tuple(sum(v[t] for v in sc.breakdown.values()) for t in (0, 1))
+
+
+# ---------------------------------------------------------------- the loaded core
+
+def test_compiled_core_is_loaded_unless_disabled():
+    # A broken build must never hide behind the twin.
+    expected = "python" if os.environ.get("SCOPA_NO_EXTENSIONS", "") not in ("", "0") else "cython"
+    assert scopa_core.IMPLEMENTATION == expected == scopa.CORE_IMPLEMENTATION
+    if expected == "cython":
+        assert scopa_core._impl.__file__.endswith((".so", ".pyd"))
+
+
+def test_all_public_names_exist():
+    for name in scopa.__all__:
+        assert hasattr(scopa, name), name
+    for name in scopa_core.__all__:
+        assert hasattr(scopa_core, name), name
+
+
+def _modules():
+    mods = [importlib.import_module(m.name) for m in pkgutil.iter_modules(scopa.__path__, "scopa.")]
+    return [scopa, scopa_core, importlib.import_module("scopa_core._twin"), *mods]
+
+
+@pytest.mark.parametrize("module", _modules(), ids=lambda m: m.__name__)
+def test_doctests(module):
+    # The docstrings' examples are part of the documentation: they must run.
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.failed == 0
+
+
+def test_numpy_results_are_arrays():
+    p = scopa.random_playouts("scopa", 3, seed=1)
+    assert isinstance(p.points, np.ndarray) and p.breakdown.shape == (3, 2, len(scopa.CATEGORIES))

@@ -1,0 +1,262 @@
+"""States: dealing, legal moves, playing, scoring, validation (RULES §2-§6)."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+import scopa
+from scopa import Card, Move, Rules, State
+
+from helpers import brute_captures, mask
+
+PRESETS = scopa.PRESETS
+
+
+def pos(rules="scopa", **fields):
+    d = {"rules": rules, "turn": 0}
+    d.update(fields)
+    return State.from_json(d)
+
+
+# ---------------------------------------------------------------- dealing, RULES §2 and §6
+
+@pytest.mark.parametrize("game", PRESETS)
+def test_deal(game):
+    r = Rules.preset(game)
+    s = State.deal(r, seed=7, dealer=r.players - 1)
+    assert s.turn == 0 and s.dealer == r.players - 1
+    assert [len(h) for h in s.hands] == [r.hand_size] * r.players
+    assert len(s.table) == r.table_size and len(s.stock) == r.stock_size
+    assert s.captured == (set(), set()) and s.scope == (0, 0) and s.last_capture is None
+    assert State.deal(r, seed=7, dealer=r.players - 1) == s
+    assert State.deal(r, seed=8, dealer=r.players - 1) != s
+
+
+def test_first_player_is_after_the_dealer():
+    # RULES §2: the first player of a hand is the seat after the dealer.
+    for dealer in range(4):
+        assert State.deal("scopone", seed=1, dealer=dealer).turn == (dealer + 1) % 4
+
+
+def test_kings_redeal():
+    # RULES §6: never three or more kings on a dealt table when redeal_on_kings is on.
+    kings = 0
+    for seed in range(3000):
+        s = State.deal("scopa", seed=seed)
+        n = sum(1 for c in s.table if c.rank == "K")
+        assert n < 3
+        kings = max(kings, n)
+    assert kings == 2
+    off = Rules.preset("scopa", redeal_on_kings=False)
+    assert any(sum(1 for c in State.deal(off, seed=s).table if c.rank == "K") >= 3 for s in range(3000))
+
+
+@pytest.mark.parametrize("bad, message", [(4, "bad dealer 4"), (-1, "bad dealer -1"), (True, "bad dealer True")])
+def test_deal_bad_dealer(bad, message):
+    with pytest.raises(scopa.PositionError, match=message):
+        State.deal("scopone", seed=1, dealer=bad)
+
+
+def test_deal_bad_seed():
+    with pytest.raises(scopa.PositionError, match="bad seed -3"):
+        State.deal("scopa", seed=-3)
+
+
+# ---------------------------------------------------------------- moves, RULES §3
+
+def test_legal_moves_against_brute_force():
+    s = pos(hands=[["Qd", "5d", "Kc"], ["2b", "2s", "Qc"]], table=["Ac", "3s", "4b", "5c", "Jd"], turn=0)
+    expect = set()
+    for c in s.hands[0]:
+        caps = brute_captures(c.index, s.table.mask)
+        expect |= {(c.index, m) for m in caps} if caps else {(c.index, 0)}
+    assert {(m.card.index, m.capture_mask) for m in s.legal_moves()} == expect
+
+
+def test_play_capture_and_scopa():
+    s = pos(hands=[["7d", "Ad"], ["Kc", "2c"]], table=["3c", "4s"])
+    s2 = s.play("7dx3c4s")
+    assert s2.table == set() and s2.scope == (1, 0) and s2.captured[0] == {Card.parse(x) for x in ["7d", "3c", "4s"]}
+    assert s2.turn == 1 and s2.last_capture == 0
+    assert s.table == {Card.parse("3c"), Card.parse("4s")}  # unchanged
+
+
+def test_play_by_card_alone():
+    s = pos(hands=[["7d", "Kc"], ["Ad", "2d"]], table=["3c", "4s"])
+    assert s.play("7d") == s.play("7dx3c4s")      # the only legal move for 7d
+    assert s.play("Kc") == s.play(Move.parse("Kc"))  # a lay-down
+
+
+def test_ambiguous_move_lists_captures():
+    s = pos(hands=[["Qd", "Kc"], ["Ad", "2d"]], table=["Ac", "3s", "4b", "5c"])
+    with pytest.raises(scopa.AmbiguousMoveError, match=r"QdxAc5c3s, Qdx5c4b"):
+        s.play("Qd")
+    assert s.play("Qdx4b5c").table == {Card.parse("Ac"), Card.parse("3s")}
+
+
+def test_fewest_rule_in_state():
+    # RULES §3.2 fewest (seed 002)
+    s = pos(rules={"preset": "scopa", "capture_rule": "fewest"}, hands=[["Qd"], ["2d"]],
+            table=["Ac", "3s", "4b", "5c"])
+    assert [str(m) for m in s.legal_moves()] == ["Qdx5c4b"]
+    with pytest.raises(scopa.IllegalMoveError, match="legal captures with Qd are Qdx5c4b"):
+        s.play("QdxAc3s5c")
+
+
+@pytest.mark.parametrize(
+    "move, message",
+    [
+        ("Kd", "Kd is not in the hand of seat 0"),
+        ("7dx3c", "the legal captures with 7d are 7dx3c4s"),
+        (Move.parse("7d"), "7d must capture"),
+        ("Kcx3c", "Kc captures nothing here"),
+    ],
+)
+def test_illegal_moves(move, message):
+    s = pos(hands=[["7d", "Kc"], ["Ad", "2d"]], table=["3c", "4s"])
+    with pytest.raises(scopa.IllegalMoveError, match=message):
+        s.play(move)
+
+
+def test_play_after_the_end():
+    s = pos(hands=[["Kc"], []], table=["3c"], turn=0, dealer=0, captured=[["Ad", "Ac"], []], last_capture=0)
+    end = s.play("Kc")
+    assert end.is_over and end.legal_moves() == []
+    assert end.table == set() and Card.parse("3c") in end.captured[0]  # RULES §3.7
+    with pytest.raises(scopa.IllegalMoveError, match="the hand is over"):
+        end.play("Kc")
+
+
+def test_refill_from_stock():
+    # RULES §2 scopa: when both hands are empty, 3 more each.
+    s = State.deal("scopa", seed=3, dealer=1)
+    for _ in range(6):
+        s = s.play(s.legal_moves()[0])
+    assert [len(h) for h in s.hands] == [3, 3] and len(s.stock) == 24 and s.turn == 0
+
+
+def test_state_is_immutable_and_hashable():
+    s = State.deal("scopa", seed=1)
+    with pytest.raises(AttributeError):
+        s.turn = 1  # type: ignore[misc]
+    assert len({s, State.deal("scopa", seed=1)}) == 1
+    assert pickle.loads(pickle.dumps(s)) == s
+    assert eval(repr(s), {"State": State}) == s
+
+
+# ---------------------------------------------------------------- scoring, RULES §4
+
+def test_score_seed_primiera_example():
+    # RULES §4 (seed 002): 81 beats 75.
+    hs = scopa.HandScore.from_piles(Rules.preset("scopone"), ["7c", "7b", "7d", "6s"], ["7s", "6c", "6b", "6d"])
+    assert hs.primiera_totals == (81, 75) and hs.primiera == (1, 0) and hs.settebello == (1, 0)
+    assert hs.points == (2, 0) and sum(sum(v) for v in hs.breakdown.values()) == 2
+
+
+def test_score_missing_suit_option():
+    # RULES §4: primiera_requires_all_suits True (000) vs False (003).
+    req = Rules.preset("scopa")
+    free = req.replace(primiera_requires_all_suits=False)
+    a, b = ["7d", "7c", "7s"], ["Ad", "Ac", "As", "Kb"]
+    assert scopa.HandScore.from_piles(req, a, b).primiera == (0, 1)
+    assert scopa.HandScore.from_piles(free, a, b).primiera == (1, 0)
+    assert scopa.HandScore.from_piles(req, a, ["2d"]).primiera == (0, 0)  # both lack a suit: nobody
+    assert scopa.primiera_total(a) is None and scopa.primiera_total(a, requires_all_suits=False) == 63
+
+
+def test_score_from_piles_errors():
+    with pytest.raises(scopa.CardError, match="7d"):
+        scopa.HandScore.from_piles(Rules.preset("scopa"), ["7d"], ["7d"])
+    with pytest.raises(scopa.ScopaError, match="bad scope"):
+        scopa.HandScore.from_piles(Rules.preset("scopa"), ["7d"], ["6d"], scope=(-1, 0))
+
+
+def test_score_options():
+    # RULES §7 re_bello and napola.
+    r = Rules.preset("scopa", re_bello=True, napola=True)
+    hs = scopa.HandScore.from_piles(r, ["Ad", "2d", "3d", "4d", "Kd"], ["5d"])
+    assert hs.re_bello == (1, 0) and hs.napola == (4, 0)
+    assert scopa.HandScore.from_piles(Rules.preset("scopa"), ["Ad", "2d", "3d", "Kd"], []).napola == (0, 0)
+
+
+# ---------------------------------------------------------------- 4 players in teams, RULES §2
+
+def test_teams_of_four():
+    s = pos(rules="scopone_scientifico", hands=[["7d"], ["2c"], ["3c"], ["4c"]], table=["7c"], turn=0, dealer=3)
+    s = s.play("7dx7c")
+    assert s.last_capture == 0
+    s = s.play("2c").play("3c").play("4c")  # seat 3 (team 1) plays the last card: no capture
+    assert s.is_over and s.captured[0] == {Card.parse(x) for x in ["7d", "7c", "2c", "3c", "4c"]}
+    assert s.scope == (1, 0)  # 7d took the only table card: a scopa
+
+
+# ---------------------------------------------------------------- validation
+
+@pytest.mark.parametrize(
+    "fields, error, message",
+    [
+        ({"hands": [["7d"], ["7d"]]}, scopa.CardError, "duplicate card '7d': in hand 0 and in hand 1"),
+        ({"hands": [["7d"], ["Zz"]]}, scopa.CardError, "unknown card 'Zz'"),
+        ({"hands": [["7d"]]}, scopa.PositionError, "expected 2 hands"),
+        ({"hands": [["7d", "Kc"], ["Ad", "2d", "3d"]]}, scopa.PositionError, "cannot occur"),
+        ({"hands": [["7d", "Kc", "Qc", "Jc"], ["Ad", "2d", "3d", "4d"]]}, scopa.PositionError, "at most 3"),
+        ({"hands": [["7d"], ["Kc"]], "turn": 2}, scopa.PositionError, "bad turn 2"),
+        ({"hands": [["7d"], ["Kc"]], "stock": ["Ad", "2d"]}, scopa.PositionError, "multiple of 6"),
+        ({"hands": [[], []], "stock": ["Ad", "2d", "3d", "4d", "5d", "6d"]}, scopa.PositionError, "refills"),
+        ({"hands": [["7d"], ["Kc"]], "last_capture": 2}, scopa.PositionError, "bad last_capture 2"),
+        ({"hands": [["7d"], ["Kc"]], "dealer": 0}, scopa.PositionError, "dealer 0 means"),
+        ({"hands": [["7d"], ["Kc"]], "captured": [["Ad"], []]}, scopa.PositionError, "last_capture is null"),
+        ({"hands": [["7d"], ["Kc"]], "scope": [1, 0]}, scopa.PositionError, "empty pile"),
+        ({"hands": [["7d"], ["Kc"]], "colour": 1}, scopa.PositionError, "unknown field"),
+        ({"hands": [["7d"], ["Kc"]], "rules": "tressette"}, scopa.RulesError, "unknown game"),
+        ({"hands": [["7d"], ["Kc"]], "rules": {"preset": "scopa", "speed": 3}}, scopa.RulesError, "speed"),
+        ({"hands": "7d"}, scopa.PositionError, "must be a list"),
+        ({"hands": [[], []], "table": ["Ad"], "captured": [["2d", "3d"], []], "last_capture": 0},
+         scopa.PositionError, "goes to the last capturer"),
+    ],
+)
+def test_bad_positions(fields, error, message):
+    with pytest.raises(error, match=message):
+        pos(**fields)
+
+
+def test_missing_required_field():
+    with pytest.raises(scopa.PositionError, match="'turn'"):
+        State.from_json({"rules": "scopa", "hands": [[], []]})
+    with pytest.raises(scopa.PositionError, match="not valid JSON"):
+        State.from_json("{nope")
+
+
+def test_partial_position_example_from_the_issue():
+    text = ('{"rules": "scopone_scientifico", "hands": [["7d","Kc"], ["As","2b"], ["3c","4d"], ["5s","6b"]],'
+            ' "table": ["Qd"], "stock": [], "captured": [["Ad"], ["2d"]], "scope": [0, 1],'
+            ' "turn": 0, "last_capture": 1, "dealer": 3}')
+    s = State.from_json(text)
+    assert s.scope == (0, 1) and s.dealer == 3 and len(s.hands[2]) == 2
+    assert State.from_json(s.to_json()) == s and State.from_string(s.to_string()) == s
+    assert s.to_string() == "scopone_scientifico 7dKc/As2b/4d3c/5s6b Qd - Ad/2d 0/1 0 1 3"
+
+
+def test_position_string_with_options():
+    s = pos(rules={"preset": "scopa", "capture_rule": "fewest", "napola": True}, hands=[["7d"], ["Kc"]],
+            table=["3c", "4s"])
+    text = s.to_string()
+    assert text == "scopa;capture_rule=fewest;napola=true 7d/Kc 3c4s - -/- 0/0 0 - -"
+    assert State.from_string(text) == s
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("scopa 7d/Kc", "9 space-separated fields"),
+        ("scopa 7/Kc - - -/- 0/0 0 - -", "two characters"),
+        ("scopa 7d/Kc - - -/- 0/0 x - -", "bad turn 'x'"),
+        ("scopa;fewest 7d/Kc - - -/- 0/0 0 - -", "name=value"),
+        ("scopa 7d/Kc - - - 0/0 0 - -", "two fields"),
+    ],
+)
+def test_bad_position_strings(text, message):
+    with pytest.raises(scopa.ScopaError, match=message):
+        State.from_string(text)
