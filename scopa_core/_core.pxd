@@ -31,7 +31,7 @@ ctypedef struct Pos:
     int block           # refill block (the hand size)
     int stock_len
     int stock_pos       # index of the stock's top card in stock[]
-    int stock[40]
+    const int* stock    # the stock's cards (owned by the caller), top first from stock_pos
 
 cdef int gen_captures(int card, uint64_t table, int opts, uint64_t* out) noexcept nogil
 cdef void apply_pos(Pos* p, int card, uint64_t capture, int opts) noexcept nogil

@@ -246,10 +246,10 @@ cdef void shuffle_c(uint64_t* rng, int* deck) noexcept nogil:
         deck[j] = t
 
 
-cdef void deal_c(uint64_t* rng, Pos* p, int nplayers, int hand_size, int table_size,
+cdef void deal_c(uint64_t* rng, Pos* p, int* deck, int nplayers, int hand_size, int table_size,
                  int opts) noexcept nogil:
-    """Deal a fresh hand into ``p``; seat 0 to move, no captures yet."""
-    cdef int deck[40]
+    """Deal a fresh hand into ``p`` from a shuffle into ``deck`` (40 ints, which then holds
+    the stock); seat 0 to move, no captures yet."""
     cdef int i, j, k = nplayers * hand_size
     cdef uint64_t m
     while True:
@@ -267,11 +267,9 @@ cdef void deal_c(uint64_t* rng, Pos* p, int nplayers, int hand_size, int table_s
         for j in range(i * hand_size, (i + 1) * hand_size):
             m |= <uint64_t>1 << deck[j]
         p.hands[i] = m
-    p.stock_len = 0
-    for i in range(k + table_size, 40):
-        p.stock[p.stock_len] = deck[i]
-        p.stock_len += 1
-    p.stock_pos = 0
+    p.stock = deck
+    p.stock_pos = k + table_size
+    p.stock_len = 40
     p.captured[0] = 0
     p.captured[1] = 0
     p.scope[0] = 0
@@ -322,11 +320,12 @@ def legal_moves(uint64_t hand, uint64_t table, int opts) -> list:
     return out
 
 
-cdef void pos_from_tuple(Pos* p, tuple pos, int block) except *:
+cdef void pos_from_tuple(Pos* p, int* stock_buf, tuple pos, int block) except *:
+    """Fill ``p`` from a position tuple; its stock is copied into ``stock_buf`` (40 ints)."""
     hands, table, stock, captured, scope, turn, last = pos
     cdef int i
     p.nplayers = len(hands)
-    if p.nplayers > 4 or len(stock) > 40:
+    if p.nplayers not in (2, 4) or len(stock) > 40:
         raise ValueError(f"bad position tuple {pos!r}")
     for i in range(4):
         p.hands[i] = hands[i] if i < p.nplayers else 0
@@ -334,7 +333,8 @@ cdef void pos_from_tuple(Pos* p, tuple pos, int block) except *:
     p.stock_len = len(stock)
     p.stock_pos = 0
     for i in range(p.stock_len):
-        p.stock[i] = stock[i]
+        stock_buf[i] = stock[i]
+    p.stock = stock_buf
     p.captured[0] = captured[0]
     p.captured[1] = captured[1]
     p.scope[0] = scope[0]
@@ -364,7 +364,8 @@ def apply_move(tuple pos, int card, uint64_t capture, int opts, int block) -> tu
     twin's docstring. The move is not checked: the caller validates it.
     """
     cdef Pos p
-    pos_from_tuple(&p, pos, block)
+    cdef int stock[40]
+    pos_from_tuple(&p, stock, pos, block)
     apply_pos(&p, card, capture, opts)
     return pos_to_tuple(&p)
 
@@ -403,9 +404,10 @@ def _check_geometry(int nplayers, int hand_size, int table_size):
 def deal(int nplayers, int hand_size, int table_size, int opts, uint64_t seed) -> tuple:
     """Deal a hand: ``(hands, table, stock)`` (see the twin's docstring)."""
     cdef Pos p
+    cdef int deck[40]
     cdef uint64_t rng = seed
     _check_geometry(nplayers, hand_size, table_size)
-    deal_c(&rng, &p, nplayers, hand_size, table_size, opts)
+    deal_c(&rng, &p, deck, nplayers, hand_size, table_size, opts)
     t = pos_to_tuple(&p)
     return t[0], t[1], t[2]
 
@@ -445,6 +447,7 @@ def playouts(int nplayers, int hand_size, int table_size, int opts, Py_ssize_t n
     The loop runs in C without the GIL.
     """
     cdef Pos p
+    cdef int deck[40]
     cdef uint64_t rng = seed
     cdef Py_ssize_t h
     cdef int i, k
@@ -467,7 +470,7 @@ def playouts(int nplayers, int hand_size, int table_size, int opts, Py_ssize_t n
         raise MemoryError()
     with nogil:
         for h in range(n):
-            deal_c(&rng, &p, nplayers, hand_size, table_size, opts)
+            deal_c(&rng, &p, deck, nplayers, hand_size, table_size, opts)
             while any_hand(&p):
                 k = choose_random(&p, opts, &rng, caps, cap_start, cap_count, mcard, mcap)
                 apply_pos(&p, mcard[k], mcap[k], opts)
