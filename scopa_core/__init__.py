@@ -16,6 +16,7 @@ API (cards are ``suit * 10 + value - 1`` with suits d, c, s, b; sets of cards ar
 - ``shuffle(seed)``, ``deal(nplayers, hand_size, table_size, opts, seed)``: reproducible deals.
 - ``playouts(nplayers, hand_size, table_size, opts, n, seed) -> (points, breakdown)``:
   ``n`` random hands played inside the core, results as numpy arrays.
+- ``Solver(tt_size_mb)``: the double-dummy solver (``solve``, ``analyze`` on position tuples).
 - ``OPT_*`` option bits, ``CATEGORIES``, ``NCAT``, ``popcount`` and card-mask constants.
 """
 
@@ -31,7 +32,7 @@ __all__ = [
     "OPT_ACE_SWEEP_IS_SCOPA", "OPT_ACE_TAKES_ALL", "OPT_FEWEST", "OPT_NAPOLA",
     "OPT_PRIMIERA_ALL_SUITS", "OPT_REDEAL_ON_KINGS", "OPT_RE_BELLO", "OPT_SCOPA_ON_LAST_PLAY",
     "PRIMIERA_VALUES", "RANK_MASK", "RE_BELLO", "SETTEBELLO", "apply_move", "captures",
-    "deal", "legal_moves", "playouts", "popcount", "primiera", "score", "shuffle",
+    "deal", "legal_moves", "playouts", "popcount", "primiera", "score", "shuffle", "Solver",
 ]
 
 

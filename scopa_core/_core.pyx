@@ -482,3 +482,6 @@ def playouts(int nplayers, int hand_size, int table_size, int opts, Py_ssize_t n
     free(mcap)
     free(mcard)
     return breakdown.sum(axis=2, dtype=np.int16), breakdown
+
+
+include "_solver.pxi"

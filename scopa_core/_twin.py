@@ -309,3 +309,6 @@ def playouts(nplayers: int, hand_size: int, table_size: int, opts: int, n: int, 
         captured, scope = pos[3], pos[4]
         breakdown[h] = score(captured[0], captured[1], scope[0], scope[1], opts)
     return breakdown.sum(axis=2, dtype=np.int16), breakdown
+
+
+from scopa_core._twin_solver import Solver, analyze_minimax, minimax, replay  # noqa: E402

@@ -1,0 +1,712 @@
+# Double-dummy solver of the compiled core, included into _core.pyx (one extension, so the
+# move generator and apply_pos inline into the search). The pure-Python twin with the same
+# algorithm and API is scopa_core/_twin_solver.py; its docstring explains the score split.
+#
+# Search: negamax alpha-beta on the open value w (the final difference minus the banked
+# points, from the mover's side), null-window MTD(f) iterations at the root, sure-point
+# cutoffs from the range of w, a 2-way bucketed transposition table of bounds keyed by a
+# Zobrist hash of the cards in play plus the undecided-term summary, full key verified,
+# depth-preferred replacement, move ordering: table move, sweeps, settebello, sevens,
+# coins, history; lay-downs that leave the next player a sweep last.
+
+from libc.string cimport memset
+
+cdef enum:
+    MOVE_STACK = 48 * 10 * MAX_CAPTURES
+    NO_BOUND = 127
+
+ctypedef struct Info:
+    int B          # banked difference, team 0 minus team 1
+    int lo         # range of the open value W (team 0's side)
+    int hi
+    uint64_t sig_a # summary of undecided terms + seat to move, last capturer, stock length
+    uint64_t sig_b # primiera bests per suit and team while primiera is open
+
+ctypedef struct TTEntry:
+    uint64_t hands[4]
+    uint64_t table
+    uint64_t sig_a
+    uint64_t sig_b
+    uint64_t capture   # best move: captured mask
+    signed char lower
+    signed char upper
+    signed char card   # best move: card, -1 for none
+    unsigned char depth
+
+ctypedef struct SState:
+    TTEntry* tt
+    uint64_t tt_mask      # number of buckets - 1 (2 entries per bucket)
+    int opts
+    int nplayers
+    int block
+    long long nodes
+    long long node_limit
+    long long probes
+    long long hits
+    bint aborted
+    int hist[40]
+    # move stack shared by all plies
+    uint64_t* mcap
+    signed char* mcard
+    int* mscore
+    int sp
+
+cdef uint64_t ZOB[5][40]
+cdef int PRIM_CODE[22]
+
+
+cdef void _init_solver_tables():
+    cdef uint64_t rng = 0x5C0BA5C0BA5EED
+    cdef int i, j
+    for i in range(5):
+        for j in range(40):
+            ZOB[i][j] = rng_next(&rng)
+    for i in range(22):
+        PRIM_CODE[i] = 0
+    PRIM_CODE[10] = 1
+    PRIM_CODE[12] = 2
+    PRIM_CODE[13] = 3
+    PRIM_CODE[14] = 4
+    PRIM_CODE[15] = 5
+    PRIM_CODE[16] = 6
+    PRIM_CODE[18] = 7
+    PRIM_CODE[21] = 8
+
+_init_solver_tables()
+
+
+cdef inline int sgn(int x) noexcept nogil:
+    return (x > 0) - (x < 0)
+
+
+cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline bint is_over(const Pos* p) noexcept nogil:
+    return p.stock_pos >= p.stock_len and not any_hand(p)
+
+
+cdef inline uint64_t stock_mask(const Pos* p) noexcept nogil:
+    cdef uint64_t m = 0
+    cdef int i
+    for i in range(p.stock_pos, p.stock_len):
+        m |= <uint64_t>1 << p.stock[i]
+    return m
+
+
+cdef uint64_t card_hash(const Pos* p) noexcept nogil:
+    """Zobrist hash of where the cards in play are (hands by seat, table)."""
+    cdef uint64_t h = 0, m
+    cdef int s
+    for s in range(p.nplayers):
+        m = p.hands[s]
+        while m:
+            h ^= ZOB[s][scopa_ctz(m)]
+            m &= m - 1
+    m = p.table
+    while m:
+        h ^= ZOB[4][scopa_ctz(m)]
+        m &= m - 1
+    return h
+
+
+cdef void node_info(const Pos* p, int opts, Info* out) noexcept nogil:
+    """Banked points, the open value's range and the undecided-term summary (see the twin)."""
+    cdef uint64_t rest = p.table | p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3] | stock_mask(p)
+    cdef uint64_t c0 = p.captured[0], c1 = p.captured[1], pile, coins_left
+    cdef int B = p.scope[0] - p.scope[1], lo = 0, hi = 0
+    cdef int r, d, a, b, t, s, have, left, mn, mx, n0, n1, total, k, seat
+    cdef bint none_min, none_max, requires
+    cdef int tmin[2]
+    cdef int tmax[2]
+    cdef int plays[2]
+    cdef int stock_left = p.stock_len - p.stock_pos
+    cdef uint64_t sig_a = <uint64_t>p.turn | (<uint64_t>(p.last + 1) << 2) | (<uint64_t>stock_left << 4)
+    cdef uint64_t sig_b = 0, codes = 0
+    # carte
+    r = scopa_popcount(rest)
+    d = scopa_popcount(c0) - scopa_popcount(c1)
+    a = sgn(d - r)
+    b = sgn(d + r)
+    if a == b:
+        B += a
+    else:
+        lo += a
+        hi += b
+        sig_a |= (<uint64_t>1 << 10) | (<uint64_t>((d + 64) & 127) << 11)
+    # denari
+    r = scopa_popcount(rest & C_COINS)
+    d = scopa_popcount(c0 & C_COINS) - scopa_popcount(c1 & C_COINS)
+    a = sgn(d - r)
+    b = sgn(d + r)
+    if a == b:
+        B += a
+    else:
+        lo += a
+        hi += b
+        sig_a |= (<uint64_t>1 << 18) | (<uint64_t>((d + 16) & 31) << 19)
+    # settebello, re bello
+    if rest & C_SETTEBELLO:
+        lo -= 1
+        hi += 1
+    elif c0 & C_SETTEBELLO:
+        B += 1
+    elif c1 & C_SETTEBELLO:
+        B -= 1
+    if opts & C_OPT_RE_BELLO:
+        if rest & C_RE_BELLO:
+            lo -= 1
+            hi += 1
+        elif c0 & C_RE_BELLO:
+            B += 1
+        elif c1 & C_RE_BELLO:
+            B -= 1
+    # primiera
+    requires = (opts & C_OPT_PRIMIERA_ALL_SUITS) != 0
+    for t in range(2):
+        pile = c0 if t == 0 else c1
+        mn = 0
+        mx = 0
+        none_min = False
+        none_max = False
+        for s in range(4):
+            have = suit_best[(pile >> (10 * s)) & C_COINS]
+            left = suit_best[(rest >> (10 * s)) & C_COINS]
+            codes |= <uint64_t>PRIM_CODE[have] << (4 * (2 * s + t))
+            mn += have
+            mx += have if have > left else left
+            if have == 0:
+                none_min = True
+                if left == 0:
+                    none_max = True
+        tmin[t] = -1 if (requires and none_min) else mn
+        tmax[t] = -1 if (requires and none_max) else mx
+    if tmin[0] > tmax[1]:
+        B += 1
+    elif tmin[1] > tmax[0]:
+        B -= 1
+    elif not (tmin[0] == tmax[0] and tmax[0] == tmin[1] and tmin[1] == tmax[1]):
+        if tmax[1] > tmin[0]:
+            lo -= 1
+        if tmax[0] > tmin[1]:
+            hi += 1
+        sig_a |= <uint64_t>1 << 24
+        sig_b = codes
+    # napola
+    if opts & C_OPT_NAPOLA:
+        n0 = napola_c(c0)
+        n1 = napola_c(c1)
+        coins_left = rest & C_COINS
+        if not coins_left:
+            B += n0 - n1
+        else:
+            lo += n0 - napola_c(c1 | coins_left)
+            hi += napola_c(c0 | coins_left) - n1
+            sig_a |= (<uint64_t>1 << 25) | ((c0 & C_COINS) << 26) | ((c1 & C_COINS) << 36)
+    # future scope
+    plays[0] = stock_left // 2
+    plays[1] = stock_left // 2
+    total = stock_left
+    for seat in range(p.nplayers):
+        k = scopa_popcount(p.hands[seat])
+        plays[seat & 1] += k
+        total += k
+    if total and not (opts & C_OPT_SCOPA_ON_LAST_PLAY):
+        plays[((p.turn + total - 1) % p.nplayers) & 1] -= 1
+    hi += plays[0]
+    lo -= plays[1]
+    out.B = B
+    out.lo = lo
+    out.hi = hi
+    out.sig_a = sig_a
+    out.sig_b = sig_b
+
+
+cdef int final_difference_c(const Pos* p, int opts) noexcept nogil:
+    cdef int sc[2 * C_NCAT]
+    cdef int i, d = 0
+    score_c(p.captured[0], p.captured[1], p.scope[0], p.scope[1], opts, sc)
+    for i in range(C_NCAT):
+        d += sc[i] - sc[C_NCAT + i]
+    return d
+
+
+cdef bint leaves_sweep_c(uint64_t table, uint64_t next_hand, int opts) noexcept nogil:
+    """Whether the next player could (roughly) capture the whole table (ordering only)."""
+    cdef uint64_t m = next_hand
+    cdef int values = 0, total = 0
+    if not table:
+        return False
+    while m:
+        values |= 1 << (scopa_ctz(m) % 10 + 1)
+        m &= m - 1
+    if (opts & C_OPT_ACE_TAKES_ALL) and (values & 2) and not (table & C_ACES):
+        return True
+    m = table
+    while m:
+        total += scopa_ctz(m) % 10 + 1
+        m &= m - 1
+    if scopa_popcount(table) == 1:
+        return (values >> total) & 1
+    return total <= 10 and ((values >> total) & 1) and not (table & rank_mask[total])
+
+
+cdef TTEntry* tt_find(SState* S, const Pos* p, const Info* info, uint64_t h) noexcept nogil:
+    """The entry of this exact position (full key verified), or NULL."""
+    cdef TTEntry* e = S.tt + 2 * (h & S.tt_mask)
+    cdef int i
+    for i in range(2):
+        if (e[i].sig_a == info.sig_a and e[i].sig_b == info.sig_b and e[i].table == p.table
+                and e[i].hands[0] == p.hands[0] and e[i].hands[1] == p.hands[1]
+                and e[i].hands[2] == p.hands[2] and e[i].hands[3] == p.hands[3]
+                and e[i].depth != 0):
+            return &e[i]
+    return NULL
+
+
+cdef inline TTEntry* tt_probe(SState* S, const Pos* p, const Info* info, uint64_t h) noexcept nogil:
+    cdef TTEntry* e = tt_find(S, p, info, h)
+    S.probes += 1
+    if e != NULL:
+        S.hits += 1
+    return e
+
+
+cdef void tt_store(SState* S, const Pos* p, const Info* info, uint64_t h,
+                   int best, int alpha, int beta, int card, uint64_t capture, int depth) noexcept nogil:
+    """Merge a search result into the table (the probe's entry may have been replaced since)."""
+    cdef TTEntry* found = tt_find(S, p, info, h)
+    cdef TTEntry* e
+    cdef int lower = -NO_BOUND, upper = NO_BOUND
+    if found != NULL:
+        e = found
+        lower = e.lower
+        upper = e.upper
+    else:
+        e = S.tt + 2 * (h & S.tt_mask)
+        if e[0].depth != 0 and e[0].depth > depth:
+            e = e + 1   # keep the deeper entry, replace the other slot
+        e.hands[0] = p.hands[0]
+        e.hands[1] = p.hands[1]
+        e.hands[2] = p.hands[2]
+        e.hands[3] = p.hands[3]
+        e.table = p.table
+        e.sig_a = info.sig_a
+        e.sig_b = info.sig_b
+        e.depth = depth
+    if best <= alpha:
+        if best < upper:
+            upper = best
+    elif best >= beta:
+        if best > lower:
+            lower = best
+    else:
+        lower = best
+        upper = best
+    e.lower = lower
+    e.upper = upper
+    e.card = card
+    e.capture = capture
+
+
+cdef uint64_t neutral_cards(const Pos* p, const Info* info, int opts) noexcept nogil:
+    """Cards whose suit no longer matters (see the twin's ``neutral_cards``)."""
+    cdef uint64_t neutral = C_FULL & ~C_SETTEBELLO
+    cdef int s, i, low, b0, b1
+    if opts & C_OPT_RE_BELLO:
+        neutral &= ~C_RE_BELLO
+    if (info.sig_a >> 18) & 1 or (info.sig_a >> 25) & 1:
+        neutral &= ~C_COINS
+    if (info.sig_a >> 24) & 1:
+        for s in range(4):
+            b0 = suit_best[(p.captured[0] >> (10 * s)) & C_COINS]
+            b1 = suit_best[(p.captured[1] >> (10 * s)) & C_COINS]
+            low = b0 if b0 < b1 else b1
+            for i in range(10):
+                if PRIM[i] > low:
+                    neutral &= ~(<uint64_t>1 << (10 * s + i))
+    return neutral
+
+
+cdef int gen_moves(SState* S, const Pos* p, uint64_t neutral) noexcept nogil:
+    """Write the legal moves at S.sp, one per class of moves equal up to swapping
+    neutral cards of one rank (see the twin's ``prune_equivalent``); return how many."""
+    cdef uint64_t hand = p.hands[p.turn]
+    cdef uint64_t m = hand, x, alt, low
+    cdef int c, v, i, j, n = 0, k
+    cdef int first[11]
+    cdef int count[11]
+    cdef int base = S.sp
+    for v in range(11):
+        count[v] = -1
+    while m:
+        c = scopa_ctz(m)
+        m &= m - 1
+        v = c % 10 + 1
+        if (neutral >> c) & 1 and (hand & neutral & rank_mask[v] & ((<uint64_t>1 << c) - 1)):
+            continue   # a lower neutral card of this rank stands for this one
+        if count[v] < 0:
+            first[v] = base + n
+            k = gen_captures(c, p.table, S.opts, S.mcap + base + n)
+            if k == 0:
+                S.mcap[base + n] = 0
+                k = 1
+            else:
+                # keep the canonical capture of each class: no captured neutral card
+                # has a lower equivalent card left on the table
+                j = 0
+                for i in range(k):
+                    x = S.mcap[base + n + i] & neutral
+                    alt = 0
+                    while x and not alt:
+                        low = x & (~x + 1)
+                        x &= x - 1
+                        alt = p.table & ~S.mcap[base + n + i] & neutral & \
+                            rank_mask[scopa_ctz(low) % 10 + 1] & (low - 1)
+                    if not alt:
+                        S.mcap[base + n + j] = S.mcap[base + n + i]
+                        j += 1
+                k = j
+            count[v] = k
+            for i in range(k):
+                S.mcard[base + n + i] = c
+            n += k
+        else:
+            k = count[v]
+            for i in range(k):
+                S.mcap[base + n + i] = S.mcap[first[v] + i]
+                S.mcard[base + n + i] = c
+            n += k
+    return n
+
+
+cdef void score_moves(SState* S, const Pos* p, int n, int tt_card, uint64_t tt_cap) noexcept nogil:
+    cdef int i, c, s
+    cdef uint64_t m, took, bit
+    cdef uint64_t nxt = p.hands[(p.turn + 1) % p.nplayers]
+    for i in range(S.sp, S.sp + n):
+        c = S.mcard[i]
+        m = S.mcap[i]
+        bit = <uint64_t>1 << c
+        if c == tt_card and m == tt_cap:
+            s = 1 << 30
+        elif m:
+            took = m | bit
+            s = 100000
+            if m == p.table:
+                s += 50000
+            if took & C_SETTEBELLO:
+                s += 20000
+            s += 3000 * scopa_popcount(took & rank_mask[7])
+            s += 1000 * scopa_popcount(took & C_COINS)
+            s += 300 * scopa_popcount(m)
+            s += S.hist[c]
+        else:
+            s = S.hist[c]
+            if c % 10 == 6:
+                s -= 1000
+            if bit & C_COINS:
+                s -= 400
+            if leaves_sweep_c(p.table | bit, nxt, S.opts):
+                s -= 50000
+        S.mscore[i] = s
+
+
+cdef int search(SState* S, const Pos* p, const Info* info, uint64_t ch, int alpha, int beta) noexcept nogil:
+    """Negamax on the open value, fail-soft; ``ch`` is the card hash of ``p``."""
+    cdef int sigma = 1 if (p.turn & 1) == 0 else -1
+    cdef int w_lo, w_hi, n, i, j, bi, best, v, g, a, depth, bs
+    cdef int best_card = -1, tt_card = -1
+    cdef uint64_t best_cap = 0, tt_cap = 0, h, cch, m
+    cdef TTEntry* e
+    cdef Pos child
+    cdef Info cinfo
+    cdef int c
+    S.nodes += 1
+    if S.node_limit and S.nodes > S.node_limit:
+        S.aborted = True
+        return 0
+    if is_over(p):
+        return sigma * (final_difference_c(p, S.opts) - info.B)
+    if sigma == 1:
+        w_lo = info.lo
+        w_hi = info.hi
+    else:
+        w_lo = -info.hi
+        w_hi = -info.lo
+    if w_hi <= alpha:
+        return w_hi
+    if w_lo >= beta:
+        return w_lo
+    h = ch ^ mix64(info.sig_a ^ mix64(info.sig_b))
+    e = tt_probe(S, p, info, h)
+    if e != NULL:
+        if e.lower >= beta:
+            return e.lower
+        if e.upper <= alpha:
+            return e.upper
+        if e.lower == e.upper:
+            return e.lower
+        tt_card = e.card
+        tt_cap = e.capture
+    n = gen_moves(S, p, neutral_cards(p, info, S.opts))
+    score_moves(S, p, n, tt_card, tt_cap)
+    S.sp += n
+    best = -1000
+    depth = p.stock_len - p.stock_pos + scopa_popcount(
+        p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3])
+    for i in range(S.sp - n, S.sp):
+        # selection: bring the best-scored remaining move to position i
+        bi = i
+        bs = S.mscore[i]
+        for j in range(i + 1, S.sp):
+            if S.mscore[j] > bs:
+                bs = S.mscore[j]
+                bi = j
+        if bi != i:
+            S.mscore[bi], S.mscore[i] = S.mscore[i], S.mscore[bi]
+            S.mcard[bi], S.mcard[i] = S.mcard[i], S.mcard[bi]
+            S.mcap[bi], S.mcap[i] = S.mcap[i], S.mcap[bi]
+        c = S.mcard[i]
+        m = S.mcap[i]
+        child = p[0]
+        apply_pos(&child, c, m, S.opts)
+        if child.stock_pos != p.stock_pos or is_over(&child):
+            cch = card_hash(&child)
+        else:
+            cch = ch ^ ZOB[p.turn][c]
+            if m:
+                while m:
+                    cch ^= ZOB[4][scopa_ctz(m)]
+                    m &= m - 1
+            else:
+                cch ^= ZOB[4][c]
+        node_info(&child, S.opts, &cinfo)
+        g = sigma * (cinfo.B - info.B)
+        a = alpha if alpha > best else best
+        v = g - search(S, &child, &cinfo, cch, g - beta, g - a)
+        if S.aborted:
+            S.sp -= n
+            return 0
+        if v > best:
+            best = v
+            best_card = c
+            best_cap = S.mcap[i]
+            if best >= beta:
+                S.hist[c] += depth * depth
+                break
+    S.sp -= n
+    tt_store(S, p, info, h, best, alpha, beta, best_card, best_cap, depth)
+    return best
+
+
+cdef class Solver:
+    """Double-dummy solver with a reusable transposition table (compiled).
+
+    ``Solver(tt_size_mb)``; ``solve(pos, opts, block, node_limit=0)`` and
+    ``analyze(pos, opts, block)`` on position tuples, as in ``scopa_core._twin.Solver``.
+    The table is kept between calls on positions with the same rules and a stock that
+    continues the previous one (so related positions reuse it), and cleared otherwise.
+    """
+
+    cdef SState S
+    cdef int stock[40]
+    cdef int stock_len
+    cdef readonly int tt_size_mb
+    cdef object _context
+    cdef bint _dirty
+    cdef readonly long long nodes
+    cdef readonly long long tt_hits
+    cdef readonly long long tt_probes
+
+    def __cinit__(self, int tt_size_mb=64):
+        cdef uint64_t n_buckets = 1
+        if tt_size_mb < 1:
+            raise ValueError(f"tt_size_mb must be an int >= 1, got {tt_size_mb!r}")
+        while n_buckets * 2 * 2 * sizeof(TTEntry) <= <uint64_t>tt_size_mb * (1 << 20):
+            n_buckets *= 2
+        self.tt_size_mb = tt_size_mb
+        self.S.tt = <TTEntry*>malloc(n_buckets * 2 * sizeof(TTEntry))
+        self.S.mcap = <uint64_t*>malloc(MOVE_STACK * sizeof(uint64_t))
+        self.S.mcard = <signed char*>malloc(MOVE_STACK * sizeof(signed char))
+        self.S.mscore = <int*>malloc(MOVE_STACK * sizeof(int))
+        if self.S.tt == NULL or self.S.mcap == NULL or self.S.mcard == NULL or self.S.mscore == NULL:
+            raise MemoryError(f"cannot allocate a {tt_size_mb} MB transposition table")
+        memset(self.S.tt, 0, n_buckets * 2 * sizeof(TTEntry))
+        self.S.tt_mask = n_buckets - 1
+        self._context = None
+        self._dirty = False
+        self.clear()
+
+    def __dealloc__(self):
+        free(self.S.tt)
+        free(self.S.mcap)
+        free(self.S.mcard)
+        free(self.S.mscore)
+
+    def clear(self):
+        """Empty the transposition table and the history heuristic."""
+        if self._dirty:
+            memset(self.S.tt, 0, (self.S.tt_mask + 1) * 2 * sizeof(TTEntry))
+        self._dirty = False
+        memset(self.S.hist, 0, sizeof(self.S.hist))
+        self._context = None
+
+    def tt_entries(self) -> int:
+        """Number of filled slots in the transposition table."""
+        cdef uint64_t i, n = 0
+        for i in range((self.S.tt_mask + 1) * 2):
+            if self.S.tt[i].depth != 0:
+                n += 1
+        return n
+
+    cdef int _prepare(self, tuple pos, int opts, int block, Pos* p) except -1:
+        stock = tuple(pos[2])
+        ctx = self._context
+        same = (
+            ctx is not None
+            and ctx[0] == (opts, block, len(pos[0]))
+            and len(stock) <= len(ctx[1])
+            and ctx[1][len(ctx[1]) - len(stock):] == stock
+        )
+        if not same:
+            self.clear()
+            self._context = ((opts, block, len(pos[0])), stock)
+        pos_from_tuple(p, self.stock, pos, block)
+        self.S.opts = opts
+        self.S.block = block
+        self.S.nplayers = p.nplayers
+        self._dirty = True
+        self.S.sp = 0
+        self.S.nodes = 0
+        self.S.probes = 0
+        self.S.hits = 0
+        self.S.aborted = False
+        return 0
+
+    cdef int _search(self, const Pos* p, const Info* info, int alpha, int beta):
+        cdef uint64_t ch = card_hash(p)
+        cdef int v
+        with nogil:
+            v = search(&self.S, p, info, ch, alpha, beta)
+        return v
+
+    cdef tuple _mtdf(self, const Pos* p, const Info* info, int lo, int hi, int guess):
+        cdef int g = guess, beta
+        if g < lo:
+            g = lo
+        if g > hi:
+            g = hi
+        while lo < hi:
+            beta = g if g > lo else lo + 1
+            g = self._search(p, info, beta - 1, beta)
+            if self.S.aborted:
+                break
+            if g < beta:
+                hi = g
+            else:
+                lo = g
+        return lo, hi
+
+    cdef void _finish(self):
+        self.nodes = self.S.nodes
+        self.tt_hits = self.S.hits
+        self.tt_probes = self.S.probes
+
+    def solve(self, tuple pos, int opts, int block, long long node_limit=0) -> tuple:
+        """Solve a position tuple: ``(exact, lower, upper, best_card, best_capture, pv, nodes)``.
+
+        Values are the final score difference for the team to move; ``pv`` is a list of
+        ``(card, capture)``. With ``node_limit`` the search may stop early: ``exact`` is
+        then False and ``[lower, upper]`` holds the value.
+        """
+        cdef Pos p
+        cdef Info info
+        cdef int sigma, lo, hi, card = -1, v
+        cdef uint64_t cap = 0
+        cdef TTEntry* e
+        self._prepare(pos, opts, block, &p)
+        sigma = 1 if (p.turn & 1) == 0 else -1
+        if is_over(&p):
+            v = sigma * final_difference_c(&p, opts)
+            return (True, v, v, -1, 0, [], 0)
+        node_info(&p, opts, &info)
+        lo, hi = (info.lo, info.hi) if sigma == 1 else (-info.hi, -info.lo)
+        self.S.node_limit = node_limit
+        lo, hi = self._mtdf(&p, &info, lo, hi, 0)
+        self.S.node_limit = 0
+        base = sigma * info.B
+        if self.S.aborted:
+            self._finish()
+            e = tt_probe(&self.S, &p, &info, card_hash(&p) ^ mix64(info.sig_a ^ mix64(info.sig_b)))
+            if e != NULL and e.card >= 0:
+                card, cap = e.card, e.capture
+                lo = max(lo, e.lower)
+                hi = min(hi, e.upper)
+            else:
+                card, cap = legal_moves(p.hands[p.turn], p.table, opts)[0]
+            return (lo == hi, base + lo, base + hi, card, cap, [], self.nodes)
+        self.S.aborted = False
+        pv = self._pv(&p, &info, lo)
+        self._finish()
+        return (True, base + lo, base + lo, pv[0][0], pv[0][1], pv, self.nodes)
+
+    cdef list _pv(self, const Pos* root, const Info* root_info, int target):
+        cdef Pos p = root[0]
+        cdef Pos child
+        cdef Info info = root_info[0]
+        cdef Info cinfo
+        cdef int sigma, g, need
+        cdef TTEntry* e
+        pv = []
+        while not is_over(&p):
+            sigma = 1 if (p.turn & 1) == 0 else -1
+            e = tt_probe(&self.S, &p, &info, card_hash(&p) ^ mix64(info.sig_a ^ mix64(info.sig_b)))
+            tt_move = (-1, 0)
+            if e != NULL:
+                tt_move = (<int>e.card, e.capture)
+            moves = sorted(legal_moves(p.hands[p.turn], p.table, self.S.opts), key=tt_move.__ne__)
+            for c, m in moves:
+                child = p
+                apply_pos(&child, c, m, self.S.opts)
+                node_info(&child, self.S.opts, &cinfo)
+                g = sigma * (cinfo.B - info.B)
+                need = g - target
+                if self._search(&child, &cinfo, need, need + 1) <= need:
+                    pv.append((c, m))
+                    p = child
+                    info = cinfo
+                    target = need
+                    break
+            else:
+                raise RuntimeError("principal variation lost: inconsistent transposition table")
+        return pv
+
+    def analyze(self, tuple pos, int opts, int block) -> list:
+        """Exact value of every legal move: ``[(card, capture, value), ...]``."""
+        cdef Pos p
+        cdef Pos child
+        cdef Info info
+        cdef Info cinfo
+        cdef int sigma, lo, hi
+        cdef long long total = 0
+        self._prepare(pos, opts, block, &p)
+        self.S.node_limit = 0
+        sigma = 1 if (p.turn & 1) == 0 else -1
+        node_info(&p, opts, &info)
+        out = []
+        for c, m in legal_moves(p.hands[p.turn], p.table, opts):
+            child = p
+            apply_pos(&child, c, m, opts)
+            if is_over(&child):
+                out.append((c, m, sigma * final_difference_c(&child, opts)))
+                continue
+            node_info(&child, opts, &cinfo)
+            lo, hi = (cinfo.lo, cinfo.hi) if sigma == -1 else (-cinfo.hi, -cinfo.lo)
+            lo, hi = self._mtdf(&child, &cinfo, lo, hi, 0)
+            out.append((c, m, sigma * cinfo.B - lo))
+        self._finish()
+        return out

@@ -1,0 +1,493 @@
+"""Pure-Python twin of the double-dummy solver (``scopa_core._core.Solver``).
+
+The same algorithm as the compiled solver (RULES §8): negamax alpha-beta over the
+open part of the score, null-window (MTD(f)) searches, a transposition table of
+bounds keyed by the cards still in play and a summary of the undecided scoring terms,
+sure-point cutoffs and move ordering. It is the reference the compiled solver is
+tested against, with :func:`minimax` (plain, no pruning) as the ground truth.
+
+Scores are split in two. *Banked* points (``B``, team 0 minus team 1) are already
+certain: the scope made so far and every scoring term whose outcome no longer depends
+on the cards still to be played. The *open* value ``W = final difference - B`` depends
+only on the cards in play (hands, table, stock), the seat to move, the last capturer
+and a summary of the undecided terms, which together form the table's key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scopa_core import _twin as core
+
+_PRIM_CODE = {0: 0, 10: 1, 12: 2, 13: 3, 14: 4, 15: 5, 16: 6, 18: 7, 21: 8}
+_SUIT_BEST = core._SUIT_BEST
+COINS = core.COINS
+SEVEN_COINS = core.SETTEBELLO
+KING_COINS = core.RE_BELLO
+
+
+class SolverAborted(Exception):
+    """Raised inside the search when the node limit is reached."""
+
+
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def _napola(mask: int) -> int:
+    run = 0
+    while run < 10 and mask >> run & 1:
+        run += 1
+    return run if run >= 3 else 0
+
+
+def node_info(pos: tuple, opts: int, nplayers: int) -> tuple[int, int, int, int, int]:
+    """``(B, lo, hi, sig_a, sig_b)`` of a position, team 0's perspective.
+
+    ``B`` is the banked difference, ``[lo, hi]`` the range of the open value ``W``, and
+    ``sig_a``/``sig_b`` the summary of the undecided terms (with the seat to move, the
+    last capturer and the stock's length) that completes the table key.
+    """
+    hands, table, stock, cap, scope, turn, last = pos
+    in_hands = 0
+    for h in hands:
+        in_hands |= h
+    stock_mask = 0
+    for c in stock:
+        stock_mask |= 1 << c
+    rest = in_hands | table | stock_mask
+    c0, c1 = cap
+    B = scope[0] - scope[1]
+    lo = hi = 0
+    sig_a = turn | (last + 1) << 2 | len(stock) << 4
+    sig_b = 0
+    # carte and denari: decided once the remaining cards cannot change the sign.
+    r = core.popcount(rest)
+    d = core.popcount(c0) - core.popcount(c1)
+    a, b = _sign(d - r), _sign(d + r)
+    if a == b:
+        B += a
+    else:
+        lo += a
+        hi += b
+        sig_a |= (1 << 10) | ((d + 64) & 127) << 11
+    r = core.popcount(rest & COINS)
+    d = core.popcount(c0 & COINS) - core.popcount(c1 & COINS)
+    a, b = _sign(d - r), _sign(d + r)
+    if a == b:
+        B += a
+    else:
+        lo += a
+        hi += b
+        sig_a |= (1 << 18) | ((d + 16) & 31) << 19
+    # settebello and re bello: open while the card is in play.
+    for card_bit, on in ((SEVEN_COINS, True), (KING_COINS, bool(opts & core.OPT_RE_BELLO))):
+        if not on:
+            continue
+        if rest & card_bit:
+            lo -= 1
+            hi += 1
+        elif c0 & card_bit:
+            B += 1
+        elif c1 & card_bit:
+            B -= 1
+    # primiera: bounds on each team's total; open while they overlap.
+    requires = bool(opts & core.OPT_PRIMIERA_ALL_SUITS)
+    t_min, t_max, codes = [], [], 0
+    for t, pile in enumerate((c0, c1)):
+        mn = mx = 0
+        none_min = none_max = False
+        for s in range(4):
+            have = _SUIT_BEST[(pile >> (10 * s)) & COINS]
+            left = _SUIT_BEST[(rest >> (10 * s)) & COINS]
+            codes |= _PRIM_CODE[have] << (4 * (2 * s + t))
+            mn += have
+            mx += max(have, left)
+            if have == 0:
+                none_min = True
+                if left == 0:
+                    none_max = True
+        t_min.append(-1 if requires and none_min else mn)
+        t_max.append(-1 if requires and none_max else mx)
+    if t_min[0] > t_max[1]:
+        B += 1
+    elif t_min[1] > t_max[0]:
+        B -= 1
+    elif t_min[0] == t_max[0] == t_min[1] == t_max[1]:
+        pass
+    else:
+        lo -= 1 if t_max[1] > t_min[0] else 0
+        hi += 1 if t_max[0] > t_min[1] else 0
+        sig_a |= 1 << 24
+        sig_b = codes
+    # napola: open while coins are in play.
+    if opts & core.OPT_NAPOLA:
+        n0, n1 = _napola(c0), _napola(c1)
+        coins_left = rest & COINS
+        if not coins_left:
+            B += n0 - n1
+        else:
+            lo += n0 - _napola(c1 | coins_left)
+            hi += _napola(c0 | coins_left) - n1
+            sig_a |= (1 << 25) | (c0 & COINS) << 26 | (c1 & COINS) << 36
+    # future scope: at most one per play still to make (the last play excepted).
+    plays = [0, 0]
+    total = len(stock)
+    for seat, h in enumerate(hands):
+        k = core.popcount(h)
+        plays[seat & 1] += k
+        total += k
+    plays[0] += len(stock) // 2
+    plays[1] += len(stock) // 2
+    if total and not opts & core.OPT_SCOPA_ON_LAST_PLAY:
+        plays[((turn + total - 1) % nplayers) & 1] -= 1
+    hi += plays[0]
+    lo -= plays[1]
+    return B, lo, hi, sig_a, sig_b
+
+
+def neutral_cards(pos: tuple, info: tuple, opts: int) -> int:
+    """Cards whose suit no longer matters: two of the same rank are interchangeable.
+
+    A card is neutral when it is not the settebello (nor the re bello under that
+    option), is not a coin unless denari (and napola) are decided, and cannot change
+    either team's primiera (decided, or both teams already hold at least its
+    primiera value in its suit). Swapping two neutral cards of one rank maps the game
+    onto itself, so moves that differ only by such a swap have equal values.
+    """
+    sig_a = info[3]
+    c0, c1 = pos[3]
+    neutral = core.FULL & ~SEVEN_COINS
+    if opts & core.OPT_RE_BELLO:
+        neutral &= ~KING_COINS
+    if sig_a >> 18 & 1 or sig_a >> 25 & 1:
+        neutral &= ~COINS
+    if sig_a >> 24 & 1:
+        for s in range(4):
+            low = min(_SUIT_BEST[(c0 >> (10 * s)) & COINS], _SUIT_BEST[(c1 >> (10 * s)) & COINS])
+            for i in range(10):
+                if core.PRIMIERA_VALUES[i] > low:
+                    neutral &= ~(1 << (10 * s + i))
+    return neutral
+
+
+def prune_equivalent(moves: list, table: int, neutral: int) -> list:
+    """Keep one move of each set of moves that differ only by swapping neutral cards of
+    one rank: the lowest card of each rank in the hand, the lowest table cards captured."""
+    out = []
+    seen_rank = {}
+    for c, m in moves:
+        rank = c % 10
+        if neutral >> c & 1:
+            first = seen_rank.setdefault(rank, c)
+            if first != c:
+                continue
+        redundant = False
+        x = m & neutral
+        while x and not redundant:
+            low = x & -x
+            i = low.bit_length() - 1
+            x ^= low
+            alt = table & ~m & neutral & core.RANK_MASK[i % 10 + 1] & (low - 1)
+            redundant = alt != 0
+        if not redundant:
+            out.append((c, m))
+    return out
+
+
+def final_difference(pos: tuple, opts: int) -> int:
+    """Final score difference (team 0 minus team 1) of a finished hand."""
+    row0, row1 = core.score(pos[3][0], pos[3][1], pos[4][0], pos[4][1], opts)
+    return sum(row0) - sum(row1)
+
+
+def leaves_sweep(table: int, next_hand: int, opts: int) -> bool:
+    """Whether the next player could (roughly) capture the whole ``table``: a move-ordering
+    heuristic, the same in the compiled solver (it ignores the "fewest" rule)."""
+    if not table:
+        return False
+    values = 0
+    m = next_hand
+    while m:
+        low = m & -m
+        values |= 1 << ((low.bit_length() - 1) % 10 + 1)
+        m ^= low
+    if opts & core.OPT_ACE_TAKES_ALL and values & 2 and not table & core.ACES:
+        return True
+    total = 0
+    m = table
+    while m:
+        low = m & -m
+        total += (low.bit_length() - 1) % 10 + 1
+        m ^= low
+    if core.popcount(table) == 1:
+        return bool(values >> total & 1)
+    return total <= 10 and bool(values >> total & 1) and not table & core.RANK_MASK[total]
+
+
+def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int, nplayers: int) -> list:
+    """Moves sorted best-first: the table's move, sweeps, settebello, sevens, coins, ...
+
+    Lay-downs that leave the next player a sweep go last.
+    """
+    hands, table, stock, cap, scope, turn, last = pos
+    nxt = hands[(turn + 1) % nplayers]
+    scored = []
+    for i, (c, m) in enumerate(moves):
+        bit = 1 << c
+        if (c, m) == tt_move:
+            s = 1 << 30
+        elif m:
+            took = m | bit
+            s = 100000
+            if m == table:
+                s += 50000
+            if took & SEVEN_COINS:
+                s += 20000
+            s += 3000 * core.popcount(took & core.RANK_MASK[7])
+            s += 1000 * core.popcount(took & COINS)
+            s += 300 * core.popcount(m)
+            s += history[c]
+        else:
+            s = history[c] - 1000 * (c % 10 == 6) - 400 * bool(bit & COINS)
+            if leaves_sweep(table | bit, nxt, opts):
+                s -= 50000
+        scored.append((-s, i, c, m))
+    scored.sort()
+    return [(c, m) for _, _, c, m in scored]
+
+
+class Solver:
+    """Double-dummy solver with a reusable transposition table (pure-Python twin)."""
+
+    def __init__(self, tt_size_mb: int = 64) -> None:
+        if not isinstance(tt_size_mb, int) or tt_size_mb < 1:
+            raise ValueError(f"tt_size_mb must be an int >= 1, got {tt_size_mb!r}")
+        self.tt_size_mb = tt_size_mb
+        self._max_entries = tt_size_mb * (1 << 20) // 200
+        self._tt: dict[tuple, list] = {}
+        self._context: tuple | None = None
+        self.nodes = 0
+        self.tt_hits = 0
+        self.tt_probes = 0
+        self._limit = 0
+        self._history = [0] * 40
+
+    def clear(self) -> None:
+        """Empty the transposition table."""
+        self._tt.clear()
+        self._context = None
+        self._history = [0] * 40
+
+    def tt_entries(self) -> int:
+        """Number of positions in the transposition table."""
+        return len(self._tt)
+
+    # ------------------------------------------------------------------ search
+
+    def _prepare(self, pos: tuple, opts: int, block: int) -> None:
+        stock = tuple(pos[2])
+        ctx = self._context
+        same = (
+            ctx is not None
+            and ctx[0] == (opts, block, len(pos[0]))
+            and len(stock) <= len(ctx[1])
+            and ctx[1][len(ctx[1]) - len(stock):] == stock
+        )
+        if not same:
+            self._tt.clear()
+            self._context = ((opts, block, len(pos[0])), stock)
+        self._opts, self._block, self._n = opts, block, len(pos[0])
+
+    def _search(self, pos: tuple, info: tuple, alpha: int, beta: int) -> int:
+        self.nodes += 1
+        if self._limit and self.nodes > self._limit:
+            raise SolverAborted
+        hands, table, stock = pos[0], pos[1], pos[2]
+        B, lo, hi, sig_a, sig_b = info
+        sigma = 1 if pos[5] & 1 == 0 else -1
+        if not stock and not any(hands):
+            return sigma * (final_difference(pos, self._opts) - B)
+        w_lo, w_hi = (lo, hi) if sigma == 1 else (-hi, -lo)
+        if w_hi <= alpha:
+            return w_hi
+        if w_lo >= beta:
+            return w_lo
+        key = (hands, table, sig_a, sig_b)
+        self.tt_probes += 1
+        entry = self._tt.get(key)
+        tt_move = None
+        if entry is not None:
+            self.tt_hits += 1
+            lower, upper = entry[0], entry[1]
+            if lower >= beta:
+                return lower
+            if upper <= alpha:
+                return upper
+            if lower == upper:
+                return lower
+            tt_move = entry[2]
+        opts, n = self._opts, self._n
+        moves = core.legal_moves(hands[pos[5]], table, opts)
+        moves = prune_equivalent(moves, table, neutral_cards(pos, info, opts))
+        moves = order_moves(pos, moves, tt_move, self._history, opts, n)
+        best = -1000
+        best_move = moves[0]
+        for c, m in moves:
+            child = core.apply_move(pos, c, m, opts, self._block)
+            cinfo = node_info(child, opts, n)
+            g = sigma * (cinfo[0] - B)
+            a = max(alpha, best)
+            v = g - self._search(child, cinfo, g - beta, g - a)
+            if v > best:
+                best, best_move = v, (c, m)
+                if best >= beta:
+                    self._history[c] += 1 + core.popcount(hands[pos[5]])
+                    break
+        self._store(key, entry, best, alpha, beta, best_move)
+        return best
+
+    def _store(self, key: tuple, entry: list | None, best: int, alpha: int, beta: int, move: tuple) -> None:
+        lower, upper = (entry[0], entry[1]) if entry is not None else (-1000, 1000)
+        if best <= alpha:
+            upper = min(upper, best)
+        elif best >= beta:
+            lower = max(lower, best)
+        else:
+            lower = upper = best
+        if entry is None and len(self._tt) >= self._max_entries:
+            self._tt.clear()
+        self._tt[key] = [lower, upper, move]
+
+    def _mtdf(self, pos: tuple, info: tuple, lo: int, hi: int, guess: int) -> tuple[int, int]:
+        """Null-window searches until ``lo == hi``; returns the final ``(lo, hi)``.
+
+        ``self._bounds`` holds the bounds proved so far, should the node limit stop it.
+        """
+        g = min(max(guess, lo), hi)
+        self._bounds = (lo, hi)
+        while lo < hi:
+            beta = g if g > lo else lo + 1
+            g = self._search(pos, info, beta - 1, beta)
+            if g < beta:
+                hi = g
+            else:
+                lo = g
+            self._bounds = (lo, hi)
+        return lo, hi
+
+    def _root(self, pos: tuple) -> tuple[tuple, int, int, int]:
+        info = node_info(pos, self._opts, self._n)
+        sigma = 1 if pos[5] & 1 == 0 else -1
+        B, lo, hi = info[0], info[1], info[2]
+        w_lo, w_hi = (lo, hi) if sigma == 1 else (-hi, -lo)
+        return info, sigma, w_lo, w_hi
+
+    # ------------------------------------------------------------------ API
+
+    def solve(self, pos: tuple, opts: int, block: int, node_limit: int = 0) -> tuple:
+        """Solve a position tuple; see ``scopa_core._core.Solver.solve``.
+
+        Returns ``(exact, lower, upper, best_card, best_capture, pv, nodes)``: values are
+        the final difference for the team to move; ``pv`` a list of ``(card, capture)``.
+        """
+        self._prepare(pos, opts, block)
+        self.nodes = self.tt_hits = self.tt_probes = 0
+        self._limit = node_limit
+        info, sigma, w_lo, w_hi = self._root(pos)
+        base = sigma * info[0]
+        if not pos[2] and not any(pos[0]):
+            v = sigma * final_difference(pos, opts)
+            return (True, v, v, -1, 0, [], 0)
+        lo, hi = w_lo, w_hi
+        try:
+            lo, hi = self._mtdf(pos, info, lo, hi, 0)
+        except SolverAborted:
+            lo, hi = self._bounds
+            moves = core.legal_moves(pos[0][pos[5]], pos[1], opts)
+            entry = self._tt.get((pos[0], pos[1], info[3], info[4]))
+            c, m = entry[2] if entry is not None else moves[0]
+            if entry is not None:
+                lo, hi = max(lo, entry[0]), min(hi, entry[1])
+            self._limit = 0
+            return (lo == hi, base + lo, base + hi, c, m, [], self.nodes)
+        self._limit = 0
+        pv = self._pv(pos, info, lo)
+        return (True, base + lo, base + lo, pv[0][0], pv[0][1], pv, self.nodes)
+
+    def _pv(self, pos: tuple, info: tuple, target: int) -> list:
+        """The principal variation of a solved position whose open value is ``target``."""
+        pv = []
+        opts, n = self._opts, self._n
+        while pos[2] or any(pos[0]):
+            sigma = 1 if pos[5] & 1 == 0 else -1
+            entry = self._tt.get((pos[0], pos[1], info[3], info[4]))
+            moves = order_moves(
+                pos, core.legal_moves(pos[0][pos[5]], pos[1], opts),
+                entry[2] if entry else None, self._history, opts, n,
+            )
+            for c, m in moves:
+                child = core.apply_move(pos, c, m, opts, self._block)
+                cinfo = node_info(child, opts, n)
+                g = sigma * (cinfo[0] - info[0])
+                need = g - target  # this move reaches target iff w(child) <= need
+                if self._search(child, cinfo, need, need + 1) <= need:
+                    pv.append((c, m))
+                    pos, info, target = child, cinfo, need
+                    break
+            else:  # pragma: no cover - would mean an inconsistent table
+                raise RuntimeError("principal variation lost: inconsistent transposition table")
+        return pv
+
+    def analyze(self, pos: tuple, opts: int, block: int) -> list[tuple[int, int, int]]:
+        """Exact value of every legal move: ``[(card, capture, value), ...]``."""
+        self._prepare(pos, opts, block)
+        self.nodes = self.tt_hits = self.tt_probes = 0
+        self._limit = 0
+        info, sigma, _, _ = self._root(pos)
+        out = []
+        for c, m in core.legal_moves(pos[0][pos[5]], pos[1], opts):
+            child = core.apply_move(pos, c, m, opts, block)
+            cinfo = node_info(child, opts, self._n)
+            csigma = -sigma
+            if not child[2] and not any(child[0]):
+                out.append((c, m, sigma * final_difference(child, opts)))
+                continue
+            clo, chi = (cinfo[1], cinfo[2]) if csigma == 1 else (-cinfo[2], -cinfo[1])
+            w, _ = self._mtdf(child, cinfo, clo, chi, 0)
+            out.append((c, m, sigma * cinfo[0] - w))
+        return out
+
+
+def minimax(pos: tuple, opts: int, block: int) -> int:
+    """Plain minimax, no pruning and no table: the final difference for the team to move.
+
+    The ground truth the solvers are tested against; only for small endgames.
+    """
+    hands, table, stock, cap, scope, turn, last = pos
+    if not stock and not any(hands):
+        d = final_difference(pos, opts)
+        return d if turn & 1 == 0 else -d
+    best = -1000
+    for c, m in core.legal_moves(hands[turn], table, opts):
+        child = core.apply_move(pos, c, m, opts, block)
+        v = minimax(child, opts, block)
+        # the next seat is always on the other team
+        best = max(best, -v)
+    return best
+
+
+def analyze_minimax(pos: tuple, opts: int, block: int) -> list[tuple[int, int, int]]:
+    """Plain-minimax value of every legal move, for tests."""
+    out = []
+    for c, m in core.legal_moves(pos[0][pos[5]], pos[1], opts):
+        out.append((c, m, -minimax(core.apply_move(pos, c, m, opts, block), opts, block)))
+    return out
+
+
+def replay(pos: tuple, pv: Sequence[tuple[int, int]], opts: int, block: int) -> int:
+    """Play ``pv`` from ``pos`` and return the final difference for the root's team to move."""
+    sigma = 1 if pos[5] & 1 == 0 else -1
+    for c, m in pv:
+        pos = core.apply_move(pos, c, m, opts, block)
+    return sigma * final_difference(pos, opts)

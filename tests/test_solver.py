@@ -1,0 +1,173 @@
+"""The double-dummy solver (RULES §8): both cores against plain minimax, the compiled
+solver against the twin, and the Python API."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import scopa
+from scopa import State
+
+from conftest import CORES, TWIN_RUN
+
+GEOMETRIES = {
+    "scopa": (2, 3, 4),
+    "scopa4": (4, 3, 4),
+    "scopone": (4, 9, 4),
+    "scopone_scientifico": (4, 10, 0),
+}
+# Every rule option (ace_sweep_is_scopa only with ace_takes_all).
+OPTION_SETS = [0, 64 | 128, 1, 2, 2 | 4, 8, 16, 32, 1 | 2 | 4 | 8 | 16 | 32, 255]
+
+
+def endgame(twin, rnd: random.Random, game: str, cards_left: int, opts: int) -> tuple:
+    """A random deal played randomly until ``cards_left`` cards remain in hands and stock."""
+    n, hs, ts = GEOMETRIES[game]
+    hands, table, stock = twin.deal(n, hs, ts, opts, rnd.getrandbits(64))
+    pos = (hands, table, stock, (0, 0), (0, 0), rnd.randrange(n), -1)
+    while sum(twin.popcount(h) for h in pos[0]) + len(pos[2]) > cards_left:
+        c, m = rnd.choice(twin.legal_moves(pos[0][pos[5]], pos[1], opts))
+        pos = twin.apply_move(pos, c, m, opts, hs)
+    return pos
+
+
+def cases(seed: int, count: int):
+    """(game, opts, pos) triples: 4 players with 1-3 cards each, 2 players with and without stock."""
+    from scopa_core import _twin as twin
+
+    rnd = random.Random(seed)
+    out = []
+    for i in range(count):
+        opts = OPTION_SETS[i % len(OPTION_SETS)]
+        game = list(GEOMETRIES)[i % 4]
+        if GEOMETRIES[game][0] == 4:
+            left = 4 * rnd.randint(1, 3) - rnd.randrange(4)
+        else:
+            left = rnd.choice([2, 4, 6, 12])  # 12: one refill still in the stock
+        out.append((game, opts, endgame(twin, rnd, game, left, opts)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3 if TWIN_RUN else 8))
+def test_solver_equals_minimax(core, twin, seed):
+    # RULES §8: exact values, every move of analyze, PV replays to the value.
+    for game, opts, pos in cases(seed, 25 if TWIN_RUN else 150):
+        block = GEOMETRIES[game][1]
+        ref = twin.minimax(pos, opts, block)
+        solver = core.Solver(4)
+        exact, lower, upper, card, cap, pv, nodes = solver.solve(pos, opts, block)
+        assert exact and lower == upper == ref, (game, opts, pos)
+        if pv:
+            assert (card, cap) == pv[0]
+        assert twin.replay(pos, pv, opts, block) == ref
+        assert solver.analyze(pos, opts, block) == twin.analyze_minimax(pos, opts, block)
+
+
+@pytest.mark.parametrize("seed", range(2 if TWIN_RUN else 6))
+def test_node_limit_bounds_hold(core, twin, seed):
+    for game, opts, pos in cases(100 + seed, 20):
+        block = GEOMETRIES[game][1]
+        ref = twin.minimax(pos, opts, block)
+        for limit in (1, 10, 100):
+            exact, lower, upper, card, cap, pv, nodes = core.Solver(4).solve(pos, opts, block, limit)
+            assert lower <= ref <= upper
+            assert not exact or lower == ref
+            if card >= 0:
+                assert (card, cap) in twin.legal_moves(pos[0][pos[5]], pos[1], opts)
+
+
+def test_table_reuse_along_a_game(core, twin):
+    # A reused solver keeps its table between related positions: same answers as a fresh one.
+    rnd = random.Random(5)
+    for game in GEOMETRIES:
+        opts = 64 | 128
+        block = GEOMETRIES[game][1]
+        pos = endgame(twin, rnd, game, 12 if game != "scopa" else 16, opts)
+        solver = core.Solver(4)
+        while pos[2] or any(pos[0]):
+            assert solver.solve(pos, opts, block)[1] == core.Solver(4).solve(pos, opts, block)[1]
+            c, m = rnd.choice(twin.legal_moves(pos[0][pos[5]], pos[1], opts))
+            pos = twin.apply_move(pos, c, m, opts, block)
+
+
+@pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
+@pytest.mark.parametrize("game", GEOMETRIES)
+def test_compiled_solver_equals_twin_on_larger_endgames(game):
+    twin_mod, compiled = CORES
+    rnd = random.Random(game)
+    for i in range(6):
+        opts = OPTION_SETS[(i * 3) % len(OPTION_SETS)]
+        block = GEOMETRIES[game][1]
+        pos = endgame(twin_mod, rnd, game, 16 if GEOMETRIES[game][0] == 4 else 14, opts)
+        a = compiled.Solver(8).solve(pos, opts, block)
+        b = twin_mod.Solver(8).solve(pos, opts, block)
+        assert a[:3] == b[:3]
+        assert twin_mod.replay(pos, a[5], opts, block) == a[1]
+
+
+# ---------------------------------------------------------------- the Python API
+
+def test_forced_scopa():
+    # 7d takes 3c + 4s: a scopa, the settebello, and the table's last capture (RULES §3.6, §4).
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    r = scopa.solve(s)
+    assert r.exact and r.value == r.lower == r.upper == 4
+    assert str(r.best_move) == "7dx3c4s" and [str(m) for m in r.pv] == ["7dx3c4s", "2c", "Kc", "As"]
+    assert {str(m): v for m, v in scopa.analyze(s).items()} == {"7dx3c4s": 4, "Kc": 3}
+
+
+def test_greedy_capture_loses():
+    # Taking the queen leaves the table swept; laying the settebello down is best.
+    s = State.from_string(
+        "scopa AdQd4b/6d7dQs JdQcAb - 2d3d4dKdAc2c3c4c5c6c7cAs2s3s4s6s7sKs2b3b5b6b7bJbQb/5dJcKc5sJsKb "
+        "0/0 1 0 0"
+    )
+    values = {str(m): v for m, v in scopa.analyze(s).items()}
+    assert values == {"6d": -2, "7d": -1, "QsxQc": -5}
+    from scopa_core import _twin as twin
+
+    assert twin.minimax(s.masks, s.rules.core_options, 3) == -1 == scopa.solve(s).value
+    assert str(scopa.solve(s).best_move) == "7d"
+
+
+def test_pv_replays_through_the_api():
+    rnd = random.Random(1)
+    for game in scopa.PRESETS:
+        s = State.deal(game, seed=rnd.getrandbits(32))
+        while len(s.stock) + sum(len(h) for h in s.hands) > 10:
+            s = s.play(rnd.choice(s.legal_moves()))
+        r = scopa.solve(s)
+        end = s
+        for m in r.pv:
+            end = end.play(m)
+        assert end.is_over
+        d = end.score().difference(s.team_to_move)
+        assert d == r.value and r.pv[0] == r.best_move
+        assert max(scopa.analyze(s).values()) == r.value
+
+
+def test_solved_position_that_is_over():
+    s = State.from_string("scopa -/- - - 7dAc/2c 1/0 0 1 -")
+    r = scopa.solve(s)
+    assert r.exact and r.best_move is None and r.pv == () and r.value == s.score().difference(0)
+    assert scopa.analyze(s) == {}
+
+
+def test_inexact_result_has_bounds():
+    s = State.deal("scopone_scientifico", seed=3)
+    while sum(len(h) for h in s.hands) > 20:
+        s = s.play(s.legal_moves()[0])
+    r = scopa.Solver(8).solve(s, node_limit=50)
+    assert not r.exact and r.value is None and r.lower < r.upper and r.pv == ()
+    assert r.best_move in s.legal_moves()
+
+
+def test_solver_errors():
+    with pytest.raises(scopa.ScopaError, match="bad tt_size_mb 0"):
+        scopa.Solver(0)
+    with pytest.raises(scopa.ScopaError, match="bad node_limit -5"):
+        scopa.solve(State.deal("scopa", seed=1), node_limit=-5)
+    with pytest.raises(scopa.ScopaError, match="expected a scopa.State"):
+        scopa.solve("scopa")  # type: ignore[arg-type]
