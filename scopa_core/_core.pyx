@@ -11,8 +11,6 @@ are masks. The ``cdef`` functions declared in ``_core.pxd`` run without the GIL.
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
 
-import numpy as np
-
 OPT_FEWEST = C_OPT_FEWEST
 OPT_ACE_TAKES_ALL = C_OPT_ACE_TAKES_ALL
 OPT_ACE_SWEEP_IS_SCOPA = C_OPT_ACE_SWEEP_IS_SCOPA
@@ -452,6 +450,8 @@ def playouts(int nplayers, int hand_size, int table_size, int opts, Py_ssize_t n
     cdef Py_ssize_t h
     cdef int i, k
     cdef int sc[2 * C_NCAT]
+    import numpy as np   # imported on first use: plain solving and play never load it
+
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     _check_geometry(nplayers, hand_size, table_size)

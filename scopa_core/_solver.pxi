@@ -4,10 +4,12 @@
 #
 # Search: negamax alpha-beta on the open value w (the final difference minus the banked
 # points, from the mover's side), null-window MTD(f) iterations at the root, sure-point
-# cutoffs from the range of w, a 2-way bucketed transposition table of bounds keyed by a
-# Zobrist hash of the cards in play plus the undecided-term summary, full key verified,
-# depth-preferred replacement, move ordering: table move, sweeps, settebello, sevens,
-# coins, history; lay-downs that leave the next player a sweep last.
+# cutoffs from the range of w, a 2-way bucketed transposition table of bounds keyed by the
+# cards in play in canonical form (neutral cards of one rank, whose suits no longer matter,
+# reassigned in a fixed order, so positions equal up to such swaps share an entry) plus the
+# undecided-term summary, full key verified, depth-preferred replacement; a plain
+# alpha-beta without table for the last plays; move ordering: table move, sweeps,
+# settebello, sevens, coins, history; lay-downs that leave the next player a sweep last.
 
 from libc.string cimport memset
 
@@ -21,6 +23,12 @@ ctypedef struct Info:
     int hi
     uint64_t sig_a # summary of undecided terms + seat to move, last capturer, stock length
     uint64_t sig_b # primiera bests per suit and team while primiera is open
+
+ctypedef struct Key:
+    uint64_t m[5]      # canonical hands of seats 0..3 and table
+    uint64_t sig_a
+    uint64_t sig_b
+    uint64_t h         # hash of all of the above
 
 ctypedef struct TTEntry:
     uint64_t hands[4]
@@ -40,10 +48,14 @@ ctypedef struct SState:
     int nplayers
     int block
     long long nodes
+    long long main_nodes  # nodes of the main search (the rest are leaf_search nodes)
     long long node_limit
     long long probes
     long long hits
     bint aborted
+    int leaf_depth        # plays left at which leaf_search takes over
+    int etc_depth         # plays left from which enhanced transposition cutoffs are tried
+    bint leaf_order       # full move ordering in the leaf search too
     int hist[40]
     # move stack shared by all plies
     uint64_t* mcap
@@ -51,16 +63,11 @@ ctypedef struct SState:
     int* mscore
     int sp
 
-cdef uint64_t ZOB[5][40]
 cdef int PRIM_CODE[22]
 
 
 cdef void _init_solver_tables():
-    cdef uint64_t rng = 0x5C0BA5C0BA5EED
-    cdef int i, j
-    for i in range(5):
-        for j in range(40):
-            ZOB[i][j] = rng_next(&rng)
+    cdef int i
     for i in range(22):
         PRIM_CODE[i] = 0
     PRIM_CODE[10] = 1
@@ -97,20 +104,26 @@ cdef inline uint64_t stock_mask(const Pos* p) noexcept nogil:
     return m
 
 
-cdef uint64_t card_hash(const Pos* p) noexcept nogil:
-    """Zobrist hash of where the cards in play are (hands by seat, table)."""
-    cdef uint64_t h = 0, m
-    cdef int s
-    for s in range(p.nplayers):
-        m = p.hands[s]
-        while m:
-            h ^= ZOB[s][scopa_ctz(m)]
-            m &= m - 1
-    m = p.table
+cdef bint leaves_sweep_c(uint64_t table, uint64_t next_hand, int opts) noexcept nogil:
+    """Whether a player holding ``next_hand`` might capture the whole table: never False
+    when such a sweep exists (a sound test for bounds), sometimes True when the "fewest"
+    rule would forbid it."""
+    cdef uint64_t m = next_hand
+    cdef int values = 0, total = 0
+    if not table:
+        return False
     while m:
-        h ^= ZOB[4][scopa_ctz(m)]
+        values |= 1 << (scopa_ctz(m) % 10 + 1)
         m &= m - 1
-    return h
+    if (opts & C_OPT_ACE_TAKES_ALL) and (values & 2) and not (table & C_ACES):
+        return True
+    m = table
+    while m:
+        total += scopa_ctz(m) % 10 + 1
+        m &= m - 1
+    if scopa_popcount(table) == 1:
+        return (values >> total) & 1
+    return total <= 10 and ((values >> total) & 1) and not (table & rank_mask[total])
 
 
 cdef void node_info(const Pos* p, int opts, Info* out) noexcept nogil:
@@ -216,6 +229,10 @@ cdef void node_info(const Pos* p, int opts, Info* out) noexcept nogil:
         total += k
     if total and not (opts & C_OPT_SCOPA_ON_LAST_PLAY):
         plays[((p.turn + total - 1) % p.nplayers) & 1] -= 1
+        if total > 1 and not leaves_sweep_c(p.table, p.hands[p.turn], opts):
+            plays[p.turn & 1] -= 1    # the play now cannot sweep either
+    elif total and not leaves_sweep_c(p.table, p.hands[p.turn], opts):
+        plays[p.turn & 1] -= 1
     hi += plays[0]
     lo -= plays[1]
     out.B = B
@@ -234,51 +251,64 @@ cdef int final_difference_c(const Pos* p, int opts) noexcept nogil:
     return d
 
 
-cdef bint leaves_sweep_c(uint64_t table, uint64_t next_hand, int opts) noexcept nogil:
-    """Whether the next player could (roughly) capture the whole table (ordering only)."""
-    cdef uint64_t m = next_hand
-    cdef int values = 0, total = 0
-    if not table:
-        return False
-    while m:
-        values |= 1 << (scopa_ctz(m) % 10 + 1)
-        m &= m - 1
-    if (opts & C_OPT_ACE_TAKES_ALL) and (values & 2) and not (table & C_ACES):
-        return True
-    m = table
-    while m:
-        total += scopa_ctz(m) % 10 + 1
-        m &= m - 1
-    if scopa_popcount(table) == 1:
-        return (values >> total) & 1
-    return total <= 10 and ((values >> total) & 1) and not (table & rank_mask[total])
+cdef void make_key(const Pos* p, const Info* info, uint64_t neutral, Key* k) noexcept nogil:
+    """The table key of ``p``: hands and table in canonical form, the summary, the hash.
+
+    For each rank, the neutral cards of that rank in hands and on the table are swapped
+    so that the lowest suits go to the lowest seats (the table last): positions equal up
+    to such swaps, which have equal values, get one key.
+    """
+    cdef uint64_t cls, bits, inplay
+    cdef int v, loc, j, cnt[5]
+    k.m[0] = p.hands[0]
+    k.m[1] = p.hands[1]
+    k.m[2] = p.hands[2]
+    k.m[3] = p.hands[3]
+    k.m[4] = p.table
+    inplay = (p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3] | p.table) & neutral
+    for v in range(1, 11):
+        cls = inplay & rank_mask[v]
+        if scopa_popcount(cls) < 2:
+            continue
+        for loc in range(5):
+            cnt[loc] = scopa_popcount(k.m[loc] & cls)
+            k.m[loc] &= ~cls
+        bits = cls
+        for loc in range(5):
+            for j in range(cnt[loc]):
+                k.m[loc] |= bits & (~bits + 1)
+                bits &= bits - 1
+    k.sig_a = info.sig_a
+    k.sig_b = info.sig_b
+    k.h = mix64(k.m[0] ^ mix64(k.m[1] ^ mix64(k.m[2] ^ mix64(k.m[3] ^ mix64(
+        k.m[4] ^ mix64(info.sig_a ^ mix64(info.sig_b)))))))
 
 
-cdef TTEntry* tt_find(SState* S, const Pos* p, const Info* info, uint64_t h) noexcept nogil:
-    """The entry of this exact position (full key verified), or NULL."""
-    cdef TTEntry* e = S.tt + 2 * (h & S.tt_mask)
+cdef TTEntry* tt_find(SState* S, const Key* k) noexcept nogil:
+    """The entry of this exact key (fully verified), or NULL."""
+    cdef TTEntry* e = S.tt + 2 * (k.h & S.tt_mask)
     cdef int i
     for i in range(2):
-        if (e[i].sig_a == info.sig_a and e[i].sig_b == info.sig_b and e[i].table == p.table
-                and e[i].hands[0] == p.hands[0] and e[i].hands[1] == p.hands[1]
-                and e[i].hands[2] == p.hands[2] and e[i].hands[3] == p.hands[3]
+        if (e[i].sig_a == k.sig_a and e[i].sig_b == k.sig_b and e[i].table == k.m[4]
+                and e[i].hands[0] == k.m[0] and e[i].hands[1] == k.m[1]
+                and e[i].hands[2] == k.m[2] and e[i].hands[3] == k.m[3]
                 and e[i].depth != 0):
             return &e[i]
     return NULL
 
 
-cdef inline TTEntry* tt_probe(SState* S, const Pos* p, const Info* info, uint64_t h) noexcept nogil:
-    cdef TTEntry* e = tt_find(S, p, info, h)
+cdef inline TTEntry* tt_probe(SState* S, const Key* k) noexcept nogil:
+    cdef TTEntry* e = tt_find(S, k)
     S.probes += 1
     if e != NULL:
         S.hits += 1
     return e
 
 
-cdef void tt_store(SState* S, const Pos* p, const Info* info, uint64_t h,
-                   int best, int alpha, int beta, int card, uint64_t capture, int depth) noexcept nogil:
+cdef void tt_store(SState* S, const Key* k, int best, int alpha, int beta, int card,
+                   uint64_t capture, int depth) noexcept nogil:
     """Merge a search result into the table (the probe's entry may have been replaced since)."""
-    cdef TTEntry* found = tt_find(S, p, info, h)
+    cdef TTEntry* found = tt_find(S, k)
     cdef TTEntry* e
     cdef int lower = -NO_BOUND, upper = NO_BOUND
     if found != NULL:
@@ -286,16 +316,16 @@ cdef void tt_store(SState* S, const Pos* p, const Info* info, uint64_t h,
         lower = e.lower
         upper = e.upper
     else:
-        e = S.tt + 2 * (h & S.tt_mask)
+        e = S.tt + 2 * (k.h & S.tt_mask)
         if e[0].depth != 0 and e[0].depth > depth:
             e = e + 1   # keep the deeper entry, replace the other slot
-        e.hands[0] = p.hands[0]
-        e.hands[1] = p.hands[1]
-        e.hands[2] = p.hands[2]
-        e.hands[3] = p.hands[3]
-        e.table = p.table
-        e.sig_a = info.sig_a
-        e.sig_b = info.sig_b
+        e.hands[0] = k.m[0]
+        e.hands[1] = k.m[1]
+        e.hands[2] = k.m[2]
+        e.hands[3] = k.m[3]
+        e.table = k.m[4]
+        e.sig_a = k.sig_a
+        e.sig_b = k.sig_b
         e.depth = depth
     if best <= alpha:
         if best < upper:
@@ -415,15 +445,72 @@ cdef void score_moves(SState* S, const Pos* p, int n, int tt_card, uint64_t tt_c
         S.mscore[i] = s
 
 
-cdef int search(SState* S, const Pos* p, const Info* info, uint64_t ch, int alpha, int beta) noexcept nogil:
-    """Negamax on the open value, fail-soft; ``ch`` is the card hash of ``p``."""
+cdef void quick_scores(SState* S, const Pos* p, int n) noexcept nogil:
+    """Cheap ordering for the leaf search: sweeps, then captures by size, then lay-downs."""
+    cdef int i
+    cdef uint64_t m
+    for i in range(S.sp, S.sp + n):
+        m = S.mcap[i]
+        if m:
+            S.mscore[i] = 100 + 10 * (m == p.table) + scopa_popcount(m) \
+                + 5 * ((m | (<uint64_t>1 << S.mcard[i])) & C_SETTEBELLO != 0)
+        else:
+            S.mscore[i] = -(S.mcard[i] % 10)
+
+
+cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogil:
+    """Plain alpha-beta on the final difference (mover's side) for the last few plays,
+    where the table and the score bookkeeping cost more than they save."""
     cdef int sigma = 1 if (p.turn & 1) == 0 else -1
-    cdef int w_lo, w_hi, n, i, j, bi, best, v, g, a, depth, bs
+    cdef int n, i, j, bi, bs, best = -1000, v
+    cdef Pos child
+    S.nodes += 1
+    if S.node_limit and S.nodes > S.node_limit:
+        S.aborted = True
+        return 0
+    if is_over(p):
+        return sigma * final_difference_c(p, S.opts)
+    n = gen_moves(S, p, 0)
+    if S.leaf_order:
+        score_moves(S, p, n, -1, 0)
+    else:
+        quick_scores(S, p, n)
+    S.sp += n
+    for i in range(S.sp - n, S.sp):
+        bi = i
+        bs = S.mscore[i]
+        for j in range(i + 1, S.sp):
+            if S.mscore[j] > bs:
+                bs = S.mscore[j]
+                bi = j
+        if bi != i:
+            S.mscore[bi], S.mscore[i] = S.mscore[i], S.mscore[bi]
+            S.mcard[bi], S.mcard[i] = S.mcard[i], S.mcard[bi]
+            S.mcap[bi], S.mcap[i] = S.mcap[i], S.mcap[bi]
+        child = p[0]
+        apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
+        v = -leaf_search(S, &child, -beta, -(alpha if alpha > best else best))
+        if S.aborted:
+            break
+        if v > best:
+            best = v
+            if best >= beta:
+                break
+    S.sp -= n
+    return best
+
+
+cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) noexcept nogil:
+    """Negamax on the open value ``w`` of ``p`` (mover's side), fail-soft."""
+    cdef int sigma = 1 if (p.turn & 1) == 0 else -1
+    cdef int w_lo, w_hi, n, i, j, bi, best, v, g, a, depth, bs, sb
     cdef int best_card = -1, tt_card = -1
-    cdef uint64_t best_cap = 0, tt_cap = 0, h, cch, m
+    cdef uint64_t best_cap = 0, tt_cap = 0, m
     cdef TTEntry* e
     cdef Pos child
     cdef Info cinfo
+    cdef Key key
+    cdef Key ckey
     cdef int c
     S.nodes += 1
     if S.node_limit and S.nodes > S.node_limit:
@@ -441,8 +528,14 @@ cdef int search(SState* S, const Pos* p, const Info* info, uint64_t ch, int alph
         return w_hi
     if w_lo >= beta:
         return w_lo
-    h = ch ^ mix64(info.sig_a ^ mix64(info.sig_b))
-    e = tt_probe(S, p, info, h)
+    depth = p.stock_len - p.stock_pos + scopa_popcount(
+        p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3])
+    sb = sigma * info.B
+    if depth < S.leaf_depth:
+        S.nodes -= 1
+        return leaf_search(S, p, alpha + sb, beta + sb) - sb
+    make_key(p, info, neutral_cards(p, info, S.opts), &key)
+    e = tt_probe(S, &key)
     if e != NULL:
         if e.lower >= beta:
             return e.lower
@@ -452,12 +545,31 @@ cdef int search(SState* S, const Pos* p, const Info* info, uint64_t ch, int alph
             return e.lower
         tt_card = e.card
         tt_cap = e.capture
+    if depth == S.leaf_depth:
+        # the boundary: searched without a table below, its result stored here
+        S.nodes -= 1
+        best = leaf_search(S, p, alpha + sb, beta + sb) - sb
+        if not S.aborted:
+            tt_store(S, &key, best, alpha, beta, -1, 0, depth)
+        return best
+    S.main_nodes += 1
     n = gen_moves(S, p, neutral_cards(p, info, S.opts))
+    if depth >= S.etc_depth:
+        # enhanced transposition cutoff: a child already known to refute the window
+        for i in range(S.sp, S.sp + n):
+            child = p[0]
+            apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
+            if is_over(&child):
+                continue
+            node_info(&child, S.opts, &cinfo)
+            g = sigma * (cinfo.B - info.B)
+            make_key(&child, &cinfo, neutral_cards(&child, &cinfo, S.opts), &ckey)
+            e = tt_find(S, &ckey)
+            if e != NULL and g - e.upper >= beta:
+                return g - e.upper
     score_moves(S, p, n, tt_card, tt_cap)
     S.sp += n
     best = -1000
-    depth = p.stock_len - p.stock_pos + scopa_popcount(
-        p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3])
     for i in range(S.sp - n, S.sp):
         # selection: bring the best-scored remaining move to position i
         bi = i
@@ -474,32 +586,25 @@ cdef int search(SState* S, const Pos* p, const Info* info, uint64_t ch, int alph
         m = S.mcap[i]
         child = p[0]
         apply_pos(&child, c, m, S.opts)
-        if child.stock_pos != p.stock_pos or is_over(&child):
-            cch = card_hash(&child)
-        else:
-            cch = ch ^ ZOB[p.turn][c]
-            if m:
-                while m:
-                    cch ^= ZOB[4][scopa_ctz(m)]
-                    m &= m - 1
-            else:
-                cch ^= ZOB[4][c]
         node_info(&child, S.opts, &cinfo)
         g = sigma * (cinfo.B - info.B)
         a = alpha if alpha > best else best
-        v = g - search(S, &child, &cinfo, cch, g - beta, g - a)
+        v = g - search(S, &child, &cinfo, g - beta, g - a)
         if S.aborted:
             S.sp -= n
             return 0
         if v > best:
             best = v
             best_card = c
-            best_cap = S.mcap[i]
+            best_cap = m
             if best >= beta:
                 S.hist[c] += depth * depth
+                if S.hist[c] > (1 << 14):
+                    for j in range(40):
+                        S.hist[j] >>= 1   # age the history, keep it below the ordering bonuses
                 break
     S.sp -= n
-    tt_store(S, p, info, h, best, alpha, beta, best_card, best_cap, depth)
+    tt_store(S, &key, best, alpha, beta, best_card, best_cap, depth)
     return best
 
 
@@ -521,6 +626,8 @@ cdef class Solver:
     cdef readonly long long nodes
     cdef readonly long long tt_hits
     cdef readonly long long tt_probes
+    cdef readonly long long main_nodes
+    cdef readonly int iterations
 
     def __cinit__(self, int tt_size_mb=64):
         cdef uint64_t n_buckets = 1
@@ -537,6 +644,9 @@ cdef class Solver:
             raise MemoryError(f"cannot allocate a {tt_size_mb} MB transposition table")
         memset(self.S.tt, 0, n_buckets * 2 * sizeof(TTEntry))
         self.S.tt_mask = n_buckets - 1
+        self.S.leaf_depth = 9
+        self.S.etc_depth = 14
+        self.S.leaf_order = False
         self._context = None
         self._dirty = False
         self.clear()
@@ -554,6 +664,27 @@ cdef class Solver:
         self._dirty = False
         memset(self.S.hist, 0, sizeof(self.S.hist))
         self._context = None
+
+    property leaf_depth:
+        """Plays left at which the plain leaf search takes over (a tuning knob)."""
+        def __get__(self):
+            return self.S.leaf_depth
+        def __set__(self, int value):
+            self.S.leaf_depth = value
+
+    property leaf_order:
+        """Whether the leaf search orders moves like the main search (a tuning knob)."""
+        def __get__(self):
+            return self.S.leaf_order
+        def __set__(self, bint value):
+            self.S.leaf_order = value
+
+    property etc_depth:
+        """Plays left from which enhanced transposition cutoffs are tried (a tuning knob)."""
+        def __get__(self):
+            return self.S.etc_depth
+        def __set__(self, int value):
+            self.S.etc_depth = value
 
     def tt_entries(self) -> int:
         """Number of filled slots in the transposition table."""
@@ -582,17 +713,23 @@ cdef class Solver:
         self._dirty = True
         self.S.sp = 0
         self.S.nodes = 0
+        self.S.main_nodes = 0
+        self.iterations = 0
         self.S.probes = 0
         self.S.hits = 0
         self.S.aborted = False
         return 0
 
     cdef int _search(self, const Pos* p, const Info* info, int alpha, int beta):
-        cdef uint64_t ch = card_hash(p)
         cdef int v
         with nogil:
-            v = search(&self.S, p, info, ch, alpha, beta)
+            v = search(&self.S, p, info, alpha, beta)
         return v
+
+    cdef TTEntry* _entry(self, const Pos* p, const Info* info):
+        cdef Key key
+        make_key(p, info, neutral_cards(p, info, self.S.opts), &key)
+        return tt_find(&self.S, &key)
 
     cdef tuple _mtdf(self, const Pos* p, const Info* info, int lo, int hi, int guess):
         cdef int g = guess, beta
@@ -603,6 +740,7 @@ cdef class Solver:
         while lo < hi:
             beta = g if g > lo else lo + 1
             g = self._search(p, info, beta - 1, beta)
+            self.iterations += 1
             if self.S.aborted:
                 break
             if g < beta:
@@ -613,6 +751,7 @@ cdef class Solver:
 
     cdef void _finish(self):
         self.nodes = self.S.nodes
+        self.main_nodes = self.S.main_nodes
         self.tt_hits = self.S.hits
         self.tt_probes = self.S.probes
 
@@ -641,13 +780,14 @@ cdef class Solver:
         base = sigma * info.B
         if self.S.aborted:
             self._finish()
-            e = tt_probe(&self.S, &p, &info, card_hash(&p) ^ mix64(info.sig_a ^ mix64(info.sig_b)))
-            if e != NULL and e.card >= 0:
-                card, cap = e.card, e.capture
+            e = self._entry(&p, &info)
+            moves = legal_moves(p.hands[p.turn], p.table, opts)
+            card, cap = moves[0]
+            if e != NULL:
                 lo = max(lo, e.lower)
                 hi = min(hi, e.upper)
-            else:
-                card, cap = legal_moves(p.hands[p.turn], p.table, opts)[0]
+                if (e.card, e.capture) in moves:   # the key is canonical: check the move
+                    card, cap = e.card, e.capture
             return (lo == hi, base + lo, base + hi, card, cap, [], self.nodes)
         self.S.aborted = False
         pv = self._pv(&p, &info, lo)
@@ -664,7 +804,7 @@ cdef class Solver:
         pv = []
         while not is_over(&p):
             sigma = 1 if (p.turn & 1) == 0 else -1
-            e = tt_probe(&self.S, &p, &info, card_hash(&p) ^ mix64(info.sig_a ^ mix64(info.sig_b)))
+            e = self._entry(&p, &info)
             tt_move = (-1, 0)
             if e != NULL:
                 tt_move = (<int>e.card, e.capture)

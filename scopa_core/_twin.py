@@ -11,8 +11,6 @@ cards are 40-bit masks. See ``scopa_core/__init__.py`` for the whole API.
 
 from __future__ import annotations
 
-import numpy as np
-
 # Rule options, packed into one int (the same bits as the compiled core).
 OPT_FEWEST = 1
 OPT_ACE_TAKES_ALL = 2
@@ -294,6 +292,8 @@ def playouts(nplayers: int, hand_size: int, table_size: int, opts: int, n: int, 
     Returns ``(points, breakdown)``: int16 arrays of shape ``(n, 2)`` (points per team)
     and ``(n, 2, NCAT)`` (points per team and category, see :data:`CATEGORIES`).
     """
+    import numpy as np  # imported on first use, as in the compiled core
+
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     _check_geometry(nplayers, hand_size, table_size)

@@ -139,8 +139,13 @@ def node_info(pos: tuple, opts: int, nplayers: int) -> tuple[int, int, int, int,
         total += k
     plays[0] += len(stock) // 2
     plays[1] += len(stock) // 2
+    can_sweep_now = leaves_sweep(table, hands[turn], opts)
     if total and not opts & core.OPT_SCOPA_ON_LAST_PLAY:
         plays[((turn + total - 1) % nplayers) & 1] -= 1
+        if total > 1 and not can_sweep_now:
+            plays[turn & 1] -= 1  # the play now cannot sweep either
+    elif total and not can_sweep_now:
+        plays[turn & 1] -= 1
     hi += plays[0]
     lo -= plays[1]
     return B, lo, hi, sig_a, sig_b
@@ -195,6 +200,42 @@ def prune_equivalent(moves: list, table: int, neutral: int) -> list:
     return out
 
 
+def make_key(pos: tuple, info: tuple, neutral: int) -> tuple:
+    """The table key: hands and table in canonical form (for each rank, the neutral cards
+    in hands and on the table reassigned lowest suit to lowest seat, the table last, so
+    positions equal up to such swaps share a key) and the summary of undecided terms."""
+    hands, table = pos[0], pos[1]
+    locs = list(hands) + [0] * (4 - len(hands)) + [table]
+    inplay = 0
+    for m in locs:
+        inplay |= m
+    inplay &= neutral
+    for v in range(1, 11):
+        cls = inplay & core.RANK_MASK[v]
+        if core.popcount(cls) < 2:
+            continue
+        counts = [core.popcount(m & cls) for m in locs]
+        locs = [m & ~cls for m in locs]
+        bits = cls
+        for loc, k in enumerate(counts):
+            for _ in range(k):
+                low = bits & -bits
+                locs[loc] |= low
+                bits ^= low
+    return (tuple(locs), info[3], info[4])
+
+
+def quick_order(moves: list, table: int) -> list:
+    """The leaf search's cheap ordering: sweeps, captures by size, then low lay-downs."""
+    def score(mv: tuple) -> int:
+        c, m = mv
+        if m:
+            return 100 + 10 * (m == table) + core.popcount(m) + 5 * bool((m | 1 << c) & SEVEN_COINS)
+        return -(c % 10)
+
+    return sorted(moves, key=score, reverse=True)
+
+
 def final_difference(pos: tuple, opts: int) -> int:
     """Final score difference (team 0 minus team 1) of a finished hand."""
     row0, row1 = core.score(pos[3][0], pos[3][1], pos[4][0], pos[4][1], opts)
@@ -202,8 +243,11 @@ def final_difference(pos: tuple, opts: int) -> int:
 
 
 def leaves_sweep(table: int, next_hand: int, opts: int) -> bool:
-    """Whether the next player could (roughly) capture the whole ``table``: a move-ordering
-    heuristic, the same in the compiled solver (it ignores the "fewest" rule)."""
+    """Whether a player holding ``next_hand`` might capture the whole ``table``.
+
+    Never False when such a sweep exists (so it is sound for bounds), sometimes True
+    when the "fewest" rule would forbid it; also the move-ordering test for lay-downs.
+    """
     if not table:
         return False
     values = 0
@@ -272,6 +316,8 @@ class Solver:
         self.tt_probes = 0
         self._limit = 0
         self._history = [0] * 40
+        #: plays left at which the plain leaf search takes over (as in the compiled solver)
+        self.leaf_depth = 9
 
     def clear(self) -> None:
         """Empty the transposition table."""
@@ -299,6 +345,24 @@ class Solver:
             self._context = ((opts, block, len(pos[0])), stock)
         self._opts, self._block, self._n = opts, block, len(pos[0])
 
+    def _leaf(self, pos: tuple, alpha: int, beta: int) -> int:
+        """Plain alpha-beta on the final difference (mover's side) for the last plays."""
+        self.nodes += 1
+        if self._limit and self.nodes > self._limit:
+            raise SolverAborted
+        hands, table, stock, turn = pos[0], pos[1], pos[2], pos[5]
+        if not stock and not any(hands):
+            d = final_difference(pos, self._opts)
+            return d if turn & 1 == 0 else -d
+        best = -1000
+        for c, m in quick_order(core.legal_moves(hands[turn], table, self._opts), table):
+            v = -self._leaf(core.apply_move(pos, c, m, self._opts, self._block), -beta, -max(alpha, best))
+            if v > best:
+                best = v
+                if best >= beta:
+                    break
+        return best
+
     def _search(self, pos: tuple, info: tuple, alpha: int, beta: int) -> int:
         self.nodes += 1
         if self._limit and self.nodes > self._limit:
@@ -313,7 +377,14 @@ class Solver:
             return w_hi
         if w_lo >= beta:
             return w_lo
-        key = (hands, table, sig_a, sig_b)
+        depth = len(stock) + sum(core.popcount(h) for h in hands)
+        sb = sigma * B
+        if depth < self.leaf_depth:
+            self.nodes -= 1
+            return self._leaf(pos, alpha + sb, beta + sb) - sb
+        opts, n = self._opts, self._n
+        neutral = neutral_cards(pos, info, opts)
+        key = make_key(pos, info, neutral)
         self.tt_probes += 1
         entry = self._tt.get(key)
         tt_move = None
@@ -327,9 +398,13 @@ class Solver:
             if lower == upper:
                 return lower
             tt_move = entry[2]
-        opts, n = self._opts, self._n
+        if depth == self.leaf_depth:
+            self.nodes -= 1
+            best = self._leaf(pos, alpha + sb, beta + sb) - sb
+            self._store(key, entry, best, alpha, beta, None)
+            return best
         moves = core.legal_moves(hands[pos[5]], table, opts)
-        moves = prune_equivalent(moves, table, neutral_cards(pos, info, opts))
+        moves = prune_equivalent(moves, table, neutral)
         moves = order_moves(pos, moves, tt_move, self._history, opts, n)
         best = -1000
         best_move = moves[0]
@@ -342,7 +417,9 @@ class Solver:
             if v > best:
                 best, best_move = v, (c, m)
                 if best >= beta:
-                    self._history[c] += 1 + core.popcount(hands[pos[5]])
+                    self._history[c] += depth * depth
+                    if self._history[c] > 1 << 14:
+                        self._history = [x >> 1 for x in self._history]
                     break
         self._store(key, entry, best, alpha, beta, best_move)
         return best
@@ -405,10 +482,12 @@ class Solver:
         except SolverAborted:
             lo, hi = self._bounds
             moves = core.legal_moves(pos[0][pos[5]], pos[1], opts)
-            entry = self._tt.get((pos[0], pos[1], info[3], info[4]))
-            c, m = entry[2] if entry is not None else moves[0]
+            entry = self._tt.get(make_key(pos, info, neutral_cards(pos, info, opts)))
+            c, m = moves[0]
             if entry is not None:
                 lo, hi = max(lo, entry[0]), min(hi, entry[1])
+                if entry[2] in moves:  # the key is canonical: check the move
+                    c, m = entry[2]
             self._limit = 0
             return (lo == hi, base + lo, base + hi, c, m, [], self.nodes)
         self._limit = 0
@@ -421,7 +500,7 @@ class Solver:
         opts, n = self._opts, self._n
         while pos[2] or any(pos[0]):
             sigma = 1 if pos[5] & 1 == 0 else -1
-            entry = self._tt.get((pos[0], pos[1], info[3], info[4]))
+            entry = self._tt.get(make_key(pos, info, neutral_cards(pos, info, opts)))
             moves = order_moves(
                 pos, core.legal_moves(pos[0][pos[5]], pos[1], opts),
                 entry[2] if entry else None, self._history, opts, n,

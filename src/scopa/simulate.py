@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 import scopa_core as core
 from scopa.errors import ScopaError
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
+
+if TYPE_CHECKING:  # numpy is imported by the core on the first playout only
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["Playouts", "random_playouts"]
 
