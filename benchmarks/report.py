@@ -9,17 +9,55 @@ import json
 import sys
 
 
+def solver_table(data: dict) -> None:
+    rows = {}
+    for b in data["benchmarks"]:
+        if not b["name"].startswith("test_solve"):
+            continue
+        rows[b["name"].removeprefix("test_")] = b["extra_info"]
+    if not rows:
+        return
+    print()
+    print(
+        "| positions | count | median | worst | median nodes | nodes/s | TT hit rate "
+        "| twin median | core vs twin |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, e in rows.items():
+        if name.startswith("solve_4p_twin"):
+            continue
+        twin = rows.get(name.replace("solve_4p[", "solve_4p_twin[")) if name.startswith("solve_4p[") else None
+        label = {
+            "solve_scopa[last_refill]": "scopa, last refill",
+            "solve_scopa[deal]": "scopa, from the deal (stock known)",
+        }.get(name, name.replace("solve_4p[", "scopone, k=").rstrip("]"))
+        tw = f"{twin['median_s'] * 1000:,.1f} ms" if twin else "-"
+        ratio = f"{twin['median_s'] / e['median_s']:.0f}x" if twin else "-"
+        print(
+            f"| {label} | {e['positions']} | {e['median_s'] * 1000:,.1f} ms | {e['worst_s'] * 1000:,.1f} ms "
+            f"| {e['median_nodes']:,.0f} | {e['nodes_per_s']:,.0f} | {e['tt_hit_rate']:.0%} "
+            f"| {tw} | {ratio} |"
+        )
+
+
 def main(path: str) -> None:
     data = json.load(open(path))
+    print(
+        f"machine: {data['machine_info'].get('cpu', {}).get('brand_raw', '?')}, "
+        f"Python {data['machine_info']['python_version']}"
+    )
+    solver_table(data)
     rows: dict[str, dict[str, float]] = {}
     for b in data["benchmarks"]:
+        if "calls" not in b["extra_info"]:
+            continue
         name = b["name"].split("[")[0].removeprefix("test_")
         params = b.get("params") or {}
         key = name + (f" ({params['game']})" if "game" in params else "")
         per_sec = b["extra_info"]["calls"] / b["stats"]["median"]
         rows.setdefault(key, {})[params["core"]] = per_sec
-    print(f"machine: {data['machine_info'].get('cpu', {}).get('brand_raw', '?')}, "
-          f"Python {data['machine_info']['python_version']}")
+    if not rows:
+        return
     print()
     print("| benchmark | unit | Cython core | Python twin | ratio |")
     print("|---|---|---:|---:|---:|")

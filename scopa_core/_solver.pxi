@@ -55,7 +55,6 @@ ctypedef struct SState:
     bint aborted
     int leaf_depth        # plays left at which leaf_search takes over
     int etc_depth         # plays left from which enhanced transposition cutoffs are tried
-    bint leaf_order       # full move ordering in the leaf search too
     int hist[40]
     # move stack shared by all plies
     uint64_t* mcap
@@ -471,10 +470,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
     if is_over(p):
         return sigma * final_difference_c(p, S.opts)
     n = gen_moves(S, p, 0)
-    if S.leaf_order:
-        score_moves(S, p, n, -1, 0)
-    else:
-        quick_scores(S, p, n)
+    quick_scores(S, p, n)
     S.sp += n
     for i in range(S.sp - n, S.sp):
         bi = i
@@ -646,7 +642,6 @@ cdef class Solver:
         self.S.tt_mask = n_buckets - 1
         self.S.leaf_depth = 9
         self.S.etc_depth = 14
-        self.S.leaf_order = False
         self._context = None
         self._dirty = False
         self.clear()
@@ -671,13 +666,6 @@ cdef class Solver:
             return self.S.leaf_depth
         def __set__(self, int value):
             self.S.leaf_depth = value
-
-    property leaf_order:
-        """Whether the leaf search orders moves like the main search (a tuning knob)."""
-        def __get__(self):
-            return self.S.leaf_order
-        def __set__(self, bint value):
-            self.S.leaf_order = value
 
     property etc_depth:
         """Plays left from which enhanced transposition cutoffs are tried (a tuning knob)."""

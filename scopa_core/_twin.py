@@ -32,15 +32,12 @@ RE_BELLO = 1 << 9
 _M64 = (1 << 64) - 1
 PRIMIERA_VALUES = (16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
 RANK_MASK = tuple(
-    0 if v == 0 else (1 << (v - 1)) | (1 << (v + 9)) | (1 << (v + 19)) | (1 << (v + 29))
-    for v in range(11)
+    0 if v == 0 else (1 << (v - 1)) | (1 << (v + 9)) | (1 << (v + 19)) | (1 << (v + 29)) for v in range(11)
 )
 KINGS = RANK_MASK[10]
 ACES = RANK_MASK[1]
 #: Best primiera value of each 10-bit suit mask (0 for an empty suit).
-_SUIT_BEST = tuple(
-    max((PRIMIERA_VALUES[i] for i in range(10) if m >> i & 1), default=0) for m in range(1024)
-)
+_SUIT_BEST = tuple(max((PRIMIERA_VALUES[i] for i in range(10) if m >> i & 1), default=0) for m in range(1024))
 
 
 def _bits(mask: int) -> list[int]:
@@ -101,7 +98,7 @@ def captures(card: int, table: int, opts: int) -> list[int]:
     dfs(0, 0, 0, 0)
     if opts & OPT_FEWEST and out:
         best = min(sizes)
-        out = [m for m, k in zip(out, sizes) if k == best]
+        out = [m for m, k in zip(out, sizes, strict=True) if k == best]
     return out
 
 
@@ -141,11 +138,7 @@ def apply_move(pos: tuple, card: int, capture: int, opts: int, block: int) -> tu
         last = team
         if table == 0:
             last_play = not stock and not any(hands)
-            ace_sweep = (
-                opts & OPT_ACE_TAKES_ALL
-                and card % 10 == 0
-                and not capture & ACES
-            )
+            ace_sweep = opts & OPT_ACE_TAKES_ALL and card % 10 == 0 and not capture & ACES
             if (not last_play or opts & OPT_SCOPA_ON_LAST_PLAY) and (
                 not ace_sweep or opts & OPT_ACE_SWEEP_IS_SCOPA
             ):
@@ -159,11 +152,11 @@ def apply_move(pos: tuple, card: int, capture: int, opts: int, block: int) -> tu
             for k in range(n):
                 seat = (turn + k) % n
                 m = 0
-                for c in stock[k * block:(k + 1) * block]:
+                for c in stock[k * block : (k + 1) * block]:
                     m |= 1 << c
                 new[seat] = m
             hands = tuple(new)
-            stock = tuple(stock[n * block:])
+            stock = tuple(stock[n * block :])
         elif table and last >= 0:
             cap[last] |= table
             table = 0
@@ -247,8 +240,7 @@ def _check_geometry(nplayers: int, hand_size: int, table_size: int) -> None:
         or (40 - nplayers * hand_size - table_size) % (nplayers * hand_size)
     ):
         raise ValueError(
-            f"bad deal geometry: {nplayers} players, {hand_size} cards each, "
-            f"{table_size} on the table"
+            f"bad deal geometry: {nplayers} players, {hand_size} cards each, {table_size} on the table"
         )
 
 
@@ -258,17 +250,17 @@ def _deal(rng: _Rng, nplayers: int, hand_size: int, table_size: int, opts: int) 
         _shuffle(rng, deck)
         k = nplayers * hand_size
         table = 0
-        for c in deck[k:k + table_size]:
+        for c in deck[k : k + table_size]:
             table |= 1 << c
         if not (opts & OPT_REDEAL_ON_KINGS and popcount(table & KINGS) >= 3):
             break
     hands = []
     for i in range(nplayers):
         m = 0
-        for c in deck[i * hand_size:(i + 1) * hand_size]:
+        for c in deck[i * hand_size : (i + 1) * hand_size]:
             m |= 1 << c
         hands.append(m)
-    return tuple(hands), table, tuple(deck[k + table_size:])
+    return tuple(hands), table, tuple(deck[k + table_size :])
 
 
 def shuffle(seed: int) -> list[int]:
@@ -311,4 +303,8 @@ def playouts(nplayers: int, hand_size: int, table_size: int, opts: int, n: int, 
     return breakdown.sum(axis=2, dtype=np.int16), breakdown
 
 
-from scopa_core._twin_solver import Solver, analyze_minimax, minimax, replay  # noqa: E402
+# The solver has its own module; the twin's API includes it (and the plain minimax).
+from scopa_core._twin_solver import Solver as Solver  # noqa: E402
+from scopa_core._twin_solver import analyze_minimax as analyze_minimax  # noqa: E402
+from scopa_core._twin_solver import minimax as minimax  # noqa: E402
+from scopa_core._twin_solver import replay as replay  # noqa: E402

@@ -227,6 +227,7 @@ def make_key(pos: tuple, info: tuple, neutral: int) -> tuple:
 
 def quick_order(moves: list, table: int) -> list:
     """The leaf search's cheap ordering: sweeps, captures by size, then low lay-downs."""
+
     def score(mv: tuple) -> int:
         c, m = mv
         if m:
@@ -338,7 +339,7 @@ class Solver:
             ctx is not None
             and ctx[0] == (opts, block, len(pos[0]))
             and len(stock) <= len(ctx[1])
-            and ctx[1][len(ctx[1]) - len(stock):] == stock
+            and ctx[1][len(ctx[1]) - len(stock) :] == stock
         )
         if not same:
             self._tt.clear()
@@ -456,7 +457,7 @@ class Solver:
     def _root(self, pos: tuple) -> tuple[tuple, int, int, int]:
         info = node_info(pos, self._opts, self._n)
         sigma = 1 if pos[5] & 1 == 0 else -1
-        B, lo, hi = info[0], info[1], info[2]
+        lo, hi = info[1], info[2]
         w_lo, w_hi = (lo, hi) if sigma == 1 else (-hi, -lo)
         return info, sigma, w_lo, w_hi
 
@@ -502,8 +503,12 @@ class Solver:
             sigma = 1 if pos[5] & 1 == 0 else -1
             entry = self._tt.get(make_key(pos, info, neutral_cards(pos, info, opts)))
             moves = order_moves(
-                pos, core.legal_moves(pos[0][pos[5]], pos[1], opts),
-                entry[2] if entry else None, self._history, opts, n,
+                pos,
+                core.legal_moves(pos[0][pos[5]], pos[1], opts),
+                entry[2] if entry else None,
+                self._history,
+                opts,
+                n,
             )
             for c, m in moves:
                 child = core.apply_move(pos, c, m, opts, self._block)

@@ -9,9 +9,7 @@ from types import ModuleType
 import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "default", deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("default")
 
 NO_EXT = os.environ.get("SCOPA_NO_EXTENSIONS", "") not in ("", "0")

@@ -9,8 +9,8 @@ import pytest
 import scopa
 from scopa import Card, CardSet, Move, Rules
 
-
 # ---------------------------------------------------------------- cards, RULES §1
+
 
 @pytest.mark.parametrize("text", ["7d", "7♦", "7D", " 7d ", "7♢"])
 def test_card_parse_forms(text):
@@ -67,10 +67,15 @@ def test_cardset():
 
 # ---------------------------------------------------------------- rules, RULES §2-§7
 
+
 @pytest.mark.parametrize(
     "name, players, hand, table, stock",
-    [("scopa", 2, 3, 4, 30), ("scopa4", 4, 3, 4, 24), ("scopone", 4, 9, 4, 0),
-     ("scopone_scientifico", 4, 10, 0, 0)],
+    [
+        ("scopa", 2, 3, 4, 30),
+        ("scopa4", 4, 3, 4, 24),
+        ("scopone", 4, 9, 4, 0),
+        ("scopone_scientifico", 4, 10, 0, 0),
+    ],
 )
 def test_presets(name, players, hand, table, stock):
     # RULES §2
@@ -123,6 +128,7 @@ def test_core_options_bits():
 
 
 # ---------------------------------------------------------------- moves
+
 
 def test_move_notation_round_trip():
     m = Move.parse("7dx4s3c")

@@ -7,11 +7,10 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 from conftest import CORES, TWIN_RUN
 from helpers import brute_captures, idx, mask
+from hypothesis import given
+from hypothesis import strategies as st
 
 GEOMETRIES = {
     "scopa": (2, 3, 4),
@@ -23,6 +22,7 @@ ALL_OPTS = 255
 
 
 # ---------------------------------------------------------------- captures, RULES §3
+
 
 def caps(core, card: str, table: str, opts: int = 0) -> list[list[str]]:
     from helpers import names
@@ -106,6 +106,7 @@ def test_bad_card_index(core):
 
 # ---------------------------------------------------------------- apply_move
 
+
 def test_apply_capture_and_scopa(core):
     # RULES §3.5-6: captured cards and the capturing card go to the pile; an empty table is a scopa.
     pos = ((mask("7d Ad"), mask("Kc")), mask("3c 4s"), (), (0, 0), (0, 0), 0, -1)
@@ -153,6 +154,7 @@ def test_refill_blocks_from_seat_to_move(core):
 
 # ---------------------------------------------------------------- scoring, RULES §4
 
+
 def test_primiera_seed_examples(core):
     # RULES §4: 7♥ 7♣ 7♦ 6♠ = 81; 7♠ + three 6s = 75; 7d 6c 7s Ab = 76.
     o = core.OPT_PRIMIERA_ALL_SUITS
@@ -189,6 +191,7 @@ def test_re_bello_and_napola(core):
 
 # ---------------------------------------------------------------- deals and playouts
 
+
 @pytest.mark.parametrize("game", GEOMETRIES)
 def test_deal_geometry(core, game):
     n, hs, ts = GEOMETRIES[game]
@@ -217,7 +220,9 @@ def test_bad_geometry(core):
 @pytest.mark.parametrize("game", GEOMETRIES)
 def test_playouts_are_valid_hands(core, game):
     n_hands = 200 if core.__name__.endswith("_twin") else 5000
-    pts, brk = core.playouts(*GEOMETRIES[game], core.OPT_PRIMIERA_ALL_SUITS | core.OPT_REDEAL_ON_KINGS, n_hands, 3)
+    pts, brk = core.playouts(
+        *GEOMETRIES[game], core.OPT_PRIMIERA_ALL_SUITS | core.OPT_REDEAL_ON_KINGS, n_hands, 3
+    )
     assert pts.shape == (n_hands, 2) and brk.shape == (n_hands, 2, core.NCAT)
     assert (pts == brk.sum(axis=2)).all()
     # carte, denari, settebello, primiera: at most one team each; settebello always someone's.

@@ -10,15 +10,14 @@ import random
 
 import numpy as np
 import pytest
+from conftest import TWIN_RUN
 
 import scopa
 import scopa_core
 from scopa import Match, Rules, State
 
-from conftest import TWIN_RUN
-
-
 # ---------------------------------------------------------------- matches, RULES §5
+
 
 def first_move(state: State) -> scopa.Move:
     return state.legal_moves()[0]
@@ -70,6 +69,7 @@ def test_match_is_reproducible_and_validates():
 
 # ---------------------------------------------------------------- playouts
 
+
 @pytest.mark.parametrize("game", scopa.PRESETS)
 def test_random_playouts(game):
     n = 300 if TWIN_RUN else 5000
@@ -79,7 +79,9 @@ def test_random_playouts(game):
     assert set(means) == set(scopa.CATEGORIES) | {"total"}
     # Each hand hands out settebello exactly once; carte/denari/primiera at most once.
     assert means["settebello"][0] + means["settebello"][1] == pytest.approx(1.0)
-    assert (scopa.random_playouts(game, 50, seed=9).points == scopa.random_playouts(game, 50, seed=9).points).all()
+    assert (
+        scopa.random_playouts(game, 50, seed=9).points == scopa.random_playouts(game, 50, seed=9).points
+    ).all()
 
 
 def test_random_playouts_errors():
@@ -90,6 +92,7 @@ def test_random_playouts_errors():
 
 
 # ---------------------------------------------------------------- simulation through the Python API
+
 
 @pytest.mark.parametrize("game", scopa.PRESETS)
 def test_simulated_hands_end_in_valid_terminal_states(game):
@@ -113,6 +116,7 @@ def test_simulated_hands_end_in_valid_terminal_states(game):
 
 
 # ---------------------------------------------------------------- the loaded core
+
 
 def test_compiled_core_is_loaded_unless_disabled():
     # A broken build must never hide behind the twin.

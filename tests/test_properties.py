@@ -9,14 +9,16 @@ import scopa
 from scopa import Rules, State
 
 GAMES = st.sampled_from(scopa.PRESETS)
-OPTIONS = st.fixed_dictionaries({
-    "capture_rule": st.sampled_from(["free", "fewest"]),
-    "primiera_requires_all_suits": st.booleans(),
-    "ace_takes_all": st.booleans(),
-    "re_bello": st.booleans(),
-    "napola": st.booleans(),
-    "scopa_on_last_play": st.booleans(),
-})
+OPTIONS = st.fixed_dictionaries(
+    {
+        "capture_rule": st.sampled_from(["free", "fewest"]),
+        "primiera_requires_all_suits": st.booleans(),
+        "ace_takes_all": st.booleans(),
+        "re_bello": st.booleans(),
+        "napola": st.booleans(),
+        "scopa_on_last_play": st.booleans(),
+    }
+)
 
 
 @st.composite
@@ -26,7 +28,9 @@ def games(draw):
     if opts["ace_takes_all"]:
         opts["ace_sweep_is_scopa"] = draw(st.booleans())
     rules = Rules.preset(draw(GAMES), **opts)
-    s = State.deal(rules, seed=draw(st.integers(0, 2**64 - 1)), dealer=draw(st.integers(0, rules.players - 1)))
+    s = State.deal(
+        rules, seed=draw(st.integers(0, 2**64 - 1)), dealer=draw(st.integers(0, rules.players - 1))
+    )
     steps = draw(st.integers(0, 40))
     choices = draw(st.lists(st.integers(0, 10**6), min_size=40, max_size=40))
     trail = [s]

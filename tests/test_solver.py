@@ -6,11 +6,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import CORES, TWIN_RUN
 
 import scopa
 from scopa import State
-
-from conftest import CORES, TWIN_RUN
 
 GEOMETRIES = {
     "scopa": (2, 3, 4),
@@ -109,6 +108,7 @@ def test_compiled_solver_equals_twin_on_larger_endgames(game):
 
 # ---------------------------------------------------------------- the Python API
 
+
 def test_forced_scopa():
     # 7d takes 3c + 4s: a scopa, the settebello, and the table's last capture (RULES §3.6, §4).
     s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
@@ -171,3 +171,16 @@ def test_solver_errors():
         scopa.solve(State.deal("scopa", seed=1), node_limit=-5)
     with pytest.raises(scopa.ScopaError, match="expected a scopa.State"):
         scopa.solve("scopa")  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
+@pytest.mark.parametrize("leaf_depth, etc_depth", [(0, 99), (4, 6), (12, 12), (40, 40)])
+def test_tuning_knobs_keep_values_exact(leaf_depth, etc_depth):
+    # The leaf-search and ETC thresholds change speed only, never values.
+    twin_mod, compiled = CORES
+    for game, opts, pos in cases(77, 30):
+        block = GEOMETRIES[game][1]
+        solver = compiled.Solver(4)
+        solver.leaf_depth, solver.etc_depth = leaf_depth, etc_depth
+        assert (solver.leaf_depth, solver.etc_depth) == (leaf_depth, etc_depth)
+        assert solver.solve(pos, opts, block)[1] == twin_mod.minimax(pos, opts, block)

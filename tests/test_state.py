@@ -5,11 +5,10 @@ from __future__ import annotations
 import pickle
 
 import pytest
+from helpers import brute_captures
 
 import scopa
 from scopa import Card, Move, Rules, State
-
-from helpers import brute_captures, mask
 
 PRESETS = scopa.PRESETS
 
@@ -21,6 +20,7 @@ def pos(rules="scopa", **fields):
 
 
 # ---------------------------------------------------------------- dealing, RULES §2 and §6
+
 
 @pytest.mark.parametrize("game", PRESETS)
 def test_deal(game):
@@ -53,7 +53,9 @@ def test_kings_redeal():
     assert any(sum(1 for c in State.deal(off, seed=s).table if c.rank == "K") >= 3 for s in range(3000))
 
 
-@pytest.mark.parametrize("bad, message", [(4, "bad dealer 4"), (-1, "bad dealer -1"), (True, "bad dealer True")])
+@pytest.mark.parametrize(
+    "bad, message", [(4, "bad dealer 4"), (-1, "bad dealer -1"), (True, "bad dealer True")]
+)
 def test_deal_bad_dealer(bad, message):
     with pytest.raises(scopa.PositionError, match=message):
         State.deal("scopone", seed=1, dealer=bad)
@@ -65,6 +67,7 @@ def test_deal_bad_seed():
 
 
 # ---------------------------------------------------------------- moves, RULES §3
+
 
 def test_legal_moves_against_brute_force():
     s = pos(hands=[["Qd", "5d", "Kc"], ["2b", "2s", "Qc"]], table=["Ac", "3s", "4b", "5c", "Jd"], turn=0)
@@ -78,14 +81,18 @@ def test_legal_moves_against_brute_force():
 def test_play_capture_and_scopa():
     s = pos(hands=[["7d", "Ad"], ["Kc", "2c"]], table=["3c", "4s"])
     s2 = s.play("7dx3c4s")
-    assert s2.table == set() and s2.scope == (1, 0) and s2.captured[0] == {Card.parse(x) for x in ["7d", "3c", "4s"]}
+    assert (
+        s2.table == set()
+        and s2.scope == (1, 0)
+        and s2.captured[0] == {Card.parse(x) for x in ["7d", "3c", "4s"]}
+    )
     assert s2.turn == 1 and s2.last_capture == 0
     assert s.table == {Card.parse("3c"), Card.parse("4s")}  # unchanged
 
 
 def test_play_by_card_alone():
     s = pos(hands=[["7d", "Kc"], ["Ad", "2d"]], table=["3c", "4s"])
-    assert s.play("7d") == s.play("7dx3c4s")      # the only legal move for 7d
+    assert s.play("7d") == s.play("7dx3c4s")  # the only legal move for 7d
     assert s.play("Kc") == s.play(Move.parse("Kc"))  # a lay-down
 
 
@@ -98,8 +105,11 @@ def test_ambiguous_move_lists_captures():
 
 def test_fewest_rule_in_state():
     # RULES §3.2 fewest (seed 002)
-    s = pos(rules={"preset": "scopa", "capture_rule": "fewest"}, hands=[["Qd"], ["2d"]],
-            table=["Ac", "3s", "4b", "5c"])
+    s = pos(
+        rules={"preset": "scopa", "capture_rule": "fewest"},
+        hands=[["Qd"], ["2d"]],
+        table=["Ac", "3s", "4b", "5c"],
+    )
     assert [str(m) for m in s.legal_moves()] == ["Qdx5c4b"]
     with pytest.raises(scopa.IllegalMoveError, match="legal captures with Qd are Qdx5c4b"):
         s.play("QdxAc3s5c")
@@ -148,9 +158,12 @@ def test_state_is_immutable_and_hashable():
 
 # ---------------------------------------------------------------- scoring, RULES §4
 
+
 def test_score_seed_primiera_example():
     # RULES §4 (seed 002): 81 beats 75.
-    hs = scopa.HandScore.from_piles(Rules.preset("scopone"), ["7c", "7b", "7d", "6s"], ["7s", "6c", "6b", "6d"])
+    hs = scopa.HandScore.from_piles(
+        Rules.preset("scopone"), ["7c", "7b", "7d", "6s"], ["7s", "6c", "6b", "6d"]
+    )
     assert hs.primiera_totals == (81, 75) and hs.primiera == (1, 0) and hs.settebello == (1, 0)
     assert hs.points == (2, 0) and sum(sum(v) for v in hs.breakdown.values()) == 2
 
@@ -183,8 +196,11 @@ def test_score_options():
 
 # ---------------------------------------------------------------- 4 players in teams, RULES §2
 
+
 def test_teams_of_four():
-    s = pos(rules="scopone_scientifico", hands=[["7d"], ["2c"], ["3c"], ["4c"]], table=["7c"], turn=0, dealer=3)
+    s = pos(
+        rules="scopone_scientifico", hands=[["7d"], ["2c"], ["3c"], ["4c"]], table=["7c"], turn=0, dealer=3
+    )
     s = s.play("7dx7c")
     assert s.last_capture == 0
     s = s.play("2c").play("3c").play("4c")  # seat 3 (team 1) plays the last card: no capture
@@ -193,6 +209,7 @@ def test_teams_of_four():
 
 
 # ---------------------------------------------------------------- validation
+
 
 @pytest.mark.parametrize(
     "fields, error, message",
@@ -213,8 +230,11 @@ def test_teams_of_four():
         ({"hands": [["7d"], ["Kc"]], "rules": "tressette"}, scopa.RulesError, "unknown game"),
         ({"hands": [["7d"], ["Kc"]], "rules": {"preset": "scopa", "speed": 3}}, scopa.RulesError, "speed"),
         ({"hands": "7d"}, scopa.PositionError, "must be a list"),
-        ({"hands": [[], []], "table": ["Ad"], "captured": [["2d", "3d"], []], "last_capture": 0},
-         scopa.PositionError, "goes to the last capturer"),
+        (
+            {"hands": [[], []], "table": ["Ad"], "captured": [["2d", "3d"], []], "last_capture": 0},
+            scopa.PositionError,
+            "goes to the last capturer",
+        ),
     ],
 )
 def test_bad_positions(fields, error, message):
@@ -230,9 +250,11 @@ def test_missing_required_field():
 
 
 def test_partial_position_example_from_the_issue():
-    text = ('{"rules": "scopone_scientifico", "hands": [["7d","Kc"], ["As","2b"], ["3c","4d"], ["5s","6b"]],'
-            ' "table": ["Qd"], "stock": [], "captured": [["Ad"], ["2d"]], "scope": [0, 1],'
-            ' "turn": 0, "last_capture": 1, "dealer": 3}')
+    text = (
+        '{"rules": "scopone_scientifico", "hands": [["7d","Kc"], ["As","2b"], ["3c","4d"], ["5s","6b"]],'
+        ' "table": ["Qd"], "stock": [], "captured": [["Ad"], ["2d"]], "scope": [0, 1],'
+        ' "turn": 0, "last_capture": 1, "dealer": 3}'
+    )
     s = State.from_json(text)
     assert s.scope == (0, 1) and s.dealer == 3 and len(s.hands[2]) == 2
     assert State.from_json(s.to_json()) == s and State.from_string(s.to_string()) == s
@@ -240,8 +262,11 @@ def test_partial_position_example_from_the_issue():
 
 
 def test_position_string_with_options():
-    s = pos(rules={"preset": "scopa", "capture_rule": "fewest", "napola": True}, hands=[["7d"], ["Kc"]],
-            table=["3c", "4s"])
+    s = pos(
+        rules={"preset": "scopa", "capture_rule": "fewest", "napola": True},
+        hands=[["7d"], ["Kc"]],
+        table=["3c", "4s"],
+    )
     text = s.to_string()
     assert text == "scopa;capture_rule=fewest;napola=true 7d/Kc 3c4s - -/- 0/0 0 - -"
     assert State.from_string(text) == s

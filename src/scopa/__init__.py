@@ -27,7 +27,7 @@ from scopa.move import Move
 from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES, HandScore, primiera_total
 from scopa.simulate import Playouts, random_playouts
-from scopa.solver import SolveResult, Solver, analyze, solve
+from scopa.solver import Solver, SolveResult, analyze, solve
 from scopa.state import State
 from scopa.version import __version__
 
@@ -35,9 +35,32 @@ from scopa.version import __version__
 CORE_IMPLEMENTATION: str = _core.IMPLEMENTATION
 
 __all__ = [
-    "CATEGORIES", "CORE_IMPLEMENTATION", "DECK", "PRESETS", "RANKS", "SUITS",
-    "AmbiguousMoveError", "Card", "CardError", "CardSet", "HandScore", "IllegalMoveError",
-    "InvalidMoveError", "Match", "Move", "Playouts", "PositionError", "Rules", "RulesError",
-    "ScopaError", "SolveResult", "Solver", "State", "__version__", "analyze", "primiera_total",
-    "random_playouts", "solve",
+    "CATEGORIES",
+    "CORE_IMPLEMENTATION",
+    "DECK",
+    "PRESETS",
+    "RANKS",
+    "SUITS",
+    "AmbiguousMoveError",
+    "Card",
+    "CardError",
+    "CardSet",
+    "HandScore",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "Match",
+    "Move",
+    "Playouts",
+    "PositionError",
+    "Rules",
+    "RulesError",
+    "ScopaError",
+    "SolveResult",
+    "Solver",
+    "State",
+    "__version__",
+    "analyze",
+    "primiera_total",
+    "random_playouts",
+    "solve",
 ]

@@ -21,8 +21,10 @@ def _simulate(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     p = scopa.random_playouts(rules, args.hands, seed=args.seed)
     dt = time.perf_counter() - t0
-    print(f"{args.hands:,} random hands of {rules.game} (seed {args.seed}), "
-          f"{scopa.CORE_IMPLEMENTATION} core: {dt:.3f} s, {args.hands / max(dt, 1e-9):,.0f} hands/s")
+    print(
+        f"{args.hands:,} random hands of {rules.game} (seed {args.seed}), "
+        f"{scopa.CORE_IMPLEMENTATION} core: {dt:.3f} s, {args.hands / max(dt, 1e-9):,.0f} hands/s"
+    )
     print(f"{'points per hand':<16} {'team 0 (leads)':>14} {'team 1':>8}")
     for name, (a, b) in p.mean_points().items():
         print(f"{name:<16} {a:>14.3f} {b:>8.3f}")

@@ -8,7 +8,7 @@ Suits: ``d`` coins (denari, ♦), ``c`` cups (coppe, ♥), ``s`` swords (spade, 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Set
-from typing import Union
+from typing import TypeAlias
 
 from scopa.errors import CardError
 
@@ -61,7 +61,7 @@ class Card:
         return cls(index)
 
     @classmethod
-    def parse(cls, text: str) -> Card:
+    def parse(cls, text: str | Card) -> Card:
         """Parse ``"7d"``, ``"7D"``, ``"7♦"``; raises :class:`CardError` otherwise.
 
         >>> Card.parse("Q♠")
@@ -131,7 +131,7 @@ class Card:
 #: The 40 cards in index order.
 DECK: tuple[Card, ...] = tuple(Card._make(i) for i in range(40))
 
-CardLike = Union[Card, str]
+CardLike: TypeAlias = Card | str
 
 
 def _bits(mask: int) -> Iterator[int]:
@@ -176,7 +176,9 @@ class CardSet(Set[Card]):
     mask: int
 
     def __init__(self, cards: Iterable[CardLike] | int = ()) -> None:
-        if isinstance(cards, int) and not isinstance(cards, bool):
+        if isinstance(cards, bool):
+            raise CardError(f"expected cards or a card mask, got {cards!r}")
+        if isinstance(cards, int):
             if not 0 <= cards < 1 << 40:
                 raise CardError(f"a card mask must be in 0..2**40-1, got {cards!r}")
             mask = cards
@@ -224,7 +226,7 @@ class CardSet(Set[Card]):
         return hash(("CardSet", self.mask))
 
     @classmethod
-    def _from_iterable(cls, it: Iterable[Card]) -> CardSet:
+    def _from_iterable(cls, it: Iterable[Card]) -> CardSet:  # type: ignore[override]
         return cls(it)
 
     def __str__(self) -> str:

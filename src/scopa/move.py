@@ -74,16 +74,16 @@ class Move:
         >>> Move.parse("zz")
         Traceback (most recent call last):
         ...
-        scopa.errors.InvalidMoveError: bad move 'zz': unknown card 'zz': expected rank A234567JQK + suit dcsb, like '7d'
+        scopa.errors.InvalidMoveError: bad move 'zz': unknown card 'zz': expected rank ...
         """
         if not isinstance(text, str):
             raise InvalidMoveError(f"bad move {text!r}: expected notation like '7d' or '7dx3c4s'")
         t = text.strip()
         cut = t.lower().find("x")
-        head, sep, tail = (t, "", "") if cut < 0 else (t[:cut], "x", t[cut + 1:])
+        head, sep, tail = (t, "", "") if cut < 0 else (t[:cut], "x", t[cut + 1 :])
         try:
             card = Card.parse(head)
-            caps = [tail[i:i + 2] for i in range(0, len(tail), 2)] if sep else []
+            caps = [tail[i : i + 2] for i in range(0, len(tail), 2)] if sep else []
             if sep and (not tail or len(tail) % 2):
                 raise CardError(f"captured cards {tail!r} are not whole cards")
             mask = cards_mask(caps, "the captured cards")

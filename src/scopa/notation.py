@@ -33,8 +33,12 @@ from scopa.rules import Rules
 from scopa.state import State
 
 __all__ = [
-    "FORMAT_VERSION", "state_from_json", "state_from_string", "state_to_dict",
-    "state_to_json", "state_to_string",
+    "FORMAT_VERSION",
+    "state_from_json",
+    "state_from_string",
+    "state_to_dict",
+    "state_to_json",
+    "state_to_string",
 ]
 
 #: Version of the JSON position format.
@@ -80,7 +84,9 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
         raise PositionError(f"a JSON position must be an object, got {type(obj).__name__}")
     unknown = sorted(set(obj) - set(_FIELDS))
     if unknown:
-        raise PositionError(f"unknown field(s) {', '.join(map(repr, unknown))} in position: expected {', '.join(_FIELDS)}")
+        raise PositionError(
+            f"unknown field(s) {', '.join(map(repr, unknown))} in position: expected {', '.join(_FIELDS)}"
+        )
     missing = [f for f in _REQUIRED if f not in obj]
     if missing:
         raise PositionError(f"position lacks required field(s) {', '.join(map(repr, missing))}")
@@ -107,6 +113,7 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
 
 # ---------------------------------------------------------------------- position string
 
+
 def _cards(mask_or_list: Any) -> str:
     text = "".join(mask_or_list)
     return text or "-"
@@ -122,17 +129,19 @@ def _rules_string(rules: Rules) -> str:
 def state_to_string(state: State) -> str:
     """The compact one-line position string of ``state``."""
     d = state_to_dict(state)
-    return " ".join([
-        _rules_string(state.rules),
-        "/".join(_cards(h) for h in d["hands"]),
-        _cards(d["table"]),
-        _cards(d["stock"]),
-        "/".join(_cards(p) for p in d["captured"]),
-        f"{d['scope'][0]}/{d['scope'][1]}",
-        str(d["turn"]),
-        "-" if d["last_capture"] is None else str(d["last_capture"]),
-        "-" if d["dealer"] is None else str(d["dealer"]),
-    ])
+    return " ".join(
+        [
+            _rules_string(state.rules),
+            "/".join(_cards(h) for h in d["hands"]),
+            _cards(d["table"]),
+            _cards(d["stock"]),
+            "/".join(_cards(p) for p in d["captured"]),
+            f"{d['scope'][0]}/{d['scope'][1]}",
+            str(d["turn"]),
+            "-" if d["last_capture"] is None else str(d["last_capture"]),
+            "-" if d["dealer"] is None else str(d["dealer"]),
+        ]
+    )
 
 
 def _parse_value(key: str, text: str) -> Any:
@@ -159,7 +168,7 @@ def _split_cards(text: str, what: str) -> list[str]:
         return []
     if len(text) % 2:
         raise PositionError(f"bad {what} {text!r}: cards are two characters each, like 7dKc")
-    return [text[i:i + 2] for i in range(0, len(text), 2)]
+    return [text[i : i + 2] for i in range(0, len(text), 2)]
 
 
 def _int_field(text: str, what: str, nullable: bool) -> int | None:
@@ -186,7 +195,9 @@ def state_from_string(text: str) -> State:
         captured = cap_t.split("/")
         scope = scope_t.split("/")
         if len(captured) != 2 or len(scope) != 2:
-            raise PositionError(f"bad captured {cap_t!r} or scope {scope_t!r}: expected two fields joined by /")
+            raise PositionError(
+                f"bad captured {cap_t!r} or scope {scope_t!r}: expected two fields joined by /"
+            )
         return State.from_cards(
             rules,
             [_split_cards(h, f"hand {i}") for i, h in enumerate(hands_t.split("/"))],

@@ -88,7 +88,7 @@ class Rules:
         >>> Rules.preset("briscola")
         Traceback (most recent call last):
         ...
-        scopa.errors.RulesError: unknown game 'briscola': expected one of scopa, scopa4, scopone, scopone_scientifico
+        scopa.errors.RulesError: unknown game 'briscola': expected one of scopa, ...
         """
         if not isinstance(name, str) or name not in _GEOMETRY:
             raise RulesError(f"unknown game {name!r}: expected one of {', '.join(PRESETS)}")

@@ -114,4 +114,3 @@ class HandScore:
         if len(scope) != 2 or any(not isinstance(s, int) or s < 0 for s in scope):
             raise ScopaError(f"bad scope {scope!r}: expected two non-negative ints")
         return cls._from_masks(rules, m0, m1, (scope[0], scope[1]))
-

@@ -35,8 +35,10 @@ class Playouts:
 
     def mean_points(self) -> dict[str, tuple[float, float]]:
         """Mean points per hand per category (and ``"total"``), per team."""
-        out = {c: (float(self.breakdown[:, 0, i].mean()), float(self.breakdown[:, 1, i].mean()))
-               for i, c in enumerate(CATEGORIES)}
+        out = {
+            c: (float(self.breakdown[:, 0, i].mean()), float(self.breakdown[:, 1, i].mean()))
+            for i, c in enumerate(CATEGORIES)
+        }
         out["total"] = (float(self.points[:, 0].mean()), float(self.points[:, 1].mean()))
         return out
 

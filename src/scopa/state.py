@@ -39,8 +39,16 @@ class State:
     """
 
     __slots__ = (
-        "_rules", "_opts", "_hands", "_table", "_stock", "_captured", "_scope",
-        "_turn", "_last", "_dealer",
+        "_rules",
+        "_opts",
+        "_hands",
+        "_table",
+        "_stock",
+        "_captured",
+        "_scope",
+        "_turn",
+        "_last",
+        "_dealer",
     )
     _rules: Rules
     _opts: int
@@ -60,9 +68,16 @@ class State:
         obj = object.__new__(cls)
         hands, table, stock, captured, scope, turn, last = pos
         for name, value in (
-            ("_rules", rules), ("_opts", rules.core_options), ("_hands", hands),
-            ("_table", table), ("_stock", stock), ("_captured", captured), ("_scope", scope),
-            ("_turn", turn), ("_last", last), ("_dealer", dealer),
+            ("_rules", rules),
+            ("_opts", rules.core_options),
+            ("_hands", hands),
+            ("_table", table),
+            ("_stock", stock),
+            ("_captured", captured),
+            ("_scope", scope),
+            ("_turn", turn),
+            ("_last", last),
+            ("_dealer", dealer),
         ):
             object.__setattr__(obj, name, value)
         return obj
@@ -148,7 +163,11 @@ class State:
         if isinstance(captured, (str, bytes)) or len(captured) != 2:
             raise PositionError(f"bad captured {captured!r}: expected two piles, one per team")
         piles = (take(captured[0], "team 0's pile"), take(captured[1], "team 1's pile"))
-        if isinstance(scope, (str, bytes)) or len(scope) != 2 or not all(_is_int(x) and x >= 0 for x in scope):
+        if (
+            isinstance(scope, (str, bytes))
+            or len(scope) != 2
+            or not all(_is_int(x) and x >= 0 for x in scope)
+        ):
             raise PositionError(f"bad scope {scope!r}: expected two non-negative ints, one per team")
         if not _is_int(turn) or not 0 <= turn < n:
             raise PositionError(f"bad turn {turn!r}: expected a seat in 0..{n - 1}")
@@ -157,7 +176,12 @@ class State:
         if dealer is not None and (not _is_int(dealer) or not 0 <= dealer < n):
             raise PositionError(f"bad dealer {dealer!r}: expected a seat in 0..{n - 1} or null")
         pos = (
-            hand_masks, table_mask, stock_cards, piles, (scope[0], scope[1]), turn,
+            hand_masks,
+            table_mask,
+            stock_cards,
+            piles,
+            (scope[0], scope[1]),
+            turn,
             -1 if last_capture is None else last_capture,
         )
         _check_position(rules, pos, dealer)
@@ -375,9 +399,7 @@ def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> N
             f"(whole refills of {hs} cards for {n} seats)"
         )
     if len(stock) > rules.stock_size:
-        raise PositionError(
-            f"the stock holds {len(stock)} cards: at most {rules.stock_size} in {rules.game}"
-        )
+        raise PositionError(f"the stock holds {len(stock)} cards: at most {rules.stock_size} in {rules.game}")
     if not any(sizes):
         if stock:
             raise PositionError("every hand is empty but the stock is not: refills are dealt at once")

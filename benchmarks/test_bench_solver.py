@@ -1,0 +1,95 @@
+"""Double-dummy solver speed (RULES §8).
+
+Positions: Scopone scientifico deals played randomly until every hand holds k cards
+(k = 3..6; k = 7 with SCOPA_BENCH_K7=1, minutes per position), and 2-player Scopa
+from the last refill and from the deal with the whole stock known. Each position is
+solved from an empty table. The Python twin solves the same k = 3, 4 positions.
+
+Run: ``pytest benchmarks/test_bench_solver.py --benchmark-json=solver.json`` then
+``python benchmarks/report.py solver.json`` for the README table.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import time
+
+import pytest
+
+import scopa_core._core as compiled
+import scopa_core._twin as twin
+
+OPTS = 64 | 128  # the presets' defaults: primiera needs all suits, kings redeal
+K_VALUES = [3, 4, 5, 6] + ([7] if os.environ.get("SCOPA_BENCH_K7") else [])
+COUNT = {3: 20, 4: 20, 5: 15, 6: 10, 7: 3}
+
+
+def four_player(k: int, count: int) -> list[tuple]:
+    rnd = random.Random(1000 + k)
+    out = []
+    for _ in range(count):
+        hands, table, stock = twin.deal(4, 10, 0, OPTS, rnd.getrandbits(64))
+        pos = (hands, table, stock, (0, 0), (0, 0), 0, -1)
+        while sum(twin.popcount(h) for h in pos[0]) > 4 * k:
+            c, m = rnd.choice(twin.legal_moves(pos[0][pos[5]], pos[1], OPTS))
+            pos = twin.apply_move(pos, c, m, OPTS, 10)
+        out.append(pos)
+    return out
+
+
+def two_player(from_deal: bool, count: int) -> list[tuple]:
+    rnd = random.Random(2000 + from_deal)
+    out = []
+    for _ in range(count):
+        hands, table, stock = twin.deal(2, 3, 4, OPTS, rnd.getrandbits(64))
+        pos = (hands, table, stock, (0, 0), (0, 0), 0, -1)
+        while not from_deal and pos[2]:
+            c, m = rnd.choice(twin.legal_moves(pos[0][pos[5]], pos[1], OPTS))
+            pos = twin.apply_move(pos, c, m, OPTS, 3)
+        out.append(pos)
+    return out
+
+
+def run_all(benchmark, core, positions: list[tuple], block: int, tt_mb: int = 256) -> None:
+    solver = core.Solver(tt_mb)
+    rows: list[tuple[float, int, int, int]] = []
+
+    def run() -> None:
+        rows.clear()
+        for pos in positions:
+            solver.clear()
+            t0 = time.perf_counter()
+            result = solver.solve(pos, OPTS, block)
+            rows.append((time.perf_counter() - t0, result[6], solver.tt_hits, solver.tt_probes))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    times = [r[0] for r in rows]
+    nodes = [r[1] for r in rows]
+    benchmark.extra_info.update(
+        positions=len(rows),
+        median_s=statistics.median(times),
+        worst_s=max(times),
+        median_nodes=statistics.median(nodes),
+        nodes_per_s=sum(nodes) / sum(times),
+        tt_hit_rate=sum(r[2] for r in rows) / max(1, sum(r[3] for r in rows)),
+    )
+
+
+@pytest.mark.parametrize("k", K_VALUES)
+def test_solve_4p(benchmark, k):
+    benchmark.extra_info["core"] = "cython"
+    run_all(benchmark, compiled, four_player(k, COUNT[k]), 10, 1024 if k >= 7 else 256)
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_solve_4p_twin(benchmark, k):
+    benchmark.extra_info["core"] = "python"
+    run_all(benchmark, twin, four_player(k, COUNT[k]), 10)
+
+
+@pytest.mark.parametrize("start", ["last_refill", "deal"])
+def test_solve_scopa(benchmark, start):
+    benchmark.extra_info["core"] = "cython"
+    run_all(benchmark, compiled, two_player(start == "deal", 10), 3)
