@@ -66,6 +66,16 @@ cdef inline uint64_t lowbit(uint64_t m) noexcept nogil:
     return m & (~m + 1)
 
 
+cdef inline int singles(uint64_t m, uint64_t* out) noexcept nogil:
+    """Write each card of ``m`` as a one-card capture; return how many."""
+    cdef int n = 0
+    while m:
+        out[n] = lowbit(m)
+        n += 1
+        m &= m - 1
+    return n
+
+
 cdef void _dfs(const int* cands, int nc, int start, int total, uint64_t mask, int size,
                int v, uint64_t* out, int* n) noexcept nogil:
     cdef int j, c, t
@@ -87,24 +97,14 @@ cdef int gen_captures(int card, uint64_t table, int opts, uint64_t* out) noexcep
     cdef uint64_t m
     cdef int cands[40]
     if (opts & C_OPT_ACE_TAKES_ALL) and v == 1:
-        m = table & C_ACES
-        if m:
-            while m:
-                out[n] = lowbit(m)
-                n += 1
-                m &= m - 1
-            return n
+        if table & C_ACES:
+            return singles(table & C_ACES, out)
         if table:
             out[0] = table
             return 1
         return 0
-    m = table & rank_mask[v]
-    if m:
-        while m:
-            out[n] = lowbit(m)
-            n += 1
-            m &= m - 1
-        return n
+    if table & rank_mask[v]:
+        return singles(table & rank_mask[v], out)
     m = table
     while m:
         c = scopa_ctz(m)

@@ -62,24 +62,17 @@ def node_info(pos: tuple, opts: int, nplayers: int) -> tuple[int, int, int, int,
     sig_a = turn | (last + 1) << 2 | len(stock) << 4
     sig_b = 0
     # carte and denari: decided once the remaining cards cannot change the sign.
-    r = core.popcount(rest)
-    d = core.popcount(c0) - core.popcount(c1)
-    a, b = _sign(d - r), _sign(d + r)
-    if a == b:
-        B += a
-    else:
-        lo += a
-        hi += b
-        sig_a |= (1 << 10) | ((d + 64) & 127) << 11
-    r = core.popcount(rest & COINS)
-    d = core.popcount(c0 & COINS) - core.popcount(c1 & COINS)
-    a, b = _sign(d - r), _sign(d + r)
-    if a == b:
-        B += a
-    else:
-        lo += a
-        hi += b
-        sig_a |= (1 << 18) | ((d + 16) & 31) << 19
+    for within, flag, width in ((core.FULL, 10, 7), (COINS, 18, 5)):
+        r = core.popcount(rest & within)
+        d = core.popcount(c0 & within) - core.popcount(c1 & within)
+        a, b = _sign(d - r), _sign(d + r)
+        if a == b:
+            B += a
+        else:
+            lo += a
+            hi += b
+            offset = 1 << (width - 1)
+            sig_a |= (1 << flag) | ((d + offset) & (2 * offset - 1)) << (flag + 1)
     # settebello and re bello: open while the card is in play.
     for card_bit, on in ((SEVEN_COINS, True), (KING_COINS, bool(opts & core.OPT_RE_BELLO))):
         if not on:

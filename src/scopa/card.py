@@ -12,7 +12,7 @@ from typing import TypeAlias
 
 from scopa.errors import CardError
 
-__all__ = ["Card", "CardLike", "CardSet", "DECK", "RANKS", "SUITS", "cards_mask"]
+__all__ = ["Card", "CardLike", "CardSet", "DECK", "RANKS", "SUITS", "bits", "cards_mask"]
 
 SUITS = "dcsb"
 RANKS = "A234567JQK"
@@ -134,7 +134,12 @@ DECK: tuple[Card, ...] = tuple(Card._make(i) for i in range(40))
 CardLike: TypeAlias = Card | str
 
 
-def _bits(mask: int) -> Iterator[int]:
+def bits(mask: int) -> Iterator[int]:
+    """Indexes of the cards in ``mask``, ascending.
+
+    >>> list(bits(0b1010))
+    [1, 3]
+    """
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1
@@ -212,7 +217,7 @@ class CardSet(Set[Card]):
         return isinstance(card, Card) and bool(self.mask >> card.index & 1)
 
     def __iter__(self) -> Iterator[Card]:
-        return (DECK[i] for i in _bits(self.mask))
+        return (DECK[i] for i in bits(self.mask))
 
     def __len__(self) -> int:
         return bin(self.mask).count("1")

@@ -15,19 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scopa.card import DECK, Card, CardLike, cards_mask
+from scopa.card import DECK, Card, CardLike, bits, cards_mask
 from scopa.errors import CardError, InvalidMoveError
 
 __all__ = ["Move"]
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class Move:
@@ -101,7 +92,7 @@ class Move:
     @property
     def captures(self) -> frozenset[Card]:
         """The table cards captured (empty for a lay-down)."""
-        return frozenset(DECK[i] for i in _bits(self._mask))
+        return frozenset(DECK[i] for i in bits(self._mask))
 
     @property
     def capture_mask(self) -> int:
@@ -117,7 +108,7 @@ class Move:
         """Move notation, e.g. ``"7dx3c4s"``."""
         if not self._mask:
             return str(self._card)
-        return str(self._card) + "x" + "".join(str(DECK[i]) for i in _bits(self._mask))
+        return str(self._card) + "x" + "".join(str(DECK[i]) for i in bits(self._mask))
 
     __str__ = notation
 
