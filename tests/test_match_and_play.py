@@ -148,3 +148,29 @@ def test_doctests(module):
 def test_numpy_results_are_arrays():
     p = scopa.random_playouts("scopa", 3, seed=1)
     assert isinstance(p.points, np.ndarray) and p.breakdown.shape == (3, 2, len(scopa.CATEGORIES))
+
+
+def test_falls_back_to_the_twin_with_a_warning():
+    # A missing or broken extension: the twin is used, with a RuntimeWarning that says so.
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib.abc, sys, warnings\n"
+        "class Block(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'scopa_core._core':\n"
+        "            raise ImportError('blocked for the test')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import scopa\n"
+        "print(scopa.CORE_IMPLEMENTATION, [str(x.message) for x in w if x.category is RuntimeWarning])\n"
+        "print(scopa.solve(scopa.State.from_string('scopa 7d/Kc 3c4s - -/- 0/0 0 - -')).value)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SCOPA_NO_EXTENSIONS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.splitlines()
+    assert first.startswith("python [") and "blocked for the test" in first and "pure-Python twin" in first
+    assert second == "4"
