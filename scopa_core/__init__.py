@@ -52,6 +52,7 @@ __all__ = [
     "deal",
     "legal_moves",
     "playouts",
+    "rollouts",
     "popcount",
     "primiera",
     "score",

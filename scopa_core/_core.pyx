@@ -410,32 +410,65 @@ def deal(int nplayers, int hand_size, int table_size, int opts, uint64_t seed) -
     return t[0], t[1], t[2]
 
 
-cdef int choose_random(Pos* p, int opts, uint64_t* rng, uint64_t* caps, int* cap_start,
-                       int* cap_count, int* mcard, uint64_t* mcap) noexcept nogil:
-    """Pick a uniformly random legal move (the twin's order); return its index into mcard/mcap."""
-    cdef uint64_t hand = p.hands[p.turn]
-    cdef uint64_t m = hand
+ctypedef struct Scratch:
+    uint64_t* caps      # capture sets per rank of the hand
+    uint64_t* mcap      # the moves: captured masks ...
+    int* mcard          # ... and cards
+    int cap_start[11]
+    int cap_count[11]
+
+
+cdef int scratch_init(Scratch* s) except -1:
+    s.caps = <uint64_t*>malloc(10 * MAX_CAPTURES * sizeof(uint64_t))
+    s.mcap = <uint64_t*>malloc(10 * MAX_CAPTURES * sizeof(uint64_t))
+    s.mcard = <int*>malloc(10 * MAX_CAPTURES * sizeof(int))
+    if s.caps == NULL or s.mcap == NULL or s.mcard == NULL:
+        scratch_free(s)
+        raise MemoryError()
+    return 0
+
+
+cdef void scratch_free(Scratch* s) noexcept nogil:
+    free(s.caps)
+    free(s.mcap)
+    free(s.mcard)
+    s.caps = NULL
+    s.mcap = NULL
+    s.mcard = NULL
+
+
+cdef int choose_random(Pos* p, int opts, uint64_t* rng, Scratch* s) noexcept nogil:
+    """Pick a uniformly random legal move (the twin's order); return its index into s.mcard/mcap."""
+    cdef uint64_t m = p.hands[p.turn]
     cdef int v, c, i, n = 0, used = 0
     for v in range(11):
-        cap_count[v] = -1
+        s.cap_count[v] = -1
     while m:
         c = scopa_ctz(m)
         m &= m - 1
         v = c % 10 + 1
-        if cap_count[v] < 0:
-            cap_start[v] = used
-            cap_count[v] = gen_captures(c, p.table, opts, caps + used)
-            used += cap_count[v]
-        if cap_count[v] == 0:
-            mcard[n] = c
-            mcap[n] = 0
+        if s.cap_count[v] < 0:
+            s.cap_start[v] = used
+            s.cap_count[v] = gen_captures(c, p.table, opts, s.caps + used)
+            used += s.cap_count[v]
+        if s.cap_count[v] == 0:
+            s.mcard[n] = c
+            s.mcap[n] = 0
             n += 1
         else:
-            for i in range(cap_count[v]):
-                mcard[n] = c
-                mcap[n] = caps[cap_start[v] + i]
+            for i in range(s.cap_count[v]):
+                s.mcard[n] = c
+                s.mcap[n] = s.caps[s.cap_start[v] + i]
                 n += 1
     return <int>(rng_next(rng) % <uint64_t>n)
+
+
+cdef inline void play_out(Pos* p, int opts, uint64_t* rng, Scratch* s) noexcept nogil:
+    """Random legal moves until the hand is over."""
+    cdef int k
+    while any_hand(p):
+        k = choose_random(p, opts, rng, s)
+        apply_pos(p, s.mcard[k], s.mcap[k], opts)
 
 
 def playouts(int nplayers, int hand_size, int table_size, int opts, Py_ssize_t n, uint64_t seed):
@@ -448,8 +481,9 @@ def playouts(int nplayers, int hand_size, int table_size, int opts, Py_ssize_t n
     cdef int deck[40]
     cdef uint64_t rng = seed
     cdef Py_ssize_t h
-    cdef int i, k
+    cdef int i
     cdef int sc[2 * C_NCAT]
+    cdef Scratch scratch
     import numpy as np   # imported on first use: plain solving and play never load it
 
     if n < 0:
@@ -457,31 +491,52 @@ def playouts(int nplayers, int hand_size, int table_size, int opts, Py_ssize_t n
     _check_geometry(nplayers, hand_size, table_size)
     breakdown = np.zeros((n, 2, C_NCAT), dtype=np.int16)
     cdef short[:, :, ::1] out = breakdown
-    cdef int max_moves = 10 * MAX_CAPTURES
-    cdef uint64_t* caps = <uint64_t*>malloc(10 * MAX_CAPTURES * sizeof(uint64_t))
-    cdef uint64_t* mcap = <uint64_t*>malloc(max_moves * sizeof(uint64_t))
-    cdef int* mcard = <int*>malloc(max_moves * sizeof(int))
-    cdef int cap_start[11]
-    cdef int cap_count[11]
-    if caps == NULL or mcap == NULL or mcard == NULL:
-        free(caps)
-        free(mcap)
-        free(mcard)
-        raise MemoryError()
+    scratch_init(&scratch)
     with nogil:
         for h in range(n):
             deal_c(&rng, &p, deck, nplayers, hand_size, table_size, opts)
-            while any_hand(&p):
-                k = choose_random(&p, opts, &rng, caps, cap_start, cap_count, mcard, mcap)
-                apply_pos(&p, mcard[k], mcap[k], opts)
+            play_out(&p, opts, &rng, &scratch)
             score_c(p.captured[0], p.captured[1], p.scope[0], p.scope[1], opts, sc)
             for i in range(C_NCAT):
                 out[h, 0, i] = sc[i]
                 out[h, 1, i] = sc[C_NCAT + i]
-    free(caps)
-    free(mcap)
-    free(mcard)
+    scratch_free(&scratch)
     return breakdown.sum(axis=2, dtype=np.int16), breakdown
+
+
+def rollouts(tuple pos, int opts, int block, Py_ssize_t n, uint64_t seed) -> list:
+    """Finish the hand from ``pos`` ``n`` times with uniformly random legal moves.
+
+    Returns each finish's final score difference (team 0 minus team 1), in C without
+    the GIL; the twin gives the same numbers for the same seed.
+    """
+    cdef Pos start, p
+    cdef int stock[40]
+    cdef uint64_t rng = seed
+    cdef Py_ssize_t h
+    cdef int sc[2 * C_NCAT]
+    cdef int i, d
+    cdef Scratch scratch
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    pos_from_tuple(&start, stock, pos, block)
+    cdef int* diffs = <int*>malloc((n if n > 0 else 1) * sizeof(int))
+    if diffs == NULL:
+        raise MemoryError()
+    scratch_init(&scratch)
+    with nogil:
+        for h in range(n):
+            p = start
+            play_out(&p, opts, &rng, &scratch)
+            score_c(p.captured[0], p.captured[1], p.scope[0], p.scope[1], opts, sc)
+            d = 0
+            for i in range(C_NCAT):
+                d += sc[i] - sc[C_NCAT + i]
+            diffs[h] = d
+    scratch_free(&scratch)
+    out = [diffs[h] for h in range(n)]
+    free(diffs)
+    return out
 
 
 include "_solver.pxi"

@@ -278,6 +278,29 @@ def deal(nplayers: int, hand_size: int, table_size: int, opts: int, seed: int) -
     return _deal(_Rng(seed), nplayers, hand_size, table_size, opts)
 
 
+def _play_out(pos: tuple, opts: int, block: int, rng: _Rng) -> tuple:
+    """Random legal moves until the hand is over."""
+    while any(pos[0]):
+        moves = legal_moves(pos[0][pos[5]], pos[1], opts)
+        card, cap = moves[rng.next() % len(moves)]
+        pos = apply_move(pos, card, cap, opts, block)
+    return pos
+
+
+def rollouts(pos: tuple, opts: int, block: int, n: int, seed: int) -> list[int]:
+    """Finish the hand from ``pos`` ``n`` times with uniformly random legal moves; each
+    finish's final score difference (team 0 minus team 1)."""
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    rng = _Rng(seed)
+    out = []
+    for _ in range(n):
+        end = _play_out(pos, opts, block, rng)
+        row0, row1 = score(end[3][0], end[3][1], end[4][0], end[4][1], opts)
+        out.append(sum(row0) - sum(row1))
+    return out
+
+
 def playouts(nplayers: int, hand_size: int, table_size: int, opts: int, n: int, seed: int):
     """Play ``n`` whole hands with uniformly random legal moves; seat 0 leads each hand.
 
@@ -293,11 +316,7 @@ def playouts(nplayers: int, hand_size: int, table_size: int, opts: int, n: int, 
     breakdown = np.zeros((n, 2, NCAT), dtype=np.int16)
     for h in range(n):
         hands, table, stock = _deal(rng, nplayers, hand_size, table_size, opts)
-        pos = (hands, table, stock, (0, 0), (0, 0), 0, -1)
-        while any(pos[0]):
-            moves = legal_moves(pos[0][pos[5]], pos[1], opts)
-            card, cap = moves[rng.next() % len(moves)]
-            pos = apply_move(pos, card, cap, opts, hand_size)
+        pos = _play_out((hands, table, stock, (0, 0), (0, 0), 0, -1), opts, hand_size, rng)
         captured, scope = pos[3], pos[4]
         breakdown[h] = score(captured[0], captured[1], scope[0], scope[1], opts)
     return breakdown.sum(axis=2, dtype=np.int16), breakdown

@@ -230,6 +230,45 @@ def quick_order(moves: list, table: int) -> list:
     return sorted(moves, key=score, reverse=True)
 
 
+def _trunc_div(a: int, b: int) -> int:
+    """Division rounding toward zero, as in C."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def static_eval(pos: tuple, opts: int, nplayers: int) -> int:
+    """Heuristic final difference x 100 (team 0's side) at the horizon; see the compiled
+    ``static_eval``: banked points, open card and coin leads over the cards left, an open
+    settebello 60 to its holder's team (30 to the mover's team on the table), an open
+    primiera 40 to the team ahead on its current bests."""
+    hands, table, stock, cap, scope, turn, last = pos
+    info = node_info(pos, opts, nplayers)
+    rest = table
+    for h in hands:
+        rest |= h
+    for c in stock:
+        rest |= 1 << c
+    e = 100 * info[0]
+    if info[3] >> 10 & 1:
+        d = core.popcount(cap[0]) - core.popcount(cap[1])
+        e += _trunc_div(100 * d, core.popcount(rest) + 1)
+    if info[3] >> 18 & 1:
+        d = core.popcount(cap[0] & COINS) - core.popcount(cap[1] & COINS)
+        e += _trunc_div(100 * d, core.popcount(rest & COINS) + 1)
+    if rest & SEVEN_COINS:
+        if table & SEVEN_COINS:
+            e += 30 if turn & 1 == 0 else -30
+        else:
+            for seat, h in enumerate(hands):
+                if h & SEVEN_COINS:
+                    e += 60 if seat & 1 == 0 else -60
+    if info[3] >> 24 & 1:
+        b0 = sum(_SUIT_BEST[(cap[0] >> (10 * s)) & COINS] for s in range(4))
+        b1 = sum(_SUIT_BEST[(cap[1] >> (10 * s)) & COINS] for s in range(4))
+        e += 40 * _sign(b0 - b1)
+    return e
+
+
 def final_difference(pos: tuple, opts: int) -> int:
     """Final score difference (team 0 minus team 1) of a finished hand."""
     row0, row1 = core.score(pos[3][0], pos[3][1], pos[4][0], pos[4][1], opts)
@@ -515,6 +554,37 @@ class Solver:
             else:  # pragma: no cover - would mean an inconsistent table
                 raise RuntimeError("principal variation lost: inconsistent transposition table")
         return pv
+
+    def _horizon(self, pos: tuple, plies: int, alpha: int, beta: int) -> int:
+        self.nodes += 1
+        hands, table, turn = pos[0], pos[1], pos[5]
+        sigma = 1 if turn & 1 == 0 else -1
+        if not pos[2] and not any(hands):
+            return sigma * 100 * final_difference(pos, self._opts)
+        if plies <= 0:
+            return sigma * static_eval(pos, self._opts, self._n)
+        best = -1000000
+        for c, m in quick_order(core.legal_moves(hands[turn], table, self._opts), table):
+            child = core.apply_move(pos, c, m, self._opts, self._block)
+            v = -self._horizon(child, plies - 1, -beta, -max(alpha, best))
+            if v > best:
+                best = v
+                if best >= beta:
+                    break
+        return best
+
+    def analyze_depth(self, pos: tuple, opts: int, block: int, plies: int) -> list[tuple[int, int, float]]:
+        """Every legal move's value from a ``plies``-deep alpha-beta with a heuristic
+        evaluation at the horizon (points, for the team to move); see the compiled solver."""
+        if plies < 1:
+            raise ValueError(f"plies must be >= 1, got {plies}")
+        self._prepare(pos, opts, block)
+        self.nodes = 0
+        out = []
+        for c, m in core.legal_moves(pos[0][pos[5]], pos[1], opts):
+            child = core.apply_move(pos, c, m, opts, block)
+            out.append((c, m, -self._horizon(child, plies - 1, -1000000, 1000000) / 100.0))
+        return out
 
     def analyze(self, pos: tuple, opts: int, block: int) -> list[tuple[int, int, int]]:
         """Exact value of every legal move: ``[(card, capture, value), ...]``."""

@@ -134,7 +134,7 @@ def test_all_public_names_exist():
 
 
 def _modules():
-    mods = [importlib.import_module(m.name) for m in pkgutil.iter_modules(scopa.__path__, "scopa.")]
+    mods = [importlib.import_module(m.name) for m in pkgutil.walk_packages(scopa.__path__, "scopa.")]
     return [scopa, scopa_core, importlib.import_module("scopa_core._twin"), *mods]
 
 

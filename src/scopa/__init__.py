@@ -30,6 +30,7 @@ from scopa.simulate import Playouts, random_playouts
 from scopa.solver import Solver, SolveResult, analyze, solve
 from scopa.state import State
 from scopa.version import __version__
+from scopa.view import PlayerView
 
 #: Which core is loaded: ``"cython"`` (compiled) or ``"python"`` (the twin).
 CORE_IMPLEMENTATION: str = _core.IMPLEMENTATION
@@ -50,6 +51,7 @@ __all__ = [
     "InvalidMoveError",
     "Match",
     "Move",
+    "PlayerView",
     "Playouts",
     "PositionError",
     "Rules",

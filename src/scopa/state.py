@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import scopa_core as core
 from scopa.card import DECK, Card, CardLike, CardSet, cards_mask
@@ -21,6 +21,9 @@ from scopa.errors import AmbiguousMoveError, CardError, IllegalMoveError, Positi
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.scoring import HandScore
+
+if TYPE_CHECKING:
+    from scopa.view import PlayerView
 
 __all__ = ["State"]
 
@@ -49,6 +52,7 @@ class State:
         "_turn",
         "_last",
         "_dealer",
+        "_history",
     )
     _rules: Rules
     _opts: int
@@ -60,11 +64,18 @@ class State:
     _turn: int
     _last: int
     _dealer: int | None
+    _history: tuple[tuple[int, int, int], ...]
 
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def _make(cls, rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> State:
+    def _make(
+        cls,
+        rules: Rules,
+        pos: tuple[Any, ...],
+        dealer: int | None,
+        history: tuple[tuple[int, int, int], ...] = (),
+    ) -> State:
         obj = object.__new__(cls)
         hands, table, stock, captured, scope, turn, last = pos
         for name, value in (
@@ -78,6 +89,7 @@ class State:
             ("_turn", turn),
             ("_last", last),
             ("_dealer", dealer),
+            ("_history", history),
         ):
             object.__setattr__(obj, name, value)
         return obj
@@ -85,8 +97,8 @@ class State:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("State is immutable: play() returns a new State")
 
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        return (State.from_string, (self.to_string(),))
+    def __reduce__(self) -> tuple[object, tuple[str, tuple[tuple[int, int, int], ...]]]:
+        return (_restore, (self.to_string(), self._history))
 
     @classmethod
     def deal(cls, rules: Rules | str, seed: int | None = None, dealer: int = 0) -> State:
@@ -310,7 +322,29 @@ class State:
         """
         m = self.resolve(move)
         pos = core.apply_move(self.masks, m.card.index, m.capture_mask, self._opts, self._rules.hand_size)
-        return State._make(self._rules, pos, self._dealer)
+        return State._make(
+            self._rules, pos, self._dealer, self._history + ((self._turn, m.card.index, m.capture_mask),)
+        )
+
+    @property
+    def history(self) -> tuple[tuple[int, Move], ...]:
+        """The plays made from this State's origin, in order: ``(seat, move)`` pairs.
+
+        A dealt hand records every play; a position read from JSON or a string starts
+        with an empty history. The history is carried along but is not part of the
+        position: states that differ only in history are equal.
+        """
+        return tuple((seat, Move._from_core(c, m)) for seat, c, m in self._history)
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` sees: its own hand, the table, the piles, the scope, the public
+        history, and only the sizes of the other hands and of the stock."""
+        from scopa.view import PlayerView
+
+        n = self._rules.players
+        if not _is_int(seat) or not 0 <= seat < n:
+            raise PositionError(f"bad seat {seat!r}: expected a seat in 0..{n - 1}")
+        return PlayerView._from_state(self, seat)
 
     def score(self) -> HandScore:
         """The score of the piles as they stand: the hand's final score once :attr:`is_over`."""
@@ -376,6 +410,11 @@ class State:
         for t in (0, 1):
             lines.append(f"  team {t}: {len(self.captured[t])} cards, {self._scope[t]} scope")
         return "\n".join(lines)
+
+
+def _restore(text: str, history: tuple[tuple[int, int, int], ...]) -> State:
+    s = State.from_string(text)
+    return State._make(s._rules, s.masks, s._dealer, history)
 
 
 def _rules(rules: Rules | str) -> Rules:

@@ -1,0 +1,49 @@
+"""Strength of the computer players, measured with the arena (results in the README).
+
+Usage: python benchmarks/strength.py [--jobs 2] [--scale 1.0] PAIRING...
+Pairings: scopa-pimc-greedy, scopa-greedy-random, scopa-pimc-ismcts,
+scientifico-pimc-greedy, scientifico-ismcts-greedy (default: all). ``--scale`` multiplies the
+number of duplicate deals (2,000 and 1,000 in the issue's plan).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from scopa.arena import arena
+
+PAIRINGS = {
+    "scopa-greedy-random": ("scopa", "greedy", "random", 2000),
+    "scopa-pimc-greedy": ("scopa", "pimc", "greedy", 2000),
+    # the same thinking time per move: both stop at 50 ms
+    "scopa-pimc-ismcts": (
+        "scopa",
+        ("pimc", {"samples": 10_000, "time_limit": 0.05}),
+        ("ismcts", {"time_limit": 0.05}),
+        300,
+    ),
+    "scientifico-pimc-greedy": ("scopone_scientifico", "pimc", "greedy", 1000),
+    "scientifico-ismcts-greedy": ("scopone_scientifico", ("ismcts", {"time_limit": 0.02}), "greedy", 200),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("pairings", nargs="*", default=list(PAIRINGS))
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    for key in args.pairings:
+        game, a, b, hands = PAIRINGS[key]
+        n = max(2, int(hands * args.scale))
+        t0 = time.perf_counter()
+        r = arena(game, a, b, hands=n, seed=args.seed, jobs=args.jobs)
+        print(f"## {key} ({time.perf_counter() - t0:.0f} s)")
+        print(r.table(), flush=True)
+        print(flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Computer players that decide on what a person sees: a :class:`~scopa.view.PlayerView`.
+
+Every player implements ``choose(view) -> Move``. All are deterministic for a given seed
+(the time-limited ones as long as the time limit does not cut their search).
+
+>>> import scopa
+>>> from scopa.players import GreedyPlayer
+>>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+>>> str(GreedyPlayer().choose(s.view(0)))
+'7dx3c4s'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scopa.players.base import Player, determinize
+from scopa.players.ismcts import ISMCTSPlayer
+from scopa.players.pimc import PIMCPlayer
+from scopa.players.simple import GreedyPlayer, RandomPlayer
+
+__all__ = [
+    "PLAYERS",
+    "GreedyPlayer",
+    "ISMCTSPlayer",
+    "PIMCPlayer",
+    "Player",
+    "RandomPlayer",
+    "determinize",
+    "make_player",
+]
+
+#: Player names for :func:`make_player`, the arena and the command line.
+PLAYERS: dict[str, type] = {
+    "random": RandomPlayer,
+    "greedy": GreedyPlayer,
+    "pimc": PIMCPlayer,
+    "ismcts": ISMCTSPlayer,
+}
+
+
+def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
+    """A player by name (``random``, ``greedy``, ``pimc``, ``ismcts``) with its options.
+
+    >>> make_player("pimc", seed=1, samples=8).samples
+    8
+    """
+    from scopa.errors import ScopaError
+
+    cls = PLAYERS.get(name)
+    if cls is None:
+        raise ScopaError(f"unknown player {name!r}: expected one of {', '.join(PLAYERS)}")
+    if cls is GreedyPlayer:
+        if options:
+            raise ScopaError(f"GreedyPlayer takes no options, got {', '.join(options)}")
+        return GreedyPlayer()
+    try:
+        player: Player = cls(seed=seed, **options)
+    except TypeError as exc:
+        raise ScopaError(f"bad options for player {name!r}: {exc}") from None
+    return player

@@ -1,0 +1,69 @@
+"""The player protocol and determinization (sampling the hidden cards of a view)."""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol, runtime_checkable
+
+import scopa_core as core
+from scopa.card import bits
+from scopa.errors import PositionError
+from scopa.move import Move
+from scopa.state import State
+from scopa.view import PlayerView
+
+__all__ = ["Player", "determinize", "leaves_sweep"]
+
+
+@runtime_checkable
+class Player(Protocol):
+    """Anything with ``choose(view) -> Move``: the move to play for ``view.seat``."""
+
+    def choose(self, view: PlayerView) -> Move: ...
+
+
+def determinize(view: PlayerView, rng: random.Random) -> State:
+    """A full position consistent with ``view``: the unseen cards dealt at random to the
+    other hands (by their sizes) and to the stock (in random order).
+
+    >>> s = State.deal("scopa", seed=3)
+    >>> d = determinize(s.view(0), random.Random(1))
+    >>> d.hands[0] == s.hands[0] and d.table == s.table and len(d.stock) == len(s.stock)
+    True
+    """
+    unseen = list(bits(view.unseen.mask))
+    need = sum(k for seat, k in enumerate(view.hand_sizes) if seat != view.seat) + view.stock_size
+    if need != len(unseen):
+        raise PositionError(
+            f"the view hides {need} cards but {len(unseen)} are unseen: cannot sample its hidden cards"
+        )
+    rng.shuffle(unseen)
+    hands = []
+    at = 0
+    for seat, k in enumerate(view.hand_sizes):
+        if seat == view.seat:
+            hands.append(view.hand.mask)
+            continue
+        mask = 0
+        for c in unseen[at : at + k]:
+            mask |= 1 << c
+        hands.append(mask)
+        at += k
+    pos = (
+        tuple(hands),
+        view.table.mask,
+        tuple(unseen[at:]),
+        (view.captured[0].mask, view.captured[1].mask),
+        view.scope,
+        view.turn,
+        -1 if view.last_capture is None else view.last_capture,
+    )
+    history = tuple((seat, m.card.index, m.capture_mask) for seat, m in view.history)
+    return State._make(view.rules, pos, view.dealer, history)
+
+
+def leaves_sweep(table: int, cards: int, opts: int) -> bool:
+    """Whether some card among ``cards`` could capture the whole ``table``."""
+    if not table:
+        return False
+    return any(table in core.captures(c, table, opts) for c in bits(cards))

@@ -1,0 +1,118 @@
+"""Information-set Monte Carlo tree search (SO-ISMCTS, Cowling, Powley and Whitehouse 2012)."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import scopa_core as core
+from scopa.errors import ScopaError
+from scopa.move import Move
+from scopa.players.base import determinize
+from scopa.players.simple import _legal
+from scopa.view import PlayerView
+
+__all__ = ["ISMCTSPlayer"]
+
+
+class _Node:
+    __slots__ = ("children", "visits", "reward", "avail", "team")
+
+    def __init__(self, team: int) -> None:
+        self.children: dict[tuple[int, int], _Node] = {}
+        self.visits = 0
+        self.reward = 0.0
+        self.avail = 1
+        self.team = team  # the team that made the move into this node
+
+
+class ISMCTSPlayer:
+    """Single-observer information-set MCTS on the core's random playouts.
+
+    Each iteration samples the hidden cards (a determinization), walks the tree choosing
+    among the moves legal in that sample by UCB1 with availability counts, adds one node,
+    finishes the hand with random moves inside the core, and backs the result up, each
+    node scoring it for the team that moved into it (the final difference, mapped to
+    [0, 1]). Plays the most visited move after ``iterations`` iterations or
+    ``time_limit`` seconds (``None``: strictly reproducible).
+
+    >>> import scopa
+    >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    >>> str(ISMCTSPlayer(iterations=300, time_limit=None, seed=1).choose(s.view(0)))
+    '7dx3c4s'
+    """
+
+    def __init__(
+        self,
+        iterations: int = 100_000,
+        time_limit: float | None = 0.1,
+        seed: int | None = None,
+        exploration: float = 0.7,
+    ) -> None:
+        if not isinstance(iterations, int) or iterations < 1:
+            raise ScopaError(f"bad iterations {iterations!r}: expected an int >= 1")
+        if time_limit is not None and not time_limit > 0:
+            raise ScopaError(f"bad time_limit {time_limit!r}: expected seconds > 0 or None")
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.seed = seed
+        self.exploration = exploration
+        self._rng = random.Random(seed)
+        self.last_iterations = 0
+
+    def choose(self, view: PlayerView) -> Move:
+        """The most visited root move after the search."""
+        moves = _legal(view)
+        if len(moves) == 1:
+            return moves[0]
+        rules = view.rules
+        opts, block = rules.core_options, rules.hand_size
+        root = _Node(team=1 - view.team)
+        rng = self._rng
+        start = time.perf_counter()
+        done = 0
+        for _ in range(self.iterations):
+            done += 1
+            pos = determinize(view, rng).masks
+            node = root
+            path = [root]
+            while any(pos[0]):
+                team = pos[5] & 1
+                legal = core.legal_moves(pos[0][pos[5]], pos[1], opts)
+                untried = [mv for mv in legal if mv not in node.children]
+                if untried:
+                    mv = untried[rng.randrange(len(untried))]
+                    child = _Node(team)
+                    node.children[mv] = child
+                    pos = core.apply_move(pos, mv[0], mv[1], opts, block)
+                    path.append(child)
+                    break
+                best, best_score = legal[0], -1.0
+                for mv in legal:
+                    ch = node.children[mv]
+                    ch.avail += 1
+                    score = ch.reward / ch.visits + self.exploration * math.sqrt(
+                        math.log(ch.avail) / ch.visits
+                    )
+                    if score > best_score:
+                        best, best_score = mv, score
+                node = node.children[best]
+                pos = core.apply_move(pos, best[0], best[1], opts, block)
+                path.append(node)
+            if any(pos[0]):
+                diff = core.rollouts(pos, opts, block, 1, rng.getrandbits(64))[0]
+            else:
+                row0, row1 = core.score(pos[3][0], pos[3][1], pos[4][0], pos[4][1], opts)
+                diff = sum(row0) - sum(row1)
+            reward0 = min(1.0, max(0.0, 0.5 + diff / 20.0))
+            for nd in path[1:]:
+                nd.visits += 1
+                nd.reward += reward0 if nd.team == 0 else 1.0 - reward0
+            if self.time_limit is not None and time.perf_counter() - start > self.time_limit:
+                break
+        self.last_iterations = done
+        best_move = max(
+            moves, key=lambda m: root.children.get((m.card.index, m.capture_mask), _Node(0)).visits
+        )
+        return best_move

@@ -1,0 +1,97 @@
+"""The random player and the greedy one-ply player."""
+
+from __future__ import annotations
+
+import random
+
+import scopa_core as core
+from scopa.errors import IllegalMoveError
+from scopa.move import Move
+from scopa.players.base import leaves_sweep
+from scopa.view import PlayerView
+
+__all__ = ["GreedyPlayer", "RandomPlayer"]
+
+SEVENS = core.RANK_MASK[7]
+SIXES = core.RANK_MASK[6]
+
+
+def _legal(view: PlayerView) -> list[Move]:
+    moves = view.legal_moves()
+    if not moves:
+        raise IllegalMoveError(f"seat {view.seat} is not to move (seat {view.turn} is)")
+    return moves
+
+
+class RandomPlayer:
+    """Plays a uniformly random legal move.
+
+    >>> import scopa
+    >>> s = scopa.State.deal("scopa", seed=1)
+    >>> RandomPlayer(seed=5).choose(s.view(s.turn)) in s.legal_moves()
+    True
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self._rng = random.Random(seed)
+
+    def choose(self, view: PlayerView) -> Move:
+        """A random legal move."""
+        return self._rng.choice(_legal(view))
+
+
+class GreedyPlayer:
+    """One-ply rules a good club player uses.
+
+    Captures before lay-downs: a sweep first, then the settebello, sevens, coins, sixes and
+    many cards. Never a move that leaves a table some unseen card could sweep when another
+    move avoids it. Lay-downs: not the settebello, nor sevens or coins; keep pairs (lay down
+    a rank you hold twice, so you can retake it) and prefer ranks whose other cards are all
+    seen (nobody can take them by equal rank).
+    """
+
+    def choose(self, view: PlayerView) -> Move:
+        """The best move by the rules above (the first in move order among equals)."""
+        moves = _legal(view)
+        return max(moves, key=lambda m: self.score(view, m))
+
+    @staticmethod
+    def score(view: PlayerView, move: Move) -> int:
+        """The greedy rating of ``move`` (higher is better)."""
+        opts = view.rules.core_options
+        table = view.table.mask
+        card = move.card.index
+        bit = 1 << card
+        unseen = view.unseen.mask
+        last_play = sum(view.hand_sizes) == 1 and view.stock_size == 0
+        if move.is_capture:
+            took = move.capture_mask | bit
+            after = table & ~move.capture_mask
+            s = 10_000
+            if not after and not last_play:
+                s += 5_000
+            if took & core.SETTEBELLO:
+                s += 3_000
+            s += 300 * core.popcount(took & SEVENS)
+            s += 150 * core.popcount(took & core.COINS)
+            s += 60 * core.popcount(took & SIXES)
+            s += 20 * core.popcount(took)
+        else:
+            after = table | bit
+            s = 0
+            if bit & core.SETTEBELLO:
+                s -= 3_000
+            if bit & SEVENS:
+                s -= 300
+            if bit & core.COINS:
+                s -= 150
+            rank = core.RANK_MASK[card % 10 + 1]
+            if core.popcount(view.hand.mask & rank) >= 2:
+                s += 80  # keep pairs: we can retake it
+            if not unseen & rank:
+                s += 40  # a dead rank: nobody can take it alone
+            s -= card % 10  # lay down low cards first
+        if after and not last_play and leaves_sweep(after, unseen, opts):
+            s -= 20_000 if not move.is_capture else 4_000
+        return s

@@ -1,0 +1,101 @@
+"""What one player sees of a hand: the information set a computer player decides on.
+
+>>> import scopa
+>>> s = scopa.State.deal("scopone_scientifico", seed=7, dealer=3)
+>>> v = s.view(0)
+>>> len(v.hand), v.hand_sizes, v.stock_size, len(v.unseen)
+(10, (10, 10, 10, 10), 0, 30)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import scopa_core as core
+from scopa.card import CardSet
+from scopa.move import Move
+from scopa.rules import Rules
+
+__all__ = ["PlayerView"]
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """A seat's view of a hand in progress: nothing hidden from that seat is in it.
+
+    Attributes:
+        rules: the rules of the hand.
+        seat: the seat this view belongs to.
+        turn: the seat to move.
+        hand: this seat's own cards.
+        table: the cards face up on the table.
+        captured: each team's pile (piles are public in these games).
+        scope: each team's scope.
+        history: every play so far, in order, as ``(seat, move)``.
+        hand_sizes: how many cards each seat holds.
+        stock_size: how many cards are left in the stock.
+        last_capture: the team that captured last, or ``None``.
+        dealer: the dealer's seat, or ``None`` when unknown.
+        out_of_play: cards in no hand, pile, table or stock (only in composed positions).
+    """
+
+    rules: Rules
+    seat: int
+    turn: int
+    hand: CardSet
+    table: CardSet
+    captured: tuple[CardSet, CardSet]
+    scope: tuple[int, int]
+    history: tuple[tuple[int, Move], ...]
+    hand_sizes: tuple[int, ...]
+    stock_size: int
+    last_capture: int | None
+    dealer: int | None
+    out_of_play: CardSet
+
+    @classmethod
+    def _from_state(cls, state: object, seat: int) -> PlayerView:
+        from scopa.state import State
+
+        assert isinstance(state, State)
+        hands, table, stock, piles, scope, turn, last = state.masks
+        known = table | piles[0] | piles[1]
+        for h in hands:
+            known |= h
+        for c in stock:
+            known |= 1 << c
+        return cls(
+            rules=state.rules,
+            seat=seat,
+            turn=turn,
+            hand=CardSet._from_mask(hands[seat]),
+            table=CardSet._from_mask(table),
+            captured=(CardSet._from_mask(piles[0]), CardSet._from_mask(piles[1])),
+            scope=scope,
+            history=state.history,
+            hand_sizes=tuple(core.popcount(h) for h in hands),
+            stock_size=len(stock),
+            last_capture=None if last < 0 else last,
+            dealer=state.dealer,
+            out_of_play=CardSet._from_mask(core.FULL & ~known),
+        )
+
+    @property
+    def unseen(self) -> CardSet:
+        """The cards this seat cannot see: the other hands and the stock, in some order."""
+        seen = self.hand.mask | self.table.mask | self.captured[0].mask | self.captured[1].mask
+        return CardSet._from_mask(core.FULL & ~seen & ~self.out_of_play.mask)
+
+    @property
+    def team(self) -> int:
+        """This seat's team."""
+        return self.seat & 1
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of this seat when it is to move (empty otherwise)."""
+        if self.turn != self.seat:
+            return []
+        return [
+            Move._from_core(c, m)
+            for c, m in core.legal_moves(self.hand.mask, self.table.mask, self.rules.core_options)
+        ]

@@ -1,0 +1,218 @@
+"""Player views, the computer players and the arena."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import random
+
+import pytest
+from conftest import TWIN_RUN
+
+import scopa
+from scopa import State
+from scopa.arena import arena
+from scopa.players import (
+    GreedyPlayer,
+    ISMCTSPlayer,
+    PIMCPlayer,
+    Player,
+    RandomPlayer,
+    determinize,
+    make_player,
+)
+from scopa.view import PlayerView
+
+
+def midgame(game: str, seed: int, plays: int) -> State:
+    rnd = random.Random(seed)
+    s = State.deal(game, seed=seed, dealer=rnd.randrange(scopa.Rules.preset(game).players))
+    for _ in range(plays):
+        if s.is_over:
+            break
+        s = s.play(rnd.choice(s.legal_moves()))
+    return s
+
+
+# ---------------------------------------------------------------- views
+
+
+def test_history_is_recorded_and_public():
+    s = State.deal("scopa", seed=4, dealer=1)
+    moves = []
+    for _ in range(3):
+        m = s.legal_moves()[0]
+        moves.append((s.turn, m))
+        s = s.play(m)
+    assert s.history == tuple(moves) == s.view(1).history
+    assert State.from_string(s.to_string()) == s and State.from_string(s.to_string()).history == ()
+    assert pickle.loads(pickle.dumps(s)).history == s.history
+
+
+def test_view_contents():
+    s = midgame("scopa4", 3, 5)
+    v = s.view(2)
+    assert v.hand == s.hands[2] and v.table == s.table and v.captured == s.captured
+    assert v.hand_sizes == tuple(len(h) for h in s.hands) and v.stock_size == len(s.stock)
+    hidden = set().union(*(s.hands[i] for i in (0, 1, 3))) | set(s.stock)
+    assert set(v.unseen) == hidden
+    assert v.legal_moves() == (s.legal_moves() if s.turn == 2 else [])
+    with pytest.raises(scopa.PositionError, match="bad seat 4"):
+        s.view(4)
+
+
+def test_no_player_can_reach_hidden_cards_through_the_view():
+    # Two positions that differ only in the cards seat 0 cannot see give equal views:
+    # whatever a player computes from its view, it cannot tell them apart.
+    rnd = random.Random(9)
+    for game in scopa.PRESETS:
+        s = midgame(game, rnd.randrange(1000), rnd.randrange(8))
+        v = s.view(0)
+        other = determinize(v, random.Random(rnd.random()))
+        assert other.hands[0] == s.hands[0] and other.masks != s.masks or len(v.unseen) <= 1
+        assert other.view(0) == v
+        # and the view holds no State (nor anything else with hidden cards) to dig into
+        for f in dataclasses.fields(PlayerView):
+            value = getattr(v, f.name)
+            assert not isinstance(value, State)
+            if isinstance(value, tuple):
+                assert not any(isinstance(x, State) for x in value)
+        shown = repr(v)
+        assert not any(str(card) in shown for card in v.unseen)
+
+
+def test_determinize_is_consistent():
+    s = midgame("scopa", 11, 7)
+    v = s.view(s.turn)
+    d = determinize(v, random.Random(3))
+    assert d.hands[s.turn] == s.hands[s.turn] and d.table == s.table and d.captured == s.captured
+    assert [len(h) for h in d.hands] == [len(h) for h in s.hands] and len(d.stock) == len(s.stock)
+    every = set(d.table) | set(d.captured[0]) | set(d.captured[1]) | set(d.stock)
+    for h in d.hands:
+        every |= set(h)
+    assert len(every) == 40
+
+
+# ---------------------------------------------------------------- players
+
+FAST = {
+    "random": {},
+    "greedy": {},
+    "pimc": {"samples": 3, "time_limit": None},
+    "ismcts": {"iterations": 60, "time_limit": None},
+}
+
+
+@pytest.mark.parametrize("name", list(FAST))
+def test_players_play_legal_moves_in_every_game(name):
+    for game in scopa.PRESETS:
+        s = State.deal(game, seed=5)
+        players = [make_player(name, seed=i, **FAST[name]) for i in range(s.rules.players)]
+        assert all(isinstance(p, Player) for p in players)
+        steps = 0
+        while not s.is_over and steps < (12 if TWIN_RUN else 40):
+            m = players[s.turn].choose(s.view(s.turn))
+            assert m in s.legal_moves()
+            s = s.play(m)
+            steps += 1
+
+
+@pytest.mark.parametrize("name", ["random", "pimc", "ismcts"])
+def test_players_are_deterministic_for_a_seed(name):
+    s = midgame("scopone_scientifico", 2, 14)
+    a = make_player(name, seed=7, **FAST[name]).choose(s.view(s.turn))
+    b = make_player(name, seed=7, **FAST[name]).choose(s.view(s.turn))
+    assert a == b
+
+
+def test_a_player_refuses_to_move_out_of_turn():
+    s = State.deal("scopa", seed=1)
+    with pytest.raises(scopa.IllegalMoveError, match="not to move"):
+        GreedyPlayer().choose(s.view(1 - s.turn))
+
+
+def test_greedy_rules():
+    # Sweeps, takes the settebello, and does not leave a sweep when it can avoid it.
+    g = GreedyPlayer()
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    assert str(g.choose(s.view(0))) == "7dx3c4s"
+    s = State.from_string("scopa 7cQb/2cAs 7dJs - -/- 0/0 0 - 1")
+    assert str(g.choose(s.view(0))) == "7cx7d"
+    # Laying the 2 down would leave Js+2=10 for a king; the queen leaves 17: safe.
+    s = State.from_string("scopa 2bQb/KsAs Js - -/- 0/0 0 - 1")
+    assert str(g.choose(s.view(0))) == "Qb"
+
+
+def test_pimc_with_nothing_hidden_plays_a_best_move():
+    # The last round of 2-player Scopa: the opponent's hand is the only unseen cards.
+    for seed in range(4 if TWIN_RUN else 12):
+        s = State.deal("scopa", seed=seed)
+        while s.stock:
+            s = s.play(s.legal_moves()[0])
+        values = scopa.analyze(s)
+        m = PIMCPlayer(samples=2, time_limit=None, seed=seed).choose(s.view(s.turn))
+        assert values[m] == max(values.values())
+
+
+def test_pimc_depth_limited_search_early_in_a_hand():
+    s = State.deal("scopone_scientifico", seed=8)
+    p = PIMCPlayer(samples=4, time_limit=None, seed=1, depth=3)
+    values = p.evaluate(s.view(s.turn))
+    assert set(values) == set(s.legal_moves())
+    assert all(isinstance(v, float) and 0.0 <= risk <= 1.0 for v, risk in values.values())
+
+
+def test_ismcts_search_counts_iterations():
+    s = midgame("scopa", 6, 2)
+    p = ISMCTSPlayer(iterations=50, time_limit=None, seed=2)
+    assert p.choose(s.view(s.turn)) in s.legal_moves()
+    assert p.last_iterations == 50
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: make_player("alphazero"), "unknown player 'alphazero'"),
+        (lambda: make_player("pimc", samples=0), "bad samples 0"),
+        (lambda: make_player("ismcts", time_limit=-1), "bad time_limit -1"),
+        (lambda: make_player("pimc", colour=3), "bad options for player 'pimc'"),
+        (lambda: make_player("greedy", depth=3), "GreedyPlayer takes no options"),
+    ],
+)
+def test_player_errors(call, message):
+    with pytest.raises(scopa.ScopaError, match=message):
+        call()
+
+
+def test_random_player_seeded():
+    s = State.deal("scopone", seed=3)
+    picks = [RandomPlayer(seed=1).choose(s.view(s.turn)) for _ in range(3)]
+    assert picks[0] == picks[1] == picks[2]
+
+
+# ---------------------------------------------------------------- arena
+
+
+def test_arena_duplicate_and_reproducible():
+    r1 = arena("scopa", "greedy", "random", hands=30, seed=4)
+    r2 = arena("scopa", "greedy", "random", hands=30, seed=4, jobs=2)
+    assert r1 == dataclasses.replace(r2, seconds_per_move=r1.seconds_per_move)
+    assert r1.games == 60 and sum(r1.hand_wins) == 60 and sum(r1.pair_wins) == 30
+    assert r1.ci95[0] <= r1.diff <= r1.ci95[1]
+    assert r1.diff == pytest.approx(r1.points[0] - r1.points[1])
+    assert "95% CI" in r1.table()
+
+
+def test_arena_mirror_match_is_even():
+    # The same player on both sides of duplicate deals: exactly level.
+    r = arena("scopone_scientifico", "greedy", "greedy", hands=10, seed=2)
+    assert r.diff == 0 and r.points[0] == r.points[1] and r.pair_wins[2] == 10
+
+
+def test_arena_errors():
+    with pytest.raises(scopa.ScopaError, match="unknown player 'nobody'"):
+        arena("scopa", "nobody", "greedy", hands=2)
+    with pytest.raises(scopa.ScopaError, match="bad hands 0"):
+        arena("scopa", "greedy", "greedy", hands=0)
+    with pytest.raises(scopa.ScopaError, match="bad player"):
+        arena("scopa", ("pimc",), "greedy", hands=2)  # type: ignore[arg-type]
