@@ -1,22 +1,270 @@
 """The ``scopa`` command (also ``python -m scopa``).
 
 Subcommands:
-  simulate   play many random hands inside the core and print points per hand by category
-  deal       deal a hand and print it with its JSON and position string
+  solve      solve a position exactly (a built-in end position when none is given)
+  play       play a match against the computer in the terminal
+  arena      computer players against each other on duplicate deals
+  engine     the JSON-lines engine protocol on stdin/stdout (docs/engine-protocol.md)
+  simulate   random hands inside the core, mean points per category
+  deal       deal a hand and print it, its JSON and its position string
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import json
+import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
 
 import scopa
+from scopa.card import Card
 from scopa.errors import ScopaError
+from scopa.players import PLAYERS, make_player
+
+#: The built-in example for ``scopa solve``: Scopone scientifico with four cards in each hand.
+EXAMPLE = (
+    "scopone_scientifico 7dJcQcKs/6d7c6s4b/2dQd4s7s/AdAs2s7b KdJb - "
+    "5dJd6c3sJs3b5b6b/3d4dAc2c3c4c5cKc5sQsAb2bQbKb 0/7 0 0 3"
+)
+
+_SYMBOL = {"d": "♦", "c": "♥", "s": "♠", "b": "♣"}
+_COLOUR = {"d": "red", "c": "red", "s": "bright_white", "b": "bright_white"}
 
 
-def _simulate(args: argparse.Namespace) -> int:
+def card_text(card: Card) -> Text:
+    """A card with its suit symbol, in its suit's colour."""
+    return Text(f"{card.rank}{_SYMBOL[card.suit]}", style=f"bold {_COLOUR[card.suit]}")
+
+
+def cards_text(cards: Any) -> Text:
+    """Cards side by side (``-`` for none)."""
+    out = Text()
+    for i, c in enumerate(cards):
+        if i:
+            out.append(" ")
+        out.append_text(card_text(c))
+    return out if len(out) else Text("-", style="dim")
+
+
+def parse_position(text: str | None) -> scopa.State:
+    """A position from a JSON file, a JSON string or a position string (the example if None)."""
+    if text is None:
+        return scopa.State.from_string(EXAMPLE)
+    if os.path.isfile(text):
+        with open(text, encoding="utf-8") as f:
+            return scopa.State.from_json(f.read())
+    if text.lstrip().startswith("{"):
+        return scopa.State.from_json(text)
+    return scopa.State.from_string(text)
+
+
+# ---------------------------------------------------------------------------- solve
+
+
+def _solve(args: argparse.Namespace, console: Console) -> int:
+    state = parse_position(args.position)
+    solver = scopa.Solver(tt_size_mb=args.tt)
+    result = solver.solve(state)
+    values = solver.analyze(state)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "position": state.to_string(),
+                    "value": result.value,
+                    "best": None if result.best_move is None else str(result.best_move),
+                    "pv": [str(m) for m in result.pv],
+                    "nodes": result.nodes,
+                    "seconds": round(result.seconds, 6),
+                    "moves": {str(m): v for m, v in sorted(values.items(), key=lambda kv: -kv[1])},
+                }
+            )
+        )
+        return 0
+    team = state.team_to_move
+    console.print(f"[bold]{state.rules.game}[/], seat {state.turn} (team {team}) to move")
+    for seat, hand in enumerate(state.hands):
+        console.print(Text(f"  hand {seat}: ").append_text(cards_text(hand)))
+    console.print(Text("  table:  ").append_text(cards_text(state.table)))
+    console.print(
+        f"Value: [bold]{result.value:+d}[/] for team {team} (final score difference), "
+        f"best move [bold]{result.best_move}[/]  ({result.nodes:,} nodes, {result.seconds * 1000:.1f} ms)"
+    )
+    pv = Table(title="Principal variation", title_justify="left")
+    for col in ("play", "seat", "move", "table after"):
+        pv.add_column(col)
+    s = state
+    for i, move in enumerate(result.pv, 1):
+        seat = s.turn
+        s = s.play(move)
+        m = card_text(move.card)
+        if move.is_capture:
+            m.append(" takes ").append_text(cards_text(sorted(move.captures)))
+        pv.add_row(str(i), str(seat), m, cards_text(s.table))
+    console.print(pv)
+    if s.is_over and result.pv:
+        sc = s.score()
+        console.print(f"Final score {sc.points[0]}-{sc.points[1]} (team 0 - team 1)")
+    moves = Table(title="Every legal move", title_justify="left")
+    moves.add_column("move")
+    moves.add_column("value", justify="right")
+    for move, v in sorted(values.items(), key=lambda kv: -kv[1]):
+        moves.add_row(str(move), f"{v:+d}")
+    console.print(moves)
+    return 0
+
+
+# ---------------------------------------------------------------------------- play
+
+
+def _show_state(console: Console, state: scopa.State, human: int, scores: tuple[int, int]) -> None:
+    console.rule(f"{state.rules.game} — match {scores[0]}-{scores[1]} (you: team {human & 1})")
+    for seat in range(state.rules.players):
+        who = "you" if seat == human else ("partner" if (seat & 1) == (human & 1) else "opponent")
+        n = len(state.hands[seat])
+        line = Text(f"  seat {seat} ({who}): ")
+        line.append(f"{n} card{'s' if n != 1 else ''}")
+        console.print(line)
+    console.print(Text("  table: ").append_text(cards_text(state.table)))
+    if state.stock:
+        console.print(f"  stock: {len(state.stock)} cards")
+    for team in (0, 1):
+        console.print(f"  team {team}: {len(state.captured[team])} cards, {state.scope[team]} scope")
+
+
+def _breakdown(console: Console, score: scopa.HandScore) -> None:
+    t = Table(title="Hand score", title_justify="left")
+    t.add_column("category")
+    t.add_column("team 0", justify="right")
+    t.add_column("team 1", justify="right")
+    for name, (a, b) in score.breakdown.items():
+        if a or b:
+            t.add_row(name, str(a), str(b))
+    t.add_row("total", str(score.points[0]), str(score.points[1]), style="bold")
+    console.print(t)
+
+
+def _play(args: argparse.Namespace, console: Console) -> int:
+    rules = scopa.Rules.preset(args.game)
+    if args.target:
+        rules = rules.replace(target=args.target)
+    match = scopa.Match(rules, seed=args.seed)
+    human = 0
+    bots = {
+        seat: make_player(args.opponent, seed=(args.seed or 0) * 10 + seat)
+        for seat in range(rules.players)
+        if seat != human
+    }
+    hinter = make_player("pimc", seed=args.seed)
+    undo: list[scopa.Match] = []
+    console.print("Moves: a number from the list, or notation like 7d / 7dx3c4s. Also: hint, undo, quit.")
+    while not match.is_over:
+        state = match.state
+        if state.turn != human:
+            move = bots[state.turn].choose(state.view(state.turn))
+            console.print(f"seat {state.turn} plays [bold]{move}[/]")
+            hands_before = len(match.history)
+            match.play(move)
+            if len(match.history) > hands_before:
+                _breakdown(console, match.history[-1])
+            continue
+        _show_state(console, state, human, match.scores)
+        legal = state.legal_moves()
+        console.print(Text("  your hand: ").append_text(cards_text(state.hands[human])))
+        for i, m in enumerate(legal, 1):
+            console.print(f"  {i}. {m}")
+        try:
+            answer = console.input("[bold]your move> [/]").strip()
+        except EOFError:
+            return 0
+        if answer in ("quit", "exit"):
+            return 0
+        if answer == "hint":
+            console.print(f"hint: [bold]{hinter.choose(state.view(human))}[/]")
+            continue
+        if answer == "undo":
+            if undo:
+                match = undo.pop()
+            else:
+                console.print("nothing to undo")
+            continue
+        try:
+            choice: scopa.Move | str = (
+                legal[int(answer) - 1] if answer.isdigit() and 1 <= int(answer) <= len(legal) else answer
+            )
+            snapshot = copy.deepcopy(match)
+            hands_before = len(match.history)
+            match.play(choice)
+            undo.append(snapshot)
+            if len(match.history) > hands_before:
+                _breakdown(console, match.history[-1])
+        except ScopaError as exc:
+            console.print(f"[red]{exc}[/]")
+    console.print(f"[bold]Team {match.winner} wins the match {match.scores[0]}-{match.scores[1]}[/]")
+    return 0
+
+
+# ---------------------------------------------------------------------------- arena, engine, misc
+
+
+def _arena(args: argparse.Namespace, console: Console) -> int:
+    from scopa.arena import arena
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(f"{args.a} vs {args.b}", total=args.hands)
+        result = arena(
+            args.game,
+            args.a,
+            args.b,
+            hands=args.hands,
+            seed=args.seed,
+            jobs=args.jobs,
+            progress=lambda done, total: bar.update(task, completed=done),
+        )
+    t = Table(
+        title=f"{result.game}: {result.hands} duplicate deals ({result.games} hands)", title_justify="left"
+    )
+    for col in ("side", "points/hand", "hands won", "deals won", "s/move"):
+        t.add_column(col, justify="right" if col != "side" else "left")
+    for i in (0, 1):
+        t.add_row(
+            result.names[i],
+            f"{result.points[i]:.3f}",
+            str(result.hand_wins[i]),
+            str(result.pair_wins[i]),
+            f"{result.seconds_per_move[i]:.4f}",
+        )
+    console.print(t)
+    console.print(
+        f"{result.names[0]} - {result.names[1]}: [bold]{result.diff:+.3f}[/] points per hand, "
+        f"95% CI [{result.ci95[0]:+.3f}, {result.ci95[1]:+.3f}]"
+    )
+    return 0
+
+
+def _engine(args: argparse.Namespace, console: Console) -> int:
+    from scopa.engine import serve
+
+    return serve()
+
+
+def _simulate(args: argparse.Namespace, console: Console) -> int:
     rules = scopa.Rules.preset(args.game)
     t0 = time.perf_counter()
     p = scopa.random_playouts(rules, args.hands, seed=args.seed)
@@ -31,7 +279,7 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _deal(args: argparse.Namespace) -> int:
+def _deal(args: argparse.Namespace, console: Console) -> int:
     s = scopa.State.deal(scopa.Rules.preset(args.game), seed=args.seed, dealer=args.dealer)
     print(s)
     print(s.to_json())
@@ -40,14 +288,42 @@ def _deal(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line parser."""
     parser = argparse.ArgumentParser(prog="scopa", description="Scopa and Scopone engine")
     parser.add_argument("--version", action="version", version=f"scopa {scopa.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+
+    solve = sub.add_parser("solve", help="solve a position exactly (a built-in example by default)")
+    solve.add_argument("position", nargs="?", help="a JSON file, a JSON string or a position string")
+    solve.add_argument("--json", action="store_true", help="print the result as JSON")
+    solve.add_argument("--tt", type=int, default=64, help="transposition table size in MB")
+    solve.set_defaults(func=_solve)
+
+    play = sub.add_parser("play", help="play a match against the computer")
+    play.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
+    play.add_argument("--opponent", default="pimc", choices=list(PLAYERS))
+    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--target", type=int, default=None)
+    play.set_defaults(func=_play)
+
+    ar = sub.add_parser("arena", help="players against each other on duplicate deals")
+    ar.add_argument("a", choices=list(PLAYERS))
+    ar.add_argument("b", choices=list(PLAYERS))
+    ar.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
+    ar.add_argument("--hands", type=int, default=100)
+    ar.add_argument("--jobs", type=int, default=1)
+    ar.add_argument("--seed", type=int, default=0)
+    ar.set_defaults(func=_arena)
+
+    eng = sub.add_parser("engine", help="the JSON-lines engine protocol on stdin/stdout")
+    eng.set_defaults(func=_engine)
+
     sim = sub.add_parser("simulate", help="random hands inside the core, mean points per category")
     sim.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
     sim.add_argument("--hands", type=int, default=100_000)
     sim.add_argument("--seed", type=int, default=1)
     sim.set_defaults(func=_simulate)
+
     deal = sub.add_parser("deal", help="deal a hand and print it, its JSON and its position string")
     deal.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
     deal.add_argument("--seed", type=int, default=1)
@@ -59,11 +335,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``scopa`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
+    console = Console(highlight=False)
     try:
-        return int(args.func(args))
+        return int(args.func(args, console))
     except ScopaError as exc:
         print(f"scopa: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

@@ -33,11 +33,13 @@ def determinize(view: PlayerView, rng: random.Random) -> State:
     """
     unseen = list(bits(view.unseen.mask))
     need = sum(k for seat, k in enumerate(view.hand_sizes) if seat != view.seat) + view.stock_size
-    if need != len(unseen):
+    if need > len(unseen):
         raise PositionError(
-            f"the view hides {need} cards but {len(unseen)} are unseen: cannot sample its hidden cards"
+            f"the view hides {need} cards but only {len(unseen)} are unseen: cannot sample its hidden cards"
         )
     rng.shuffle(unseen)
+    # (in a composed position more cards may be unseen than hidden: the rest are out of play)
+    unseen = unseen[:need]
     hands = []
     at = 0
     for seat, k in enumerate(view.hand_sizes):

@@ -1,0 +1,161 @@
+"""The engine protocol and the command line, driven as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import scopa
+
+EXAMPLE_JSON = {
+    "rules": "scopone_scientifico",
+    "hands": [["7d", "Kc"], ["As", "2b"], ["3c", "4d"], ["5s", "6b"]],
+    "table": ["Qd"],
+    "stock": [],
+    "captured": [["Ad"], ["2d"]],
+    "scope": [0, 1],
+    "turn": 0,
+    "last_capture": 1,
+    "dealer": 3,
+}
+SMALL = "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"
+
+
+def run(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scopa", *args], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_engine_session_of_every_command():
+    view = dict(EXAMPLE_JSON, hands=[["7d", "Kc"], 2, 2, 2], stock=0)
+    requests = [
+        {"cmd": "hello", "id": "h"},
+        {"cmd": "legal", "id": 1, "position": SMALL},
+        {"cmd": "play", "id": 2, "position": SMALL, "move": "7dx3c4s"},
+        {"cmd": "solve", "id": 3, "position": EXAMPLE_JSON},
+        {"cmd": "analyze", "id": 4, "position": SMALL},
+        {"cmd": "bestmove", "id": 5, "view": view, "player": "pimc", "time_ms": 200, "seed": 1},
+        {"cmd": "bestmove", "id": 6, "view": view, "player": "greedy"},
+        {"cmd": "solve", "id": 7, "position": EXAMPLE_JSON, "node_limit": 3},
+        {"cmd": "quit"},
+        {"cmd": "hello", "id": "never answered"},
+    ]
+    out = run("engine", stdin="\n".join(json.dumps(r) for r in requests) + "\n")
+    assert out.returncode == 0, out.stderr
+    replies = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(replies) == 8
+    hello, legal, play, solve, analyze, best, greedy, limited = replies
+    assert hello["id"] == "h" and hello["version"] == scopa.__version__ and hello["protocol"] == 1
+    assert hello["presets"] == list(scopa.PRESETS) and hello["options"]["capture_rule"] == "free"
+    assert legal == {"id": 1, "moves": ["7dx3c4s", "Kc"]}
+    assert scopa.State.from_json(play["position"]) == scopa.State.from_string(SMALL).play("7dx3c4s")
+    expected = scopa.solve(scopa.State.from_json(EXAMPLE_JSON))
+    assert solve["value"] == expected.value and solve["best"] == str(expected.best_move)
+    assert len(solve["pv"]) == 8 and solve["nodes"] > 0
+    assert analyze == {"id": 4, "moves": {"7dx3c4s": 4, "Kc": 3}}
+    assert best["move"] in ("7d", "Kc") and greedy["move"] in ("7d", "Kc")
+    assert limited["lower"] <= expected.value <= limited["upper"]
+
+
+@pytest.mark.parametrize(
+    "line, kind, fragment",
+    [
+        ("this is not json", "ProtocolError", "not a JSON line"),
+        ("[1, 2]", "ProtocolError", "JSON object"),
+        ('{"cmd": "fly", "id": 9}', "UnknownCommand", "unknown command 'fly'"),
+        ('{"cmd": "legal", "id": 9}', "ProtocolError", "needs a 'position'"),
+        ('{"cmd": "legal", "id": 9, "position": "scopa 7d"}', "PositionError", "9 space-separated"),
+        (
+            '{"cmd": "legal", "id": 9, "position": {"rules": "scopa", "hands": [["7d"], ["7d"]], "turn": 0}}',
+            "CardError",
+            "duplicate card '7d'",
+        ),
+        (f'{{"cmd": "play", "id": 9, "position": "{SMALL}", "move": "Kcx3c"}}', "IllegalMoveError", "Kcx3c"),
+        (f'{{"cmd": "play", "id": 9, "position": "{SMALL}", "move": "zz"}}', "InvalidMoveError", "'zz'"),
+        (f'{{"cmd": "play", "id": 9, "position": "{SMALL}", "move": 7}}', "ProtocolError", "move notation"),
+        (
+            '{"cmd": "legal", "id": 9, "position": {"rules": "poker", "hands": [], "turn": 0}}',
+            "RulesError",
+            "unknown game 'poker'",
+        ),
+        (
+            '{"cmd": "bestmove", "id": 9, "view": {"rules": "scopa", "hands": [2, ["7d"]], "turn": 0}}',
+            "PositionError",
+            "seat to move",
+        ),
+        (
+            '{"cmd": "bestmove", "id": 9, "player": "nobody", '
+            '"view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0}}',
+            "ScopaError",
+            "unknown player 'nobody'",
+        ),
+        (
+            '{"cmd": "bestmove", "id": 9, "time_ms": -5, "view": {"rules": "scopa", "hands": [["7d"], 1], '
+            '"turn": 0}}',
+            "ProtocolError",
+            "time_ms",
+        ),
+    ],
+)
+def test_engine_errors_keep_it_serving(line, kind, fragment):
+    out = run("engine", stdin=line + '\n{"cmd": "hello", "id": "after"}\n')
+    assert out.returncode == 0, out.stderr
+    error, after = (json.loads(x) for x in out.stdout.splitlines())
+    assert error["error"]["type"] == kind and fragment in error["error"]["message"]
+    assert error["id"] in (9, None) and after["id"] == "after"
+
+
+def test_solve_command_default_example_and_json():
+    out = run("solve")
+    assert out.returncode == 0, out.stderr
+    assert "Principal variation" in out.stdout and "Every legal move" in out.stdout
+    from scopa.__main__ import EXAMPLE
+
+    r = scopa.solve(scopa.State.from_string(EXAMPLE))
+    assert f"Value: {r.value:+d}" in out.stdout
+    js = run("solve", "--json", SMALL)
+    data = json.loads(js.stdout)
+    assert data["value"] == 4 and data["best"] == "7dx3c4s" and data["moves"] == {"7dx3c4s": 4, "Kc": 3}
+
+
+def test_solve_command_reads_files_and_json(tmp_path):
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps(EXAMPLE_JSON))
+    a = json.loads(run("solve", "--json", str(f)).stdout)
+    b = json.loads(run("solve", "--json", json.dumps(EXAMPLE_JSON)).stdout)
+    assert (
+        a == dict(b, seconds=a["seconds"])
+        and a["value"] == scopa.solve(scopa.State.from_json(EXAMPLE_JSON)).value
+    )
+    bad = run("solve", "scopa 7d/7d - - -/- 0/0 0 - -")
+    assert bad.returncode == 2 and "duplicate card '7d'" in bad.stderr
+
+
+def test_arena_command():
+    out = run("arena", "greedy", "random", "--game", "scopa", "--hands", "10", "--seed", "3")
+    assert out.returncode == 0, out.stderr
+    assert "10 duplicate deals (20 hands)" in out.stdout and "95% CI" in out.stdout
+
+
+def test_play_command_through_a_match():
+    # A short match against the greedy computer: numbers, notation, hint, undo, errors.
+    script = ["hint", "1", "undo", "zz", "99"] + ["1"] * 400
+    out = run(
+        "play",
+        "--game",
+        "scopa",
+        "--opponent",
+        "greedy",
+        "--seed",
+        "4",
+        "--target",
+        "3",
+        stdin="\n".join(script) + "\n",
+    )
+    assert out.returncode == 0, out.stderr
+    assert "hint:" in out.stdout and "Hand score" in out.stdout
+    assert "bad move 'zz'" in out.stdout and "wins the match" in out.stdout
