@@ -114,7 +114,11 @@ def test_forced_scopa():
     s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     r = scopa.solve(s)
     assert r.exact and r.value == r.lower == r.upper == 4
-    assert str(r.best_move) == "7dx3c4s" and [str(m) for m in r.pv] == ["7dx3c4s", "2c", "Kc", "As"]
+    assert str(r.best_move) == "7dx3c4s" and r.pv[0] == r.best_move and len(r.pv) == 4
+    end = s
+    for m in r.pv:
+        end = end.play(m)
+    assert end.is_over and end.score().difference(0) == 4
     assert {str(m): v for m, v in scopa.analyze(s).items()} == {"7dx3c4s": 4, "Kc": 3}
 
 

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import json
-import random
 import sys
 from collections.abc import Mapping
 from typing import IO, Any
@@ -18,7 +17,7 @@ from typing import IO, Any
 from scopa.card import DECK, CardSet, cards_mask
 from scopa.errors import PositionError, ScopaError
 from scopa.notation import FORMAT_VERSION
-from scopa.players import PLAYERS, determinize, make_player
+from scopa.players import PLAYERS, make_player
 from scopa.rules import PRESETS, Rules
 from scopa.solver import Solver
 from scopa.state import State
@@ -210,7 +209,6 @@ class Engine:
         if name in ("pimc", "ismcts"):
             options["time_limit"] = time_ms / 1000
         player = make_player(name, seed=seed, **options)
-        determinize(view, random.Random(0))  # a view that cannot be sampled fails here
         return {"move": str(player.choose(view))}
 
     def _cmd_quit(self, req: Mapping[str, Any]) -> None:

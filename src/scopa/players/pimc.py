@@ -20,7 +20,8 @@ class PIMCPlayer:
 
     For each of up to ``samples`` samples of the hidden cards consistent with the view, every
     legal move is valued by the double-dummy solver (``analyze``) when at most
-    ``exact_plays`` plays are left, otherwise by an alpha-beta ``depth`` plays deep with an
+    ``exact_plays`` plays are left (default: 16 with four players, 12 with two), otherwise by
+    an alpha-beta ``depth`` plays deep (default: 4 with four players, 8 with two) with an
     evaluation of the open scoring terms. The move with the best average wins; moves within
     ``tie`` points of it are ranked by how often they leave the next player a sweep, then by
     move order. Sampling stops early when ``time_limit`` seconds have passed (at least one
@@ -34,19 +35,19 @@ class PIMCPlayer:
 
     def __init__(
         self,
-        samples: int = 32,
+        samples: int = 128,
         time_limit: float | None = 0.1,
         seed: int | None = None,
         exact_plays: int | None = None,
-        depth: int = 4,
+        depth: int | None = None,
         tie: float = 0.05,
-        tt_size_mb: int = 16,
+        tt_size_mb: int = 4,
     ) -> None:
         if not isinstance(samples, int) or samples < 1:
             raise ScopaError(f"bad samples {samples!r}: expected an int >= 1")
         if time_limit is not None and not time_limit > 0:
             raise ScopaError(f"bad time_limit {time_limit!r}: expected seconds > 0 or None")
-        if not isinstance(depth, int) or depth < 1:
+        if depth is not None and (not isinstance(depth, int) or depth < 1):
             raise ScopaError(f"bad depth {depth!r}: expected an int >= 1")
         self.samples = samples
         self.time_limit = time_limit
@@ -60,7 +61,12 @@ class PIMCPlayer:
     def _exact_limit(self, players: int) -> int:
         if self.exact_plays is not None:
             return self.exact_plays
-        return 16 if players == 4 else 40
+        return 16 if players == 4 else 12
+
+    def _depth(self, players: int) -> int:
+        if self.depth is not None:
+            return self.depth
+        return 4 if players == 4 else 8
 
     def evaluate(self, view: PlayerView) -> dict[Move, tuple[float, float]]:
         """``{move: (mean value, share of samples where it leaves the next player a sweep)}``."""
@@ -81,7 +87,7 @@ class PIMCPlayer:
                     (c, m, float(v)) for c, m, v in self._solver.analyze(pos, opts, block)
                 ]
             else:
-                rows = self._solver.analyze_depth(pos, opts, block, self.depth)
+                rows = self._solver.analyze_depth(pos, opts, block, self._depth(rules.players))
             next_hand = pos[0][nxt]
             for c, m, v in rows:
                 totals[(c, m)] += v
