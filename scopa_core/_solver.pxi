@@ -8,8 +8,9 @@
 # cards in play in canonical form (neutral cards of one rank, whose suits no longer matter,
 # reassigned in a fixed order, so positions equal up to such swaps share an entry) plus the
 # undecided-term summary, full key verified, depth-preferred replacement; a plain
-# alpha-beta without table for the last plays; move ordering: table move, sweeps,
-# settebello, sevens, coins, history; lay-downs that leave the next player a sweep last.
+# alpha-beta without table for the last plays; move ordering: table move, else (deep in the
+# tree) a one-ply search with the static evaluation, then sweeps, settebello, sevens, coins,
+# history; lay-downs that leave the next player a sweep last.
 
 from libc.string cimport memset
 
@@ -55,6 +56,8 @@ ctypedef struct SState:
     bint aborted
     int leaf_depth        # plays left at which leaf_search takes over
     int etc_depth         # plays left from which enhanced transposition cutoffs are tried
+    int iid_depth         # plays left from which moves with no table move are ordered by a shallow search
+    int iid_plies
     int hist[40]
     # move stack shared by all plies
     uint64_t* mcap
@@ -637,6 +640,14 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
             if e != NULL and g - e.upper >= beta:
                 return g - e.upper
     score_moves(S, p, n, tt_card, tt_cap)
+    if tt_card < 0 and depth >= S.iid_depth and n > 1:
+        # no table move this deep: order by a shallow search with the static evaluation
+        S.sp += n
+        for i in range(S.sp - n, S.sp):
+            child = p[0]
+            apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
+            S.mscore[i] = (1 << 24) - horizon_search(S, &child, S.iid_plies, -1000000, 1000000)
+        S.sp -= n
     S.sp += n
     best = -1000
     for i in range(S.sp - n, S.sp):
@@ -715,6 +726,8 @@ cdef class Solver:
         self.S.tt_mask = n_buckets - 1
         self.S.leaf_depth = 9
         self.S.etc_depth = 14
+        self.S.iid_depth = 14
+        self.S.iid_plies = 1
         self._context = None
         self._dirty = False
         self.clear()
@@ -739,6 +752,20 @@ cdef class Solver:
             return self.S.leaf_depth
         def __set__(self, int value):
             self.S.leaf_depth = value
+
+    property iid_depth:
+        """Plays left from which moves without a table move are ordered by a shallow search."""
+        def __get__(self):
+            return self.S.iid_depth
+        def __set__(self, int value):
+            self.S.iid_depth = value
+
+    property iid_plies:
+        """Depth of that shallow ordering search."""
+        def __get__(self):
+            return self.S.iid_plies
+        def __set__(self, int value):
+            self.S.iid_plies = value
 
     property etc_depth:
         """Plays left from which enhanced transposition cutoffs are tried (a tuning knob)."""

@@ -178,13 +178,14 @@ def test_solver_errors():
 
 
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
-@pytest.mark.parametrize("leaf_depth, etc_depth", [(0, 99), (4, 6), (12, 12), (40, 40)])
-def test_tuning_knobs_keep_values_exact(leaf_depth, etc_depth):
+@pytest.mark.parametrize("leaf_depth, etc_depth, iid", [(0, 99, 99), (4, 6, 5), (12, 12, 0), (40, 40, 40)])
+def test_tuning_knobs_keep_values_exact(leaf_depth, etc_depth, iid):
     # The leaf-search and ETC thresholds change speed only, never values.
     twin_mod, compiled = CORES
     for game, opts, pos in cases(77, 30):
         block = GEOMETRIES[game][1]
         solver = compiled.Solver(4)
         solver.leaf_depth, solver.etc_depth = leaf_depth, etc_depth
-        assert (solver.leaf_depth, solver.etc_depth) == (leaf_depth, etc_depth)
+        solver.iid_depth, solver.iid_plies = iid, 1 + iid % 3
+        assert (solver.leaf_depth, solver.etc_depth, solver.iid_depth) == (leaf_depth, etc_depth, iid)
         assert solver.solve(pos, opts, block)[1] == twin_mod.minimax(pos, opts, block)
