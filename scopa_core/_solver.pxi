@@ -447,6 +447,19 @@ cdef void score_moves(SState* S, const Pos* p, int n, int tt_card, uint64_t tt_c
         S.mscore[i] = s
 
 
+cdef inline void select_best(SState* S, int i) noexcept nogil:
+    """Selection step of the move loops: bring the best-scored move of S[i:S.sp] to i."""
+    cdef int j, bi = i, bs = S.mscore[i]
+    for j in range(i + 1, S.sp):
+        if S.mscore[j] > bs:
+            bs = S.mscore[j]
+            bi = j
+    if bi != i:
+        S.mscore[bi], S.mscore[i] = S.mscore[i], S.mscore[bi]
+        S.mcard[bi], S.mcard[i] = S.mcard[i], S.mcard[bi]
+        S.mcap[bi], S.mcap[i] = S.mcap[i], S.mcap[bi]
+
+
 cdef void quick_scores(SState* S, const Pos* p, int n) noexcept nogil:
     """Cheap ordering for the leaf search: sweeps, then captures by size, then lay-downs."""
     cdef int i
@@ -476,16 +489,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
     quick_scores(S, p, n)
     S.sp += n
     for i in range(S.sp - n, S.sp):
-        bi = i
-        bs = S.mscore[i]
-        for j in range(i + 1, S.sp):
-            if S.mscore[j] > bs:
-                bs = S.mscore[j]
-                bi = j
-        if bi != i:
-            S.mscore[bi], S.mscore[i] = S.mscore[i], S.mscore[bi]
-            S.mcard[bi], S.mcard[i] = S.mcard[i], S.mcard[bi]
-            S.mcap[bi], S.mcap[i] = S.mcap[i], S.mcap[bi]
+        select_best(S, i)
         child = p[0]
         apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
         v = -leaf_search(S, &child, -beta, -(alpha if alpha > best else best))
@@ -551,16 +555,7 @@ cdef int horizon_search(SState* S, const Pos* p, int plies, int alpha, int beta)
     quick_scores(S, p, n)
     S.sp += n
     for i in range(S.sp - n, S.sp):
-        bi = i
-        bs = S.mscore[i]
-        for j in range(i + 1, S.sp):
-            if S.mscore[j] > bs:
-                bs = S.mscore[j]
-                bi = j
-        if bi != i:
-            S.mscore[bi], S.mscore[i] = S.mscore[i], S.mscore[bi]
-            S.mcard[bi], S.mcard[i] = S.mcard[i], S.mcard[bi]
-            S.mcap[bi], S.mcap[i] = S.mcap[i], S.mcap[bi]
+        select_best(S, i)
         child = p[0]
         apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
         v = -horizon_search(S, &child, plies - 1, -beta, -(alpha if alpha > best else best))
@@ -651,17 +646,7 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     S.sp += n
     best = -1000
     for i in range(S.sp - n, S.sp):
-        # selection: bring the best-scored remaining move to position i
-        bi = i
-        bs = S.mscore[i]
-        for j in range(i + 1, S.sp):
-            if S.mscore[j] > bs:
-                bs = S.mscore[j]
-                bi = j
-        if bi != i:
-            S.mscore[bi], S.mscore[i] = S.mscore[i], S.mscore[bi]
-            S.mcard[bi], S.mcard[i] = S.mcard[i], S.mcard[bi]
-            S.mcap[bi], S.mcap[i] = S.mcap[i], S.mcap[bi]
+        select_best(S, i)
         c = S.mcard[i]
         m = S.mcap[i]
         child = p[0]

@@ -3,6 +3,15 @@
 #define SCOPA_BITOPS_H
 #include <stdint.h>
 
+/* Bit count without a POPCNT instruction: MSVC, and GCC/Clang on the portable x86-64
+   baseline (where __builtin_popcountll becomes a library call, slower than this). */
+static inline int scopa_popcount_swar(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+
 #if defined(_MSC_VER) && !defined(__clang__)
 #include <intrin.h>
 static __inline int scopa_ctz(uint64_t x) {
@@ -10,25 +19,13 @@ static __inline int scopa_ctz(uint64_t x) {
     _BitScanForward64(&i, x);
     return (int)i;
 }
-static __inline int scopa_popcount(uint64_t x) {
-    x = x - ((x >> 1) & 0x5555555555555555ULL);
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-    return (int)((x * 0x0101010101010101ULL) >> 56);
-}
+static __inline int scopa_popcount(uint64_t x) { return scopa_popcount_swar(x); }
 #else
 static inline int scopa_ctz(uint64_t x) { return __builtin_ctzll(x); }
 #if defined(__POPCNT__)
 static inline int scopa_popcount(uint64_t x) { return __builtin_popcountll(x); }
 #else
-/* Without the POPCNT instruction in the target (the portable x86-64 baseline),
-   GCC calls a library routine; this inline bit count is faster. */
-static inline int scopa_popcount(uint64_t x) {
-    x = x - ((x >> 1) & 0x5555555555555555ULL);
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-    return (int)((x * 0x0101010101010101ULL) >> 56);
-}
+static inline int scopa_popcount(uint64_t x) { return scopa_popcount_swar(x); }
 #endif
 #endif
 

@@ -174,6 +174,9 @@ def test_ismcts_search_counts_iterations():
     [
         (lambda: make_player("alphazero"), "unknown player 'alphazero'"),
         (lambda: make_player("pimc", samples=0), "bad samples 0"),
+        (lambda: make_player("pimc", exact_plays=-1), "bad exact_plays -1"),
+        (lambda: make_player("pimc", depth=0), "bad depth 0"),
+        (lambda: make_player("ismcts", iterations=0), "bad iterations 0"),
         (lambda: make_player("ismcts", time_limit=-1), "bad time_limit -1"),
         (lambda: make_player("pimc", colour=3), "bad options for player 'pimc'"),
         (lambda: make_player("greedy", depth=3), "GreedyPlayer takes no options"),

@@ -12,7 +12,7 @@ from scopa.move import Move
 from scopa.state import State
 from scopa.view import PlayerView
 
-__all__ = ["Player", "determinize", "leaves_sweep"]
+__all__ = ["Player", "check_budget", "determinize", "leaves_sweep"]
 
 
 @runtime_checkable
@@ -62,6 +62,22 @@ def determinize(view: PlayerView, rng: random.Random) -> State:
     )
     history = tuple((seat, m.card.index, m.capture_mask) for seat, m in view.history)
     return State._make(view.rules, pos, view.dealer, history)
+
+
+def check_budget(name: str, value: object, allow_none: bool = False) -> None:
+    """Raise :class:`ScopaError` unless ``value`` is a positive number (an int for counts)."""
+    from scopa.errors import ScopaError
+
+    if value is None and allow_none:
+        return
+    if name == "time_limit":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+        expected = "seconds > 0 or None"
+    else:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+        expected = "an int >= 1" + (" or None" if allow_none else "")
+    if not ok:
+        raise ScopaError(f"bad {name} {value!r}: expected {expected}")
 
 
 def leaves_sweep(table: int, cards: int, opts: int) -> bool:

@@ -7,9 +7,8 @@ import random
 import time
 
 import scopa_core as core
-from scopa.errors import ScopaError
 from scopa.move import Move
-from scopa.players.base import determinize
+from scopa.players.base import check_budget, determinize
 from scopa.players.simple import _legal
 from scopa.view import PlayerView
 
@@ -50,10 +49,8 @@ class ISMCTSPlayer:
         seed: int | None = None,
         exploration: float = 0.7,
     ) -> None:
-        if not isinstance(iterations, int) or iterations < 1:
-            raise ScopaError(f"bad iterations {iterations!r}: expected an int >= 1")
-        if time_limit is not None and not time_limit > 0:
-            raise ScopaError(f"bad time_limit {time_limit!r}: expected seconds > 0 or None")
+        check_budget("iterations", iterations)
+        check_budget("time_limit", time_limit, allow_none=True)
         self.iterations = iterations
         self.time_limit = time_limit
         self.seed = seed

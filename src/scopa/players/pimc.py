@@ -8,7 +8,7 @@ import time
 import scopa_core as core
 from scopa.errors import ScopaError
 from scopa.move import Move
-from scopa.players.base import determinize, leaves_sweep
+from scopa.players.base import check_budget, determinize, leaves_sweep
 from scopa.players.simple import _legal
 from scopa.view import PlayerView
 
@@ -43,12 +43,13 @@ class PIMCPlayer:
         tie: float = 0.05,
         tt_size_mb: int = 4,
     ) -> None:
-        if not isinstance(samples, int) or samples < 1:
-            raise ScopaError(f"bad samples {samples!r}: expected an int >= 1")
-        if time_limit is not None and not time_limit > 0:
-            raise ScopaError(f"bad time_limit {time_limit!r}: expected seconds > 0 or None")
-        if depth is not None and (not isinstance(depth, int) or depth < 1):
-            raise ScopaError(f"bad depth {depth!r}: expected an int >= 1")
+        check_budget("samples", samples)
+        check_budget("time_limit", time_limit, allow_none=True)
+        check_budget("depth", depth, allow_none=True)
+        if exact_plays is not None and (
+            not isinstance(exact_plays, int) or isinstance(exact_plays, bool) or exact_plays < 0
+        ):
+            raise ScopaError(f"bad exact_plays {exact_plays!r}: expected an int >= 0 or None")
         self.samples = samples
         self.time_limit = time_limit
         self.seed = seed
