@@ -55,6 +55,14 @@ def cards_text(cards: Any) -> Text:
     return out if len(out) else Text("-", style="dim")
 
 
+def move_text(move: scopa.Move) -> Text:
+    """A move with suit symbols: the card, and what it takes."""
+    out = card_text(move.card)
+    if move.is_capture:
+        out.append(" takes ").append_text(cards_text(sorted(move.captures)))
+    return out
+
+
 def parse_position(text: str | None) -> scopa.State:
     """A position from a JSON file, a JSON string or a position string (the example if None)."""
     if text is None:
@@ -106,10 +114,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
     for i, move in enumerate(result.pv, 1):
         seat = s.turn
         s = s.play(move)
-        m = card_text(move.card)
-        if move.is_capture:
-            m.append(" takes ").append_text(cards_text(sorted(move.captures)))
-        pv.add_row(str(i), str(seat), m, cards_text(s.table))
+        pv.add_row(str(i), str(seat), move_text(move), cards_text(s.table))
     console.print(pv)
     if s.is_over and result.pv:
         sc = s.score()
@@ -171,7 +176,7 @@ def _play(args: argparse.Namespace, console: Console) -> int:
         state = match.state
         if state.turn != human:
             move = bots[state.turn].choose(state.view(state.turn))
-            console.print(f"seat {state.turn} plays [bold]{move}[/]")
+            console.print(Text(f"seat {state.turn} plays ").append_text(move_text(move)))
             hands_before = len(match.history)
             match.play(move)
             if len(match.history) > hands_before:
@@ -181,7 +186,7 @@ def _play(args: argparse.Namespace, console: Console) -> int:
         legal = state.legal_moves()
         console.print(Text("  your hand: ").append_text(cards_text(state.hands[human])))
         for i, m in enumerate(legal, 1):
-            console.print(f"  {i}. {m}")
+            console.print(Text(f"  {i}. ").append_text(move_text(m)).append(f"   ({m})", style="dim"))
         try:
             answer = console.input("[bold]your move> [/]").strip()
         except EOFError:
@@ -203,8 +208,10 @@ def _play(args: argparse.Namespace, console: Console) -> int:
             )
             snapshot = copy.deepcopy(match)
             hands_before = len(match.history)
-            match.play(choice)
+            played = match.state.resolve(choice)
+            match.play(played)
             undo.append(snapshot)
+            console.print(Text("you play ").append_text(move_text(played)))
             if len(match.history) > hands_before:
                 _breakdown(console, match.history[-1])
         except ScopaError as exc:
