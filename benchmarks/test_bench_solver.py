@@ -26,30 +26,30 @@ K_VALUES = [3, 4, 5, 6] + ([7] if os.environ.get("SCOPA_BENCH_K7") else [])
 COUNT = {3: 20, 4: 20, 5: 15, 6: 10, 7: 3}
 
 
-def four_player(k: int, count: int) -> list[tuple]:
-    rnd = random.Random(1000 + k)
+def random_positions(rnd: random.Random, geometry: tuple[int, int, int], count: int, done) -> list[tuple]:
+    """``count`` random deals, each played randomly until ``done(pos)``."""
+    n, hand_size, table_size = geometry
     out = []
     for _ in range(count):
-        hands, table, stock = twin.deal(4, 10, 0, OPTS, rnd.getrandbits(64))
+        hands, table, stock = twin.deal(n, hand_size, table_size, OPTS, rnd.getrandbits(64))
         pos = (hands, table, stock, (0, 0), (0, 0), 0, -1)
-        while sum(twin.popcount(h) for h in pos[0]) > 4 * k:
+        while not done(pos):
             c, m = rnd.choice(twin.legal_moves(pos[0][pos[5]], pos[1], OPTS))
-            pos = twin.apply_move(pos, c, m, OPTS, 10)
+            pos = twin.apply_move(pos, c, m, OPTS, hand_size)
         out.append(pos)
     return out
+
+
+def four_player(k: int, count: int) -> list[tuple]:
+    return random_positions(
+        random.Random(1000 + k), (4, 10, 0), count, lambda pos: sum(twin.popcount(h) for h in pos[0]) <= 4 * k
+    )
 
 
 def two_player(from_deal: bool, count: int) -> list[tuple]:
-    rnd = random.Random(2000 + from_deal)
-    out = []
-    for _ in range(count):
-        hands, table, stock = twin.deal(2, 3, 4, OPTS, rnd.getrandbits(64))
-        pos = (hands, table, stock, (0, 0), (0, 0), 0, -1)
-        while not from_deal and pos[2]:
-            c, m = rnd.choice(twin.legal_moves(pos[0][pos[5]], pos[1], OPTS))
-            pos = twin.apply_move(pos, c, m, OPTS, 3)
-        out.append(pos)
-    return out
+    return random_positions(
+        random.Random(2000 + from_deal), (2, 3, 4), count, lambda pos: from_deal or not pos[2]
+    )
 
 
 def run_all(benchmark, core, positions: list[tuple], block: int, tt_mb: int = 256) -> None:

@@ -572,7 +572,7 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     cdef int sigma = 1 if (p.turn & 1) == 0 else -1
     cdef int w_lo, w_hi, n, i, j, bi, best, v, g, a, depth, bs, sb
     cdef int best_card = -1, tt_card = -1
-    cdef uint64_t best_cap = 0, tt_cap = 0, m
+    cdef uint64_t best_cap = 0, tt_cap = 0, m, neutral
     cdef TTEntry* e
     cdef Pos child
     cdef Info cinfo
@@ -601,7 +601,8 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     if depth < S.leaf_depth:
         S.nodes -= 1
         return leaf_search(S, p, alpha + sb, beta + sb) - sb
-    make_key(p, info, neutral_cards(p, info, S.opts), &key)
+    neutral = neutral_cards(p, info, S.opts)
+    make_key(p, info, neutral, &key)
     e = tt_probe(S, &key)
     if e != NULL:
         if e.lower >= beta:
@@ -620,7 +621,7 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
             tt_store(S, &key, best, alpha, beta, -1, 0, depth)
         return best
     S.main_nodes += 1
-    n = gen_moves(S, p, neutral_cards(p, info, S.opts))
+    n = gen_moves(S, p, neutral)
     if depth >= S.etc_depth:
         # enhanced transposition cutoff: a child already known to refute the window
         for i in range(S.sp, S.sp + n):

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Mapping
@@ -94,21 +95,8 @@ def view_from_json(obj: object) -> PlayerView:
     full["hands"] = filled
     full["stock"] = [str(DECK[c]) for c in free[at : at + stock]]
     v = State.from_json(full).view(turn)
-    return PlayerView(
-        rules=v.rules,
-        seat=turn,
-        turn=turn,
-        hand=v.hand,
-        table=v.table,
-        captured=v.captured,
-        scope=v.scope,
-        history=(),
-        hand_sizes=v.hand_sizes,
-        stock_size=stock,
-        last_capture=v.last_capture,
-        dealer=v.dealer,
-        out_of_play=CardSet._from_mask(0),  # unknown: any unaccounted card may be hidden
-    )
+    # every unaccounted card may be hidden: none is known to be out of play
+    return dataclasses.replace(v, out_of_play=CardSet._from_mask(0))
 
 
 class Engine:
