@@ -44,13 +44,24 @@ PRIMIERA_VALUES = tuple(PRIM)
 cdef uint64_t rank_mask[11]
 # suit_best[m]: best primiera value in a 10-bit suit mask (0 if empty).
 cdef int suit_best[1024]
+# below_mask[v]: the cards of capture value below v; suit_sum[m]: the capture values of
+# a 10-bit suit mask added up.
+cdef uint64_t below_mask[11]
+cdef int suit_sum[1024]
 
 
 cdef void _init_tables():
     cdef int v, m, i, best
     rank_mask[0] = 0
+    below_mask[0] = 0
     for v in range(1, 11):
         rank_mask[v] = C_ACES << (v - 1)
+        below_mask[v] = below_mask[v - 1] | rank_mask[v - 1]
+    for m in range(1024):
+        suit_sum[m] = 0
+        for i in range(10):
+            if (m >> i) & 1:
+                suit_sum[m] += i + 1
     for m in range(1024):
         best = 0
         for i in range(10):
@@ -93,7 +104,7 @@ cdef void _dfs(const int* cands, int nc, int start, int total, uint64_t mask, in
 cdef int gen_captures(int card, uint64_t table, int opts, uint64_t* out) noexcept nogil:
     """Write the sets ``card`` may capture to ``out`` (room for MAX_CAPTURES); return how many."""
     cdef int v = card % 10 + 1
-    cdef int n = 0, nc = 0, c, i, k, best, sumv = 0
+    cdef int n = 0, nc = 0, c, i, k, best
     cdef uint64_t m
     cdef int cands[40]
     if (opts & C_OPT_ACE_TAKES_ALL) and v == 1:
@@ -105,16 +116,15 @@ cdef int gen_captures(int card, uint64_t table, int opts, uint64_t* out) noexcep
         return 0
     if table & rank_mask[v]:
         return singles(table & rank_mask[v], out)
-    m = table
+    m = table & below_mask[v]
+    if (m & (m - 1)) == 0 or suit_sum[m & 1023] + suit_sum[(m >> 10) & 1023] \
+            + suit_sum[(m >> 20) & 1023] + suit_sum[(m >> 30) & 1023] < v:
+        return 0   # fewer than two smaller cards, or not enough value among them
     while m:
         c = scopa_ctz(m)
         m &= m - 1
-        if c % 10 + 1 < v:
-            cands[nc] = c
-            nc += 1
-            sumv += c % 10 + 1
-    if nc < 2 or sumv < v:
-        return 0
+        cands[nc] = c
+        nc += 1
     _dfs(cands, nc, 0, 0, 0, 0, v, out, &n)
     if (opts & C_OPT_FEWEST) and n > 1:
         best = 40
@@ -129,6 +139,20 @@ cdef int gen_captures(int card, uint64_t table, int opts, uint64_t* out) noexcep
                 k += 1
         n = k
     return n
+
+
+cdef inline int captures_of(int card, uint64_t table, int opts, uint64_t* out) noexcept nogil:
+    """:func:`gen_captures` with its two commonest outcomes inline, for the hot loops: a
+    card of equal rank on the table, or fewer than two smaller cards."""
+    cdef int v = card % 10 + 1
+    cdef uint64_t m
+    if v != 1 or not (opts & C_OPT_ACE_TAKES_ALL):
+        if table & rank_mask[v]:
+            return singles(table & rank_mask[v], out)
+        m = table & below_mask[v]
+        if (m & (m - 1)) == 0:
+            return 0
+    return gen_captures(card, table, opts, out)
 
 
 cdef inline bint any_hand(const Pos* p) noexcept nogil:
@@ -449,7 +473,7 @@ cdef int choose_random(Pos* p, int opts, uint64_t* rng, Scratch* s) noexcept nog
         v = c % 10 + 1
         if s.cap_count[v] < 0:
             s.cap_start[v] = used
-            s.cap_count[v] = gen_captures(c, p.table, opts, s.caps + used)
+            s.cap_count[v] = captures_of(c, p.table, opts, s.caps + used)
             used += s.cap_count[v]
         if s.cap_count[v] == 0:
             s.mcard[n] = c

@@ -27,13 +27,14 @@ ctypedef struct Info:
 
 ctypedef struct Key:
     uint64_t m[5]      # canonical hands of seats 0..3 and table
+    uint64_t w[2]      # the same packed: bit planes of each card's place (see make_key)
     uint64_t sig_a
     uint64_t sig_b
     uint64_t h         # hash of all of the above
 
 ctypedef struct TTEntry:
-    uint64_t hands[4]
-    uint64_t table
+    # 64 bytes: a bucket of two entries fills two adjacent cache lines
+    uint64_t w[2]      # Key.w
     uint64_t sig_a
     uint64_t sig_b
     uint64_t capture   # best move: captured mask
@@ -41,6 +42,7 @@ ctypedef struct TTEntry:
     signed char upper
     signed char card   # best move: card, -1 for none
     unsigned char depth
+    char _pad[20]
 
 ctypedef struct SState:
     TTEntry* tt
@@ -64,6 +66,10 @@ ctypedef struct SState:
     signed char* mcard
     int* mscore
     int sp
+
+cdef extern from "table_alloc.h":
+    void* scopa_table_alloc(size_t size) nogil
+    void scopa_table_free(void* p) nogil
 
 cdef int PRIM_CODE[22]
 
@@ -280,10 +286,15 @@ cdef void make_key(const Pos* p, const Info* info, uint64_t neutral, Key* k) noe
             for j in range(cnt[loc]):
                 k.m[loc] |= bits & (~bits + 1)
                 bits &= bits - 1
+    # each card's place as a 3-bit code in three 40-bit planes (0 elsewhere, 1-4 the
+    # hands, 5 the table), the planes packed into two words
+    cls = k.m[0] | k.m[2] | k.m[4]
+    bits = k.m[1] | k.m[2]
+    k.w[0] = cls | (bits << 40)
+    k.w[1] = (bits >> 24) | ((k.m[3] | k.m[4]) << 16)
     k.sig_a = info.sig_a
     k.sig_b = info.sig_b
-    k.h = mix64(k.m[0] ^ mix64(k.m[1] ^ mix64(k.m[2] ^ mix64(k.m[3] ^ mix64(
-        k.m[4] ^ mix64(info.sig_a ^ mix64(info.sig_b)))))))
+    k.h = mix64(k.w[0] ^ mix64(k.w[1] ^ mix64(info.sig_a ^ mix64(info.sig_b))))
 
 
 cdef TTEntry* tt_find(SState* S, const Key* k) noexcept nogil:
@@ -291,10 +302,8 @@ cdef TTEntry* tt_find(SState* S, const Key* k) noexcept nogil:
     cdef TTEntry* e = S.tt + 2 * (k.h & S.tt_mask)
     cdef int i
     for i in range(2):
-        if (e[i].sig_a == k.sig_a and e[i].sig_b == k.sig_b and e[i].table == k.m[4]
-                and e[i].hands[0] == k.m[0] and e[i].hands[1] == k.m[1]
-                and e[i].hands[2] == k.m[2] and e[i].hands[3] == k.m[3]
-                and e[i].depth != 0):
+        if (e[i].w[0] == k.w[0] and e[i].w[1] == k.w[1] and e[i].sig_a == k.sig_a
+                and e[i].sig_b == k.sig_b and e[i].depth != 0):
             return &e[i]
     return NULL
 
@@ -321,11 +330,8 @@ cdef void tt_store(SState* S, const Key* k, int best, int alpha, int beta, int c
         e = S.tt + 2 * (k.h & S.tt_mask)
         if e[0].depth != 0 and e[0].depth > depth:
             e = e + 1   # keep the deeper entry, replace the other slot
-        e.hands[0] = k.m[0]
-        e.hands[1] = k.m[1]
-        e.hands[2] = k.m[2]
-        e.hands[3] = k.m[3]
-        e.table = k.m[4]
+        e.w[0] = k.w[0]
+        e.w[1] = k.w[1]
         e.sig_a = k.sig_a
         e.sig_b = k.sig_b
         e.depth = depth
@@ -382,7 +388,7 @@ cdef int gen_moves(SState* S, const Pos* p, uint64_t neutral) noexcept nogil:
             continue   # a lower neutral card of this rank stands for this one
         if count[v] < 0:
             first[v] = base + n
-            k = gen_captures(c, p.table, S.opts, S.mcap + base + n)
+            k = captures_of(c, p.table, S.opts, S.mcap + base + n)
             if k == 0:
                 S.mcap[base + n] = 0
                 k = 1
@@ -473,12 +479,68 @@ cdef void quick_scores(SState* S, const Pos* p, int n) noexcept nogil:
             S.mscore[i] = -(S.mcard[i] % 10)
 
 
+cdef inline bint in_last_round(const Pos* p) noexcept nogil:
+    """No stock left and at most one card in each hand: every play is forced but for
+    the choice of capture."""
+    return p.stock_pos >= p.stock_len and p.hands[p.turn] != 0 and (p.hands[0] & (p.hands[0] - 1)) == 0 \
+        and (p.hands[1] & (p.hands[1] - 1)) == 0 and (p.hands[2] & (p.hands[2] - 1)) == 0 \
+        and (p.hands[3] & (p.hands[3] - 1)) == 0
+
+
+cdef int last_round(SState* S, Pos* p, int alpha, int beta) noexcept nogil:
+    """Team 0's final difference from a position :func:`in_last_round` (``p`` is
+    consumed), by alpha-beta in team 0's terms over the capture choices only."""
+    cdef int n, i, v, best, c
+    cdef bint maximize
+    cdef uint64_t* caps
+    cdef Pos child
+    while True:
+        S.nodes += 1
+        if is_over(p):
+            return final_difference_c(p, S.opts)
+        if p.hands[p.turn] == 0:
+            # a position where the seat to move holds no card (not from a real deal):
+            # the generic search (not in_last_round, so no loop) decides what it means
+            return (1 if (p.turn & 1) == 0 else -1) * leaf_search(S, p, -1000, 1000)
+        c = scopa_ctz(p.hands[p.turn])
+        caps = S.mcap + S.sp
+        n = captures_of(c, p.table, S.opts, caps)
+        if n > 1:
+            break
+        apply_pos(p, c, caps[0] if n else 0, S.opts)
+    maximize = (p.turn & 1) == 0
+    best = -1000 if maximize else 1000
+    S.sp += n
+    for i in range(n):
+        child = p[0]
+        apply_pos(&child, c, caps[i], S.opts)
+        if maximize:
+            v = last_round(S, &child, alpha if alpha > best else best, beta)
+            if v > best:
+                best = v
+                if best >= beta:
+                    break
+        else:
+            v = last_round(S, &child, alpha, beta if beta < best else best)
+            if v < best:
+                best = v
+                if best <= alpha:
+                    break
+    S.sp -= n
+    return best
+
+
 cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogil:
     """Plain alpha-beta on the final difference (mover's side) for the last few plays,
     where the table and the score bookkeeping cost more than they save."""
     cdef int sigma = 1 if (p.turn & 1) == 0 else -1
     cdef int n, i, j, bi, bs, best = -1000, v
     cdef Pos child
+    if in_last_round(p):
+        child = p[0]
+        if sigma == 1:
+            return last_round(S, &child, alpha, beta)
+        return -last_round(S, &child, -beta, -alpha)
     S.nodes += 1
     if S.node_limit and S.nodes > S.node_limit:
         S.aborted = True
@@ -702,7 +764,7 @@ cdef class Solver:
         while n_buckets * 2 * 2 * sizeof(TTEntry) <= <uint64_t>tt_size_mb * (1 << 20):
             n_buckets *= 2
         self.tt_size_mb = tt_size_mb
-        self.S.tt = <TTEntry*>malloc(n_buckets * 2 * sizeof(TTEntry))
+        self.S.tt = <TTEntry*>scopa_table_alloc(n_buckets * 2 * sizeof(TTEntry))
         self.S.mcap = <uint64_t*>malloc(MOVE_STACK * sizeof(uint64_t))
         self.S.mcard = <signed char*>malloc(MOVE_STACK * sizeof(signed char))
         self.S.mscore = <int*>malloc(MOVE_STACK * sizeof(int))
@@ -719,7 +781,7 @@ cdef class Solver:
         self.clear()
 
     def __dealloc__(self):
-        free(self.S.tt)
+        scopa_table_free(self.S.tt)
         free(self.S.mcap)
         free(self.S.mcard)
         free(self.S.mscore)
