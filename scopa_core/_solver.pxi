@@ -42,11 +42,13 @@ ctypedef struct TTEntry:
     signed char upper
     signed char card   # best move: card, -1 for none
     unsigned char depth
-    char _pad[20]
+    unsigned short epoch   # valid only when equal to SState.epoch (clearing bumps the epoch)
+    char _pad[18]
 
 ctypedef struct SState:
     TTEntry* tt
     uint64_t tt_mask      # number of buckets - 1 (2 entries per bucket)
+    unsigned short epoch  # entries of other epochs are empty
     int opts
     int nplayers
     int block
@@ -303,7 +305,7 @@ cdef TTEntry* tt_find(SState* S, const Key* k) noexcept nogil:
     cdef int i
     for i in range(2):
         if (e[i].w[0] == k.w[0] and e[i].w[1] == k.w[1] and e[i].sig_a == k.sig_a
-                and e[i].sig_b == k.sig_b and e[i].depth != 0):
+                and e[i].sig_b == k.sig_b and e[i].epoch == S.epoch):
             return &e[i]
     return NULL
 
@@ -328,13 +330,14 @@ cdef void tt_store(SState* S, const Key* k, int best, int alpha, int beta, int c
         upper = e.upper
     else:
         e = S.tt + 2 * (k.h & S.tt_mask)
-        if e[0].depth != 0 and e[0].depth > depth:
+        if e[0].epoch == S.epoch and e[0].depth > depth:
             e = e + 1   # keep the deeper entry, replace the other slot
         e.w[0] = k.w[0]
         e.w[1] = k.w[1]
         e.sig_a = k.sig_a
         e.sig_b = k.sig_b
         e.depth = depth
+        e.epoch = S.epoch
     if best <= alpha:
         if best < upper:
             upper = best
@@ -772,6 +775,7 @@ cdef class Solver:
             raise MemoryError(f"cannot allocate a {tt_size_mb} MB transposition table")
         memset(self.S.tt, 0, n_buckets * 2 * sizeof(TTEntry))
         self.S.tt_mask = n_buckets - 1
+        self.S.epoch = 1
         self.S.leaf_depth = 9
         self.S.etc_depth = 14
         self.S.iid_depth = 14
@@ -789,7 +793,12 @@ cdef class Solver:
     def clear(self):
         """Empty the transposition table and the history heuristic."""
         if self._dirty:
-            memset(self.S.tt, 0, (self.S.tt_mask + 1) * 2 * sizeof(TTEntry))
+            # a new epoch empties the table at once; the memory is wiped only when the
+            # 16-bit epoch wraps around
+            self.S.epoch += 1
+            if self.S.epoch == 0:
+                memset(self.S.tt, 0, (self.S.tt_mask + 1) * 2 * sizeof(TTEntry))
+                self.S.epoch = 1
         self._dirty = False
         memset(self.S.hist, 0, sizeof(self.S.hist))
         self._context = None

@@ -91,6 +91,31 @@ def test_table_reuse_along_a_game(core, twin):
             pos = twin.apply_move(pos, c, m, opts, block)
 
 
+def test_clearing_the_table_many_times(core, twin):
+    # Each change of rules or stock empties the table (the compiled core bumps a 16-bit
+    # epoch, wiping the memory when it wraps). One position under every option set has the
+    # same table keys but other values: a reused solver must never see the old entries,
+    # before or after more than 65,536 clears.
+    rnd = random.Random(11)
+    checks = []
+    for game in GEOMETRIES:
+        block = GEOMETRIES[game][1]
+        pos = endgame(twin, rnd, game, 12, 0)  # above the leaf search: the table is used
+        for opts in OPTION_SETS:
+            checks.append((pos, opts, block, core.Solver(1).solve(pos, opts, block)[1]))
+    assert len({(c[0], c[3]) for c in checks}) > len({c[0] for c in checks})  # values differ
+    tiny = [(endgame(twin, rnd, "scopa4", 2, opts), opts) for opts in (0, 1)]
+    solver = core.Solver(1)
+    wraps = 70_000 if core is CORES[-1] and len(CORES) == 2 else 10
+    for stage in range(2):
+        for _ in range(2):
+            for pos, opts, block, value in checks:
+                assert solver.solve(pos, opts, block)[1] == value, (stage, pos, opts)
+        for i in range(wraps if stage == 0 else 0):
+            pos, opts = tiny[i % 2]
+            solver.solve(pos, opts, 3)
+
+
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
 @pytest.mark.parametrize("game", GEOMETRIES)
 def test_compiled_solver_equals_twin_on_larger_endgames(game):

@@ -1,0 +1,140 @@
+"""What the hidden cards are worth: reference players that see some of them, against Greedy.
+
+Every reference values the legal moves with the same search as ``PIMCPlayer`` (the exact
+solver when at most ``--exact`` plays are left, else an alpha-beta ``--depth`` plays deep
+with the evaluation of the open terms) and plays the best average over ``--samples``
+samples of what it does not see:
+
+- ``honest``: sees what a person sees (this is PIMC);
+- ``sees-hands``: also sees the other hands; samples the stock order;
+- ``sees-stock``: also sees the stock order; samples the other hands;
+- ``clairvoyant``: sees everything (one search per move, no sampling).
+
+The gap between ``honest`` and ``sees-hands`` bounds what better play from the same public
+information can still win against Greedy; it is where a strength target above ``honest`` has
+to come from. Each deal is played twice with the sides swapped, as in the arena.
+
+Usage: python benchmarks/information.py [--game scopa] [--deals 1000] [MODE...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import scopa_core as core
+from scopa.card import bits
+from scopa.move import Move
+from scopa.players import GreedyPlayer
+from scopa.players.base import determinize
+from scopa.rules import Rules
+from scopa.state import State
+
+MODES = ("honest", "sees-hands", "sees-stock", "clairvoyant")
+
+
+class Reference:
+    """A player that is handed the true state and sees the part of it its mode allows."""
+
+    def __init__(self, mode: str, rules: Rules, samples: int, exact: int, depth: int, seed: int) -> None:
+        self.mode, self.rules = mode, rules
+        self.samples, self.exact, self.depth = samples, exact, depth
+        self.rng = random.Random(seed)
+        self.solver = core.Solver(16)
+
+    def _rows(self, pos: tuple) -> list[tuple[int, int, float]]:
+        opts, block = self.rules.core_options, self.rules.hand_size
+        if sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self.exact:
+            return [(c, m, float(v)) for c, m, v in self.solver.analyze(pos, opts, block)]
+        return self.solver.analyze_depth(pos, opts, block, self.depth)
+
+    def _sample(self, state: State) -> tuple:
+        hands, table, stock, captured, scope, turn, last = state.masks
+        if self.mode == "honest":
+            return determinize(state.view(turn), self.rng).masks
+        if self.mode == "sees-hands":
+            shuffled = list(stock)
+            self.rng.shuffle(shuffled)
+            return (hands, table, tuple(shuffled), captured, scope, turn, last)
+        # sees-stock: the other hands' cards dealt again among them
+        pool = [c for seat, h in enumerate(hands) if seat != turn for c in bits(h)]
+        self.rng.shuffle(pool)
+        new_hands, at = [], 0
+        for seat, h in enumerate(hands):
+            if seat == turn:
+                new_hands.append(h)
+                continue
+            k = core.popcount(h)
+            new_hands.append(sum(1 << c for c in pool[at : at + k]))
+            at += k
+        return (tuple(new_hands), table, stock, captured, scope, turn, last)
+
+    def choose(self, state: State) -> Move:
+        moves = state.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        totals = {(m.card.index, m.capture_mask): 0.0 for m in moves}
+        rounds = 1 if self.mode == "clairvoyant" else self.samples
+        for _ in range(rounds):
+            pos = state.masks if self.mode == "clairvoyant" else self._sample(state)
+            for c, m, v in self._rows(pos):
+                totals[(c, m)] += v
+        return max(moves, key=lambda m: totals[(m.card.index, m.capture_mask)])
+
+
+def run(mode: str, rules: Rules, deals: int, samples: int, exact: int, depth: int, seed: int) -> list[float]:
+    """Per duplicate deal: the reference's points minus Greedy's, averaged over both games."""
+    rng = random.Random(seed)
+    greedy = GreedyPlayer()
+    out = []
+    for _ in range(deals):
+        deal_seed, dealer = rng.getrandbits(63), rng.randrange(rules.players)
+        total = 0
+        for ref_team in (0, 1):
+            ref = Reference(mode, rules, samples, exact, depth, deal_seed * 2 + ref_team)
+            state = State.deal(rules, seed=deal_seed, dealer=dealer)
+            while not state.is_over:
+                seat = state.turn
+                move = ref.choose(state) if seat % 2 == ref_team else greedy.choose(state.view(seat))
+                state = state.play(move)
+            points = state.score().points
+            total += points[ref_team] - points[1 - ref_team]
+        out.append(total / 2)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("modes", nargs="*", default=list(MODES))
+    parser.add_argument("--game", default="scopa")
+    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--samples", type=int, default=32)
+    parser.add_argument("--exact", type=int, default=12)
+    parser.add_argument("--depth", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    rules = Rules.preset(args.game)
+    print(
+        f"{args.game}, {args.deals} duplicate deals against Greedy, {args.samples} samples, "
+        f"exact from {args.exact} plays left, else depth {args.depth}"
+    )
+    print("| reference | points per hand over Greedy [95% CI] | seconds |")
+    print("|---|---|---:|")
+    for mode in args.modes:
+        if mode not in MODES:
+            parser.error(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
+        t0 = time.perf_counter()
+        diffs = run(mode, rules, args.deals, args.samples, args.exact, args.depth, args.seed)
+        mean = statistics.mean(diffs)
+        half = 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5
+        print(
+            f"| {mode} | {mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | "
+            f"{time.perf_counter() - t0:.0f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
