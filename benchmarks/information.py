@@ -7,12 +7,13 @@ samples of what it does not see:
 
 - ``honest``: sees what a person sees (this is PIMC);
 - ``sees-hands``: also sees the other hands; samples the stock order;
-- ``sees-stock``: also sees the stock order; samples the other hands;
 - ``clairvoyant``: sees everything (one search per move, no sampling).
 
-The gap between ``honest`` and ``sees-hands`` bounds what better play from the same public
-information can still win against Greedy; it is where a strength target above ``honest`` has
-to come from. Each deal is played twice with the sides swapped, as in the arena.
+``clairvoyant`` minus ``sees-hands`` is what the stock order is worth (and so roughly what
+PIMC's solver, which knows each sample's stock order, can be misled by); ``sees-hands`` minus
+``honest`` is what the other hands are worth. (A mode that sees only the stock order would
+see everything in a 2-player game, where the other hand is what is left.) Each deal is
+played twice with the sides swapped, as in the arena.
 
 Usage: python benchmarks/information.py [--game scopa] [--deals 1000] [MODE...]
 """
@@ -25,14 +26,13 @@ import statistics
 import time
 
 import scopa_core as core
-from scopa.card import bits
 from scopa.move import Move
 from scopa.players import GreedyPlayer
 from scopa.players.base import determinize
 from scopa.rules import Rules
 from scopa.state import State
 
-MODES = ("honest", "sees-hands", "sees-stock", "clairvoyant")
+MODES = ("honest", "sees-hands", "clairvoyant")
 
 
 class Reference:
@@ -54,22 +54,10 @@ class Reference:
         hands, table, stock, captured, scope, turn, last = state.masks
         if self.mode == "honest":
             return determinize(state.view(turn), self.rng).masks
-        if self.mode == "sees-hands":
-            shuffled = list(stock)
-            self.rng.shuffle(shuffled)
-            return (hands, table, tuple(shuffled), captured, scope, turn, last)
-        # sees-stock: the other hands' cards dealt again among them
-        pool = [c for seat, h in enumerate(hands) if seat != turn for c in bits(h)]
-        self.rng.shuffle(pool)
-        new_hands, at = [], 0
-        for seat, h in enumerate(hands):
-            if seat == turn:
-                new_hands.append(h)
-                continue
-            k = core.popcount(h)
-            new_hands.append(sum(1 << c for c in pool[at : at + k]))
-            at += k
-        return (tuple(new_hands), table, stock, captured, scope, turn, last)
+        # sees-hands: only the order of the stock is sampled
+        shuffled = list(stock)
+        self.rng.shuffle(shuffled)
+        return (hands, table, tuple(shuffled), captured, scope, turn, last)
 
     def choose(self, state: State) -> Move:
         moves = state.legal_moves()

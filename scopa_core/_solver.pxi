@@ -1013,7 +1013,8 @@ cdef class Solver:
                 continue
             node_info(&child, opts, &cinfo)
             lo, hi = (cinfo.lo, cinfo.hi) if sigma == -1 else (-cinfo.hi, -cinfo.lo)
-            lo, hi = self._mtdf(&child, &cinfo, lo, hi, 0)
+            # the previous move's value is the first guess: siblings' values are close
+            lo, hi = self._mtdf(&child, &cinfo, lo, hi, sigma * cinfo.B - out[len(out) - 1][2] if out else 0)
             out.append((c, m, sigma * cinfo.B - lo))
         self._finish()
         return out

@@ -601,7 +601,8 @@ class Solver:
                 out.append((c, m, sigma * final_difference(child, opts)))
                 continue
             clo, chi = (cinfo[1], cinfo[2]) if csigma == 1 else (-cinfo[2], -cinfo[1])
-            w, _ = self._mtdf(child, cinfo, clo, chi, 0)
+            # the previous move's value is the first guess: siblings' values are close
+            w, _ = self._mtdf(child, cinfo, clo, chi, sigma * cinfo[0] - out[-1][2] if out else 0)
             out.append((c, m, sigma * cinfo[0] - w))
         return out
 
