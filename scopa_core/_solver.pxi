@@ -58,7 +58,7 @@ ctypedef struct SState:
     long long probes
     long long hits
     bint aborted
-    int leaf_depth        # plays left at which leaf_search takes over
+    int leaf_depth        # leaf_search takes over below this many plays left
     int etc_depth         # plays left from which enhanced transposition cutoffs are tried
     int iid_depth         # plays left from which moves with no table move are ordered by a shallow search
     int iid_plies
@@ -678,13 +678,6 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
             return e.lower
         tt_card = e.card
         tt_cap = e.capture
-    if depth == S.leaf_depth:
-        # the boundary: searched without a table below, its result stored here
-        S.nodes -= 1
-        best = leaf_search(S, p, alpha + sb, beta + sb) - sb
-        if not S.aborted:
-            tt_store(S, &key, best, alpha, beta, -1, 0, depth)
-        return best
     S.main_nodes += 1
     n = gen_moves(S, p, neutral)
     if depth >= S.etc_depth:
@@ -776,9 +769,9 @@ cdef class Solver:
         memset(self.S.tt, 0, n_buckets * 2 * sizeof(TTEntry))
         self.S.tt_mask = n_buckets - 1
         self.S.epoch = 1
-        self.S.leaf_depth = 9
-        self.S.etc_depth = 14
-        self.S.iid_depth = 14
+        self.S.leaf_depth = 11
+        self.S.etc_depth = 16
+        self.S.iid_depth = 16
         self.S.iid_plies = 1
         self._context = None
         self._dirty = False
@@ -804,7 +797,7 @@ cdef class Solver:
         self._context = None
 
     property leaf_depth:
-        """Plays left at which the plain leaf search takes over (a tuning knob)."""
+        """The plain leaf search takes over below this many plays left (a tuning knob)."""
         def __get__(self):
             return self.S.leaf_depth
         def __set__(self, int value):

@@ -349,8 +349,8 @@ class Solver:
         self.tt_probes = 0
         self._limit = 0
         self._history = [0] * 40
-        #: plays left at which the plain leaf search takes over (as in the compiled solver)
-        self.leaf_depth = 9
+        #: the plain leaf search takes over below this many plays left (as in the compiled solver)
+        self.leaf_depth = 11
 
     def clear(self) -> None:
         """Empty the transposition table."""
@@ -431,11 +431,6 @@ class Solver:
             if lower == upper:
                 return lower
             tt_move = entry[2]
-        if depth == self.leaf_depth:
-            self.nodes -= 1
-            best = self._leaf(pos, alpha + sb, beta + sb) - sb
-            self._store(key, entry, best, alpha, beta, None)
-            return best
         moves = core.legal_moves(hands[pos[5]], table, opts)
         moves = prune_equivalent(moves, table, neutral)
         moves = order_moves(pos, moves, tt_move, self._history, opts, n)
