@@ -9,7 +9,7 @@ are masks. The ``cdef`` functions declared in ``_core.pxd`` run without the GIL.
 """
 
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, malloc, free
 
 OPT_FEWEST = C_OPT_FEWEST
 OPT_ACE_TAKES_ALL = C_OPT_ACE_TAKES_ALL

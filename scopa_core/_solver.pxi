@@ -45,6 +45,11 @@ ctypedef struct TTEntry:
     unsigned short epoch   # valid only when equal to SState.epoch (clearing bumps the epoch)
     char _pad[18]
 
+ctypedef struct CapEntry:
+    uint64_t key       # smaller table cards | value << 40 | fewest rule << 44 | 1 << 63; 0 empty
+    int n
+    uint64_t caps[7]
+
 ctypedef struct SState:
     TTEntry* tt
     uint64_t tt_mask      # number of buckets - 1 (2 entries per bucket)
@@ -63,6 +68,7 @@ ctypedef struct SState:
     int iid_depth         # plays left from which moves with no table move are ordered by a shallow search
     int iid_plies
     int hist[40]
+    CapEntry* capcache    # 2**CAP_CACHE_BITS remembered sums (see solver_captures)
     # move stack shared by all plies
     uint64_t* mcap
     signed char* mcard
@@ -73,6 +79,7 @@ cdef extern from "table_alloc.h":
     void* scopa_table_alloc(size_t size) nogil
     void scopa_table_free(void* p) nogil
 
+DEF CAP_CACHE_BITS = 10
 cdef int PRIM_CODE[22]
 
 
@@ -372,6 +379,34 @@ cdef uint64_t neutral_cards(const Pos* p, const Info* info, int opts) noexcept n
     return neutral
 
 
+cdef inline int solver_captures(SState* S, int card, uint64_t table, uint64_t* out) noexcept nogil:
+    """:func:`captures_of` with the captures that add up remembered per set of smaller
+    table cards: the leaf search asks for the same few tables over and over."""
+    cdef int v = card % 10 + 1, n, i
+    cdef uint64_t m, key
+    cdef CapEntry* e
+    if v == 1 and (S.opts & C_OPT_ACE_TAKES_ALL):
+        return gen_captures(card, table, S.opts, out)
+    if table & rank_mask[v]:
+        return singles(table & rank_mask[v], out)
+    m = table & below_mask[v]
+    if (m & (m - 1)) == 0:
+        return 0
+    key = m | (<uint64_t>v << 40) | (<uint64_t>(S.opts & C_OPT_FEWEST) << 44) | (<uint64_t>1 << 63)
+    e = S.capcache + ((key * <uint64_t>0x9E3779B97F4A7C15) >> (64 - CAP_CACHE_BITS))
+    if e.key == key:
+        for i in range(e.n):
+            out[i] = e.caps[i]
+        return e.n
+    n = gen_captures(card, table, S.opts, out)
+    if n <= 7:
+        e.key = key
+        e.n = n
+        for i in range(n):
+            e.caps[i] = out[i]
+    return n
+
+
 cdef int gen_moves(SState* S, const Pos* p, uint64_t neutral) noexcept nogil:
     """Write the legal moves at S.sp, one per class of moves equal up to swapping
     neutral cards of one rank (see the twin's ``prune_equivalent``); return how many."""
@@ -391,7 +426,7 @@ cdef int gen_moves(SState* S, const Pos* p, uint64_t neutral) noexcept nogil:
             continue   # a lower neutral card of this rank stands for this one
         if count[v] < 0:
             first[v] = base + n
-            k = captures_of(c, p.table, S.opts, S.mcap + base + n)
+            k = solver_captures(S, c, p.table, S.mcap + base + n)
             if k == 0:
                 S.mcap[base + n] = 0
                 k = 1
@@ -507,7 +542,7 @@ cdef int last_round(SState* S, Pos* p, int alpha, int beta) noexcept nogil:
             return (1 if (p.turn & 1) == 0 else -1) * leaf_search(S, p, -1000, 1000)
         c = scopa_ctz(p.hands[p.turn])
         caps = S.mcap + S.sp
-        n = captures_of(c, p.table, S.opts, caps)
+        n = solver_captures(S, c, p.table, caps)
         if n > 1:
             break
         apply_pos(p, c, caps[0] if n else 0, S.opts)
@@ -764,7 +799,9 @@ cdef class Solver:
         self.S.mcap = <uint64_t*>malloc(MOVE_STACK * sizeof(uint64_t))
         self.S.mcard = <signed char*>malloc(MOVE_STACK * sizeof(signed char))
         self.S.mscore = <int*>malloc(MOVE_STACK * sizeof(int))
-        if self.S.tt == NULL or self.S.mcap == NULL or self.S.mcard == NULL or self.S.mscore == NULL:
+        self.S.capcache = <CapEntry*>calloc(1 << CAP_CACHE_BITS, sizeof(CapEntry))
+        if (self.S.tt == NULL or self.S.mcap == NULL or self.S.mcard == NULL or self.S.mscore == NULL
+                or self.S.capcache == NULL):
             raise MemoryError(f"cannot allocate a {tt_size_mb} MB transposition table")
         memset(self.S.tt, 0, n_buckets * 2 * sizeof(TTEntry))
         self.S.tt_mask = n_buckets - 1
@@ -780,6 +817,7 @@ cdef class Solver:
     def __dealloc__(self):
         scopa_table_free(self.S.tt)
         free(self.S.mcap)
+        free(self.S.capcache)
         free(self.S.mcard)
         free(self.S.mscore)
 

@@ -116,6 +116,26 @@ def test_clearing_the_table_many_times(core, twin):
             solver.solve(pos, opts, 3)
 
 
+def test_reused_solver_across_the_fewest_cards_rule(core, twin):
+    # RULES §2 option: with "fewest cards" a card may take only the smallest set that adds
+    # up. Positions whose value depends on it, solved by one solver under both rules in
+    # turn: every answer is minimax's (the compiled solver remembers recent captures).
+    rnd = random.Random(21)
+    found = []
+    while len(found) < 6:
+        cards = rnd.sample(range(40), 10)
+        hands = (sum(1 << c for c in cards[:2]), sum(1 << c for c in cards[2:4]))
+        pos = (hands, sum(1 << c for c in cards[4:]), (), (0, 0), (0, 0), 0, -1)
+        values = [twin.minimax(pos, opts, 3) for opts in (0, 1)]
+        if values[0] != values[1]:
+            found.append((pos, values))
+    solver = core.Solver(1)
+    for _ in range(2):
+        for pos, values in found:
+            for opts in (0, 1):
+                assert solver.solve(pos, opts, 3)[1] == values[opts], (pos, opts)
+
+
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
 @pytest.mark.parametrize("game", GEOMETRIES)
 def test_compiled_solver_equals_twin_on_larger_endgames(game):
