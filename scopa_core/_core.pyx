@@ -141,18 +141,24 @@ cdef int gen_captures(int card, uint64_t table, int opts, uint64_t* out) noexcep
     return n
 
 
-cdef inline int captures_of(int card, uint64_t table, int opts, uint64_t* out) noexcept nogil:
-    """:func:`gen_captures` with its two commonest outcomes inline, for the hot loops: a
-    card of equal rank on the table, or fewer than two smaller cards."""
+cdef inline int quick_captures(int card, uint64_t table, int opts, uint64_t* out) noexcept nogil:
+    """The two commonest outcomes of :func:`gen_captures`, for the hot loops: a card of
+    equal rank on the table, or fewer than two smaller cards. -1 when sets that add up
+    must be enumerated (or for the ace under "ace takes all")."""
     cdef int v = card % 10 + 1
     cdef uint64_t m
-    if v != 1 or not (opts & C_OPT_ACE_TAKES_ALL):
-        if table & rank_mask[v]:
-            return singles(table & rank_mask[v], out)
-        m = table & below_mask[v]
-        if (m & (m - 1)) == 0:
-            return 0
-    return gen_captures(card, table, opts, out)
+    if v == 1 and (opts & C_OPT_ACE_TAKES_ALL):
+        return -1
+    if table & rank_mask[v]:
+        return singles(table & rank_mask[v], out)
+    m = table & below_mask[v]
+    return 0 if (m & (m - 1)) == 0 else -1
+
+
+cdef inline int captures_of(int card, uint64_t table, int opts, uint64_t* out) noexcept nogil:
+    """:func:`gen_captures` with :func:`quick_captures`' cases inline."""
+    cdef int n = quick_captures(card, table, opts, out)
+    return n if n >= 0 else gen_captures(card, table, opts, out)
 
 
 cdef inline bint any_hand(const Pos* p) noexcept nogil:

@@ -380,19 +380,17 @@ cdef uint64_t neutral_cards(const Pos* p, const Info* info, int opts) noexcept n
 
 
 cdef inline int solver_captures(SState* S, int card, uint64_t table, uint64_t* out) noexcept nogil:
-    """:func:`captures_of` with the captures that add up remembered per set of smaller
-    table cards: the leaf search asks for the same few tables over and over."""
-    cdef int v = card % 10 + 1, n, i
-    cdef uint64_t m, key
+    """:func:`captures_of` with the sets that add up remembered per (smaller table cards,
+    value, fewest-cards rule): the leaf search asks about the same few tables over and over."""
+    cdef int n = quick_captures(card, table, S.opts, out), i
+    cdef uint64_t key
     cdef CapEntry* e
-    if v == 1 and (S.opts & C_OPT_ACE_TAKES_ALL):
-        return gen_captures(card, table, S.opts, out)
-    if table & rank_mask[v]:
-        return singles(table & rank_mask[v], out)
-    m = table & below_mask[v]
-    if (m & (m - 1)) == 0:
-        return 0
-    key = m | (<uint64_t>v << 40) | (<uint64_t>(S.opts & C_OPT_FEWEST) << 44) | (<uint64_t>1 << 63)
+    if n >= 0:
+        return n
+    if card % 10 == 0:
+        return gen_captures(card, table, S.opts, out)   # the ace that takes all
+    key = (table & below_mask[card % 10 + 1]) | (<uint64_t>(card % 10 + 1) << 40) \
+        | (<uint64_t>(S.opts & C_OPT_FEWEST) << 44) | (<uint64_t>1 << 63)
     e = S.capcache + ((key * <uint64_t>0x9E3779B97F4A7C15) >> (64 - CAP_CACHE_BITS))
     if e.key == key:
         for i in range(e.n):
