@@ -765,6 +765,26 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     return best
 
 
+cdef int check_cards_once(const Pos* p, tuple pos) except -1:
+    """Raise ValueError unless every card of ``p`` is one of the 40 and in one place only
+    (the table key packs the places of the cards and relies on it)."""
+    cdef uint64_t seen = 0, m
+    cdef int i
+    for i in range(p.nplayers + 3 + p.stock_len):
+        if i < p.nplayers:
+            m = p.hands[i]
+        elif i < p.nplayers + 3:
+            m = (p.table, p.captured[0], p.captured[1])[i - p.nplayers]
+        elif 0 <= p.stock[i - p.nplayers - 3] < 40:
+            m = <uint64_t>1 << p.stock[i - p.nplayers - 3]
+        else:
+            m = <uint64_t>1 << 40
+        if (m & seen) or (m >> 40):
+            raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
+        seen |= m
+    return 0
+
+
 cdef class Solver:
     """Double-dummy solver with a reusable transposition table (compiled).
 
@@ -864,7 +884,7 @@ cdef class Solver:
         """Number of filled slots in the transposition table."""
         cdef uint64_t i, n = 0
         for i in range((self.S.tt_mask + 1) * 2):
-            if self.S.tt[i].depth != 0:
+            if self.S.tt[i].epoch == self.S.epoch and self.S.tt[i].depth != 0:
                 n += 1
         return n
 
@@ -881,6 +901,7 @@ cdef class Solver:
             self.clear()
             self._context = ((opts, block, len(pos[0])), stock)
         pos_from_tuple(p, self.stock, pos, block)
+        check_cards_once(p, pos)
         self.S.opts = opts
         self.S.block = block
         self.S.nplayers = p.nplayers

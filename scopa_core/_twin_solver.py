@@ -366,6 +366,11 @@ class Solver:
 
     def _prepare(self, pos: tuple, opts: int, block: int) -> None:
         stock = tuple(pos[2])
+        seen = 0
+        for m in (*pos[0], pos[1], *pos[3], *(1 << c if 0 <= c < 40 else 1 << 40 for c in stock)):
+            if m & seen or m >> 40:
+                raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
+            seen |= m
         ctx = self._context
         same = (
             ctx is not None

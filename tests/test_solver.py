@@ -62,6 +62,10 @@ def test_solver_equals_minimax(core, twin, seed):
             assert (card, cap) == pv[0]
         assert twin.replay(pos, pv, opts, block) == ref
         assert solver.analyze(pos, opts, block) == twin.analyze_minimax(pos, opts, block)
+        # the same with no leaf search: every node through the table, bounds and pruning
+        table_only = core.Solver(4)
+        table_only.leaf_depth = 0
+        assert table_only.solve(pos, opts, block)[1] == ref, (game, opts, pos)
 
 
 @pytest.mark.parametrize("seed", range(2 if TWIN_RUN else 6))
@@ -92,10 +96,10 @@ def test_table_reuse_along_a_game(core, twin):
 
 
 def test_clearing_the_table_many_times(core, twin):
-    # Each change of rules or stock empties the table (the compiled core bumps a 16-bit
-    # epoch, wiping the memory when it wraps). One position under every option set has the
-    # same table keys but other values: a reused solver must never see the old entries,
-    # before or after more than 65,536 clears.
+    # Each change of rules or stock empties the table. The compiled core bumps a 16-bit
+    # epoch (1..65535) and wipes the memory when it wraps: entries 65,535 clears old would
+    # otherwise come back. One position under every option set has the same table keys but
+    # other values, so a reused solver must never see the old entries.
     rnd = random.Random(11)
     checks = []
     for game in GEOMETRIES:
@@ -104,16 +108,22 @@ def test_clearing_the_table_many_times(core, twin):
         for opts in OPTION_SETS:
             checks.append((pos, opts, block, core.Solver(1).solve(pos, opts, block)[1]))
     assert len({(c[0], c[3]) for c in checks}) > len({c[0] for c in checks})  # values differ
-    tiny = [(endgame(twin, rnd, "scopa4", 2, opts), opts) for opts in (0, 1)]
     solver = core.Solver(1)
-    wraps = 70_000 if core is CORES[-1] and len(CORES) == 2 else 10
-    for stage in range(2):
-        for _ in range(2):
-            for pos, opts, block, value in checks:
-                assert solver.solve(pos, opts, block)[1] == value, (stage, pos, opts)
-        for i in range(wraps if stage == 0 else 0):
-            pos, opts = tiny[i % 2]
-            solver.solve(pos, opts, 3)
+    for _ in range(2):
+        for pos, opts, block, value in checks:
+            assert solver.solve(pos, opts, block)[1] == value, (pos, opts)
+    assert solver.tt_entries() > 0
+    solver.clear()
+    assert solver.tt_entries() == 0
+    # one check's entries, then exactly one full turn of the epoch before the next check
+    tiny = [(endgame(twin, rnd, "scopa4", 2, opts), opts) for opts in (0, 1)]
+    compiled = core is CORES[-1] and len(CORES) == 2
+    for (pos, opts, block, _), (pos2, opts2, block2, value2) in zip(checks[:3], checks[1:4], strict=True):
+        solver = core.Solver(1)
+        solver.solve(pos, opts, block)  # epoch 1: stored
+        for i in range(65_534 if compiled else 10):  # epochs 2 .. 65535
+            solver.solve(*tiny[i % 2], 3)
+        assert solver.solve(pos2, opts2, block2)[1] == value2  # epoch 1 again, after the wipe
 
 
 def test_reused_solver_across_the_fewest_cards_rule(core, twin):
@@ -220,6 +230,22 @@ def test_solver_errors():
         scopa.solve(State.deal("scopa", seed=1), node_limit=-5)
     with pytest.raises(scopa.ScopaError, match="expected a scopa.State"):
         scopa.solve("scopa")  # type: ignore[arg-type]
+
+
+def test_solver_rejects_impossible_position_tuples(core):
+    # A card in two places, or outside 0-39, cannot be solved (the table key relies on it).
+    for pos in [
+        ((1 | 2, 2), 4, (), (0, 0), (0, 0), 0, -1),  # card 1 in both hands
+        ((1, 2), 4, (), (4, 0), (0, 0), 0, -1),  # card 2 on the table and in a pile
+        ((1, 2), 4, (0,), (0, 0), (0, 0), 0, -1),  # card 0 in a hand and in the stock
+        ((1, 2), 4, (40,), (0, 0), (0, 0), 0, -1),  # no card 40
+        ((1 << 45, 2), 4, (), (0, 0), (0, 0), 0, -1),
+    ]:
+        for call in (core.Solver(1).solve, core.Solver(1).analyze):
+            with pytest.raises(ValueError, match="impossible position"):
+                call(pos, 0, 3)
+        with pytest.raises(ValueError, match="impossible position"):
+            core.Solver(1).analyze_depth(pos, 0, 3, 2)
 
 
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
