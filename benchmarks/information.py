@@ -25,9 +25,8 @@ import random
 import statistics
 import time
 
-import scopa_core as core
 from scopa.move import Move
-from scopa.players import GreedyPlayer
+from scopa.players import GreedyPlayer, PIMCPlayer
 from scopa.players.base import determinize
 from scopa.rules import Rules
 from scopa.state import State
@@ -39,16 +38,12 @@ class Reference:
     """A player that is handed the true state and sees the part of it its mode allows."""
 
     def __init__(self, mode: str, rules: Rules, samples: int, exact: int, depth: int, seed: int) -> None:
-        self.mode, self.rules = mode, rules
-        self.samples, self.exact, self.depth = samples, exact, depth
+        self.mode, self.rules, self.samples = mode, rules, samples
         self.rng = random.Random(seed)
-        self.solver = core.Solver(16)
-
-    def _rows(self, pos: tuple) -> list[tuple[int, int, float]]:
-        opts, block = self.rules.core_options, self.rules.hand_size
-        if sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self.exact:
-            return [(c, m, float(v)) for c, m, v in self.solver.analyze(pos, opts, block)]
-        return self.solver.analyze_depth(pos, opts, block, self.depth)
+        # PIMC's own valuation of one full position
+        self.search = PIMCPlayer(
+            samples=1, time_limit=None, seed=seed, exact_plays=exact, depth=depth, tt_size_mb=16
+        )
 
     def _sample(self, state: State) -> tuple:
         hands, table, stock, captured, scope, turn, last = state.masks
@@ -67,7 +62,7 @@ class Reference:
         rounds = 1 if self.mode == "clairvoyant" else self.samples
         for _ in range(rounds):
             pos = state.masks if self.mode == "clairvoyant" else self._sample(state)
-            for c, m, v in self._rows(pos):
+            for c, m, v in self.search.sample_values(pos, self.rules):
                 totals[(c, m)] += v
         return max(moves, key=lambda m: totals[(m.card.index, m.capture_mask)])
 

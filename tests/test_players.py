@@ -162,6 +162,21 @@ def test_pimc_depth_limited_search_early_in_a_hand():
     assert all(isinstance(v, float) and 0.0 <= risk <= 1.0 for v, risk in values.values())
 
 
+def test_pimc_sample_values_exact_late_depth_limited_early():
+    # One full position: the exact solver's values with few plays left (RULES §8), the
+    # depth-limited search's otherwise; exact_plays chooses.
+    import scopa_core as core
+
+    s = State.deal("scopa", seed=4)
+    rules, opts, block = s.rules, s.rules.core_options, s.rules.hand_size
+    early = PIMCPlayer(exact_plays=12, depth=4).sample_values(s.masks, rules)
+    assert early == core.Solver(4).analyze_depth(s.masks, opts, block, 4)
+    while s.stock:
+        s = s.play(s.legal_moves()[0])
+    late = PIMCPlayer(exact_plays=12, depth=4).sample_values(s.masks, rules)
+    assert late == [(c, m, float(v)) for c, m, v in core.Solver(4).analyze(s.masks, opts, block)]
+
+
 def test_ismcts_search_counts_iterations():
     s = midgame("scopa", 6, 2)
     p = ISMCTSPlayer(iterations=50, time_limit=None, seed=2)

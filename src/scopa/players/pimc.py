@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 import scopa_core as core
 from scopa.errors import ScopaError
 from scopa.move import Move
 from scopa.players.base import check_budget, determinize, leaves_sweep
 from scopa.players.simple import _legal
+from scopa.rules import Rules
 from scopa.view import PlayerView
 
 __all__ = ["PIMCPlayer"]
@@ -69,28 +71,35 @@ class PIMCPlayer:
             return self.depth
         return 4 if players == 4 else 8
 
+    def sample_values(self, pos: tuple[Any, ...], rules: Rules) -> list[tuple[int, int, float]]:
+        """Every legal move's value in one full position (a sample), for the team to move:
+        ``[(card, capture mask, points), ...]``, exact when at most ``exact_plays`` plays
+        are left, else from the depth-limited search.
+
+        >>> import scopa
+        >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+        >>> PIMCPlayer().sample_values(s.masks, s.rules)
+        [(6, 8392704, 4.0), (19, 0, 3.0)]
+        """
+        opts, block = rules.core_options, rules.hand_size
+        if sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players):
+            return [(c, m, float(v)) for c, m, v in self._solver.analyze(pos, opts, block)]
+        return self._solver.analyze_depth(pos, opts, block, self._depth(rules.players))
+
     def evaluate(self, view: PlayerView) -> dict[Move, tuple[float, float]]:
         """``{move: (mean value, share of samples where it leaves the next player a sweep)}``."""
         moves = _legal(view)
         rules = view.rules
-        opts, block = rules.core_options, rules.hand_size
-        exact = sum(view.hand_sizes) + view.stock_size <= self._exact_limit(rules.players)
+        opts = rules.core_options
         totals = {(m.card.index, m.capture_mask): 0.0 for m in moves}
         risks = dict.fromkeys(totals, 0)
         start = time.perf_counter()
         used = 0
         nxt = (view.seat + 1) % rules.players
         for _ in range(self.samples):
-            state = determinize(view, self._rng)
-            pos = state.masks
-            if exact:
-                rows: list[tuple[int, int, float]] = [
-                    (c, m, float(v)) for c, m, v in self._solver.analyze(pos, opts, block)
-                ]
-            else:
-                rows = self._solver.analyze_depth(pos, opts, block, self._depth(rules.players))
+            pos = determinize(view, self._rng).masks
             next_hand = pos[0][nxt]
-            for c, m, v in rows:
+            for c, m, v in self.sample_values(pos, rules):
                 totals[(c, m)] += v
                 after = (pos[1] & ~m) if m else (pos[1] | 1 << c)
                 if leaves_sweep(after, next_hand, opts):
