@@ -768,20 +768,24 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
 cdef int check_cards_once(const Pos* p, tuple pos) except -1:
     """Raise ValueError unless every card of ``p`` is one of the 40 and in one place only
     (the table key packs the places of the cards and relies on it)."""
-    cdef uint64_t seen = 0, m
-    cdef int i
-    for i in range(p.nplayers + 3 + p.stock_len):
-        if i < p.nplayers:
-            m = p.hands[i]
-        elif i < p.nplayers + 3:
-            m = (p.table, p.captured[0], p.captured[1])[i - p.nplayers]
-        elif 0 <= p.stock[i - p.nplayers - 3] < 40:
-            m = <uint64_t>1 << p.stock[i - p.nplayers - 3]
-        else:
-            m = <uint64_t>1 << 40
-        if (m & seen) or (m >> 40):
+    cdef uint64_t masks[47]
+    cdef uint64_t seen = 0
+    cdef int i, c, n = 0
+    for i in range(p.nplayers):
+        masks[n] = p.hands[i]
+        n += 1
+    masks[n] = p.table
+    masks[n + 1] = p.captured[0]
+    masks[n + 2] = p.captured[1]
+    n += 3
+    for i in range(p.stock_len):
+        c = p.stock[i]
+        masks[n] = (<uint64_t>1 << c) if 0 <= c < 40 else (<uint64_t>1 << 40)
+        n += 1
+    for i in range(n):
+        if (masks[i] & seen) or (masks[i] >> 40):
             raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
-        seen |= m
+        seen |= masks[i]
     return 0
 
 
