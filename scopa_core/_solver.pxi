@@ -259,13 +259,29 @@ cdef void node_info(const Pos* p, int opts, Info* out) noexcept nogil:
     out.sig_b = sig_b
 
 
-cdef int final_difference_c(const Pos* p, int opts) noexcept nogil:
-    cdef int sc[2 * C_NCAT]
-    cdef int i, d = 0
-    score_c(p.captured[0], p.captured[1], p.scope[0], p.scope[1], opts, sc)
-    for i in range(C_NCAT):
-        d += sc[i] - sc[C_NCAT + i]
+cdef inline int piles_difference(uint64_t c0, uint64_t c1, int s0, int s1, int opts) noexcept nogil:
+    """Final score difference (team 0 minus team 1) of closed piles and scope: the sum
+    over the categories of :func:`score_c`, without filling its table."""
+    cdef int d = s0 - s1
+    d += sgn(scopa_popcount(c0) - scopa_popcount(c1))
+    d += sgn(scopa_popcount(c0 & C_COINS) - scopa_popcount(c1 & C_COINS))
+    if c0 & C_SETTEBELLO:
+        d += 1
+    elif c1 & C_SETTEBELLO:
+        d -= 1
+    d += sgn(primiera_c(c0, opts) - primiera_c(c1, opts))
+    if opts & C_OPT_RE_BELLO:
+        if c0 & C_RE_BELLO:
+            d += 1
+        elif c1 & C_RE_BELLO:
+            d -= 1
+    if opts & C_OPT_NAPOLA:
+        d += napola_c(c0) - napola_c(c1)
     return d
+
+
+cdef inline int final_difference_c(const Pos* p, int opts) noexcept nogil:
+    return piles_difference(p.captured[0], p.captured[1], p.scope[0], p.scope[1], opts)
 
 
 cdef void make_key(const Pos* p, const Info* info, uint64_t neutral, Key* k) noexcept nogil:
@@ -525,31 +541,66 @@ cdef inline bint in_last_round(const Pos* p) noexcept nogil:
 
 cdef int last_round(SState* S, Pos* p, int alpha, int beta) noexcept nogil:
     """Team 0's final difference from a position :func:`in_last_round` (``p`` is
-    consumed), by alpha-beta in team 0's terms over the capture choices only."""
-    cdef int n, i, v, best, c
+    consumed), by alpha-beta in team 0's terms over the capture choices only. The forced
+    plays run on local copies of the table and piles (no stock is left to refill from)."""
+    cdef int n, i, v, best, c, team, turn = p.turn, last = p.last, s0 = p.scope[0], s1 = p.scope[1]
+    cdef int left = scopa_popcount(p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3])
+    cdef int opts = S.opts
     cdef bint maximize
-    cdef uint64_t* caps
+    cdef uint64_t table = p.table, c0 = p.captured[0], c1 = p.captured[1], bit, m
+    cdef uint64_t* caps = S.mcap + S.sp
     cdef Pos child
     while True:
         S.nodes += 1
-        if is_over(p):
-            return final_difference_c(p, S.opts)
-        if p.hands[p.turn] == 0:
+        if left == 0:
+            if table and last >= 0:
+                if last == 0:
+                    c0 |= table
+                else:
+                    c1 |= table
+            return piles_difference(c0, c1, s0, s1, opts)
+        if p.hands[turn] == 0:
             # a position where the seat to move holds no card (not from a real deal):
             # the generic search (not in_last_round, so no loop) decides what it means
-            return (1 if (p.turn & 1) == 0 else -1) * leaf_search(S, p, -1000, 1000)
-        c = scopa_ctz(p.hands[p.turn])
-        caps = S.mcap + S.sp
-        n = solver_captures(S, c, p.table, caps)
+            p.table, p.captured[0], p.captured[1], p.scope[0], p.scope[1] = table, c0, c1, s0, s1
+            p.turn, p.last = turn, last
+            return (1 if (turn & 1) == 0 else -1) * leaf_search(S, p, -1000, 1000)
+        c = scopa_ctz(p.hands[turn])
+        n = solver_captures(S, c, table, caps)
         if n > 1:
             break
-        apply_pos(p, c, caps[0] if n else 0, S.opts)
-    maximize = (p.turn & 1) == 0
+        bit = <uint64_t>1 << c
+        p.hands[turn] = 0
+        left -= 1
+        if n:
+            m = caps[0]
+            team = turn & 1
+            table &= ~m
+            if team == 0:
+                c0 |= m | bit
+            else:
+                c1 |= m | bit
+            last = team
+            if table == 0 and (left or (opts & C_OPT_SCOPA_ON_LAST_PLAY)) and (
+                    not ((opts & C_OPT_ACE_TAKES_ALL) and c % 10 == 0 and not (m & C_ACES))
+                    or (opts & C_OPT_ACE_SWEEP_IS_SCOPA)):
+                if team == 0:
+                    s0 += 1
+                else:
+                    s1 += 1
+        else:
+            table |= bit
+        turn += 1
+        if turn == p.nplayers:
+            turn = 0
+    p.table, p.captured[0], p.captured[1], p.scope[0], p.scope[1] = table, c0, c1, s0, s1
+    p.turn, p.last = turn, last
+    maximize = (turn & 1) == 0
     best = -1000 if maximize else 1000
     S.sp += n
     for i in range(n):
         child = p[0]
-        apply_pos(&child, c, caps[i], S.opts)
+        apply_pos(&child, c, caps[i], opts)
         if maximize:
             v = last_round(S, &child, alpha if alpha > best else best, beta)
             if v > best:
