@@ -79,7 +79,7 @@ cdef extern from "table_alloc.h":
     void* scopa_table_alloc(size_t size) nogil
     void scopa_table_free(void* p) nogil
 
-DEF CAP_CACHE_BITS = 10
+DEF CAP_CACHE_BITS = 14
 cdef int PRIM_CODE[22]
 
 
@@ -518,17 +518,28 @@ cdef inline void select_best(SState* S, int i) noexcept nogil:
         S.mcap[bi], S.mcap[i] = S.mcap[i], S.mcap[bi]
 
 
-cdef void quick_scores(SState* S, const Pos* p, int n) noexcept nogil:
-    """Cheap ordering for the leaf search: sweeps, then captures by size, then lay-downs."""
-    cdef int i
-    cdef uint64_t m
-    for i in range(S.sp, S.sp + n):
-        m = S.mcap[i]
-        if m:
-            S.mscore[i] = 100 + 10 * (m == p.table) + scopa_popcount(m) \
-                + 5 * ((m | (<uint64_t>1 << S.mcard[i])) & C_SETTEBELLO != 0)
-        else:
-            S.mscore[i] = -(S.mcard[i] % 10)
+cdef int leaf_moves(SState* S, const Pos* p) noexcept nogil:
+    """Every legal move at S.sp with the leaf search's cheap ordering score (sweeps, then
+    captures by size and the settebello, then lay-downs, low cards first); how many."""
+    cdef uint64_t hand = p.hands[p.turn], table = p.table, m
+    cdef int base = S.sp, n = 0, c, k, i
+    while hand:
+        c = scopa_ctz(hand)
+        hand &= hand - 1
+        k = solver_captures(S, c, table, S.mcap + base + n)
+        if k == 0:
+            S.mcap[base + n] = 0
+            S.mcard[base + n] = c
+            S.mscore[base + n] = -(c % 10)
+            n += 1
+            continue
+        for i in range(base + n, base + n + k):
+            m = S.mcap[i]
+            S.mcard[i] = c
+            S.mscore[i] = 100 + 10 * (m == table) + scopa_popcount(m) \
+                + 5 * ((m | (<uint64_t>1 << c)) & C_SETTEBELLO != 0)
+        n += k
+    return n
 
 
 cdef inline bint in_last_round(const Pos* p) noexcept nogil:
@@ -634,8 +645,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
         return 0
     if is_over(p):
         return sigma * final_difference_c(p, S.opts)
-    n = gen_moves(S, p, 0)
-    quick_scores(S, p, n)
+    n = leaf_moves(S, p)
     S.sp += n
     for i in range(S.sp - n, S.sp):
         select_best(S, i)
@@ -700,8 +710,7 @@ cdef int horizon_search(SState* S, const Pos* p, int plies, int alpha, int beta)
         return sigma * 100 * final_difference_c(p, S.opts)
     if plies <= 0:
         return sigma * static_eval(p, S.opts)
-    n = gen_moves(S, p, 0)
-    quick_scores(S, p, n)
+    n = leaf_moves(S, p)
     S.sp += n
     for i in range(S.sp - n, S.sp):
         select_best(S, i)
