@@ -8,9 +8,12 @@
 # cards in play in canonical form (neutral cards of one rank, whose suits no longer matter,
 # reassigned in a fixed order, so positions equal up to such swaps share an entry) plus the
 # undecided-term summary, full key verified, depth-preferred replacement; a plain
-# alpha-beta without table for the last plays; move ordering: table move, else (deep in the
-# tree) a one-ply search with the static evaluation, then sweeps, settebello, sevens, coins,
-# history; lay-downs that leave the next player a sweep last.
+# alpha-beta for the last plays (below leaf_depth) on the final difference, with a small
+# cache-resident table of its own keyed by the exact position (every card's place, piles
+# included), and the last round played out by a loop of forced plays; move ordering:
+# table move, else (deep in the tree) a one-ply search with the static evaluation, then
+# sweeps, settebello, sevens, coins, history; lay-downs that leave the next player a sweep
+# last.
 
 from libc.string cimport memset
 
@@ -50,6 +53,16 @@ ctypedef struct CapEntry:
     int n
     uint64_t caps[7]
 
+ctypedef struct LeafEntry:
+    # 32 bytes, two to a cache line
+    uint64_t k0        # exact key of a position without stock (see leaf_search)
+    uint64_t k1
+    uint64_t capture   # best move: captured mask
+    unsigned int k2    # bits 0-18: the rest of the key; 19-24: best move's card + 1; 25-29: plays left
+    unsigned short epoch
+    signed char lower  # bounds on team 0's final difference
+    signed char upper
+
 ctypedef struct SState:
     TTEntry* tt
     uint64_t tt_mask      # number of buckets - 1 (2 entries per bucket)
@@ -69,6 +82,11 @@ ctypedef struct SState:
     int iid_plies
     int hist[40]
     CapEntry* capcache    # 2**CAP_CACHE_BITS remembered sums (see solver_captures)
+    LeafEntry* leaftt     # 2 * 2**LEAF_TT_BITS bounds of leaf-search positions (buckets of two)
+    uint64_t lt_mask
+    int lt_min
+    int lt_max
+    long long lt_hits
     # move stack shared by all plies
     uint64_t* mcap
     signed char* mcard
@@ -80,6 +98,8 @@ cdef extern from "table_alloc.h":
     void scopa_table_free(void* p) nogil
 
 DEF CAP_CACHE_BITS = 14
+DEF LEAF_TT_BITS = 14
+DEF LEAF_KEY_BITS = 0x7FFFF
 cdef int PRIM_CODE[22]
 
 
@@ -630,7 +650,10 @@ cdef int last_round(SState* S, Pos* p, int alpha, int beta) noexcept nogil:
 
 cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogil:
     """Plain alpha-beta on the final difference (mover's side) for the last few plays,
-    where the table and the score bookkeeping cost more than they save."""
+    where the main table's canonical keys and score bookkeeping cost more than they save.
+    Without stock and with ``lt_min``..``lt_max`` plays left, bounds and the best move go
+    to a small two-way table keyed by the exact position (1 MB, so it stays in the cache):
+    the same position reached by plays in another order is searched once."""
     cdef int sigma = 1 if (p.turn & 1) == 0 else -1
     cdef int n, i, j, bi, bs, best = -1000, v
     cdef Pos child
@@ -645,7 +668,66 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
         return 0
     if is_over(p):
         return sigma * final_difference_c(p, S.opts)
+    cdef LeafEntry* e = NULL
+    cdef uint64_t k0 = 0, k1 = 0, h, best_cap = 0
+    cdef unsigned int k2 = 0
+    cdef int left, lower, upper, tt_card = -1, best_card = -1
+    if p.stock_pos >= p.stock_len:
+        left = scopa_popcount(p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3])
+        if S.lt_min <= left <= S.lt_max:
+            # each card's place as a 3-bit code (hands 1-4, table 5, piles 6-7) in three
+            # 40-bit planes packed into two words, then seat to move, last capturer,
+            # scope difference and rules
+            k0 = p.hands[0] | p.hands[2] | p.table | p.captured[1]
+            k1 = p.hands[1] | p.hands[2] | p.captured[0] | p.captured[1]
+            h = p.hands[3] | p.table | p.captured[0] | p.captured[1]
+            k0 |= k1 << 40
+            k1 = (k1 >> 24) | (h << 16)
+            k2 = <unsigned int>p.turn | (<unsigned int>(p.last + 1) << 2) \
+                | (<unsigned int>((p.scope[0] - p.scope[1]) & 127) << 4) | (<unsigned int>(S.opts & 255) << 11)
+            h = mix64(k0 ^ mix64(k1 ^ k2)) & S.lt_mask
+            e = S.leaftt + 2 * h
+            if not (e.k0 == k0 and e.k1 == k1 and (e.k2 & LEAF_KEY_BITS) == k2 and e.epoch == S.epoch):
+                e += 1
+                if not (e.k0 == k0 and e.k1 == k1 and (e.k2 & LEAF_KEY_BITS) == k2 and e.epoch == S.epoch):
+                    e = NULL
+            if e != NULL:
+                S.lt_hits += 1
+                if sigma == 1:
+                    lower = e.lower
+                    upper = e.upper
+                else:
+                    lower = -e.upper
+                    upper = -e.lower
+                if lower >= beta:
+                    return lower
+                if upper <= alpha:
+                    return upper
+                if lower == upper:
+                    return lower
+                if lower > alpha:
+                    alpha = lower
+                if upper < beta:
+                    beta = upper
+                tt_card = <int>((e.k2 >> 19) & 63) - 1
+                best_cap = e.capture
+            else:
+                # claim a slot: the first unless it holds a bigger position of this epoch
+                e = S.leaftt + 2 * h
+                if e.epoch == S.epoch and (e.k2 >> 25) > <unsigned int>left:
+                    e += 1
+                e.k0 = k0
+                e.k1 = k1
+                e.k2 = k2 | (<unsigned int>left << 25)
+                e.epoch = S.epoch
+                e.lower = -NO_BOUND
+                e.upper = NO_BOUND
     n = leaf_moves(S, p)
+    if tt_card >= 0:
+        for i in range(S.sp, S.sp + n):
+            if S.mcard[i] == tt_card and S.mcap[i] == best_cap:
+                S.mscore[i] = 1 << 20
+                break
     S.sp += n
     for i in range(S.sp - n, S.sp):
         select_best(S, i)
@@ -653,12 +735,34 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
         apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
         v = -leaf_search(S, &child, -beta, -(alpha if alpha > best else best))
         if S.aborted:
-            break
+            S.sp -= n
+            return 0
         if v > best:
             best = v
+            best_card = S.mcard[i]
+            best_cap = S.mcap[i]
             if best >= beta:
                 break
     S.sp -= n
+    if e != NULL and e.k0 == k0 and e.k1 == k1 and (e.k2 & LEAF_KEY_BITS) == k2 and e.epoch == S.epoch:
+        # team 0's bounds: a fail-high is a lower bound for the mover, a fail-low an upper one
+        if best >= beta:
+            lower = best
+            upper = NO_BOUND
+        elif best <= alpha:
+            lower = -NO_BOUND
+            upper = best
+        else:
+            lower = best
+            upper = best
+        if sigma == -1:
+            lower, upper = -upper, -lower
+        if lower > e.lower:
+            e.lower = lower
+        if upper < e.upper:
+            e.upper = upper
+        e.k2 = k2 | (<unsigned int>(best_card + 1) << 19) | (<unsigned int>left << 25)
+        e.capture = best_cap
     return best
 
 
@@ -868,6 +972,7 @@ cdef class Solver:
     cdef readonly long long tt_hits
     cdef readonly long long tt_probes
     cdef readonly long long main_nodes
+    cdef readonly long long leaf_tt_hits
     cdef readonly int iterations
 
     def __cinit__(self, int tt_size_mb=64):
@@ -882,13 +987,19 @@ cdef class Solver:
         self.S.mcard = <signed char*>malloc(MOVE_STACK * sizeof(signed char))
         self.S.mscore = <int*>malloc(MOVE_STACK * sizeof(int))
         self.S.capcache = <CapEntry*>calloc(1 << CAP_CACHE_BITS, sizeof(CapEntry))
+        self.S.leaftt = <LeafEntry*>scopa_table_alloc(2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry))
+        if self.S.leaftt != NULL:
+            memset(self.S.leaftt, 0, 2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry))
+        self.S.lt_mask = (1 << LEAF_TT_BITS) - 1
+        self.S.lt_min = 6
+        self.S.lt_max = 12
         if (self.S.tt == NULL or self.S.mcap == NULL or self.S.mcard == NULL or self.S.mscore == NULL
-                or self.S.capcache == NULL):
+                or self.S.capcache == NULL or self.S.leaftt == NULL):
             raise MemoryError(f"cannot allocate a {tt_size_mb} MB transposition table")
         memset(self.S.tt, 0, n_buckets * 2 * sizeof(TTEntry))
         self.S.tt_mask = n_buckets - 1
         self.S.epoch = 1
-        self.S.leaf_depth = 11
+        self.S.leaf_depth = 13
         self.S.etc_depth = 16
         self.S.iid_depth = 16
         self.S.iid_plies = 1
@@ -900,8 +1011,23 @@ cdef class Solver:
         scopa_table_free(self.S.tt)
         free(self.S.mcap)
         free(self.S.capcache)
+        scopa_table_free(self.S.leaftt)
         free(self.S.mcard)
         free(self.S.mscore)
+
+    property leaf_tt_min:
+        """Plays left from which the leaf search keeps bounds in its small exact-key table."""
+        def __get__(self):
+            return self.S.lt_min
+        def __set__(self, int value):
+            self.S.lt_min = value
+
+    property leaf_tt_max:
+        """Plays left up to which the leaf search keeps bounds in that table."""
+        def __get__(self):
+            return self.S.lt_max
+        def __set__(self, int value):
+            self.S.lt_max = value
 
     def clear(self):
         """Empty the transposition table and the history heuristic."""
@@ -911,6 +1037,7 @@ cdef class Solver:
             self.S.epoch += 1
             if self.S.epoch == 0:
                 memset(self.S.tt, 0, (self.S.tt_mask + 1) * 2 * sizeof(TTEntry))
+                memset(self.S.leaftt, 0, 2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry))
                 self.S.epoch = 1
         self._dirty = False
         memset(self.S.hist, 0, sizeof(self.S.hist))
@@ -976,6 +1103,7 @@ cdef class Solver:
         self.iterations = 0
         self.S.probes = 0
         self.S.hits = 0
+        self.S.lt_hits = 0
         self.S.aborted = False
         return 0
 
@@ -1011,6 +1139,7 @@ cdef class Solver:
     cdef void _finish(self):
         self.nodes = self.S.nodes
         self.main_nodes = self.S.main_nodes
+        self.leaf_tt_hits = self.S.lt_hits
         self.tt_hits = self.S.hits
         self.tt_probes = self.S.probes
 

@@ -66,6 +66,12 @@ def test_solver_equals_minimax(core, twin, seed):
         table_only = core.Solver(4)
         table_only.leaf_depth = 0
         assert table_only.solve(pos, opts, block)[1] == ref, (game, opts, pos)
+        if hasattr(solver, "leaf_tt_min"):
+            # the compiled leaf search with its exact-key table from the first play left
+            leaf_table = core.Solver(4)
+            leaf_table.leaf_depth, leaf_table.leaf_tt_min, leaf_table.leaf_tt_max = 99, 0, 99
+            assert leaf_table.solve(pos, opts, block)[1] == ref, (game, opts, pos)
+            assert leaf_table.analyze(pos, opts, block) == twin.analyze_minimax(pos, opts, block)
 
 
 @pytest.mark.parametrize("seed", range(2 if TWIN_RUN else 6))
@@ -101,14 +107,20 @@ def test_clearing_the_table_many_times(core, twin):
     # otherwise come back. One position under every option set has the same table keys but
     # other values, so a reused solver must never see the old entries.
     rnd = random.Random(11)
+
+    def table_solver():
+        solver = core.Solver(1)
+        solver.leaf_depth = 0  # every node through the table (the leaf search has its own)
+        return solver
+
     checks = []
     for game in GEOMETRIES:
         block = GEOMETRIES[game][1]
-        pos = endgame(twin, rnd, game, 12, 0)  # above the leaf search: the table is used
+        pos = endgame(twin, rnd, game, 12, 0)
         for opts in OPTION_SETS:
-            checks.append((pos, opts, block, core.Solver(1).solve(pos, opts, block)[1]))
+            checks.append((pos, opts, block, table_solver().solve(pos, opts, block)[1]))
     assert len({(c[0], c[3]) for c in checks}) > len({c[0] for c in checks})  # values differ
-    solver = core.Solver(1)
+    solver = table_solver()
     for _ in range(2):
         for pos, opts, block, value in checks:
             assert solver.solve(pos, opts, block)[1] == value, (pos, opts)
@@ -119,7 +131,7 @@ def test_clearing_the_table_many_times(core, twin):
     tiny = [(endgame(twin, rnd, "scopa4", 2, opts), opts) for opts in (0, 1)]
     compiled = core is CORES[-1] and len(CORES) == 2
     for (pos, opts, block, _), (pos2, opts2, block2, value2) in zip(checks[:3], checks[1:4], strict=True):
-        solver = core.Solver(1)
+        solver = table_solver()
         solver.solve(pos, opts, block)  # epoch 1: stored
         for i in range(65_534 if compiled else 10):  # epochs 2 .. 65535
             solver.solve(*tiny[i % 2], 3)
@@ -249,14 +261,18 @@ def test_solver_rejects_impossible_position_tuples(core):
 
 
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
-@pytest.mark.parametrize("leaf_depth, etc_depth, iid", [(0, 99, 99), (4, 6, 5), (12, 12, 0), (40, 40, 40)])
-def test_tuning_knobs_keep_values_exact(leaf_depth, etc_depth, iid):
-    # The leaf-search and ETC thresholds change speed only, never values.
+@pytest.mark.parametrize(
+    "leaf_depth, etc_depth, iid, leaf_tt", [(0, 99, 99, 0), (4, 6, 5, 99), (12, 12, 0, 3), (40, 40, 40, 7)]
+)
+def test_tuning_knobs_keep_values_exact(leaf_depth, etc_depth, iid, leaf_tt):
+    # The leaf-search, leaf-table and ETC thresholds change speed only, never values.
     twin_mod, compiled = CORES
     for game, opts, pos in cases(77, 30):
         block = GEOMETRIES[game][1]
         solver = compiled.Solver(4)
         solver.leaf_depth, solver.etc_depth = leaf_depth, etc_depth
         solver.iid_depth, solver.iid_plies = iid, 1 + iid % 3
+        solver.leaf_tt_min, solver.leaf_tt_max = leaf_tt, leaf_tt + 5
         assert (solver.leaf_depth, solver.etc_depth, solver.iid_depth) == (leaf_depth, etc_depth, iid)
+        assert (solver.leaf_tt_min, solver.leaf_tt_max) == (leaf_tt, leaf_tt + 5)
         assert solver.solve(pos, opts, block)[1] == twin_mod.minimax(pos, opts, block)
