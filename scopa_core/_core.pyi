@@ -53,7 +53,11 @@ class Solver:
     def tt_hits(self) -> int: ...
     @property
     def tt_probes(self) -> int: ...
+    @property
+    def leaf_tt_hits(self) -> int: ...
     leaf_depth: int
+    leaf_tt_min: int
+    leaf_tt_max: int
     etc_depth: int
     iid_depth: int
     iid_plies: int

@@ -52,6 +52,7 @@ def cases(seed: int, count: int):
 @pytest.mark.parametrize("seed", range(3 if TWIN_RUN else 8))
 def test_solver_equals_minimax(core, twin, seed):
     # RULES §8: exact values, every move of analyze, PV replays to the value.
+    leaf_table_hits = 0
     for game, opts, pos in cases(seed, 25 if TWIN_RUN else 150):
         block = GEOMETRIES[game][1]
         ref = twin.minimax(pos, opts, block)
@@ -72,6 +73,9 @@ def test_solver_equals_minimax(core, twin, seed):
             leaf_table.leaf_depth, leaf_table.leaf_tt_min, leaf_table.leaf_tt_max = 99, 0, 99
             assert leaf_table.solve(pos, opts, block)[1] == ref, (game, opts, pos)
             assert leaf_table.analyze(pos, opts, block) == twin.analyze_minimax(pos, opts, block)
+            leaf_table_hits += leaf_table.leaf_tt_hits
+    if hasattr(core.Solver(1), "leaf_tt_min"):
+        assert leaf_table_hits > 0  # the leaf table was used, not only filled
 
 
 @pytest.mark.parametrize("seed", range(2 if TWIN_RUN else 6))
