@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import pickle
 import random
 
@@ -10,6 +11,7 @@ import pytest
 from conftest import TWIN_RUN
 
 import scopa
+import scopa_core
 from scopa import State
 from scopa.arena import arena
 from scopa.players import (
@@ -21,6 +23,7 @@ from scopa.players import (
     determinize,
     make_player,
 )
+from scopa.players.inference import OpponentModel, hand_posterior, sweepers
 from scopa.view import PlayerView
 
 
@@ -91,6 +94,81 @@ def test_determinize_is_consistent():
     for h in d.hands:
         every |= set(h)
     assert len(every) == 40
+
+
+def test_determinize_with_a_fixed_hand():
+    s = midgame("scopa", 11, 7)
+    v = s.view(s.turn)
+    other = 1 - s.turn
+    hand = s.hands[other].mask
+    d = determinize(v, random.Random(3), {other: hand})
+    assert d.hands[other].mask == hand and d.hands[s.turn] == s.hands[s.turn]
+    assert not (set(d.stock) & set(d.hands[other])) and len(d.stock) == len(s.stock)
+    own = s.hands[s.turn].mask
+    for bad in ({s.turn: own}, {other: own}, {other: hand & (hand - 1)}, {5: hand}):
+        with pytest.raises(scopa.PositionError, match="cannot give seat"):
+            determinize(v, random.Random(3), bad)
+
+
+# ---------------------------------------------------------------- inference
+
+
+def after(text: str, *moves: str) -> State:
+    s = State.from_string(text)
+    for m in moves:
+        s = s.play(m)
+    return s
+
+
+def test_hand_posterior_is_a_distribution_over_the_possible_hands():
+    s = midgame("scopa", 4, 4)  # each seat has played two of its three cards
+    v = s.view(s.turn)
+    post = hand_posterior(v, OpponentModel())
+    assert post is not None
+    hands, weights = post
+    k = len(s.hands[1 - s.turn])
+    unseen = v.unseen.mask
+    assert len(hands) == len(set(hands)) == math.comb(len(v.unseen), k)
+    assert all(h & ~unseen == 0 and bin(h).count("1") == k for h in hands)
+    assert s.hands[1 - s.turn].mask in hands
+    assert abs(sum(weights) - 1) < 1e-9 and min(weights) > 0
+    # nothing to infer from: four players, or no play with the current cards yet
+    assert hand_posterior(midgame("scopone_scientifico", 4, 5).view(0), OpponentModel()) is None
+    assert hand_posterior(State.deal("scopa", seed=4).view(0), OpponentModel()) is None
+
+
+def test_hand_posterior_reads_a_refused_settebello():
+    # RULES §4: a seven captures the settebello on the table. The opponent (seat 1) laid
+    # down the ace of swords instead: hands still holding a seven are unlikely.
+    s = after("scopa 2c3s4b/AsKdQc 7dJb 7c7s7b5d5c5s6d6c6s6b4d4c -/- 0/0 0 - 1", "2c", "As")
+    v = s.view(0)
+    hands, weights = hand_posterior(v, OpponentModel())
+    sevens = scopa_core.RANK_MASK[7]
+    with_seven = sum(w for h, w in zip(hands, weights, strict=True) if h & sevens)
+    uniform = sum(1 for h in hands if h & sevens) / len(hands)
+    assert uniform > 0.2 and with_seven < uniform / 10
+    # a near-flat model (high temperature) hardly moves away from uniform
+    flat = hand_posterior(v, OpponentModel(temperature=1000))[1]
+    assert max(flat) / min(flat) < 1.01
+
+
+def test_sweepers_and_move_values():
+    table = scopa.CardSet.parse("3c 4s").mask
+    assert str(scopa.CardSet(sweepers(table, 0))) == "7d 7c 7s 7b"
+    assert sweepers(0, 0) == 0
+    model = OpponentModel()
+    settebello = scopa.Card.parse("7d").index
+    assert model.move_value(settebello, table, table) > model.move_value(settebello, 0, table)
+    assert model.move_value(settebello, 0, table) < model.move_value(scopa.Card.parse("2s").index, 0, table)
+
+
+def test_pimc_with_inference_is_seeded_and_differs_from_uniform_sampling():
+    s = after("scopa 2c3s4b/AsKdQc 7dJb 7c7s7b5d5c5s6d6c6s6b4d4c -/- 0/0 0 - 1", "2c", "As")
+    kw = {"samples": 16, "time_limit": None}
+    a = PIMCPlayer(seed=3, **kw).evaluate(s.view(0))
+    assert a == PIMCPlayer(seed=3, **kw).evaluate(s.view(0))
+    assert PIMCPlayer(seed=3, infer=True, **kw).evaluate(s.view(0)) == a  # the default
+    assert PIMCPlayer(seed=3, infer=False, **kw).evaluate(s.view(0)) != a
 
 
 # ---------------------------------------------------------------- players
@@ -195,6 +273,11 @@ def test_ismcts_search_counts_iterations():
         (lambda: make_player("ismcts", time_limit=-1), "bad time_limit -1"),
         (lambda: make_player("pimc", colour=3), "bad options for player 'pimc'"),
         (lambda: make_player("greedy", depth=3), "GreedyPlayer takes no options"),
+        (lambda: make_player("pimc", infer="yes"), "bad infer 'yes'"),
+        (lambda: make_player("pimc", model={"temperature": 1}), "bad model"),
+        (lambda: OpponentModel(temperature=0), "bad OpponentModel temperature 0"),
+        (lambda: OpponentModel(seven=float("nan")), "bad OpponentModel seven nan"),
+        (lambda: OpponentModel(sweep=True), "bad OpponentModel sweep True"),
     ],
 )
 def test_player_errors(call, message):

@@ -22,17 +22,36 @@ class Player(Protocol):
     def choose(self, view: PlayerView) -> Move: ...
 
 
-def determinize(view: PlayerView, rng: random.Random) -> State:
+def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | None = None) -> State:
     """A full position consistent with ``view``: the unseen cards dealt at random to the
-    other hands (by their sizes) and to the stock (in random order).
+    other hands (by their sizes) and to the stock (in random order). ``fixed`` maps other
+    seats to the hands (masks of unseen cards) they are given instead.
 
     >>> s = State.deal("scopa", seed=3)
     >>> d = determinize(s.view(0), random.Random(1))
     >>> d.hands[0] == s.hands[0] and d.table == s.table and len(d.stock) == len(s.stock)
     True
+    >>> determinize(s.view(0), random.Random(1), {1: s.hands[1].mask}).hands[1] == s.hands[1]
+    True
     """
-    unseen = list(bits(view.unseen.mask))
-    need = sum(k for seat, k in enumerate(view.hand_sizes) if seat != view.seat) + view.stock_size
+    fixed = fixed or {}
+    pool = view.unseen.mask
+    for seat, mask in fixed.items():
+        if (
+            seat == view.seat
+            or not 0 <= seat < len(view.hand_sizes)
+            or mask & ~pool
+            or core.popcount(mask) != view.hand_sizes[seat]
+        ):
+            raise PositionError(
+                f"cannot give seat {seat!r} the hand {mask!r}: expected another seat's "
+                f"{view.hand_sizes[seat] if 0 <= seat < len(view.hand_sizes) else '?'} unseen cards, "
+                "not given to another seat"
+            )
+        pool &= ~mask
+    unseen = list(bits(pool))
+    need = sum(k for seat, k in enumerate(view.hand_sizes) if seat != view.seat and seat not in fixed)
+    need += view.stock_size
     if need > len(unseen):
         raise PositionError(
             f"the view hides {need} cards but only {len(unseen)} are unseen: cannot sample its hidden cards"
@@ -45,6 +64,9 @@ def determinize(view: PlayerView, rng: random.Random) -> State:
     for seat, k in enumerate(view.hand_sizes):
         if seat == view.seat:
             hands.append(view.hand.mask)
+            continue
+        if seat in fixed:
+            hands.append(fixed[seat])
             continue
         mask = 0
         for c in unseen[at : at + k]:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 import time
+from itertools import accumulate
 from typing import Any
 
 import scopa_core as core
 from scopa.errors import ScopaError
 from scopa.move import Move
 from scopa.players.base import check_budget, determinize, leaves_sweep
+from scopa.players.inference import OpponentModel, hand_posterior
 from scopa.players.simple import _legal
 from scopa.rules import Rules
 from scopa.view import PlayerView
@@ -29,6 +31,12 @@ class PIMCPlayer:
     move order. Sampling stops early when ``time_limit`` seconds have passed (at least one
     sample is always used); ``time_limit=None`` makes the player strictly reproducible.
 
+    With two players and ``infer=True`` (the default) the opponent's hand in each sample is
+    drawn from :func:`~scopa.players.inference.hand_posterior`: hands that explain the
+    opponent's plays since its last refill under ``model`` (an
+    :class:`~scopa.players.inference.OpponentModel`, default ``OpponentModel()``) are drawn
+    more often. ``infer=False`` samples uniformly.
+
     >>> import scopa
     >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     >>> str(PIMCPlayer(samples=4, seed=1).choose(s.view(0)))
@@ -44,6 +52,8 @@ class PIMCPlayer:
         depth: int | None = None,
         tie: float = 0.05,
         tt_size_mb: int = 4,
+        infer: bool = True,
+        model: OpponentModel | None = None,
     ) -> None:
         check_budget("samples", samples)
         check_budget("time_limit", time_limit, allow_none=True)
@@ -52,12 +62,18 @@ class PIMCPlayer:
             not isinstance(exact_plays, int) or isinstance(exact_plays, bool) or exact_plays < 0
         ):
             raise ScopaError(f"bad exact_plays {exact_plays!r}: expected an int >= 0 or None")
+        if not isinstance(infer, bool):
+            raise ScopaError(f"bad infer {infer!r}: expected True or False")
+        if model is not None and not isinstance(model, OpponentModel):
+            raise ScopaError(f"bad model {model!r}: expected an OpponentModel or None")
         self.samples = samples
         self.time_limit = time_limit
         self.seed = seed
         self.exact_plays = exact_plays
         self.depth = depth
         self.tie = tie
+        self.infer = infer
+        self.model = model if model is not None else OpponentModel()
         self._rng = random.Random(seed)
         self._solver = core.Solver(tt_size_mb)
 
@@ -96,8 +112,15 @@ class PIMCPlayer:
         start = time.perf_counter()
         used = 0
         nxt = (view.seat + 1) % rules.players
+        posterior = hand_posterior(view, self.model) if self.infer else None
+        if posterior is not None:
+            hands, cumulative = posterior[0], list(accumulate(posterior[1]))
         for _ in range(self.samples):
-            pos = determinize(view, self._rng).masks
+            if posterior is not None:
+                hand = self._rng.choices(hands, cum_weights=cumulative)[0]
+                pos = determinize(view, self._rng, {1 - view.seat: hand}).masks
+            else:
+                pos = determinize(view, self._rng).masks
             next_hand = pos[0][nxt]
             for c, m, v in self.sample_values(pos, rules):
                 totals[(c, m)] += v

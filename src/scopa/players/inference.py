@@ -1,0 +1,197 @@
+"""Inference about the opponent's hidden hand (2 players) from its plays since its last refill.
+
+An opponent that takes the settebello when it can, does not lay down a seven for nothing and
+avoids leaving a sweep tells something about the cards it keeps. :func:`hand_posterior`
+weighs every hand the opponent may hold by the likelihood of its plays since it was dealt
+those cards, under :class:`OpponentModel`: a softmax over a one-ply value of each legal
+move, the value a sensible player puts on what a move takes and risks. PIMC draws its
+samples of the opponent's hand from that posterior (``PIMCPlayer(infer=True)``).
+
+>>> import scopa
+>>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+>>> OpponentModel().move_value(6, s.table.mask, s.table.mask)  # 7d sweeps 3c 4s
+2.88
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from itertools import combinations
+
+import scopa_core as core
+from scopa.card import bits
+from scopa.errors import ScopaError
+from scopa.view import PlayerView
+
+__all__ = ["OpponentModel", "hand_posterior", "sweepers"]
+
+_SEVENS = core.RANK_MASK[7]
+_SIXES = core.RANK_MASK[6]
+
+
+@dataclass(frozen=True)
+class OpponentModel:
+    """A generic one-ply model of a sensible opponent's choice among its legal moves.
+
+    A move's value (roughly in points): a capture is worth ``capture`` plus ``card`` per card
+    taken, ``coin`` per coin, ``seven`` per seven and ``six`` per six (primiera), ``settebello``
+    for the seven of coins and ``sweep`` for a scopa; a lay-down loses what it offers (the
+    settebello, a seven, a six, a coin). A move that leaves a table some card the opponent
+    cannot see could sweep loses ``risk_lay`` (after a lay-down) or ``risk_capture``. The
+    opponent plays each legal move with probability proportional to exp(value / temperature).
+    The defaults were tuned on 2-player Scopa (see the README's strength section).
+
+    >>> OpponentModel(temperature=0)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.ScopaError: bad OpponentModel temperature 0: expected a finite number > 0
+    """
+
+    temperature: float = 0.1
+    capture: float = 0.4
+    card: float = 0.05
+    coin: float = 0.08
+    settebello: float = 1.0
+    seven: float = 0.25
+    six: float = 0.08
+    sweep: float = 1.0
+    risk_lay: float = 0.7
+    risk_capture: float = 0.3
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            if f.name == "temperature":
+                ok = ok and value > 0
+            if not ok:
+                expected = "a finite number > 0" if f.name == "temperature" else "a finite number"
+                raise ScopaError(f"bad OpponentModel {f.name} {value!r}: expected {expected}")
+
+    def move_value(self, card: int, capture: int, table: int) -> float:
+        """The value of playing ``card`` (an index) capturing ``capture`` (a mask, 0 to lay it
+        down) on ``table``, before the sweep risk."""
+        bit = 1 << card
+        if capture:
+            took = capture | bit
+            v = self.capture + self.card * core.popcount(took) + self.coin * core.popcount(took & core.COINS)
+            v += self.seven * core.popcount(took & _SEVENS) + self.six * core.popcount(took & _SIXES)
+            if took & core.SETTEBELLO:
+                v += self.settebello
+            if not table & ~capture:
+                v += self.sweep
+            return round(v, 10)
+        v = 0.0
+        if bit & core.SETTEBELLO:
+            v -= self.settebello
+        if bit & _SEVENS:
+            v -= self.seven
+        if bit & _SIXES:
+            v -= self.six
+        if bit & core.COINS:
+            v -= self.coin
+        return v
+
+
+@lru_cache(maxsize=65536)
+def sweepers(table: int, opts: int) -> int:
+    """The mask of the cards that could capture the whole non-empty ``table`` (0 when empty).
+
+    >>> from scopa.card import CardSet
+    >>> str(CardSet(sweepers(CardSet.parse("3c 4s").mask, 0)))
+    '7d 7c 7s 7b'
+    """
+    out = 0
+    if table:
+        for c in range(40):
+            if table in core.captures(c, table, opts):
+                out |= 1 << c
+    return out
+
+
+def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], list[float]] | None:
+    """Every hand the opponent may hold (2 players), as masks, with its posterior probability
+    given the opponent's plays since its last refill, under ``model``; ``None`` when there
+    is nothing to infer from (four players, or no play of the opponent's with its current
+    cards yet).
+
+    The table and piles before each of those plays are rebuilt from the public history; at
+    each, the opponent held the candidate hand plus the cards it played from then on.
+
+    >>> import scopa
+    >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    >>> hand_posterior(s.view(0), OpponentModel()) is None  # no play yet
+    True
+    """
+    rules = view.rules
+    if rules.players != 2:
+        return None
+    opp = 1 - view.seat
+    k = view.hand_sizes[opp]
+    plays = rules.hand_size - k
+    if k == 0 or plays <= 0:
+        return None
+    opts = rules.core_options
+    table = view.table.mask
+    piles = [view.captured[0].mask, view.captured[1].mask]
+    later = 0  # the opponent's cards played after the point reached walking back
+    records = []
+    for seat, move in reversed(view.history):
+        c, cap = move.card.index, move.capture_mask
+        if cap:
+            table |= cap
+            piles[seat & 1] &= ~(cap | 1 << c)
+        else:
+            table &= ~(1 << c)
+        if seat == opp:
+            records.append((c, cap, table, piles[0] | piles[1], later))
+            later |= 1 << c
+            if len(records) == plays:
+                break
+    if len(records) < plays:
+        return None
+    pool = list(bits(view.unseen.mask))
+    hands = [sum(1 << c for c in combo) for combo in combinations(pool, k)]
+    logw = [0.0] * len(hands)
+    inv_t = 1.0 / model.temperature
+
+    for c, cap, table_t, piles_t, later_t in records:
+
+        def options(card: int, shift: float, table_t: int = table_t) -> list[tuple[float, float, int]]:
+            # each move of ``card``: (weight if safe, weight if some unseen card sweeps, sweepers)
+            out = []
+            for _, m in core.legal_moves(1 << card, table_t, opts):
+                v = model.move_value(card, m, table_t) - shift
+                after = (table_t & ~m) if m else (table_t | 1 << card)
+                risk = model.risk_capture if m else model.risk_lay
+                out.append((math.exp(v * inv_t), math.exp((v - risk) * inv_t), sweepers(after, opts)))
+            return out
+
+        held = later_t | 1 << c  # held then besides the candidate hand
+        # unseen by the opponent then, before taking out the candidate hand
+        hidden = core.FULL & ~(held | table_t | piles_t | view.out_of_play.mask)
+        # values are shifted by the best one on offer so that no exponent overflows
+        shift = max(
+            model.move_value(x, m, table_t)
+            for x in (*pool, *bits(held))
+            for _, m in core.legal_moves(1 << x, table_t, opts)
+        )
+        per_card = {x: options(x, shift) for x in pool}
+        held_moves = [o for x in bits(held) for o in options(x, shift)]
+        moves_c = core.legal_moves(1 << c, table_t, opts)
+        played = options(c, shift)[moves_c.index((c, cap))]
+        for i, h in enumerate(hands):
+            unseen = hidden & ~h
+            total = sum(b if sw & unseen else a for a, b, sw in held_moves)
+            for x in bits(h):
+                total += sum(b if sw & unseen else a for a, b, sw in per_card[x])
+            chance = played[1] if played[2] & unseen else played[0]
+            logw[i] += math.log(chance / total) if chance > 0.0 else -math.inf
+    top = max(logw)
+    if top == -math.inf:  # every hand impossible to the model's precision: no inference
+        return hands, [1.0 / len(hands)] * len(hands)
+    weights = [math.exp(x - top) for x in logw]
+    norm = sum(weights)
+    return hands, [w / norm for w in weights]
