@@ -58,7 +58,7 @@ ctypedef struct LeafEntry:
     uint64_t k0        # exact key of a position without stock (see leaf_search)
     uint64_t k1
     uint64_t capture   # best move: captured mask
-    unsigned int k2    # bits 0-18: the rest of the key; 19-24: best move's card + 1; 25-29: plays left
+    unsigned int k2    # bits 0-18: the rest of the key; 19-24: best move's card + 1; 25-30: plays left
     unsigned short epoch
     signed char lower  # bounds on team 0's final difference
     signed char upper
@@ -744,7 +744,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
             if best >= beta:
                 break
     S.sp -= n
-    if e != NULL and e.k0 == k0 and e.k1 == k1 and (e.k2 & LEAF_KEY_BITS) == k2 and e.epoch == S.epoch:
+    if n and e != NULL and e.k0 == k0 and e.k1 == k1 and (e.k2 & LEAF_KEY_BITS) == k2 and e.epoch == S.epoch:
         # team 0's bounds: a fail-high is a lower bound for the mover, a fail-low an upper one
         if best >= beta:
             lower = best

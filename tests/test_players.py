@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import pickle
 import random
@@ -152,6 +153,58 @@ def test_hand_posterior_reads_a_refused_settebello():
     assert max(flat) / min(flat) < 1.01
 
 
+def brute_force_posterior(states, moves, view, model):
+    """The posterior of every hand from the real states before the opponent's plays since
+    its refill (not rebuilt from the history), by direct products of softmax shares."""
+    opp = 1 - view.seat
+    k = view.hand_sizes[opp]
+    mine = [(st, mv) for st, mv in zip(states, moves, strict=True) if st.turn == opp][-(3 - k) :]
+    out = {}
+    for combo in itertools.combinations(list(view.unseen), k):
+        h = sum(c.mask for c in combo)
+        like = 1.0
+        for j, (st, mv) in enumerate(mine):
+            held = h | sum(m.card.mask for _, m in mine[j:])
+            table = st.table.mask
+            hidden = scopa_core.FULL & ~(held | table | st.captured[0].mask | st.captured[1].mask)
+
+            def value(card, cap, table=table, hidden=hidden):
+                after = (table & ~cap) if cap else (table | 1 << card)
+                risk = (model.risk_capture if cap else model.risk_lay) if sweepers(after, 0) & hidden else 0
+                return math.exp((model.move_value(card, cap, table) - risk) / model.temperature)
+
+            total = sum(value(c, m) for c, m in scopa_core.legal_moves(held, table, 0))
+            like *= value(mv.card.index, mv.capture_mask) / total
+        out[h] = like
+    norm = sum(out.values())
+    return {h: w / norm for h, w in out.items()}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hand_posterior_equals_a_brute_force_likelihood(seed):
+    # Games played by Greedy (captures, sweeps, refills); at every point where the opponent
+    # has played with its current cards, the posterior equals the direct computation.
+    model = OpponentModel(temperature=0.3)
+    s = State.deal("scopa", seed=seed)
+    states, moves, checked = [], [], 0
+    while not s.is_over:
+        view = s.view(s.turn)
+        post = hand_posterior(view, model)
+        k = view.hand_sizes[1 - s.turn]
+        assert (post is None) == (k in (0, 3))
+        if post is not None and (TWIN_RUN is False or checked < 3):
+            ref = brute_force_posterior(states, moves, view, model)
+            got = dict(zip(*post, strict=True))
+            assert got.keys() == ref.keys()
+            assert all(abs(got[h] - ref[h]) <= 1e-9 + 1e-6 * ref[h] for h in ref)
+            checked += 1
+        m = GreedyPlayer().choose(view)
+        states.append(s)
+        moves.append(m)
+        s = s.play(m)
+    assert checked >= (3 if TWIN_RUN else 12)
+
+
 def test_sweepers_and_move_values():
     table = scopa.CardSet.parse("3c 4s").mask
     assert str(scopa.CardSet(sweepers(table, 0))) == "7d 7c 7s 7b"
@@ -169,6 +222,21 @@ def test_pimc_with_inference_is_seeded_and_differs_from_uniform_sampling():
     assert a == PIMCPlayer(seed=3, **kw).evaluate(s.view(0))
     assert PIMCPlayer(seed=3, infer=True, **kw).evaluate(s.view(0)) == a  # the default
     assert PIMCPlayer(seed=3, infer=False, **kw).evaluate(s.view(0)) != a
+
+
+def test_pimc_without_inference_samples_uniformly():
+    # infer=False is plain PIMC: the mean over uniform samples drawn with the seeded RNG
+    s = after("scopa 2c3s4b/AsKdQc 7dJb 7c7s7b5d5c5s6d6c6s6b4d4c -/- 0/0 0 - 1", "2c", "As")
+    player = PIMCPlayer(seed=5, samples=6, time_limit=None, infer=False)
+    got = player.evaluate(s.view(0))
+    rng, ref = random.Random(5), PIMCPlayer()
+    totals: dict[tuple[int, int], float] = {}
+    for _ in range(6):
+        for c, m, v in ref.sample_values(determinize(s.view(0), rng).masks, s.rules):
+            totals[c, m] = totals.get((c, m), 0.0) + v
+    assert {(m.card.index, m.capture_mask): v for m, (v, _) in got.items()} == {
+        key: total / 6 for key, total in totals.items()
+    }
 
 
 # ---------------------------------------------------------------- players

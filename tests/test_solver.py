@@ -53,6 +53,9 @@ def cases(seed: int, count: int):
 def test_solver_equals_minimax(core, twin, seed):
     # RULES §8: exact values, every move of analyze, PV replays to the value.
     leaf_table_hits = 0
+    reused = core.Solver(4)  # one solver for every case: its tables serve many positions and rules
+    if hasattr(reused, "leaf_tt_min"):
+        reused.leaf_depth, reused.leaf_tt_min, reused.leaf_tt_max = 99, 0, 99
     for game, opts, pos in cases(seed, 25 if TWIN_RUN else 150):
         block = GEOMETRIES[game][1]
         ref = twin.minimax(pos, opts, block)
@@ -64,6 +67,7 @@ def test_solver_equals_minimax(core, twin, seed):
         assert twin.replay(pos, pv, opts, block) == ref
         assert solver.analyze(pos, opts, block) == twin.analyze_minimax(pos, opts, block)
         # the same with no leaf search: every node through the table, bounds and pruning
+        assert reused.solve(pos, opts, block)[1] == ref, (game, opts, pos)
         table_only = core.Solver(4)
         table_only.leaf_depth = 0
         assert table_only.solve(pos, opts, block)[1] == ref, (game, opts, pos)

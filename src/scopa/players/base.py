@@ -6,7 +6,7 @@ import random
 from typing import Protocol, runtime_checkable
 
 import scopa_core as core
-from scopa.card import bits
+from scopa.card import CardSet, bits
 from scopa.errors import PositionError
 from scopa.move import Move
 from scopa.state import State
@@ -37,16 +37,17 @@ def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | No
     fixed = fixed or {}
     pool = view.unseen.mask
     for seat, mask in fixed.items():
-        if (
-            seat == view.seat
-            or not 0 <= seat < len(view.hand_sizes)
-            or mask & ~pool
-            or core.popcount(mask) != view.hand_sizes[seat]
+        other = isinstance(seat, int) and seat != view.seat and 0 <= seat < len(view.hand_sizes)
+        if not (other and isinstance(mask, int) and 0 <= mask and not mask & ~pool) or (
+            core.popcount(mask) != view.hand_sizes[seat]
         ):
+            wanted = f"{view.hand_sizes[seat]} of the cards" if other else "cards"
+            shown = (
+                str(CardSet._from_mask(mask)) if isinstance(mask, int) and 0 <= mask < 1 << 40 else repr(mask)
+            )
             raise PositionError(
-                f"cannot give seat {seat!r} the hand {mask!r}: expected another seat's "
-                f"{view.hand_sizes[seat] if 0 <= seat < len(view.hand_sizes) else '?'} unseen cards, "
-                "not given to another seat"
+                f"cannot give seat {seat!r} the hand {shown!r}: expected {wanted} seat {view.seat} "
+                "cannot see, not already given to another seat, for a seat other than its own"
             )
         pool &= ~mask
     unseen = list(bits(pool))

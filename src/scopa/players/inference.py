@@ -114,8 +114,9 @@ def sweepers(table: int, opts: int) -> int:
 def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], list[float]] | None:
     """Every hand the opponent may hold (2 players), as masks, with its posterior probability
     given the opponent's plays since its last refill, under ``model``; ``None`` when there
-    is nothing to infer from (four players, or no play of the opponent's with its current
-    cards yet).
+    is nothing to infer from (four players, no play of the opponent's with its current cards
+    yet, or a composed position whose history does not reach back to its last refill).
+    Likelihoods are summed as logarithms, so any temperature > 0 works.
 
     The table and piles before each of those plays are rebuilt from the public history; at
     each, the opponent held the candidate hand plus the cards it played from then on.
@@ -156,42 +157,33 @@ def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], l
     hands = [sum(1 << c for c in combo) for combo in combinations(pool, k)]
     logw = [0.0] * len(hands)
     inv_t = 1.0 / model.temperature
-
     for c, cap, table_t, piles_t, later_t in records:
 
-        def options(card: int, shift: float, table_t: int = table_t) -> list[tuple[float, float, int]]:
-            # each move of ``card``: (weight if safe, weight if some unseen card sweeps, sweepers)
+        def options(card: int, table_t: int = table_t) -> list[tuple[float, float, int]]:
+            # each move of ``card``: (log-weight if safe, if some unseen card sweeps, sweepers)
             out = []
             for _, m in core.legal_moves(1 << card, table_t, opts):
-                v = model.move_value(card, m, table_t) - shift
+                v = model.move_value(card, m, table_t) * inv_t
                 after = (table_t & ~m) if m else (table_t | 1 << card)
-                risk = model.risk_capture if m else model.risk_lay
-                out.append((math.exp(v * inv_t), math.exp((v - risk) * inv_t), sweepers(after, opts)))
+                risk = (model.risk_capture if m else model.risk_lay) * inv_t
+                out.append((v, v - risk, sweepers(after, opts)))
             return out
 
         held = later_t | 1 << c  # held then besides the candidate hand
         # unseen by the opponent then, before taking out the candidate hand
         hidden = core.FULL & ~(held | table_t | piles_t | view.out_of_play.mask)
-        # values are shifted by the best one on offer so that no exponent overflows
-        shift = max(
-            model.move_value(x, m, table_t)
-            for x in (*pool, *bits(held))
-            for _, m in core.legal_moves(1 << x, table_t, opts)
-        )
-        per_card = {x: options(x, shift) for x in pool}
-        held_moves = [o for x in bits(held) for o in options(x, shift)]
-        moves_c = core.legal_moves(1 << c, table_t, opts)
-        played = options(c, shift)[moves_c.index((c, cap))]
+        per_card = {x: options(x) for x in pool}
+        held_moves = [o for x in bits(held) for o in options(x)]
+        played = options(c)[core.legal_moves(1 << c, table_t, opts).index((c, cap))]
         for i, h in enumerate(hands):
             unseen = hidden & ~h
-            total = sum(b if sw & unseen else a for a, b, sw in held_moves)
+            logs = [b if sw & unseen else a for a, b, sw in held_moves]
             for x in bits(h):
-                total += sum(b if sw & unseen else a for a, b, sw in per_card[x])
-            chance = played[1] if played[2] & unseen else played[0]
-            logw[i] += math.log(chance / total) if chance > 0.0 else -math.inf
+                logs += [b if sw & unseen else a for a, b, sw in per_card[x]]
+            top = max(logs)  # log-sum-exp, so that no weight overflows or vanishes
+            log_total = top + math.log(sum(math.exp(x - top) for x in logs))
+            logw[i] += (played[1] if played[2] & unseen else played[0]) - log_total
     top = max(logw)
-    if top == -math.inf:  # every hand impossible to the model's precision: no inference
-        return hands, [1.0 / len(hands)] * len(hands)
     weights = [math.exp(x - top) for x in logw]
     norm = sum(weights)
     return hands, [w / norm for w in weights]
