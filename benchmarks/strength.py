@@ -21,7 +21,7 @@ PAIRINGS = {
         "scopa",
         ("pimc", {"samples": 10_000, "time_limit": 0.05}),
         ("ismcts", {"time_limit": 0.05}),
-        400,
+        1000,
     ),
     "scientifico-pimc-greedy": ("scopone_scientifico", "pimc", "greedy", 1000),
     "scientifico-ismcts-greedy": ("scopone_scientifico", ("ismcts", {"time_limit": 0.02}), "greedy", 200),
