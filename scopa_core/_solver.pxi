@@ -986,7 +986,11 @@ cdef class Solver:
         self.S.mcap = <uint64_t*>malloc(MOVE_STACK * sizeof(uint64_t))
         self.S.mcard = <signed char*>malloc(MOVE_STACK * sizeof(signed char))
         self.S.mscore = <int*>malloc(MOVE_STACK * sizeof(int))
-        self.S.capcache = <CapEntry*>calloc(1 << CAP_CACHE_BITS, sizeof(CapEntry))
+        # the capture memo is written now (not lazily zeroed by calloc), so that its pages
+        # are mapped before the first solve rather than during it
+        self.S.capcache = <CapEntry*>malloc((1 << CAP_CACHE_BITS) * sizeof(CapEntry))
+        if self.S.capcache != NULL:
+            memset(self.S.capcache, 0, (1 << CAP_CACHE_BITS) * sizeof(CapEntry))
         self.S.leaftt = <LeafEntry*>scopa_table_alloc(2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry))
         if self.S.leaftt != NULL:
             memset(self.S.leaftt, 0, 2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry))
