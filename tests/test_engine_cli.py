@@ -99,6 +99,30 @@ def test_engine_session_of_every_command():
             "ProtocolError",
             "time_ms",
         ),
+        (
+            '{"cmd": "bestmove", "id": 9, "view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0, '
+            '"history": 3}}',
+            "PositionError",
+            "bad history 3",
+        ),
+        (
+            '{"cmd": "bestmove", "id": 9, "view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0, '
+            '"history": [[5, "Kc"]]}}',
+            "PositionError",
+            "bad history entry [5, 'Kc']",
+        ),
+        (
+            '{"cmd": "bestmove", "id": 9, "view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0, '
+            '"table": ["Kc"], "history": [[1, "Kcx2c"]]}}',
+            "PositionError",
+            "the played card must now be on the table",
+        ),
+        (
+            '{"cmd": "bestmove", "id": 9, "view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0, '
+            '"history": [[1, "Zz"]]}}',
+            "InvalidMoveError",
+            "'Zz'",
+        ),
     ],
 )
 def test_engine_errors_keep_it_serving(line, kind, fragment):
@@ -159,3 +183,30 @@ def test_play_command_through_a_match():
     assert out.returncode == 0, out.stderr
     assert "hint:" in out.stdout and "Hand score" in out.stdout
     assert "bad move 'zz'" in out.stdout and "wins the match" in out.stdout
+
+
+def test_engine_view_history_feeds_pimc_inference():
+    # The opponent (seat 1) laid down the ace of swords while the settebello lay on the table:
+    # with the history in the view PIMC infers it holds no seven (RULES §4), without it it cannot.
+    from scopa.engine import Engine, view_from_json
+    from scopa.players.inference import OpponentModel, hand_posterior
+
+    view = {
+        "rules": "scopa",
+        "hands": [["3s", "4b"], 2],
+        "table": ["7d", "Jb", "2c", "As"],
+        "stock": 12,
+        "turn": 0,
+        "dealer": 1,
+    }
+    with_history = dict(view, history=[[0, "2c"], [1, "As"]])
+    assert hand_posterior(view_from_json(view), OpponentModel()) is None
+    hands, weights = hand_posterior(view_from_json(with_history), OpponentModel())
+    sevens = sum(1 << (10 * suit + 6) for suit in range(4))
+    assert sum(w for h, w in zip(hands, weights, strict=True) if h & sevens) < 0.05
+    # a history the rules cannot have produced (the ace "captured" nothing it could) is ignored
+    odd = dict(view, table=["7d", "Jb", "2c"], captured=[[], ["As", "Kc"]], last_capture=1)
+    odd["history"] = [[0, "2c"], [1, "AsxKc"]]
+    assert hand_posterior(view_from_json(odd), OpponentModel()) is None
+    reply = Engine().handle(json.dumps({"cmd": "bestmove", "id": 1, "view": with_history, "seed": 3}))
+    assert reply is not None and reply["id"] == 1 and isinstance(reply["move"], str)

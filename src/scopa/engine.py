@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from scopa.card import DECK, CardSet, cards_mask
 from scopa.errors import PositionError, ScopaError
+from scopa.move import Move
 from scopa.notation import FORMAT_VERSION
 from scopa.players import PLAYERS, make_player
 from scopa.rules import PRESETS, Rules
@@ -44,14 +45,41 @@ def _position(obj: object) -> State:
     raise ProtocolError(f"'position' must be a JSON position object or a position string, got {obj!r}")
 
 
+def _history_from_json(obj: object, players: int, table: int, piles: int) -> tuple[tuple[int, Move], ...]:
+    """The optional ``history`` of a view: ``[[seat, "move"], ...]``, the hand's plays in order.
+    Every played card must now be on the table or in a pile, every captured card in a pile."""
+    if not isinstance(obj, list):
+        raise PositionError(f"bad history {obj!r}: expected a list of [seat, move] pairs")
+    out = []
+    for item in obj:
+        if (
+            not isinstance(item, list)
+            or len(item) != 2
+            or not isinstance(item[0], int)
+            or isinstance(item[0], bool)
+            or not 0 <= item[0] < players
+            or not isinstance(item[1], str)
+        ):
+            raise PositionError(f"bad history entry {item!r}: expected [seat in 0..{players - 1}, move]")
+        move = Move.parse(item[1])
+        if not move.card.mask & (table | piles) or move.capture_mask & ~piles:
+            raise PositionError(
+                f"bad history entry {item!r}: the played card must now be on the table or in a pile "
+                "and the captured cards in a pile"
+            )
+        out.append((item[0], move))
+    return tuple(out)
+
+
 def view_from_json(obj: object) -> PlayerView:
     """A player view: the JSON position format with every hand but the seat to move's given
-    as its number of cards, and the stock as its length.
+    as its number of cards, and the stock as its length; optionally ``history``, the plays of
+    the hand so far as ``[[seat, "move"], ...]`` (PIMC reads the opponent's hand from them).
 
-    >>> v = view_from_json({"rules": "scopa", "hands": [["7d", "Kc"], 2], "table": ["3c"],
-    ...                     "stock": 0, "turn": 0})
-    >>> v.hand_sizes, str(v.hand)
-    ((2, 2), '7d Kc')
+    >>> v = view_from_json({"rules": "scopa", "hands": [["7d", "Kc"], 2], "table": ["3c", "As"],
+    ...                     "stock": 0, "turn": 0, "history": [[0, "As"]]})
+    >>> v.hand_sizes, str(v.hand), [(seat, str(m)) for seat, m in v.history]
+    ((2, 2), '7d Kc', [(0, 'As')])
     """
     if not isinstance(obj, Mapping):
         raise ProtocolError(f"'view' must be a JSON object, got {obj!r}")
@@ -94,9 +122,12 @@ def view_from_json(obj: object) -> PlayerView:
     full = dict(d)
     full["hands"] = filled
     full["stock"] = [str(DECK[c]) for c in free[at : at + stock]]
+    full.pop("history", None)
     v = State.from_json(full).view(turn)
+    piles = v.captured[0].mask | v.captured[1].mask
+    history = _history_from_json(d.get("history", []), n, v.table.mask, piles)
     # every unaccounted card may be hidden: none is known to be out of play
-    return dataclasses.replace(v, out_of_play=CardSet._from_mask(0))
+    return dataclasses.replace(v, out_of_play=CardSet._from_mask(0), history=history)
 
 
 class Engine:

@@ -115,7 +115,8 @@ def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], l
     """Every hand the opponent may hold (2 players), as masks, with its posterior probability
     given the opponent's plays since its last refill, under ``model``; ``None`` when there
     is nothing to infer from (four players, no play of the opponent's with its current cards
-    yet, or a composed position whose history does not reach back to its last refill).
+    yet, or a composed view whose history does not reach back to its last refill or does not
+    fit the rules).
     Likelihoods are summed as logarithms, so any temperature > 0 works.
 
     The table and piles before each of those plays are rebuilt from the public history; at
@@ -174,7 +175,10 @@ def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], l
         hidden = core.FULL & ~(held | table_t | piles_t | view.out_of_play.mask)
         per_card = {x: options(x) for x in pool}
         held_moves = [o for x in bits(held) for o in options(x)]
-        played = options(c)[core.legal_moves(1 << c, table_t, opts).index((c, cap))]
+        moves_c = core.legal_moves(1 << c, table_t, opts)
+        if (c, cap) not in moves_c:
+            return None  # a history that does not fit the rules (a composed view): no inference
+        played = options(c)[moves_c.index((c, cap))]
         for i, h in enumerate(hands):
             unseen = hidden & ~h
             logs = [b if sw & unseen else a for a, b, sw in held_moves]
