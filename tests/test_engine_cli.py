@@ -119,6 +119,12 @@ def test_engine_session_of_every_command():
         ),
         (
             '{"cmd": "bestmove", "id": 9, "view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0, '
+            '"table": ["Kc"], "history": [[1, "Kc"], [0, "Kc"]]}}',
+            "PositionError",
+            "played once",
+        ),
+        (
+            '{"cmd": "bestmove", "id": 9, "view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0, '
             '"history": [[1, "Zz"]]}}',
             "InvalidMoveError",
             "'Zz'",

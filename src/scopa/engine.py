@@ -51,6 +51,7 @@ def _history_from_json(obj: object, players: int, table: int, piles: int) -> tup
     if not isinstance(obj, list):
         raise PositionError(f"bad history {obj!r}: expected a list of [seat, move] pairs")
     out = []
+    played = 0
     for item in obj:
         if (
             not isinstance(item, list)
@@ -62,11 +63,12 @@ def _history_from_json(obj: object, players: int, table: int, piles: int) -> tup
         ):
             raise PositionError(f"bad history entry {item!r}: expected [seat in 0..{players - 1}, move]")
         move = Move.parse(item[1])
-        if not move.card.mask & (table | piles) or move.capture_mask & ~piles:
+        if not move.card.mask & (table | piles) & ~played or move.capture_mask & ~piles:
             raise PositionError(
-                f"bad history entry {item!r}: the played card must now be on the table or in a pile "
-                "and the captured cards in a pile"
+                f"bad history entry {item!r}: the played card must now be on the table or in a pile, "
+                "played once, and the captured cards in a pile"
             )
+        played |= move.card.mask
         out.append((item[0], move))
     return tuple(out)
 
