@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 import scopa_core as core
@@ -12,7 +13,7 @@ from scopa.move import Move
 from scopa.state import State
 from scopa.view import PlayerView
 
-__all__ = ["Player", "check_budget", "determinize", "leaves_sweep"]
+__all__ = ["Player", "check_budget", "determinize", "leaves_sweep", "sweepers"]
 
 
 @runtime_checkable
@@ -103,8 +104,21 @@ def check_budget(name: str, value: object, allow_none: bool = False) -> None:
         raise ScopaError(f"bad {name} {value!r}: expected {expected}")
 
 
+@lru_cache(maxsize=65536)
+def sweepers(table: int, opts: int) -> int:
+    """The mask of the cards that could capture the whole non-empty ``table`` (0 when empty).
+
+    >>> str(CardSet(sweepers(CardSet.parse("3c 4s").mask, 0)))
+    '7d 7c 7s 7b'
+    """
+    out = 0
+    if table:
+        for c in range(40):
+            if table in core.captures(c, table, opts):
+                out |= 1 << c
+    return out
+
+
 def leaves_sweep(table: int, cards: int, opts: int) -> bool:
     """Whether some card among ``cards`` could capture the whole ``table``."""
-    if not table:
-        return False
-    return any(table in core.captures(c, table, opts) for c in bits(cards))
+    return bool(sweepers(table, opts) & cards)

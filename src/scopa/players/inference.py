@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from functools import lru_cache
 from itertools import combinations
 
 import scopa_core as core
 from scopa.card import bits
 from scopa.errors import ScopaError
+from scopa.players.base import sweepers
 from scopa.view import PlayerView
 
 __all__ = ["OpponentModel", "hand_posterior", "sweepers"]
@@ -95,22 +95,6 @@ class OpponentModel:
         return v
 
 
-@lru_cache(maxsize=65536)
-def sweepers(table: int, opts: int) -> int:
-    """The mask of the cards that could capture the whole non-empty ``table`` (0 when empty).
-
-    >>> from scopa.card import CardSet
-    >>> str(CardSet(sweepers(CardSet.parse("3c 4s").mask, 0)))
-    '7d 7c 7s 7b'
-    """
-    out = 0
-    if table:
-        for c in range(40):
-            if table in core.captures(c, table, opts):
-                out |= 1 << c
-    return out
-
-
 def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], list[float]] | None:
     """Every hand the opponent may hold (2 players), as masks, with its posterior probability
     given the opponent's plays since its last refill, under ``model``; ``None`` when there
@@ -173,12 +157,13 @@ def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], l
         held = later_t | 1 << c  # held then besides the candidate hand
         # unseen by the opponent then, before taking out the candidate hand
         hidden = core.FULL & ~(held | table_t | piles_t | view.out_of_play.mask)
-        per_card = {x: options(x) for x in pool}
-        held_moves = [o for x in bits(held) for o in options(x)]
         moves_c = core.legal_moves(1 << c, table_t, opts)
         if (c, cap) not in moves_c:
             return None  # a history that does not fit the rules (a composed view): no inference
-        played = options(c)[moves_c.index((c, cap))]
+        options_c = options(c)
+        played = options_c[moves_c.index((c, cap))]
+        per_card = {x: options(x) for x in pool}
+        held_moves = [o for x in bits(held) for o in (options_c if x == c else options(x))]
         for i, h in enumerate(hands):
             unseen = hidden & ~h
             logs = [b if sw & unseen else a for a, b, sw in held_moves]
