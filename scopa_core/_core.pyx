@@ -9,7 +9,7 @@ are masks. The ``cdef`` functions declared in ``_core.pxd`` run without the GIL.
 """
 
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport calloc, malloc, free
+from libc.stdlib cimport malloc, free
 
 OPT_FEWEST = C_OPT_FEWEST
 OPT_ACE_TAKES_ALL = C_OPT_ACE_TAKES_ALL
@@ -165,24 +165,27 @@ cdef inline bint any_hand(const Pos* p) noexcept nogil:
     return (p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3]) != 0
 
 
+cdef inline bint sweep_is_scopa(int card, uint64_t capture, bint last_play, int opts) noexcept nogil:
+    """Whether ``card`` capturing ``capture`` and emptying the table scores a scopa
+    (RULES §5: not on the hand's last play, nor by an ace taking all, unless the options say so)."""
+    cdef bint ace_sweep = (opts & C_OPT_ACE_TAKES_ALL) and card % 10 == 0 and not (capture & C_ACES)
+    return ((not last_play) or (opts & C_OPT_SCOPA_ON_LAST_PLAY)) and (
+        (not ace_sweep) or (opts & C_OPT_ACE_SWEEP_IS_SCOPA))
+
+
 cdef void apply_pos(Pos* p, int card, uint64_t capture, int opts) noexcept nogil:
     """Play ``card`` capturing ``capture`` (0 = lay down); refill and close the hand as needed."""
     cdef uint64_t bit = <uint64_t>1 << card
     cdef int team = p.turn & 1
     cdef int k, j, seat
-    cdef bint last_play, ace_sweep
     cdef uint64_t m
     p.hands[p.turn] &= ~bit
     if capture:
         p.table &= ~capture
         p.captured[team] |= capture | bit
         p.last = team
-        if p.table == 0:
-            last_play = p.stock_pos >= p.stock_len and not any_hand(p)
-            ace_sweep = (opts & C_OPT_ACE_TAKES_ALL) and card % 10 == 0 and not (capture & C_ACES)
-            if ((not last_play) or (opts & C_OPT_SCOPA_ON_LAST_PLAY)) and (
-                    (not ace_sweep) or (opts & C_OPT_ACE_SWEEP_IS_SCOPA)):
-                p.scope[team] += 1
+        if p.table == 0 and sweep_is_scopa(card, capture, p.stock_pos >= p.stock_len and not any_hand(p), opts):
+            p.scope[team] += 1
     else:
         p.table |= bit
     p.turn += 1

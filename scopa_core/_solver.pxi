@@ -99,6 +99,7 @@ cdef extern from "table_alloc.h":
 DEF CAP_CACHE_BITS = 14
 DEF LEAF_TT_BITS = 14
 DEF LEAF_KEY_BITS = 0x7FFFF
+cdef size_t LEAF_TT_BYTES = 2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry)   # buckets of two
 cdef int PRIM_CODE[22]
 
 
@@ -561,6 +562,12 @@ cdef int leaf_moves(SState* S, const Pos* p) noexcept nogil:
     return n
 
 
+cdef inline bint leaf_entry_is(const SState* S, const LeafEntry* e, uint64_t k0, uint64_t k1,
+                               unsigned int k2) noexcept nogil:
+    """Whether the leaf-table entry ``e`` holds the position keyed (k0, k1, k2) in this epoch."""
+    return e.k0 == k0 and e.k1 == k1 and (e.k2 & LEAF_KEY_BITS) == k2 and e.epoch == S.epoch
+
+
 cdef inline bint in_last_round(const Pos* p) noexcept nogil:
     """No stock left and at most one card in each hand: every play is forced but for
     the choice of capture."""
@@ -611,9 +618,7 @@ cdef int last_round(SState* S, Pos* p, int alpha, int beta) noexcept nogil:
             else:
                 c1 |= m | bit
             last = team
-            if table == 0 and (left or (opts & C_OPT_SCOPA_ON_LAST_PLAY)) and (
-                    not ((opts & C_OPT_ACE_TAKES_ALL) and c % 10 == 0 and not (m & C_ACES))
-                    or (opts & C_OPT_ACE_SWEEP_IS_SCOPA)):
+            if table == 0 and sweep_is_scopa(c, m, left == 0, opts):
                 if team == 0:
                     s0 += 1
                 else:
@@ -654,7 +659,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
     to a small two-way table keyed by the exact position (1 MB, so it stays in the cache):
     the same position reached by plays in another order is searched once."""
     cdef int sigma = 1 if (p.turn & 1) == 0 else -1
-    cdef int n, i, j, bi, bs, best = -1000, v
+    cdef int n, i, best = -1000, v
     cdef Pos child
     if in_last_round(p):
         child = p[0]
@@ -688,9 +693,9 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
             h = ((k0 * <uint64_t>0x9E3779B97F4A7C15) ^ (k1 * <uint64_t>0xC2B2AE3D27D4EB4F)
                  ^ (k2 * <uint64_t>0x165667B19E3779F9)) >> (64 - LEAF_TT_BITS)
             e = S.leaftt + 2 * h
-            if not (e.k0 == k0 and e.k1 == k1 and (e.k2 & LEAF_KEY_BITS) == k2 and e.epoch == S.epoch):
+            if not leaf_entry_is(S, e, k0, k1, k2):
                 e += 1
-                if not (e.k0 == k0 and e.k1 == k1 and (e.k2 & LEAF_KEY_BITS) == k2 and e.epoch == S.epoch):
+                if not leaf_entry_is(S, e, k0, k1, k2):
                     e = NULL
             if e != NULL:
                 S.lt_hits += 1
@@ -745,7 +750,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
             if best >= beta:
                 break
     S.sp -= n
-    if n and e != NULL and e.k0 == k0 and e.k1 == k1 and (e.k2 & LEAF_KEY_BITS) == k2 and e.epoch == S.epoch:
+    if n and e != NULL and leaf_entry_is(S, e, k0, k1, k2):
         # team 0's bounds: a fail-high is a lower bound for the mover, a fail-low an upper one
         if best >= beta:
             lower = best
@@ -808,7 +813,7 @@ cdef int static_eval(const Pos* p, int opts) noexcept nogil:
 cdef int horizon_search(SState* S, const Pos* p, int plies, int alpha, int beta) noexcept nogil:
     """Alpha-beta to ``plies`` plays ahead, then :func:`static_eval`; x 100, mover's side."""
     cdef int sigma = 1 if (p.turn & 1) == 0 else -1
-    cdef int n, i, j, bi, bs, best = -1000000, v
+    cdef int n, i, best = -1000000, v
     cdef Pos child
     S.nodes += 1
     if is_over(p):
@@ -992,9 +997,9 @@ cdef class Solver:
         self.S.capcache = <CapEntry*>malloc((1 << CAP_CACHE_BITS) * sizeof(CapEntry))
         if self.S.capcache != NULL:
             memset(self.S.capcache, 0, (1 << CAP_CACHE_BITS) * sizeof(CapEntry))
-        self.S.leaftt = <LeafEntry*>scopa_table_alloc(2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry))
+        self.S.leaftt = <LeafEntry*>scopa_table_alloc(LEAF_TT_BYTES)
         if self.S.leaftt != NULL:
-            memset(self.S.leaftt, 0, 2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry))
+            memset(self.S.leaftt, 0, LEAF_TT_BYTES)
         self.S.lt_min = 6
         self.S.lt_max = 12
         if (self.S.tt == NULL or self.S.mcap == NULL or self.S.mcard == NULL or self.S.mscore == NULL
@@ -1041,7 +1046,7 @@ cdef class Solver:
             self.S.epoch += 1
             if self.S.epoch == 0:
                 memset(self.S.tt, 0, (self.S.tt_mask + 1) * 2 * sizeof(TTEntry))
-                memset(self.S.leaftt, 0, 2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry))
+                memset(self.S.leaftt, 0, LEAF_TT_BYTES)
                 self.S.epoch = 1
         self._dirty = False
         memset(self.S.hist, 0, sizeof(self.S.hist))
