@@ -138,10 +138,15 @@ def test_hand_posterior_is_a_distribution_over_the_possible_hands():
     assert hand_posterior(State.deal("scopa", seed=4).view(0), OpponentModel()) is None
 
 
+def refused_settebello() -> State:
+    """Seat 0 laid down 2c; seat 1 then laid down As with the settebello (7d) on the table."""
+    return after("scopa 2c3s4b/AsKdQc 7dJb 7c7s7b5d5c5s6d6c6s6b4d4c -/- 0/0 0 - 1", "2c", "As")
+
+
 def test_hand_posterior_reads_a_refused_settebello():
     # RULES §4: a seven captures the settebello on the table. The opponent (seat 1) laid
     # down the ace of swords instead: hands still holding a seven are unlikely.
-    s = after("scopa 2c3s4b/AsKdQc 7dJb 7c7s7b5d5c5s6d6c6s6b4d4c -/- 0/0 0 - 1", "2c", "As")
+    s = refused_settebello()
     v = s.view(0)
     hands, weights = hand_posterior(v, OpponentModel())
     sevens = scopa_core.RANK_MASK[7]
@@ -216,7 +221,7 @@ def test_sweepers_and_move_values():
 
 
 def test_pimc_with_inference_is_seeded_and_differs_from_uniform_sampling():
-    s = after("scopa 2c3s4b/AsKdQc 7dJb 7c7s7b5d5c5s6d6c6s6b4d4c -/- 0/0 0 - 1", "2c", "As")
+    s = refused_settebello()
     kw = {"samples": 16, "time_limit": None}
     a = PIMCPlayer(seed=3, **kw).evaluate(s.view(0))
     assert a == PIMCPlayer(seed=3, **kw).evaluate(s.view(0))
@@ -226,7 +231,7 @@ def test_pimc_with_inference_is_seeded_and_differs_from_uniform_sampling():
 
 def test_pimc_without_inference_samples_uniformly():
     # infer=False is plain PIMC: the mean over uniform samples drawn with the seeded RNG
-    s = after("scopa 2c3s4b/AsKdQc 7dJb 7c7s7b5d5c5s6d6c6s6b4d4c -/- 0/0 0 - 1", "2c", "As")
+    s = refused_settebello()
     player = PIMCPlayer(seed=5, samples=6, time_limit=None, infer=False)
     got = player.evaluate(s.view(0))
     rng, ref = random.Random(5), PIMCPlayer()
