@@ -270,10 +270,11 @@ def test_solver_rejects_impossible_position_tuples(core):
 
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
 @pytest.mark.parametrize(
-    "leaf_depth, etc_depth, iid, leaf_tt", [(0, 99, 99, 0), (4, 6, 5, 99), (12, 12, 0, 3), (40, 40, 40, 7)]
+    "leaf_depth, etc_depth, iid, leaf_tt, guess",
+    [(0, 99, 99, 0, 0), (4, 6, 5, 99, 2), (12, 12, 0, 3, 6), (40, 40, 40, 7, 11)],
 )
-def test_tuning_knobs_keep_values_exact(leaf_depth, etc_depth, iid, leaf_tt):
-    # The leaf-search, leaf-table and ETC thresholds change speed only, never values.
+def test_tuning_knobs_keep_values_exact(leaf_depth, etc_depth, iid, leaf_tt, guess):
+    # The leaf-search, leaf-table, ETC and first-guess settings change speed only, never values.
     twin_mod, compiled = CORES
     for game, opts, pos in cases(77, 30):
         block = GEOMETRIES[game][1]
@@ -281,6 +282,8 @@ def test_tuning_knobs_keep_values_exact(leaf_depth, etc_depth, iid, leaf_tt):
         solver.leaf_depth, solver.etc_depth = leaf_depth, etc_depth
         solver.iid_depth, solver.iid_plies = iid, 1 + iid % 3
         solver.leaf_tt_min, solver.leaf_tt_max = leaf_tt, leaf_tt + 5
+        solver.guess_plies = guess
         assert (solver.leaf_depth, solver.etc_depth, solver.iid_depth) == (leaf_depth, etc_depth, iid)
+        assert solver.guess_plies == guess
         assert (solver.leaf_tt_min, solver.leaf_tt_max) == (leaf_tt, leaf_tt + 5)
         assert solver.solve(pos, opts, block)[1] == twin_mod.minimax(pos, opts, block)
