@@ -301,7 +301,7 @@ def test_pimc_with_nothing_hidden_plays_a_best_move():
         while s.stock:
             s = s.play(s.legal_moves()[0])
         values = scopa.analyze(s)
-        m = PIMCPlayer(samples=2, time_limit=None, seed=seed).choose(s.view(s.turn))
+        m = PIMCPlayer(samples=2, time_limit=None, seed=seed, reply_weight=0).choose(s.view(s.turn))
         assert values[m] == max(values.values())
 
 
@@ -320,12 +320,85 @@ def test_pimc_sample_values_exact_late_depth_limited_early():
 
     s = State.deal("scopa", seed=4)
     rules, opts, block = s.rules, s.rules.core_options, s.rules.hand_size
-    early = PIMCPlayer(exact_plays=12, depth=4).sample_values(s.masks, rules)
+    early = PIMCPlayer(exact_plays=12, depth=4, reply_weight=0).sample_values(s.masks, rules)
     assert early == core.Solver(4).analyze_depth(s.masks, opts, block, 4)
     while s.stock:
         s = s.play(s.legal_moves()[0])
-    late = PIMCPlayer(exact_plays=12, depth=4).sample_values(s.masks, rules)
+    late = PIMCPlayer(exact_plays=12, depth=4, reply_weight=0).sample_values(s.masks, rules)
     assert late == [(c, m, float(v)) for c, m, v in core.Solver(4).analyze(s.masks, opts, block)]
+
+
+def expected_reply_values(s: State, weight: float, exact: bool, depth: int) -> dict[tuple[int, int], float]:
+    """Each move's value with the opponent's reply weighed by the model, re-derived here:
+    the softmax written out, and the sweep risk found by trying every card it cannot see."""
+    import scopa_core as core
+
+    model, opts, block = OpponentModel(), s.rules.core_options, s.rules.hand_size
+    solver = core.Solver(4)
+    out = {}
+    for c, m in core.legal_moves(s.hands[s.turn].mask, s.table.mask, opts):
+        child = core.apply_move(s.masks, c, m, opts, block)
+        if exact:
+            replies = solver.analyze(child, opts, block)
+        else:
+            replies = solver.analyze_depth(child, opts, block, depth - 1)
+        hidden = [x for x in range(40) if child[0][s.turn] >> x & 1] + list(child[2])
+        weights = []
+        for rc, rm, _ in replies:
+            left = (child[1] & ~rm) if rm else (child[1] | 1 << rc)
+            swept = any((x, left) in core.legal_moves(1 << x, left, opts) for x in hidden)
+            risk = (model.risk_capture if rm else model.risk_lay) if swept and left else 0.0
+            weights.append(math.exp((model.move_value(rc, rm, child[1]) - risk) / model.temperature))
+        expected = sum(w * v for w, (_, _, v) in zip(weights, replies, strict=True)) / sum(weights)
+        out[c, m] = -((1 - weight) * max(v for _, _, v in replies) + weight * expected)
+    return out
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("exact", [True, False])
+def test_pimc_weighs_the_opponents_reply_by_the_model(weight, exact):
+    # Two players: the opponent's reply is valued (1 - w) x its best reply + w x the
+    # model's expected reply, with stock left and in the last round (no stock).
+    # After 3sx3c the opponent may lay 2b by Js (Js + 2b = 10: a king sweeps) or Qb; the
+    # king it cannot see is in this hand, or in the stock.
+    risky = [
+        State.from_string("scopa 3sKs/2bQb Js3c 7c7s7b5d5c5s -/- 0/0 0 - 1"),
+        State.from_string("scopa 3sQc/2bQb Js3c 7c7s7bKd5c5s -/- 0/0 0 - 1"),
+    ]
+    last_round = midgame("scopa", 2, 31)
+    assert not last_round.stock and sum(len(h) for h in last_round.hands) == 5
+    for s in [*risky, refused_settebello(), midgame("scopa", 3, 9), midgame("scopa", 4, 20), last_round]:
+        player = PIMCPlayer(exact_plays=40 if exact else 0, depth=3, reply_weight=weight)
+        got = {(c, m): v for c, m, v in player.sample_values(s.masks, s.rules)}
+        want = expected_reply_values(s, weight, exact, 3)
+        assert got.keys() == want.keys()
+        assert all(math.isclose(got[k], want[k], abs_tol=1e-9) for k in want), (got, want)
+
+
+def test_pimc_reply_weight_leaves_four_players_and_the_last_play_to_the_solver():
+    # Four players, or a last play that ends the hand: the solver's values, whatever the weight.
+    import scopa_core as core
+
+    s = midgame("scopa", 2, 35)
+    assert not s.stock and sum(len(h) for h in s.hands) == 1
+    opts, block = s.rules.core_options, s.rules.hand_size
+    got = PIMCPlayer(reply_weight=1).sample_values(s.masks, s.rules)
+    assert got == [(c, m, float(v)) for c, m, v in core.Solver(4).analyze(s.masks, opts, block)]
+    s = midgame("scopone_scientifico", 2, 6)
+    opts, block = s.rules.core_options, s.rules.hand_size
+    got = PIMCPlayer(reply_weight=1, depth=3).sample_values(s.masks, s.rules)
+    assert got == core.Solver(4).analyze_depth(s.masks, opts, block, 3)
+
+
+def test_reply_probabilities_follow_the_model():
+    # Js on the table: laying down 2b makes 12 for a king, the queen does not (RULES §4).
+    s = State.from_string("scopa 2bQb/KsAs Js - -/- 0/0 0 - 1")
+    model, opts = OpponentModel(), s.rules.core_options
+    moves = [(scopa.Card.parse("2b").index, 0), (scopa.Card.parse("Qb").index, 0)]
+    assert model.reply_probabilities(moves, s.table.mask, 0, opts) == [0.5, 0.5]
+    risky, safe = model.reply_probabilities(moves, s.table.mask, 1 << scopa.Card.parse("Ks").index, opts)
+    assert math.isclose(safe / risky, math.exp(model.risk_lay / model.temperature))
+    assert math.isclose(risky + safe, 1.0)
 
 
 def test_ismcts_search_counts_iterations():
@@ -348,6 +421,13 @@ def test_ismcts_search_counts_iterations():
         (lambda: make_player("greedy", depth=3), "GreedyPlayer takes no options"),
         (lambda: make_player("pimc", infer="yes"), "bad infer 'yes'"),
         (lambda: make_player("pimc", model={"temperature": 1}), "bad model"),
+        (
+            lambda: make_player("pimc", reply_weight=1.5),
+            "bad reply_weight 1.5: expected a number from 0 to 1$",
+        ),
+        (lambda: make_player("pimc", reply_weight=-0.5), "bad reply_weight -0.5: expected a number from"),
+        (lambda: make_player("pimc", reply_weight=True), "bad reply_weight True"),
+        (lambda: make_player("pimc", reply_weight="half"), "bad reply_weight 'half'"),
         (lambda: OpponentModel(temperature=0), "bad OpponentModel temperature 0"),
         (lambda: OpponentModel(seven=float("nan")), "bad OpponentModel seven nan"),
         (lambda: OpponentModel(sweep=True), "bad OpponentModel sweep True"),

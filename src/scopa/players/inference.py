@@ -94,6 +94,49 @@ class OpponentModel:
             v -= self.coin
         return v
 
+    def move_logits(
+        self, moves: list[tuple[int, int]], table: int, opts: int
+    ) -> list[tuple[float, float, int]]:
+        """For each ``(card, capture)`` of ``moves`` on ``table``: its log-weight (value over
+        temperature) when no card the mover cannot see sweeps the table it leaves, its
+        log-weight when one does, and the mask of the cards that would sweep that table.
+
+        >>> import scopa
+        >>> s = scopa.State.from_string("scopa 2bQb/KsAs Js - -/- 0/0 0 - 1")
+        >>> two = scopa.Card.parse("2b").index  # laid down by Js it makes 12: kings sweep
+        >>> opts = s.rules.core_options
+        >>> safe, risky, sweep = OpponentModel().move_logits([(two, 0)], s.table.mask, opts)[0]
+        >>> safe, risky, str(scopa.CardSet._from_mask(sweep))
+        (0.0, -7.0, 'Kd Kc Ks Kb')
+        """
+        inv_t = 1.0 / self.temperature
+        out = []
+        for card, capture in moves:
+            v = self.move_value(card, capture, table) * inv_t
+            after = (table & ~capture) if capture else (table | 1 << card)
+            risk = (self.risk_capture if capture else self.risk_lay) * inv_t
+            out.append((v, v - risk, sweepers(after, opts)))
+        return out
+
+    def reply_probabilities(
+        self, moves: list[tuple[int, int]], table: int, unseen: int, opts: int
+    ) -> list[float]:
+        """The probability the model gives each of ``moves`` (the mover's legal moves on
+        ``table``) when ``unseen`` are the cards the mover cannot see.
+
+        >>> import scopa
+        >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+        >>> moves = [(m.card.index, m.capture_mask) for m in s.legal_moves()]  # 7dx3c4s, Kc
+        >>> probs = OpponentModel().reply_probabilities(moves, s.table.mask, 0, s.rules.core_options)
+        >>> [round(p, 6) for p in probs]
+        [1.0, 0.0]
+        """
+        logs = [b if sw & unseen else a for a, b, sw in self.move_logits(moves, table, opts)]
+        top = max(logs)
+        weights = [math.exp(x - top) for x in logs]
+        total = sum(weights)
+        return [w / total for w in weights]
+
 
 def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], list[float]] | None:
     """Every hand the opponent may hold (2 players), as masks, with its posterior probability
@@ -141,18 +184,11 @@ def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], l
     pool = list(bits(view.unseen.mask))
     hands = [sum(1 << c for c in combo) for combo in combinations(pool, k)]
     logw = [0.0] * len(hands)
-    inv_t = 1.0 / model.temperature
     for c, cap, table_t, piles_t, later_t in records:
 
         def options(card: int, table_t: int = table_t) -> list[tuple[float, float, int]]:
             # each move of ``card``: (log-weight if safe, if some unseen card sweeps, sweepers)
-            out = []
-            for _, m in core.legal_moves(1 << card, table_t, opts):
-                v = model.move_value(card, m, table_t) * inv_t
-                after = (table_t & ~m) if m else (table_t | 1 << card)
-                risk = (model.risk_capture if m else model.risk_lay) * inv_t
-                out.append((v, v - risk, sweepers(after, opts)))
-            return out
+            return model.move_logits(core.legal_moves(1 << card, table_t, opts), table_t, opts)
 
         held = later_t | 1 << c  # held then besides the candidate hand
         # unseen by the opponent then, before taking out the candidate hand

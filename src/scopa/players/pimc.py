@@ -37,6 +37,15 @@ class PIMCPlayer:
     :class:`~scopa.players.inference.OpponentModel`, default ``OpponentModel()``) are drawn
     more often. ``infer=False`` samples uniformly.
 
+    With two players the opponent's reply to each move is not only taken to be its best
+    reply in the sample, as if it saw every card and solved the rest: the move's value is
+    ``(1 - reply_weight)`` times that minimax value plus ``reply_weight`` times its
+    expected value when the opponent replies as ``model`` predicts
+    (:meth:`OpponentModel.reply_probabilities
+    <scopa.players.inference.OpponentModel.reply_probabilities>`), each reply valued by the
+    same search. ``reply_weight=0`` is plain PIMC, which never strays from the solver's
+    values where nothing is hidden.
+
     >>> import scopa
     >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     >>> str(PIMCPlayer(samples=4, seed=1).choose(s.view(0)))
@@ -54,6 +63,7 @@ class PIMCPlayer:
         tt_size_mb: int = 4,
         infer: bool = True,
         model: OpponentModel | None = None,
+        reply_weight: float = 0.5,
     ) -> None:
         check_budget("samples", samples)
         check_budget("time_limit", time_limit, allow_none=True)
@@ -66,6 +76,9 @@ class PIMCPlayer:
             raise ScopaError(f"bad infer {infer!r}: expected True or False")
         if model is not None and not isinstance(model, OpponentModel):
             raise ScopaError(f"bad model {model!r}: expected an OpponentModel or None")
+        number = isinstance(reply_weight, (int, float)) and not isinstance(reply_weight, bool)
+        if not (number and 0 <= reply_weight <= 1):
+            raise ScopaError(f"bad reply_weight {reply_weight!r}: expected a number from 0 to 1")
         self.samples = samples
         self.time_limit = time_limit
         self.seed = seed
@@ -74,6 +87,7 @@ class PIMCPlayer:
         self.tie = tie
         self.infer = infer
         self.model = model if model is not None else OpponentModel()
+        self.reply_weight = float(reply_weight)
         self._rng = random.Random(seed)
         self._solver = core.Solver(tt_size_mb)
 
@@ -90,7 +104,8 @@ class PIMCPlayer:
     def sample_values(self, pos: tuple[Any, ...], rules: Rules) -> list[tuple[int, int, float]]:
         """Every legal move's value in one full position (a sample), for the team to move:
         ``[(card, capture mask, points), ...]``, exact when at most ``exact_plays`` plays
-        are left, else from the depth-limited search.
+        are left, else from the depth-limited search; with two players, the opponent's reply
+        weighed as the class docstring says.
 
         >>> import scopa
         >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
@@ -98,9 +113,38 @@ class PIMCPlayer:
         [(6, 8392704, 4.0), (19, 0, 3.0)]
         """
         opts, block = rules.core_options, rules.hand_size
-        if sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players):
+        exact = sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players)
+        depth = self._depth(rules.players)
+        if rules.players != 2 or self.reply_weight == 0 or (not exact and depth < 2):
+            return self._minimax_values(pos, rules, exact, depth)
+        me = pos[5]
+        w = self.reply_weight
+        out = []
+        for c, m in core.legal_moves(pos[0][me], pos[1], opts):
+            child = core.apply_move(pos, c, m, opts, block)
+            replies = self._minimax_values(child, rules, exact, depth - 1) if child[5] != me else []
+            if not replies:  # the opponent has no card (a composed position): no reply to weigh
+                return self._minimax_values(pos, rules, exact, depth)
+            # the cards the opponent cannot see: this player's hand and the stock (in the last
+            # round it may count them; the model's sweep risk is about cards it cannot see)
+            unseen = child[0][me]
+            for x in child[2]:
+                unseen |= 1 << x
+            moves = [(rc, rm) for rc, rm, _ in replies]
+            probs = self.model.reply_probabilities(moves, child[1], unseen, opts)
+            best = max(v for _, _, v in replies)
+            expected = sum(p * v for p, (_, _, v) in zip(probs, replies, strict=True))
+            out.append((c, m, -((1 - w) * best + w * expected)))
+        return out
+
+    def _minimax_values(
+        self, pos: tuple[Any, ...], rules: Rules, exact: bool, depth: int
+    ) -> list[tuple[int, int, float]]:
+        """Every legal move's exact value, or its value from an alpha-beta ``depth`` plays deep."""
+        opts, block = rules.core_options, rules.hand_size
+        if exact:
             return [(c, m, float(v)) for c, m, v in self._solver.analyze(pos, opts, block)]
-        return self._solver.analyze_depth(pos, opts, block, self._depth(rules.players))
+        return self._solver.analyze_depth(pos, opts, block, depth)
 
     def evaluate(self, view: PlayerView) -> dict[Move, tuple[float, float]]:
         """``{move: (mean value, share of samples where it leaves the next player a sweep)}``."""
