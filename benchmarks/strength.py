@@ -1,7 +1,7 @@
 """Strength of the computer players, measured with the arena (results in the README).
 
 Usage: python benchmarks/strength.py [--jobs 2] [--scale 1.0] PAIRING...
-Pairings: scopa-pimc-greedy, scopa-greedy-random, scopa-pimc-ismcts,
+Pairings: scopa-pimc-greedy, scopa-greedy-random, scopa-pimc-ismcts, scopa-pimc-plain,
 scientifico-pimc-greedy, scientifico-ismcts-greedy (default: all). ``--scale`` multiplies the
 number of duplicate deals (2,000 and 1,000 in the issue's plan).
 """
@@ -23,6 +23,8 @@ PAIRINGS = {
         ("ismcts", {"time_limit": 0.05}),
         1000,
     ),
+    # PIMC against itself without the opponent model's reply weighting (plain PIMC)
+    "scopa-pimc-plain": ("scopa", "pimc", ("pimc", {"reply_weight": 0}), 1000),
     "scientifico-pimc-greedy": ("scopone_scientifico", "pimc", "greedy", 1000),
     "scientifico-ismcts-greedy": ("scopone_scientifico", ("ismcts", {"time_limit": 0.02}), "greedy", 200),
 }
