@@ -81,6 +81,7 @@ ctypedef struct SState:
     int iid_depth         # plays left from which moves with no table move are ordered by a shallow search
     int iid_plies
     int guess_plies       # depth of the horizon search that gives MTD(f) its first guess (0: guess 0)
+    int guess_min         # plays left from which solve() asks that search for a guess
     int hist[40]
     CapEntry* capcache    # 2**CAP_CACHE_BITS remembered sums (see solver_captures)
     LeafEntry* leaftt     # 2 * 2**LEAF_TT_BITS bounds of leaf-search positions (buckets of two)
@@ -1014,6 +1015,7 @@ cdef class Solver:
         self.S.iid_depth = 16
         self.S.iid_plies = 1
         self.S.guess_plies = 6
+        self.S.guess_min = 20
         self._context = None
         self._dirty = False
         self.clear()
@@ -1082,6 +1084,14 @@ cdef class Solver:
             return self.S.guess_plies
         def __set__(self, int value):
             self.S.guess_plies = value
+
+    property guess_min:
+        """Plays left from which solve() asks the horizon search for its first guess
+        (below, the guess is a level hand: the horizon search would cost more than it saves)."""
+        def __get__(self):
+            return self.S.guess_min
+        def __set__(self, int value):
+            self.S.guess_min = value
 
     property etc_depth:
         """Plays left from which enhanced transposition cutoffs are tried (a tuning knob)."""
@@ -1182,7 +1192,8 @@ cdef class Solver:
         node_info(&p, opts, &info)
         lo, hi = (info.lo, info.hi) if sigma == 1 else (-info.hi, -info.lo)
         self.S.node_limit = node_limit
-        if self.S.guess_plies > 0:
+        if self.S.guess_plies > 0 and p.stock_len - p.stock_pos + scopa_popcount(
+                p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3]) >= self.S.guess_min:
             # The horizon search's estimate runs about 2/3 of the true value (its evaluation
             # discounts open terms), and null-window tests above the value cost the most:
             # guess floor(1.5 x estimate). 14% fewer nodes at k = 6 and 7 than guessing 0.

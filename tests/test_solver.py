@@ -282,8 +282,8 @@ def test_tuning_knobs_keep_values_exact(leaf_depth, etc_depth, iid, leaf_tt, gue
         solver.leaf_depth, solver.etc_depth = leaf_depth, etc_depth
         solver.iid_depth, solver.iid_plies = iid, 1 + iid % 3
         solver.leaf_tt_min, solver.leaf_tt_max = leaf_tt, leaf_tt + 5
-        solver.guess_plies = guess
+        solver.guess_plies, solver.guess_min = guess, guess % 3
         assert (solver.leaf_depth, solver.etc_depth, solver.iid_depth) == (leaf_depth, etc_depth, iid)
-        assert solver.guess_plies == guess
+        assert (solver.guess_plies, solver.guess_min) == (guess, guess % 3)
         assert (solver.leaf_tt_min, solver.leaf_tt_max) == (leaf_tt, leaf_tt + 5)
         assert solver.solve(pos, opts, block)[1] == twin_mod.minimax(pos, opts, block)
