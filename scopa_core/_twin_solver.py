@@ -5,6 +5,9 @@ open part of the score, null-window (MTD(f)) searches, a transposition table of
 bounds keyed by the cards still in play and a summary of the undecided scoring terms,
 sure-point cutoffs and move ordering. It is the reference the compiled solver is
 tested against, with :func:`minimax` (plain, no pruning) as the ground truth.
+The compiled solver adds speed-only refinements that leave every value unchanged, so
+node counts differ: the leaf search's exact-position table, one card per neutral rank in
+the leaf search, and ``solve``'s first MTD(f) guess from a horizon search.
 
 Scores are split in two. *Banked* points (``B``, team 0 minus team 1) are already
 certain: the scope made so far and every scoring term whose outcome no longer depends

@@ -243,6 +243,30 @@ def test_inexact_result_has_bounds():
     assert r.best_move in s.legal_moves()
 
 
+@pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
+def test_first_guess_keeps_values_and_the_node_limit():
+    # From 20 plays left solve() guesses from a horizon search: the values must not move,
+    # with either team to move and scope already banked, and a node limit must bound the
+    # whole call (the guess is skipped under a limit).
+    compiled = CORES[1]
+    rnd, found = random.Random(11), 0
+    while found < 6:
+        s = State.deal("scopone_scientifico", seed=rnd.getrandbits(32), dealer=rnd.randrange(4))
+        while sum(len(h) for h in s.hands) > 21:
+            s = s.play(rnd.choice(s.legal_moves()))
+        if s.turn % 2 == 0 or s.scope == (0, 0):
+            continue
+        found += 1
+        opts, block = s.rules.core_options, s.rules.hand_size
+        plain, guessing = compiled.Solver(8), compiled.Solver(8)
+        plain.guess_plies = 0
+        assert guessing.guess_plies > 0 and guessing.guess_min <= 21
+        assert guessing.solve(s.masks, opts, block)[:3] == plain.solve(s.masks, opts, block)[:3]
+    full = State.deal("scopone_scientifico", seed=5)
+    result = compiled.Solver(8).solve(full.masks, full.rules.core_options, full.rules.hand_size, 1000)
+    assert not result[0] and result[6] < 2000
+
+
 def test_solver_errors():
     with pytest.raises(scopa.ScopaError, match="bad tt_size_mb 0"):
         scopa.Solver(0)
