@@ -23,7 +23,7 @@ PAIRINGS = {
         ("ismcts", {"time_limit": 0.05}),
         1000,
     ),
-    # PIMC against itself without the opponent model's reply weighting (plain PIMC)
+    # PIMC against itself without the opponent model's reply weighting (reply_weight=0)
     "scopa-pimc-plain": ("scopa", "pimc", ("pimc", {"reply_weight": 0}), 1000),
     "scientifico-pimc-greedy": ("scopone_scientifico", "pimc", "greedy", 1000),
     "scientifico-ismcts-greedy": ("scopone_scientifico", ("ismcts", {"time_limit": 0.02}), "greedy", 200),

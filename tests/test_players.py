@@ -390,6 +390,16 @@ def test_pimc_reply_weight_leaves_four_players_and_the_last_play_to_the_solver()
     assert got == core.Solver(4).analyze_depth(s.masks, opts, block, 3)
 
 
+def test_pimc_reply_weight_needs_a_reply_to_search():
+    # One play deep there is no reply to weigh: the depth-limited values as they are.
+    import scopa_core as core
+
+    s = refused_settebello()
+    opts, block = s.rules.core_options, s.rules.hand_size
+    got = PIMCPlayer(exact_plays=0, depth=1, reply_weight=1).sample_values(s.masks, s.rules)
+    assert got == core.Solver(4).analyze_depth(s.masks, opts, block, 1)
+
+
 def test_reply_probabilities_follow_the_model():
     # Js on the table: laying down 2b makes 12 for a king, the queen does not (RULES §4).
     s = State.from_string("scopa 2bQb/KsAs Js - -/- 0/0 0 - 1")
@@ -429,6 +439,7 @@ def test_ismcts_search_counts_iterations():
         (lambda: make_player("pimc", reply_weight=True), "bad reply_weight True"),
         (lambda: make_player("pimc", reply_weight="half"), "bad reply_weight 'half'"),
         (lambda: OpponentModel(temperature=0), "bad OpponentModel temperature 0"),
+        (lambda: OpponentModel().reply_probabilities([], 0, 0, 0), "no moves to weigh"),
         (lambda: OpponentModel(seven=float("nan")), "bad OpponentModel seven nan"),
         (lambda: OpponentModel(sweep=True), "bad OpponentModel sweep True"),
     ],

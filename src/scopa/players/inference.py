@@ -131,6 +131,8 @@ class OpponentModel:
         >>> [round(p, 6) for p in probs]
         [1.0, 0.0]
         """
+        if not moves:
+            raise ScopaError("no moves to weigh: expected the mover's legal moves (at least one)")
         logs = [b if sw & unseen else a for a, b, sw in self.move_logits(moves, table, opts)]
         top = max(logs)
         weights = [math.exp(x - top) for x in logs]

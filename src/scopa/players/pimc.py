@@ -43,8 +43,8 @@ class PIMCPlayer:
     expected value when the opponent replies as ``model`` predicts
     (:meth:`OpponentModel.reply_probabilities
     <scopa.players.inference.OpponentModel.reply_probabilities>`), each reply valued by the
-    same search. ``reply_weight=0`` is plain PIMC, which never strays from the solver's
-    values where nothing is hidden.
+    same search. ``reply_weight=0`` takes the best reply only (PIMC as it was), which never
+    strays from the solver's values where nothing is hidden.
 
     >>> import scopa
     >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
