@@ -998,6 +998,9 @@ cdef class Solver:
             n_buckets *= 2
         self.tt_size_mb = tt_size_mb
         self.S.tt = <TTEntry*>scopa_table_alloc(n_buckets * 2 * sizeof(TTEntry))
+        # the big table is zeroed first: the small hot tables written after it stay in the cache
+        if self.S.tt != NULL:
+            memset(self.S.tt, 0, n_buckets * 2 * sizeof(TTEntry))
         self.S.mcap = <uint64_t*>malloc(MOVE_STACK * sizeof(uint64_t))
         self.S.mcard = <signed char*>malloc(MOVE_STACK * sizeof(signed char))
         self.S.mscore = <int*>malloc(MOVE_STACK * sizeof(int))
@@ -1014,7 +1017,6 @@ cdef class Solver:
         if (self.S.tt == NULL or self.S.mcap == NULL or self.S.mcard == NULL or self.S.mscore == NULL
                 or self.S.capcache == NULL or self.S.leaftt == NULL):
             raise MemoryError(f"cannot allocate a {tt_size_mb} MB transposition table")
-        memset(self.S.tt, 0, n_buckets * 2 * sizeof(TTEntry))
         self.S.tt_mask = n_buckets - 1
         self.S.epoch = 1
         self.S.leaf_depth = 13
