@@ -4,6 +4,9 @@ Positions: Scopone scientifico deals played randomly until every hand holds k ca
 (k = 3..6; k = 7 with SCOPA_BENCH_K7=1, minutes per position), and 2-player Scopa
 from the last refill and from the deal with the whole stock known. Each position is
 solved from an empty table. The Python twin solves the same k = 3, 4 positions.
+Sub-millisecond sets (k = 3, 4, the 2-player ones) are solved in 3 rounds, each by a new
+solver (so its capture memo starts empty too), and each position's fastest round counts:
+single solves that short move several-fold with the machine's load.
 
 Run: ``pytest benchmarks/test_bench_solver.py --benchmark-json=solver.json`` then
 ``python benchmarks/report.py solver.json`` for the README table.
@@ -52,17 +55,22 @@ def two_player(from_deal: bool, count: int) -> list[tuple]:
     )
 
 
-def run_all(benchmark, core, positions: list[tuple], block: int, tt_mb: int = 256) -> None:
-    solver = core.Solver(tt_mb)
+def run_all(benchmark, core, positions: list[tuple], block: int, tt_mb: int = 256, rounds: int = 1) -> None:
     rows: list[tuple[float, int, int, int]] = []
 
     def run() -> None:
         rows.clear()
-        for pos in positions:
-            solver.clear()
-            t0 = time.perf_counter()
-            result = solver.solve(pos, OPTS, block)
-            rows.append((time.perf_counter() - t0, result[6], solver.tt_hits, solver.tt_probes))
+        for r in range(rounds):
+            solver = core.Solver(tt_mb)
+            for i, pos in enumerate(positions):
+                solver.clear()
+                t0 = time.perf_counter()
+                result = solver.solve(pos, OPTS, block)
+                row = (time.perf_counter() - t0, result[6], solver.tt_hits, solver.tt_probes)
+                if r == 0:
+                    rows.append(row)
+                elif row[0] < rows[i][0]:
+                    rows[i] = row
 
     benchmark.pedantic(run, rounds=1, iterations=1)
     times = [r[0] for r in rows]
@@ -80,16 +88,16 @@ def run_all(benchmark, core, positions: list[tuple], block: int, tt_mb: int = 25
 @pytest.mark.parametrize("k", K_VALUES)
 def test_solve_4p(benchmark, k):
     benchmark.extra_info["core"] = "cython"
-    run_all(benchmark, compiled, four_player(k, COUNT[k]), 10, 1024 if k >= 7 else 256)
+    run_all(benchmark, compiled, four_player(k, COUNT[k]), 10, 1024 if k >= 7 else 256, 3 if k <= 4 else 1)
 
 
 @pytest.mark.parametrize("k", [3, 4])
 def test_solve_4p_twin(benchmark, k):
     benchmark.extra_info["core"] = "python"
-    run_all(benchmark, twin, four_player(k, COUNT[k]), 10)
+    run_all(benchmark, twin, four_player(k, COUNT[k]), 10, rounds=3)
 
 
 @pytest.mark.parametrize("start", ["last_refill", "deal"])
 def test_solve_scopa(benchmark, start):
     benchmark.extra_info["core"] = "cython"
-    run_all(benchmark, compiled, two_player(start == "deal", 10), 3)
+    run_all(benchmark, compiled, two_player(start == "deal", 10), 3, rounds=3)
