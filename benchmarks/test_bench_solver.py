@@ -1,7 +1,7 @@
 """Double-dummy solver speed (RULES §8).
 
 Positions: Scopone scientifico deals played randomly until every hand holds k cards
-(k = 3..6; k = 7 with SCOPA_BENCH_K7=1, minutes per position), and 2-player Scopa
+(k = 3..6; k = 7 with SCOPA_BENCH_K7=1, seconds per position), and 2-player Scopa
 from the last refill and from the deal with the whole stock known. Each position is
 solved from an empty table. The Python twin solves the same k = 3, 4 positions.
 Sub-millisecond sets (k = 3, 4, the 2-player ones) are solved in 3 rounds, each by a new
