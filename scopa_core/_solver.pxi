@@ -944,12 +944,14 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     return best
 
 
-cdef int check_cards_once(const Pos* p, tuple pos) except -1:
-    """Raise ValueError unless every card of ``p`` is one of the 40 and in one place only
-    (the table key packs the places of the cards and relies on it)."""
+cdef int check_position(const Pos* p, tuple pos) except -1:
+    """Raise ValueError unless ``p`` can occur in play: every card one of the 40 and in one
+    place only (the table key packs the places of the cards and relies on it), the seat to
+    move and the last capturer in range, and hand sizes a round leaves (as the twin's
+    ``check_position``)."""
     cdef uint64_t masks[47]
     cdef uint64_t seen = 0
-    cdef int i, c, n = 0
+    cdef int i, c, n = 0, k, size, prev
     for i in range(p.nplayers):
         masks[n] = p.hands[i]
         n += 1
@@ -965,6 +967,20 @@ cdef int check_cards_once(const Pos* p, tuple pos) except -1:
         if (masks[i] & seen) or (masks[i] >> 40):
             raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
         seen |= masks[i]
+    if not (0 <= p.turn < p.nplayers and -1 <= p.last <= 1):
+        raise ValueError(f"impossible position {pos!r}: expected a seat to move from 0 to "
+                         f"{p.nplayers - 1} and a last capturer -1, 0 or 1")
+    if p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3]:
+        k = scopa_popcount(p.hands[p.turn])
+        prev = k
+        for i in range(p.nplayers):
+            size = scopa_popcount(p.hands[(p.turn + i) % p.nplayers])
+            if k == 0 or size > prev or size < k - 1:
+                raise ValueError(f"impossible position {pos!r}: from the seat to move on, hands "
+                                 "hold k >= 1 cards, then k - 1 for the seats that already played")
+            prev = size
+    elif p.stock_len:
+        raise ValueError(f"impossible position {pos!r}: every hand is empty but the stock is not")
     return 0
 
 
@@ -1120,6 +1136,8 @@ cdef class Solver:
 
     cdef int _prepare(self, tuple pos, int opts, int block, Pos* p) except -1:
         stock = tuple(pos[2])
+        pos_from_tuple(p, self.stock, pos, block)
+        check_position(p, pos)   # before anything changes: a refused call leaves the solver as it was
         ctx = self._context
         same = (
             ctx is not None
@@ -1130,8 +1148,6 @@ cdef class Solver:
         if not same:
             self.clear()
             self._context = ((opts, block, len(pos[0])), stock)
-        pos_from_tuple(p, self.stock, pos, block)
-        check_cards_once(p, pos)
         self.S.opts = opts
         self.S.block = block
         self.S.nplayers = p.nplayers

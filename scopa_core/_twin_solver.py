@@ -29,6 +29,43 @@ SEVEN_COINS = core.SETTEBELLO
 KING_COINS = core.RE_BELLO
 
 
+def check_position(pos: tuple) -> None:
+    """Raise ValueError unless ``pos`` can occur in play: every card one of the 40 and in one
+    place only (the table key relies on it), the seat to move and the last capturer in
+    range, and hand sizes a round leaves: from the seat to move on, k >= 1 cards, then k - 1
+    for the seats that already played; or every hand empty and no stock.
+
+    >>> check_position(((1, 2), 4, (), (0, 0), (0, 0), 0, -1))
+    >>> try:
+    ...     check_position(((0, 2), 4, (), (0, 0), (0, 0), 0, -1))  # seat 0 to move, no card
+    ... except ValueError as exc:
+    ...     print(str(exc).split(": ")[1])
+    from the seat to move on, hands hold k >= 1 cards, then k - 1 for the seats that already played
+    """
+    hands, stock, turn, last = pos[0], tuple(pos[2]), pos[5], pos[6]
+    seen = 0
+    for m in (*hands, pos[1], *pos[3], *(1 << c if 0 <= c < 40 else 1 << 40 for c in stock)):
+        if m & seen or m >> 40:
+            raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
+        seen |= m
+    n = len(hands)
+    if not (0 <= turn < n and -1 <= last <= 1):
+        raise ValueError(
+            f"impossible position {pos!r}: expected a seat to move from 0 to {n - 1} "
+            "and a last capturer -1, 0 or 1"
+        )
+    if any(hands):
+        sizes = [core.popcount(hands[(turn + i) % n]) for i in range(n)]
+        k = sizes[0]
+        if k == 0 or any(s not in (k, k - 1) for s in sizes) or sizes != sorted(sizes, reverse=True):
+            raise ValueError(
+                f"impossible position {pos!r}: from the seat to move on, hands hold k >= 1 cards, "
+                "then k - 1 for the seats that already played"
+            )
+    elif stock:
+        raise ValueError(f"impossible position {pos!r}: every hand is empty but the stock is not")
+
+
 class SolverAborted(Exception):
     """Raised inside the search when the node limit is reached."""
 
@@ -369,11 +406,7 @@ class Solver:
 
     def _prepare(self, pos: tuple, opts: int, block: int) -> None:
         stock = tuple(pos[2])
-        seen = 0
-        for m in (*pos[0], pos[1], *pos[3], *(1 << c if 0 <= c < 40 else 1 << 40 for c in stock)):
-            if m & seen or m >> 40:
-                raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
-            seen |= m
+        check_position(pos)
         ctx = self._context
         same = (
             ctx is not None

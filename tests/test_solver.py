@@ -277,19 +277,39 @@ def test_solver_errors():
 
 
 def test_solver_rejects_impossible_position_tuples(core):
-    # A card in two places, or outside 0-39, cannot be solved (the table key relies on it).
+    # A card in two places, or outside 0-39, cannot be solved (the table key relies on it);
+    # nor can hand sizes no round leaves, or a seat or last capturer out of range.
+    quad = ((1 << 5, 0, 1 << 13, 0), 1 << 20, (), (0, 0), (0, 0), 0, -1)
     for pos in [
         ((1 | 2, 2), 4, (), (0, 0), (0, 0), 0, -1),  # card 1 in both hands
         ((1, 2), 4, (), (4, 0), (0, 0), 0, -1),  # card 2 on the table and in a pile
         ((1, 2), 4, (0,), (0, 0), (0, 0), 0, -1),  # card 0 in a hand and in the stock
         ((1, 2), 4, (40,), (0, 0), (0, 0), 0, -1),  # no card 40
         ((1 << 45, 2), 4, (), (0, 0), (0, 0), 0, -1),
+        ((0, 2), 4, (), (0, 0), (0, 0), 0, -1),  # the seat to move holds no card
+        quad,  # seat 1 would be to move with no card while seat 2 holds one
+        ((1, 2 | 8), 4, (), (0, 0), (0, 0), 0, -1),  # the next seat holds more than the mover
+        ((0, 0), 4, (5, 6, 7, 8, 9, 10), (0, 0), (0, 0), 0, -1),  # empty hands, stock left
+        ((1, 2), 4, (), (0, 0), (0, 0), 2, -1),  # no seat 2 in a 2-player game
+        ((1, 2), 4, (), (0, 0), (0, 0), 0, 3),  # no team 3
     ]:
         for call in (core.Solver(1).solve, core.Solver(1).analyze):
             with pytest.raises(ValueError, match="impossible position"):
                 call(pos, 0, 3)
         with pytest.raises(ValueError, match="impossible position"):
             core.Solver(1).analyze_depth(pos, 0, 3, 2)
+
+
+def test_a_refused_position_leaves_the_solver_as_it_was(core):
+    # The table is kept between related positions; a refused call must not clear it.
+    s = State.deal("scopa", seed=2)
+    solver = core.Solver(4)
+    solver.solve(s.masks, s.rules.core_options, 3)
+    kept = solver.tt_entries()
+    assert kept > 0
+    with pytest.raises(ValueError, match="impossible position"):
+        solver.solve(((0, 2), 4, (), (0, 0), (0, 0), 0, -1), 0, 3)
+    assert solver.tt_entries() == kept
 
 
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
