@@ -356,8 +356,9 @@ cdef void pos_from_tuple(Pos* p, int* stock_buf, tuple pos, int block) except *:
     hands, table, stock, captured, scope, turn, last = pos
     cdef int i
     p.nplayers = len(hands)
-    if p.nplayers not in (2, 4) or len(stock) > 40:
-        raise ValueError(f"bad position tuple {pos!r}")
+    if p.nplayers not in (2, 4) or len(stock) > 40 or not (0 <= turn < p.nplayers and -1 <= last <= 1):
+        raise ValueError(f"bad position tuple {pos!r}: expected 2 or 4 hands, at most 40 stock cards, "
+                         "a seat to move among the hands and a last capturer -1, 0 or 1")
     for i in range(4):
         p.hands[i] = hands[i] if i < p.nplayers else 0
     p.table = table

@@ -945,10 +945,10 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
 
 
 cdef int check_position(const Pos* p, tuple pos) except -1:
-    """Raise ValueError unless ``p`` can occur in play: every card one of the 40 and in one
-    place only (the table key packs the places of the cards and relies on it), the seat to
-    move and the last capturer in range, and hand sizes a round leaves (as the twin's
-    ``check_position``)."""
+    """Raise ValueError unless ``p`` (whose seat to move and last capturer pos_from_tuple
+    checked) can occur in play: every card one of the 40 and in one place only (the table
+    key packs the places of the cards and relies on it), and hand sizes a round leaves (as
+    the twin's ``check_position``)."""
     cdef uint64_t masks[47]
     cdef uint64_t seen = 0
     cdef int i, c, n = 0, k, size, prev
@@ -967,9 +967,6 @@ cdef int check_position(const Pos* p, tuple pos) except -1:
         if (masks[i] & seen) or (masks[i] >> 40):
             raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
         seen |= masks[i]
-    if not (0 <= p.turn < p.nplayers and -1 <= p.last <= 1):
-        raise ValueError(f"impossible position {pos!r}: expected a seat to move from 0 to "
-                         f"{p.nplayers - 1} and a last capturer -1, 0 or 1")
     if p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3]:
         k = scopa_popcount(p.hands[p.turn])
         prev = k

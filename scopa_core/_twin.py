@@ -115,6 +115,18 @@ def legal_moves(hand: int, table: int, opts: int) -> list[tuple[int, int]]:
     return moves
 
 
+def check_tuple(pos: tuple) -> None:
+    """Raise ValueError unless ``pos`` has the shape the core reads (as the compiled
+    ``pos_from_tuple``): 2 or 4 hands, at most 40 stock cards, a seat to move among the
+    hands and a last capturer -1, 0 or 1. Cards are not checked here."""
+    n = len(pos[0])
+    if n not in (2, 4) or len(pos[2]) > 40 or not (0 <= pos[5] < n and -1 <= pos[6] <= 1):
+        raise ValueError(
+            f"bad position tuple {pos!r}: expected 2 or 4 hands, at most 40 stock cards, "
+            "a seat to move among the hands and a last capturer -1, 0 or 1"
+        )
+
+
 def apply_move(pos: tuple, card: int, capture: int, opts: int, block: int) -> tuple:
     """Play ``card`` capturing ``capture`` (0 = lay down) and return the next position.
 
@@ -125,6 +137,7 @@ def apply_move(pos: tuple, card: int, capture: int, opts: int, block: int) -> tu
     first block to the seat to move), and at the end of the hand the table goes to
     the last capturer. The move is not checked: the caller validates it.
     """
+    check_tuple(pos)
     hands, table, stock, captured, scope, turn, last = pos
     n = len(hands)
     bit = 1 << card
@@ -292,6 +305,7 @@ def rollouts(pos: tuple, opts: int, block: int, n: int, seed: int) -> list[int]:
     finish's final score difference (team 0 minus team 1)."""
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
+    check_tuple(pos)
     rng = _Rng(seed)
     out = []
     for _ in range(n):

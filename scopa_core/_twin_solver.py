@@ -42,18 +42,14 @@ def check_position(pos: tuple) -> None:
     ...     print(str(exc).split(": ")[1])
     from the seat to move on, hands hold k >= 1 cards, then k - 1 for the seats that already played
     """
-    hands, stock, turn, last = pos[0], tuple(pos[2]), pos[5], pos[6]
+    core.check_tuple(pos)
+    hands, stock, turn = pos[0], tuple(pos[2]), pos[5]
     seen = 0
     for m in (*hands, pos[1], *pos[3], *(1 << c if 0 <= c < 40 else 1 << 40 for c in stock)):
         if m & seen or m >> 40:
             raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
         seen |= m
     n = len(hands)
-    if not (0 <= turn < n and -1 <= last <= 1):
-        raise ValueError(
-            f"impossible position {pos!r}: expected a seat to move from 0 to {n - 1} "
-            "and a last capturer -1, 0 or 1"
-        )
     if any(hands):
         sizes = [core.popcount(hands[(turn + i) % n]) for i in range(n)]
         k = sizes[0]

@@ -217,6 +217,20 @@ def test_bad_geometry(core):
         core.playouts(2, 3, 4, 0, -1, 1)
 
 
+def test_bad_position_tuples(core):
+    # The seat to move and the last capturer index the hands and piles: out of range is refused.
+    for pos in [
+        ((1, 2), 4, (), (0, 0), (0, 0), 7, -1),
+        ((1, 2), 4, (), (0, 0), (0, 0), -1, -1),
+        ((1, 2), 4, (), (0, 0), (0, 0), 0, 2),
+        ((1, 2, 8), 4, (), (0, 0), (0, 0), 0, -1),
+    ]:
+        with pytest.raises(ValueError, match="bad position tuple"):
+            core.apply_move(pos, 0, 0, 0, 3)
+        with pytest.raises(ValueError, match="bad position tuple"):
+            core.rollouts(pos, 0, 3, 1, 1)
+
+
 @pytest.mark.parametrize("game", GEOMETRIES)
 def test_playouts_are_valid_hands(core, game):
     n_hands = 200 if core.__name__.endswith("_twin") else 5000
