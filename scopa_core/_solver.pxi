@@ -444,6 +444,17 @@ cdef inline int solver_captures(SState* S, int card, uint64_t table, uint64_t* o
     return n
 
 
+cdef inline bint stood_for(uint64_t hand, uint64_t neutral, int c) noexcept nogil:
+    """Whether ``c`` is a ``neutral`` card and a lower neutral card of its rank in ``hand``
+    stands for it: the two play alike, so only the lowest one's moves are searched."""
+    return (neutral >> c) & 1 and (hand & neutral & rank_mask[c % 10 + 1] & ((<uint64_t>1 << c) - 1)) != 0
+
+
+cdef inline int plays_left(const Pos* p) noexcept nogil:
+    """Plays left in the hand: the cards in the hands and in the stock."""
+    return p.stock_len - p.stock_pos + scopa_popcount(p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3])
+
+
 cdef int gen_moves(SState* S, const Pos* p, uint64_t neutral) noexcept nogil:
     """Write the legal moves at S.sp, one per class of moves equal up to swapping
     neutral cards of one rank (see the twin's ``prune_equivalent``); return how many."""
@@ -459,8 +470,8 @@ cdef int gen_moves(SState* S, const Pos* p, uint64_t neutral) noexcept nogil:
         c = scopa_ctz(m)
         m &= m - 1
         v = c % 10 + 1
-        if (neutral >> c) & 1 and (hand & neutral & rank_mask[v] & ((<uint64_t>1 << c) - 1)):
-            continue   # a lower neutral card of this rank stands for this one
+        if stood_for(hand, neutral, c):
+            continue
         if count[v] < 0:
             first[v] = base + n
             k = solver_captures(S, c, p.table, S.mcap + base + n)
@@ -550,8 +561,8 @@ cdef int leaf_moves(SState* S, const Pos* p, uint64_t neutral) noexcept nogil:
     while hand:
         c = scopa_ctz(hand)
         hand &= hand - 1
-        if (neutral >> c) & 1 and (p.hands[p.turn] & neutral & rank_mask[c % 10 + 1] & ((<uint64_t>1 << c) - 1)):
-            continue   # a lower neutral card of this rank stands for this one
+        if stood_for(p.hands[p.turn], neutral, c):
+            continue
         k = solver_captures(S, c, table, S.mcap + base + n)
         if k == 0:
             S.mcap[base + n] = 0
@@ -869,8 +880,7 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
         return w_hi
     if w_lo >= beta:
         return w_lo
-    depth = p.stock_len - p.stock_pos + scopa_popcount(
-        p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3])
+    depth = plays_left(p)
     sb = sigma * info.B
     if depth < S.leaf_depth:
         S.nodes -= 1
@@ -967,7 +977,7 @@ cdef int check_position(const Pos* p, tuple pos) except -1:
         if (masks[i] & seen) or (masks[i] >> 40):
             raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
         seen |= masks[i]
-    if p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3]:
+    if any_hand(p):
         k = scopa_popcount(p.hands[p.turn])
         prev = k
         for i in range(p.nplayers):
@@ -1215,8 +1225,7 @@ cdef class Solver:
         node_info(&p, opts, &info)
         lo, hi = (info.lo, info.hi) if sigma == 1 else (-info.hi, -info.lo)
         self.S.node_limit = node_limit
-        if node_limit == 0 and self.S.guess_plies > 0 and p.stock_len - p.stock_pos + scopa_popcount(
-                p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3]) >= self.S.guess_min:
+        if node_limit == 0 and self.S.guess_plies > 0 and plays_left(&p) >= self.S.guess_min:
             # The horizon search's estimate of the open part runs about 2/3 of the true one
             # (its evaluation discounts open terms), and null-window tests above the value
             # cost the most: guess floor(1.5 x that estimate). 14% fewer nodes at k = 6 and 7
