@@ -6,6 +6,7 @@ from libc.stdint cimport uint64_t
 cdef extern from "bitops.h":
     int scopa_ctz(uint64_t x) noexcept nogil
     int scopa_popcount(uint64_t x) noexcept nogil
+    void scopa_prefetch(const void* p) noexcept nogil
 
 cdef enum:
     C_OPT_FEWEST = 1

@@ -418,9 +418,45 @@ cdef uint64_t neutral_cards(const Pos* p, const Info* info, int opts) noexcept n
     return neutral
 
 
+cdef inline int small_captures(int v, uint64_t m, uint64_t* out) noexcept nogil:
+    """The sets of the smaller table cards ``m`` (two or three of them) that add up to
+    ``v``; -1 when ``m`` holds more than three. No set of one exists (no card of value ``v``
+    is on the table), and a pair and the triple cannot both add up to ``v``: the
+    fewest-cards rule removes nothing."""
+    cdef uint64_t a = m & (~m + 1), b
+    cdef int va, vb, vc, n = 0
+    m &= m - 1
+    b = m & (~m + 1)
+    m &= m - 1
+    if m & (m - 1):
+        return -1
+    va = scopa_ctz(a) % 10 + 1
+    vb = scopa_ctz(b) % 10 + 1
+    if m == 0:
+        if va + vb == v:
+            out[0] = a | b
+            return 1
+        return 0
+    vc = scopa_ctz(m) % 10 + 1
+    if va + vb + vc == v:
+        out[0] = a | b | m
+        return 1
+    if va + vb == v:
+        out[n] = a | b
+        n += 1
+    if va + vc == v:
+        out[n] = a | m
+        n += 1
+    if vb + vc == v:
+        out[n] = b | m
+        n += 1
+    return n
+
+
 cdef inline int solver_captures(SState* S, int card, uint64_t table, uint64_t* out) noexcept nogil:
-    """:func:`captures_of` with the sets that add up remembered per (smaller table cards,
-    value, fewest-cards rule): the leaf search asks about the same few tables over and over."""
+    """:func:`captures_of` with the sets that add up worked out directly among two or three
+    smaller table cards, and remembered per (smaller table cards, value, fewest-cards rule)
+    among more: the leaf search asks about the same few tables over and over."""
     cdef int n = quick_captures(card, table, S.opts, out), i
     cdef uint64_t key
     cdef CapEntry* e
@@ -428,6 +464,9 @@ cdef inline int solver_captures(SState* S, int card, uint64_t table, uint64_t* o
         return n
     if card % 10 == 0:
         return gen_captures(card, table, S.opts, out)   # the ace that takes all
+    n = small_captures(card % 10 + 1, table & below_mask[card % 10 + 1], out)
+    if n >= 0:
+        return n
     key = (table & below_mask[card % 10 + 1]) | (<uint64_t>(card % 10 + 1) << 40) \
         | (<uint64_t>(S.opts & C_OPT_FEWEST) << 44) | (<uint64_t>1 << 63)
     e = S.capcache + ((key * <uint64_t>0x9E3779B97F4A7C15) >> (64 - CAP_CACHE_BITS))
@@ -676,7 +715,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
     to a small two-way table keyed by the exact position (1 MB, so it stays in the cache):
     the same position reached by plays in another order is searched once."""
     cdef int sigma = 1 if (p.turn & 1) == 0 else -1
-    cdef int n, i, best = -1000, v
+    cdef int n, i, best = -1000, v, a
     cdef Pos child
     if in_last_round(p):
         child = p[0]
@@ -710,42 +749,44 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
             h = ((k0 * <uint64_t>0x9E3779B97F4A7C15) ^ (k1 * <uint64_t>0xC2B2AE3D27D4EB4F)
                  ^ (k2 * <uint64_t>0x165667B19E3779F9)) >> (64 - LEAF_TT_BITS)
             e = S.leaftt + 2 * h
-            if not leaf_entry_is(S, e, k0, k1, k2):
-                e += 1
-                if not leaf_entry_is(S, e, k0, k1, k2):
-                    e = NULL
-            if e != NULL:
-                S.lt_hits += 1
-                if sigma == 1:
-                    lower = e.lower
-                    upper = e.upper
-                else:
-                    lower = -e.upper
-                    upper = -e.lower
-                if lower >= beta:
-                    return lower
-                if upper <= alpha:
-                    return upper
-                if lower == upper:
-                    return lower
-                if lower > alpha:
-                    alpha = lower
-                if upper < beta:
-                    beta = upper
-                tt_card = <int>((e.k2 >> 19) & 63) - 1
-                best_cap = e.capture
-            else:
-                # claim a slot: the first unless it holds a bigger position of this epoch
-                e = S.leaftt + 2 * h
-                if e.epoch == S.epoch and (e.k2 >> 25) > <unsigned int>left:
-                    e += 1
-                e.k0 = k0
-                e.k1 = k1
-                e.k2 = k2 | (<unsigned int>left << 25)
-                e.epoch = S.epoch
-                e.lower = -NO_BOUND
-                e.upper = NO_BOUND
+            scopa_prefetch(e)   # the moves are generated while the bucket is fetched
     n = leaf_moves(S, p, S.leaf_neutral)
+    if e != NULL:
+        if not leaf_entry_is(S, e, k0, k1, k2):
+            e += 1
+            if not leaf_entry_is(S, e, k0, k1, k2):
+                e = NULL
+        if e != NULL:
+            S.lt_hits += 1
+            if sigma == 1:
+                lower = e.lower
+                upper = e.upper
+            else:
+                lower = -e.upper
+                upper = -e.lower
+            if lower >= beta:
+                return lower
+            if upper <= alpha:
+                return upper
+            if lower == upper:
+                return lower
+            if lower > alpha:
+                alpha = lower
+            if upper < beta:
+                beta = upper
+            tt_card = <int>((e.k2 >> 19) & 63) - 1
+            best_cap = e.capture
+        else:
+            # claim a slot: the first unless it holds a bigger position of this epoch
+            e = S.leaftt + 2 * h
+            if e.epoch == S.epoch and (e.k2 >> 25) > <unsigned int>left:
+                e += 1
+            e.k0 = k0
+            e.k1 = k1
+            e.k2 = k2 | (<unsigned int>left << 25)
+            e.epoch = S.epoch
+            e.lower = -NO_BOUND
+            e.upper = NO_BOUND
     if tt_card >= 0:
         for i in range(S.sp, S.sp + n):
             if S.mcard[i] == tt_card and S.mcap[i] == best_cap:
@@ -756,7 +797,15 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
         select_best(S, i)
         child = p[0]
         apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
-        v = -leaf_search(S, &child, -beta, -(alpha if alpha > best else best))
+        a = alpha if alpha > best else best
+        if in_last_round(&child):
+            # leaf_search's first step, without copying the child once more
+            if (child.turn & 1) == 0:
+                v = -last_round(S, &child, -beta, -a)
+            else:
+                v = last_round(S, &child, a, beta)
+        else:
+            v = -leaf_search(S, &child, -beta, -a)
         if S.aborted:
             S.sp -= n
             return 0

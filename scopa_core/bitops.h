@@ -20,7 +20,15 @@ static __inline int scopa_ctz(uint64_t x) {
     return (int)i;
 }
 static __inline int scopa_popcount(uint64_t x) { return scopa_popcount_swar(x); }
+/* scopa_prefetch: ask for the cache line at p ahead of its use (a hint, no effect on results). */
+#if defined(_M_X64) || defined(_M_IX86)
+#include <xmmintrin.h>
+static __inline void scopa_prefetch(const void *p) { _mm_prefetch((const char *)p, _MM_HINT_T0); }
 #else
+static __inline void scopa_prefetch(const void *p) { (void)p; }
+#endif
+#else
+static inline void scopa_prefetch(const void *p) { __builtin_prefetch(p); }
 static inline int scopa_ctz(uint64_t x) { return __builtin_ctzll(x); }
 #if defined(__POPCNT__)
 static inline int scopa_popcount(uint64_t x) { return __builtin_popcountll(x); }
