@@ -632,6 +632,25 @@ cdef inline bint in_last_round(const Pos* p) noexcept nogil:
         and (p.hands[3] & (p.hands[3] - 1)) == 0
 
 
+cdef inline void play_on(Pos* p, int card, uint64_t capture, int opts) noexcept nogil:
+    """:func:`apply_pos` for a play that leaves cards in the hands and no stock to refill
+    from: no refill, no closing, and a sweep is never the hand's last play."""
+    cdef uint64_t bit = <uint64_t>1 << card
+    cdef int team = p.turn & 1
+    p.hands[p.turn] &= ~bit
+    if capture:
+        p.table &= ~capture
+        p.captured[team] |= capture | bit
+        p.last = team
+        if p.table == 0 and sweep_is_scopa(card, capture, False, opts):
+            p.scope[team] += 1
+    else:
+        p.table |= bit
+    p.turn += 1
+    if p.turn == p.nplayers:
+        p.turn = 0
+
+
 cdef int last_round(SState* S, Pos* p, int alpha, int beta) noexcept nogil:
     """Team 0's final difference from a position :func:`in_last_round` (``p`` is
     consumed), by alpha-beta in team 0's terms over the capture choices only. The forced
@@ -796,7 +815,10 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
     for i in range(S.sp - n, S.sp):
         select_best(S, i)
         child = p[0]
-        apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
+        if p.stock_pos >= p.stock_len:
+            play_on(&child, S.mcard[i], S.mcap[i], S.opts)   # a hand holds two cards: not the last play
+        else:
+            apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
         a = alpha if alpha > best else best
         if in_last_round(&child):
             # leaf_search's first step, without copying the child once more
