@@ -1,8 +1,9 @@
 """Double-dummy solver speed (RULES §8).
 
 Positions: Scopone scientifico deals played randomly until every hand holds k cards
-(k = 3..6; k = 7 with SCOPA_BENCH_K7=1, seconds per position), and 2-player Scopa
-from the last refill and from the deal with the whole stock known. Each position is
+(k = 3..6; k = 7 with SCOPA_BENCH_K7=1, seconds per position; k = 8 with SCOPA_BENCH_K8=1,
+minutes per position), and 2-player Scopa from the last refill and from the deal with the
+whole stock known. Each position is
 solved from an empty table. The Python twin solves the same k = 3, 4 positions.
 Sub-millisecond sets (k = 3, 4, the 2-player ones) are solved in 3 rounds, each by a new
 solver (so its capture memo starts empty too), and each position's fastest round counts:
@@ -25,8 +26,9 @@ import scopa_core._core as compiled
 import scopa_core._twin as twin
 
 OPTS = 64 | 128  # the presets' defaults: primiera needs all suits, kings redeal
-K_VALUES = [3, 4, 5, 6] + ([7] if os.environ.get("SCOPA_BENCH_K7") else [])
-COUNT = {3: 20, 4: 20, 5: 15, 6: 10, 7: 3}
+K_VALUES = [3, 4, 5, 6] + [k for k in (7, 8) if os.environ.get(f"SCOPA_BENCH_K{k}")]
+COUNT = {3: 20, 4: 20, 5: 15, 6: 10, 7: 3, 8: 3}
+TABLE_MB = {7: 1024, 8: 2048}  # the table grows with the tree: k = 8 stores some 45 million positions
 
 
 def random_positions(rnd: random.Random, geometry: tuple[int, int, int], count: int, done) -> list[tuple]:
@@ -88,7 +90,7 @@ def run_all(benchmark, core, positions: list[tuple], block: int, tt_mb: int = 25
 @pytest.mark.parametrize("k", K_VALUES)
 def test_solve_4p(benchmark, k):
     benchmark.extra_info["core"] = "cython"
-    run_all(benchmark, compiled, four_player(k, COUNT[k]), 10, 1024 if k >= 7 else 256, 3 if k <= 4 else 1)
+    run_all(benchmark, compiled, four_player(k, COUNT[k]), 10, TABLE_MB.get(k, 256), 3 if k <= 4 else 1)
 
 
 @pytest.mark.parametrize("k", [3, 4])
