@@ -20,6 +20,8 @@ from libc.string cimport memset
 cdef enum:
     MOVE_STACK = 48 * 10 * MAX_CAPTURES
     NO_BOUND = 127
+    ETC_MAX = 32          # enhanced transposition cutoffs are tried at nodes with at most this many moves
+    NO_GAIN = -100000
 
 ctypedef struct Info:
     int B          # banked difference, team 0 minus team 1
@@ -933,7 +935,8 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     cdef Pos child
     cdef Info cinfo
     cdef Key key
-    cdef Key ckey
+    cdef Key etc_keys[ETC_MAX]
+    cdef int etc_gain[ETC_MAX]
     cdef int c
     S.nodes += 1
     if S.node_limit and S.nodes > S.node_limit:
@@ -961,6 +964,8 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
         return leaf_search(S, p, alpha + sb, beta + sb) - sb
     neutral = neutral_cards(p, info, S.opts)
     make_key(p, info, neutral, &key)
+    scopa_prefetch(S.tt + 2 * (key.h & S.tt_mask))   # the moves are generated while the bucket is fetched
+    n = gen_moves(S, p, neutral)
     e = tt_probe(S, &key)
     if e != NULL:
         if e.lower >= beta:
@@ -972,20 +977,25 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
         tt_card = e.card
         tt_cap = e.capture
     S.main_nodes += 1
-    n = gen_moves(S, p, neutral)
-    if depth >= S.etc_depth:
-        # enhanced transposition cutoff: a child already known to refute the window
-        for i in range(S.sp, S.sp + n):
+    if depth >= S.etc_depth and n <= ETC_MAX:
+        # enhanced transposition cutoff: a child already known to refute the window. The
+        # children's keys are made and their buckets prefetched first, then looked up, so
+        # the table's cache misses overlap.
+        for i in range(n):
             child = p[0]
-            apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
+            apply_pos(&child, S.mcard[S.sp + i], S.mcap[S.sp + i], S.opts)
+            etc_gain[i] = NO_GAIN
             if is_over(&child):
                 continue
             node_info(&child, S.opts, &cinfo)
-            g = sigma * (cinfo.B - info.B)
-            make_key(&child, &cinfo, neutral_cards(&child, &cinfo, S.opts), &ckey)
-            e = tt_find(S, &ckey)
-            if e != NULL and g - e.upper >= beta:
-                return g - e.upper
+            etc_gain[i] = sigma * (cinfo.B - info.B)
+            make_key(&child, &cinfo, neutral_cards(&child, &cinfo, S.opts), &etc_keys[i])
+            scopa_prefetch(S.tt + 2 * (etc_keys[i].h & S.tt_mask))
+        for i in range(n):
+            if etc_gain[i] != NO_GAIN:
+                e = tt_find(S, &etc_keys[i])
+                if e != NULL and etc_gain[i] - e.upper >= beta:
+                    return etc_gain[i] - e.upper
     score_moves(S, p, n, tt_card, tt_cap)
     if tt_card < 0 and depth >= S.iid_depth and n > 1:
         # no table move this deep: order by a shallow search with the static evaluation
