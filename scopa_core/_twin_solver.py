@@ -255,13 +255,14 @@ def make_key(pos: tuple, info: tuple, neutral: int) -> tuple:
 
 
 def quick_order(moves: list, table: int) -> list:
-    """The leaf search's cheap ordering: sweeps, captures by size, then low lay-downs."""
+    """The leaf search's cheap ordering: sweeps, captures by size, then lay-downs, high cards
+    first (they leave tables that fewer sums capture: less time than low cards first)."""
 
     def score(mv: tuple) -> int:
         c, m = mv
         if m:
             return 100 + 10 * (m == table) + core.popcount(m) + 5 * bool((m | 1 << c) & SEVEN_COINS)
-        return -(c % 10)
+        return c % 10
 
     return sorted(moves, key=score, reverse=True)
 
