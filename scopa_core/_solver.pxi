@@ -106,12 +106,17 @@ DEF LEAF_TT_BITS = 14
 DEF LEAF_KEY_BITS = 0x7FFFF
 cdef size_t LEAF_TT_BYTES = 2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry)   # buckets of two
 cdef int PRIM_CODE[22]
+cdef int PRIM_ABOVE[22]   # PRIM_ABOVE[b]: the ranks (a 10-bit mask) whose primiera value is above b
 
 
 cdef void _init_solver_tables():
-    cdef int i
+    cdef int i, r
     for i in range(22):
         PRIM_CODE[i] = 0
+        PRIM_ABOVE[i] = 0
+        for r in range(10):
+            if PRIM[r] > i:
+                PRIM_ABOVE[i] |= 1 << r
     PRIM_CODE[10] = 1
     PRIM_CODE[12] = 2
     PRIM_CODE[13] = 3
@@ -404,7 +409,7 @@ cdef void tt_store(SState* S, const Key* k, int best, int alpha, int beta, int c
 cdef uint64_t neutral_cards(const Pos* p, const Info* info, int opts) noexcept nogil:
     """Cards whose suit no longer matters (see the twin's ``neutral_cards``)."""
     cdef uint64_t neutral = C_FULL & ~C_SETTEBELLO
-    cdef int s, i, low, b0, b1
+    cdef int s, low, b0, b1
     if opts & C_OPT_RE_BELLO:
         neutral &= ~C_RE_BELLO
     if (info.sig_a >> 18) & 1 or (info.sig_a >> 25) & 1:
@@ -414,9 +419,7 @@ cdef uint64_t neutral_cards(const Pos* p, const Info* info, int opts) noexcept n
             b0 = suit_best[(p.captured[0] >> (10 * s)) & C_COINS]
             b1 = suit_best[(p.captured[1] >> (10 * s)) & C_COINS]
             low = b0 if b0 < b1 else b1
-            for i in range(10):
-                if PRIM[i] > low:
-                    neutral &= ~(<uint64_t>1 << (10 * s + i))
+            neutral &= ~(<uint64_t>PRIM_ABOVE[low] << (10 * s))
     return neutral
 
 
