@@ -20,7 +20,7 @@ from libc.string cimport memset
 cdef enum:
     MOVE_STACK = 48 * 10 * MAX_CAPTURES
     NO_BOUND = 127
-    ETC_MAX = 32          # enhanced transposition cutoffs are tried at nodes with at most this many moves
+    ETC_MAX = 32          # children whose keys the enhanced transposition cutoffs make and prefetch at once
     NO_GAIN = -100000
 
 ctypedef struct Info:
@@ -821,7 +821,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
         select_best(S, i)
         child = p[0]
         if p.stock_pos >= p.stock_len:
-            play_on(&child, S.mcard[i], S.mcap[i], S.opts)   # a hand holds two cards: not the last play
+            play_on(&child, S.mcard[i], S.mcap[i], S.opts)   # a hand holds two or more cards: not the last play
         else:
             apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
         a = alpha if alpha > best else best
@@ -931,7 +931,7 @@ cdef int horizon_search(SState* S, const Pos* p, int plies, int alpha, int beta)
 cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) noexcept nogil:
     """Negamax on the open value ``w`` of ``p`` (mover's side), fail-soft."""
     cdef int sigma = 1 if (p.turn & 1) == 0 else -1
-    cdef int w_lo, w_hi, n, i, j, bi, best, v, g, a, depth, bs, sb
+    cdef int w_lo, w_hi, n, i, j, k, bi, best, v, g, a, depth, bs, sb
     cdef int best_card = -1, tt_card = -1
     cdef uint64_t best_cap = 0, tt_cap = 0, m, neutral
     cdef TTEntry* e
@@ -980,25 +980,29 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
         tt_card = e.card
         tt_cap = e.capture
     S.main_nodes += 1
-    if depth >= S.etc_depth and n <= ETC_MAX:
+    if depth >= S.etc_depth:
         # enhanced transposition cutoff: a child already known to refute the window. The
-        # children's keys are made and their buckets prefetched first, then looked up, so
-        # the table's cache misses overlap.
-        for i in range(n):
-            child = p[0]
-            apply_pos(&child, S.mcard[S.sp + i], S.mcap[S.sp + i], S.opts)
-            etc_gain[i] = NO_GAIN
-            if is_over(&child):
-                continue
-            node_info(&child, S.opts, &cinfo)
-            etc_gain[i] = sigma * (cinfo.B - info.B)
-            make_key(&child, &cinfo, neutral_cards(&child, &cinfo, S.opts), &etc_keys[i])
-            scopa_prefetch(S.tt + 2 * (etc_keys[i].h & S.tt_mask))
-        for i in range(n):
-            if etc_gain[i] != NO_GAIN:
-                e = tt_find(S, &etc_keys[i])
-                if e != NULL and etc_gain[i] - e.upper >= beta:
-                    return etc_gain[i] - e.upper
+        # children's keys are made and their buckets prefetched first, ETC_MAX at a time,
+        # then looked up, so the table's cache misses overlap.
+        j = 0
+        while j < n:
+            k = n - j if n - j < ETC_MAX else ETC_MAX
+            for i in range(k):
+                child = p[0]
+                apply_pos(&child, S.mcard[S.sp + j + i], S.mcap[S.sp + j + i], S.opts)
+                etc_gain[i] = NO_GAIN
+                if is_over(&child):
+                    continue
+                node_info(&child, S.opts, &cinfo)
+                etc_gain[i] = sigma * (cinfo.B - info.B)
+                make_key(&child, &cinfo, neutral_cards(&child, &cinfo, S.opts), &etc_keys[i])
+                scopa_prefetch(S.tt + 2 * (etc_keys[i].h & S.tt_mask))
+            for i in range(k):
+                if etc_gain[i] != NO_GAIN:
+                    e = tt_find(S, &etc_keys[i])
+                    if e != NULL and etc_gain[i] - e.upper >= beta:
+                        return etc_gain[i] - e.upper
+            j += k
     score_moves(S, p, n, tt_card, tt_cap)
     if tt_card < 0 and depth >= S.iid_depth and n > 1:
         # no table move this deep: order by a shallow search with the static evaluation

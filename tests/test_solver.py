@@ -331,3 +331,29 @@ def test_tuning_knobs_keep_values_exact(leaf_depth, etc_depth, iid, leaf_tt, gue
         assert (solver.guess_plies, solver.guess_min) == (guess, guess % 3)
         assert (solver.leaf_tt_min, solver.leaf_tt_max) == (leaf_tt, leaf_tt + 5)
         assert solver.solve(pos, opts, block)[1] == twin_mod.minimax(pos, opts, block)
+
+
+@pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
+@pytest.mark.parametrize("seed", range(3))
+def test_transposition_cutoffs_at_nodes_with_many_moves(seed):
+    # RULES §4: ten low cards on the table give a card dozens of ways to add up. The enhanced
+    # transposition cutoffs make and prefetch the children's keys in chunks of 32; with them at
+    # every node, on a table warmed by the solve, values equal those found without them.
+    _, compiled = CORES
+    rnd = random.Random(seed)
+    low = [c for c in range(40) if c % 10 <= 3]
+    rnd.shuffle(low)
+    table = low[:10]
+    high = [c for c in range(40) if c % 10 >= 4]
+    rnd.shuffle(high)
+    hands = tuple(sum(1 << c for c in high[3 * i : 3 * i + 3]) for i in range(4))
+    rest = [c for c in range(40) if c not in table and c not in high[:12]]
+    piles = (sum(1 << c for c in rest[:9]), sum(1 << c for c in rest[9:]))
+    pos = (hands, sum(1 << c for c in table), (), piles, (0, 0), 0, 0)
+    assert len(compiled.legal_moves(hands[0], pos[1], 16)) > 32  # more than one chunk at the root
+    results = []
+    for etc_depth in (0, 99):
+        solver = compiled.Solver(8)
+        solver.leaf_depth, solver.etc_depth = 0, etc_depth
+        results.append((solver.solve(pos, 16, 10)[1], sorted(solver.analyze(pos, 16, 10))))
+    assert results[0] == results[1]
