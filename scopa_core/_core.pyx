@@ -173,24 +173,32 @@ cdef inline bint sweep_is_scopa(int card, uint64_t capture, bint last_play, int 
         (not ace_sweep) or (opts & C_OPT_ACE_SWEEP_IS_SCOPA))
 
 
-cdef void apply_pos(Pos* p, int card, uint64_t capture, int opts) noexcept nogil:
-    """Play ``card`` capturing ``capture`` (0 = lay down); refill and close the hand as needed."""
+cdef inline void play_on(Pos* p, int card, uint64_t capture, int opts, bint last_play) noexcept nogil:
+    """Play ``card`` capturing ``capture`` (0 = lay down) and pass the turn, without
+    refilling or closing the hand: all of :func:`apply_pos` when ``last_play`` is False and
+    cards stay in the hands (the solver's leaf search calls it so)."""
     cdef uint64_t bit = <uint64_t>1 << card
     cdef int team = p.turn & 1
-    cdef int k, j, seat
-    cdef uint64_t m
     p.hands[p.turn] &= ~bit
     if capture:
         p.table &= ~capture
         p.captured[team] |= capture | bit
         p.last = team
-        if p.table == 0 and sweep_is_scopa(card, capture, p.stock_pos >= p.stock_len and not any_hand(p), opts):
+        if p.table == 0 and sweep_is_scopa(card, capture, last_play, opts):
             p.scope[team] += 1
     else:
         p.table |= bit
     p.turn += 1
     if p.turn == p.nplayers:
         p.turn = 0
+
+
+cdef void apply_pos(Pos* p, int card, uint64_t capture, int opts) noexcept nogil:
+    """Play ``card`` capturing ``capture`` (0 = lay down); refill and close the hand as needed."""
+    cdef int k, j, seat
+    cdef uint64_t m
+    play_on(p, card, capture, opts, p.stock_pos >= p.stock_len
+            and ((p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3]) & ~(<uint64_t>1 << card)) == 0)
     if not any_hand(p):
         if p.stock_pos < p.stock_len:
             for k in range(p.nplayers):

@@ -637,25 +637,6 @@ cdef inline bint in_last_round(const Pos* p) noexcept nogil:
         and (p.hands[3] & (p.hands[3] - 1)) == 0
 
 
-cdef inline void play_on(Pos* p, int card, uint64_t capture, int opts) noexcept nogil:
-    """:func:`apply_pos` for a play that leaves cards in the hands and no stock to refill
-    from: no refill, no closing, and a sweep is never the hand's last play."""
-    cdef uint64_t bit = <uint64_t>1 << card
-    cdef int team = p.turn & 1
-    p.hands[p.turn] &= ~bit
-    if capture:
-        p.table &= ~capture
-        p.captured[team] |= capture | bit
-        p.last = team
-        if p.table == 0 and sweep_is_scopa(card, capture, False, opts):
-            p.scope[team] += 1
-    else:
-        p.table |= bit
-    p.turn += 1
-    if p.turn == p.nplayers:
-        p.turn = 0
-
-
 cdef int last_round(SState* S, Pos* p, int alpha, int beta) noexcept nogil:
     """Team 0's final difference from a position :func:`in_last_round` (``p`` is
     consumed), by alpha-beta in team 0's terms over the capture choices only. The forced
@@ -732,6 +713,13 @@ cdef int last_round(SState* S, Pos* p, int alpha, int beta) noexcept nogil:
     return best
 
 
+cdef inline int last_round_mover(SState* S, Pos* p, int alpha, int beta) noexcept nogil:
+    """:func:`last_round` on the mover's side (``p`` is consumed), as :func:`leaf_search`."""
+    if (p.turn & 1) == 0:
+        return last_round(S, p, alpha, beta)
+    return -last_round(S, p, -beta, -alpha)
+
+
 cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogil:
     """Plain alpha-beta on the final difference (mover's side) for the last few plays,
     where the main table's canonical keys and score bookkeeping cost more than they save.
@@ -743,9 +731,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
     cdef Pos child
     if in_last_round(p):
         child = p[0]
-        if sigma == 1:
-            return last_round(S, &child, alpha, beta)
-        return -last_round(S, &child, -beta, -alpha)
+        return last_round_mover(S, &child, alpha, beta)
     S.nodes += 1
     if S.node_limit and S.nodes > S.node_limit:
         S.aborted = True
@@ -821,16 +807,12 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
         select_best(S, i)
         child = p[0]
         if p.stock_pos >= p.stock_len:
-            play_on(&child, S.mcard[i], S.mcap[i], S.opts)   # a hand holds two or more cards: not the last play
+            play_on(&child, S.mcard[i], S.mcap[i], S.opts, False)   # a hand holds two or more cards: not the last play
         else:
             apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
         a = alpha if alpha > best else best
         if in_last_round(&child):
-            # leaf_search's first step, without copying the child once more
-            if (child.turn & 1) == 0:
-                v = -last_round(S, &child, -beta, -a)
-            else:
-                v = last_round(S, &child, a, beta)
+            v = -last_round_mover(S, &child, -beta, -a)   # leaf_search's first step, without another copy
         else:
             v = -leaf_search(S, &child, -beta, -a)
         if S.aborted:
