@@ -7,6 +7,9 @@ cdef extern from "bitops.h":
     int scopa_ctz(uint64_t x) noexcept nogil
     int scopa_popcount(uint64_t x) noexcept nogil
     void scopa_prefetch(const void* p) noexcept nogil
+    int scopa_popcount_swar(uint64_t x) noexcept nogil
+    int scopa_cpu_supported() noexcept nogil
+    int SCOPA_HW_POPCOUNT
 
 cdef enum:
     C_OPT_FEWEST = 1

@@ -11,6 +11,18 @@ are masks. The ``cdef`` functions declared in ``_core.pxd`` run without the GIL.
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
 
+if not scopa_cpu_supported():
+    # before any code that may count bits: a build for x86-64 CPUs with POPCNT (every
+    # x86-64 CPU since 2008-2009, the x86-64-v2 level) would stop on an illegal instruction
+    raise ImportError(
+        "scopa_core._core was built for x86-64 CPUs with the POPCNT instruction (x86-64-v2) "
+        "and this CPU has none: rebuild it with SCOPA_PORTABLE=1 (for example "
+        "SCOPA_PORTABLE=1 pip install --no-binary scopa scopa), or set SCOPA_NO_EXTENSIONS=1"
+    )
+
+#: True when this build counts bits with the CPU's POPCNT instruction (see setup.py).
+HARDWARE_POPCOUNT = SCOPA_HW_POPCOUNT != 0
+
 OPT_FEWEST = C_OPT_FEWEST
 OPT_ACE_TAKES_ALL = C_OPT_ACE_TAKES_ALL
 OPT_ACE_SWEEP_IS_SCOPA = C_OPT_ACE_SWEEP_IS_SCOPA
@@ -325,6 +337,12 @@ cdef void deal_c(uint64_t* rng, Pos* p, int* deck, int nplayers, int hand_size, 
 def popcount(mask: int) -> int:
     """Number of cards in ``mask``."""
     return scopa_popcount(<uint64_t>mask)
+
+
+def _popcount_portable(mask: int) -> int:
+    """Number of cards in ``mask`` by the shift-and-add count that builds without POPCNT
+    use (SCOPA_PORTABLE=1 or MSVC); for the tests, which check it against the others."""
+    return scopa_popcount_swar(<uint64_t>mask)
 
 
 def captures(int card, uint64_t table, int opts) -> list:

@@ -37,4 +37,23 @@ static inline int scopa_popcount(uint64_t x) { return scopa_popcount_swar(x); }
 #endif
 #endif
 
+/* SCOPA_HW_POPCOUNT: 1 when the build counts bits with the POPCNT instruction (setup.py
+   asks for it on x86-64 unless SCOPA_PORTABLE=1). scopa_cpu_supported: whether this CPU
+   has the instructions the build relies on beyond its architecture's baseline; the module
+   checks it on import, before anything else runs. */
+#if defined(__POPCNT__) && !(defined(_MSC_VER) && !defined(__clang__))
+#define SCOPA_HW_POPCOUNT 1
+#if defined(__x86_64__) || defined(__i386__)
+static inline int scopa_cpu_supported(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("popcnt") != 0;
+}
+#else
+static inline int scopa_cpu_supported(void) { return 1; }
+#endif
+#else
+#define SCOPA_HW_POPCOUNT 0
+static inline int scopa_cpu_supported(void) { return 1; }
+#endif
+
 #endif
