@@ -106,11 +106,29 @@ DEF LEAF_TT_BITS = 14
 DEF LEAF_KEY_BITS = 0x7FFFF
 cdef size_t LEAF_TT_BYTES = 2 * (1 << LEAF_TT_BITS) * sizeof(LeafEntry)   # buckets of two
 cdef int PRIM_CODE[22]
+# SUM_SETS[v][0:SUM_SETS_N[v]]: the sets of two or more distinct ranks below v that add up
+# to v, as rank masks (bit r - 1 for rank r), smaller sets first (at most 9, for v = 10)
+cdef unsigned short SUM_SETS[11][9]
+cdef int SUM_SETS_N[11]
 cdef int PRIM_ABOVE[22]   # PRIM_ABOVE[b]: the ranks (a 10-bit mask) whose primiera value is above b
 
 
 cdef void _init_solver_tables():
-    cdef int i, r
+    cdef int i, r, v, size, total, n
+    for v in range(11):
+        SUM_SETS_N[v] = 0
+        for size in range(2, 5):
+            for i in range(1 << 9):
+                if scopa_popcount(i) != size:
+                    continue
+                total = 0
+                for r in range(9):
+                    if (i >> r) & 1:
+                        total += r + 1
+                if total == v:
+                    n = SUM_SETS_N[v]
+                    SUM_SETS[v][n] = i
+                    SUM_SETS_N[v] = n + 1
     for i in range(22):
         PRIM_CODE[i] = 0
         PRIM_ABOVE[i] = 0
@@ -423,6 +441,30 @@ cdef uint64_t neutral_cards(const Pos* p, const Info* info, int opts) noexcept n
     return neutral
 
 
+cdef inline int rank_captures(int v, uint64_t m, bint fewest, uint64_t* out) noexcept nogil:
+    """The sets of the smaller table cards ``m`` that add up to ``v``, from the list of
+    rank sets that add up to ``v`` (no search); -1 when ``m`` holds two cards of one rank.
+    Under the fewest-cards rule only the smallest sets are kept."""
+    cdef uint64_t ranks = (m | (m >> 10) | (m >> 20) | (m >> 30)) & 1023, spread
+    cdef int i, n = 0, size = 0
+    cdef unsigned int rs
+    if scopa_popcount(ranks) != scopa_popcount(m):
+        return -1
+    for i in range(SUM_SETS_N[v]):
+        rs = SUM_SETS[v][i]
+        if rs & ~ranks:
+            continue
+        if fewest:
+            if n and scopa_popcount(rs) > size:
+                break
+            size = scopa_popcount(rs)
+        spread = rs
+        spread |= spread << 10
+        out[n] = (spread | (spread << 20)) & m
+        n += 1
+    return n
+
+
 cdef inline int small_captures(int v, uint64_t m, uint64_t* out) noexcept nogil:
     """The sets of the smaller table cards ``m`` (two or three of them) that add up to
     ``v``; -1 when ``m`` holds more than three. No set of one exists (no card of value ``v``
@@ -459,9 +501,11 @@ cdef inline int small_captures(int v, uint64_t m, uint64_t* out) noexcept nogil:
 
 
 cdef inline int solver_captures(SState* S, int card, uint64_t table, uint64_t* out) noexcept nogil:
-    """:func:`captures_of` with the sets that add up worked out directly among two or three
-    smaller table cards, and remembered per (smaller table cards, value, fewest-cards rule)
-    among more: the leaf search asks about the same few tables over and over."""
+    """:func:`captures_of` with the sets that add up read off the list of rank sets that
+    add up to the card's value when the smaller table cards have distinct ranks (as play
+    leaves them: 3-5% faster than the memo below at k = 6 and 7 with POPCNT); with repeated
+    ranks (from a deal), worked out directly among two or three smaller cards, and
+    remembered per (smaller table cards, value, fewest-cards rule) among more."""
     cdef int n = quick_captures(card, table, S.opts, out), i
     cdef uint64_t key
     cdef CapEntry* e
@@ -469,6 +513,9 @@ cdef inline int solver_captures(SState* S, int card, uint64_t table, uint64_t* o
         return n
     if card % 10 == 0:
         return gen_captures(card, table, S.opts, out)   # the ace that takes all
+    n = rank_captures(card % 10 + 1, table & below_mask[card % 10 + 1], S.opts & C_OPT_FEWEST, out)
+    if n >= 0:
+        return n
     n = small_captures(card % 10 + 1, table & below_mask[card % 10 + 1], out)
     if n >= 0:
         return n
@@ -1209,6 +1256,19 @@ cdef class Solver:
             return self.S.etc_depth
         def __set__(self, int value):
             self.S.etc_depth = value
+
+    def _captures(self, int card, uint64_t table, int opts) -> list:
+        """The sets ``card`` may capture from ``table`` as the search generates them (from
+        the rank sets that add up, a direct count, or the capture memo): for the tests, which
+        check them against :func:`captures`."""
+        cdef int n, i
+        if not 0 <= card < 40:
+            raise ValueError(f"card must be an int in 0..39, got {card!r}")
+        if table >> 40 or (table >> card) & 1:
+            raise ValueError(f"table must be a 40-bit mask without card {card}, got {table!r}")
+        self.S.opts = opts
+        n = solver_captures(&self.S, card, table, self.S.mcap)
+        return [self.S.mcap[i] for i in range(n)]
 
     def tt_entries(self) -> int:
         """Number of filled slots in the transposition table."""

@@ -167,6 +167,31 @@ def test_reused_solver_across_the_fewest_cards_rule(core, twin):
 
 
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
+@pytest.mark.parametrize("opts", [0, 1, 2, 3])
+def test_search_captures_equal_the_rules(opts):
+    # RULES §3: the search's own capture generation (rank sets that add up, a direct count of
+    # two or three smaller cards, a memo for tables with two cards of one rank) gives the same
+    # sets as the rule's enumeration, under the fewest-cards and ace-takes-all options. Tables
+    # of distinct ranks (as play leaves them) and with repeated ranks (as a deal can), twice
+    # each so the memo's answers are checked too.
+    compiled = CORES[1]
+    solver = compiled.Solver(1)
+    rnd = random.Random(opts)
+    for i in range(20000):
+        cards = rnd.sample(range(40), 1 + rnd.randrange(1, 11))
+        card, table = cards[0], sum(1 << c for c in cards[1:])
+        if i % 2 and len({c % 10 for c in cards[1:]}) < len(cards) - 1:
+            continue
+        expected = sorted(compiled.captures(card, table, opts))
+        assert sorted(solver._captures(card, table, opts)) == expected, (card, table, opts)
+        assert sorted(solver._captures(card, table, opts)) == expected, (card, table, opts)
+    with pytest.raises(ValueError, match="card must be"):
+        solver._captures(40, 0, opts)
+    with pytest.raises(ValueError, match="without card 3"):
+        solver._captures(3, 1 << 3, opts)
+
+
+@pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not in this run")
 @pytest.mark.parametrize("game", GEOMETRIES)
 def test_compiled_solver_equals_twin_on_larger_endgames(game):
     twin_mod, compiled = CORES
