@@ -342,7 +342,7 @@ def leaves_sweep(table: int, next_hand: int, opts: int) -> bool:
 def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int, nplayers: int) -> list:
     """Moves sorted best-first: the table's move, sweeps, settebello, sevens, coins, ...
 
-    Lay-downs that leave the next player a sweep go last.
+    Captures that leave the next player a sweep go after the lay-downs; lay-downs that do, last.
     """
     hands, table, stock, cap, scope, turn, last = pos
     nxt = hands[(turn + 1) % nplayers]
@@ -362,6 +362,8 @@ def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int,
             s += 1000 * core.popcount(took & COINS)
             s += 300 * core.popcount(m)
             s += history[c]
+            if m != table and leaves_sweep(table & ~m, nxt, opts):
+                s -= 120000
         else:
             s = history[c] - 1000 * (c % 10 == 6) - 400 * bool(bit & COINS)
             if leaves_sweep(table | bit, nxt, opts):
