@@ -482,7 +482,7 @@ class Solver:
         moves = order_moves(pos, moves, tt_move, self._history, opts, n)
         best = -1000
         best_move = moves[0]
-        for c, m in moves:
+        for i, (c, m) in enumerate(moves):
             child = core.apply_move(pos, c, m, opts, self._block)
             cinfo = node_info(child, opts, n)
             g = sigma * (cinfo[0] - B)
@@ -491,6 +491,10 @@ class Solver:
             if v > best:
                 best, best_move = v, (c, m)
                 if best >= beta:
+                    # the cutting move gains, the moves tried before it lose as much
+                    for c2, m2 in moves[:i]:
+                        j = move_class(c2, m2)
+                        self._history[j] = max(self._history[j] - depth * depth, -(1 << 14))
                     j = move_class(c, m)
                     self._history[j] += depth * depth
                     if self._history[j] > 1 << 14:
