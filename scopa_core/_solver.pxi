@@ -1190,7 +1190,7 @@ cdef class Solver:
         self.S.epoch = 1
         self.S.leaf_depth = 13
         self.S.etc_depth = 16
-        self.S.iid_depth = 16
+        self.S.iid_depth = 20   # below, the history ordering does better (k = 6: 3% fewer nodes, k = 7: 1%)
         self.S.iid_plies = 1
         self.S.guess_plies = 6
         self.S.guess_min = 20
