@@ -11,9 +11,10 @@
 # alpha-beta for the last plays (below leaf_depth) on the final difference, with a small
 # cache-resident table of its own keyed by every card's place (piles included) but not the
 # scope, whose difference its bounds leave out, and the last round played out by a loop of
-# forced plays; move ordering: table move, else (deep in the tree) a one-ply search with the static evaluation, then
-# sweeps, settebello, sevens, coins, history; captures that leave the next player a sweep
-# after the lay-downs, lay-downs that do last.
+# forced plays; move ordering: table move, else (20 plays left and more) a one-ply search
+# with the static evaluation, then captures (sweeps, settebello, sevens, coins, history by
+# card and move class), lay-downs high cards first; captures that leave the next player a
+# sweep after the lay-downs, lay-downs that do last.
 
 from libc.string cimport memset
 
@@ -608,8 +609,8 @@ cdef inline int move_class(int card, uint64_t capture) noexcept nogil:
 
 cdef void score_moves(SState* S, const Pos* p, int n, int tt_card, uint64_t tt_cap) noexcept nogil:
     """The main search's ordering scores: the table move, then captures (sweeps, the
-    settebello, sevens, coins, size, history by card and size), then lay-downs (history, sevens and coins
-    kept); a capture that leaves the next player a possible sweep goes below the lay-downs
+    settebello, sevens, coins, size, history by card and size), then lay-downs (history,
+    high cards first, coins kept); a capture that leaves the next player a possible sweep goes below the lay-downs
     (1-2% fewer nodes and 3-5% less time at k = 6 and 7), a lay-down that does goes last."""
     cdef int i, c, s
     cdef uint64_t m, took, bit
@@ -634,9 +635,9 @@ cdef void score_moves(SState* S, const Pos* p, int n, int tt_card, uint64_t tt_c
             if m != p.table and leaves_sweep_c(p.table & ~m, nxt, S.opts):
                 s -= 120000
         else:
-            s = S.hist[c]   # move_class(c, 0)
-            if c % 10 == 6:
-                s -= 1000
+            # high cards first, as in the leaf search (without a penalty for sevens: k = 6
+            # 2.8%, k = 7 7.6% fewer nodes), coins kept
+            s = S.hist[c] + 100 * (c % 10)   # move_class(c, 0)
             if bit & C_COINS:
                 s -= 400
             if leaves_sweep_c(p.table | bit, nxt, S.opts):

@@ -371,7 +371,7 @@ def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int,
             if m != table and leaves_sweep(table & ~m, nxt, opts):
                 s -= 120000
         else:
-            s = history[c] - 1000 * (c % 10 == 6) - 400 * bool(bit & COINS)
+            s = history[c] + 100 * (c % 10) - 400 * bool(bit & COINS)
             if leaves_sweep(table | bit, nxt, opts):
                 s -= 50000
         scored.append((-s, i, c, m))
