@@ -833,9 +833,11 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
                 e = NULL
         if e != NULL:
             S.lt_hits += 1
+            # a missing bound is no bound at all, whatever the scope (a real bound of +-127
+            # could be within the window once the scope difference is that large)
             ds = p.scope[0] - p.scope[1]
-            lower = e.lower + ds if e.lower != -NO_BOUND else -NO_BOUND
-            upper = e.upper + ds if e.upper != NO_BOUND else NO_BOUND
+            lower = e.lower + ds if e.lower != -NO_BOUND else -1000
+            upper = e.upper + ds if e.upper != NO_BOUND else 1000
             if sigma == -1:
                 lower, upper = -upper, -lower
             if lower >= beta:
@@ -890,23 +892,20 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
                 break
     S.sp -= n
     if n and e != NULL and leaf_entry_is(S, e, k0, k1, k2):
-        # team 0's bounds: a fail-high is a lower bound for the mover, a fail-low an upper one
+        # team 0's bounds without the scope difference (small numbers, whatever the scope):
+        # a fail-high is a lower bound for the mover, a fail-low an upper one
+        v = best - sigma * (p.scope[0] - p.scope[1])
         if best >= beta:
-            lower = best
+            lower = v
             upper = NO_BOUND
         elif best <= alpha:
             lower = -NO_BOUND
-            upper = best
+            upper = v
         else:
-            lower = best
-            upper = best
+            lower = v
+            upper = v
         if sigma == -1:
             lower, upper = -upper, -lower
-        ds = p.scope[0] - p.scope[1]
-        if lower != -NO_BOUND:
-            lower -= ds
-        if upper != NO_BOUND:
-            upper -= ds
         if lower > e.lower:
             e.lower = lower
         if upper < e.upper:

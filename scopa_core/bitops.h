@@ -44,9 +44,14 @@ static inline int scopa_popcount(uint64_t x) { return scopa_popcount_swar(x); }
 #if defined(__POPCNT__) && !(defined(_MSC_VER) && !defined(__clang__))
 #define SCOPA_HW_POPCOUNT 1
 #if defined(__x86_64__) || defined(__i386__)
+/* CPUID read directly: __builtin_cpu_supports needs a runtime symbol (__cpu_model) that
+   Apple's Clang does not provide. */
+#include <cpuid.h>
 static inline int scopa_cpu_supported(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("popcnt") != 0;
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    return (c & bit_POPCNT) != 0;
 }
 #else
 static inline int scopa_cpu_supported(void) { return 1; }

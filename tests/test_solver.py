@@ -82,6 +82,26 @@ def test_solver_equals_minimax(core, twin, seed):
         assert leaf_table_hits > 0  # the leaf table was used, not only filled
 
 
+def test_many_scope_made(core, twin):
+    # RULES §5: each scopa is a point, with no upper limit. The compiled leaf table keeps its
+    # bounds without the scope difference; an entry's missing bound must stay missing however
+    # many scope were made (a review's reproducer: 130 scope, -128, once a false bound).
+    pos = ((16777480, 9344), 168312832, (), (188788903968, 910537624151), (130, 0), 1, 1)
+    assert core.Solver(1).solve(pos, 0, 4)[:3] == (True, -128, -128) == (True, twin.minimax(pos, 0, 4), -128)
+    rnd = random.Random(130)
+    for i in range(12 if TWIN_RUN else 40):
+        opts = OPTION_SETS[i % len(OPTION_SETS)]
+        game = list(GEOMETRIES)[i % 4]
+        block = GEOMETRIES[game][1]
+        base = endgame(twin, rnd, game, 8 if GEOMETRIES[game][0] == 4 else 6, opts)
+        for scope in ((130, 0), (0, 200), (125, 3), (1, 0)):
+            p = base[:4] + (scope,) + base[5:]
+            solver = core.Solver(1)
+            if hasattr(solver, "leaf_tt_min"):
+                solver.leaf_depth, solver.leaf_tt_min, solver.leaf_tt_max = 99, 0, 99
+            assert solver.solve(p, opts, block)[1] == twin.minimax(p, opts, block), (p, opts)
+
+
 @pytest.mark.parametrize("seed", range(2 if TWIN_RUN else 6))
 def test_node_limit_bounds_hold(core, twin, seed):
     for game, opts, pos in cases(100 + seed, 20):
