@@ -14,7 +14,7 @@
 # forced plays; move ordering: table move, else (20 plays left and more) a one-ply search
 # with the static evaluation, then captures (sweeps, settebello, sevens, coins, history by
 # card and move class), lay-downs high cards first; captures that leave the next player a
-# sweep after the lay-downs, lay-downs that do last.
+# sweep among the lay-downs, lay-downs that do last.
 
 from libc.string cimport memset
 
@@ -466,47 +466,11 @@ cdef inline int rank_captures(int v, uint64_t m, bint fewest, uint64_t* out) noe
     return n
 
 
-cdef inline int small_captures(int v, uint64_t m, uint64_t* out) noexcept nogil:
-    """The sets of the smaller table cards ``m`` (two or three of them) that add up to
-    ``v``; -1 when ``m`` holds more than three. No set of one exists (no card of value ``v``
-    is on the table), and a pair and the triple cannot both add up to ``v``: the
-    fewest-cards rule removes nothing."""
-    cdef uint64_t a = m & (~m + 1), b
-    cdef int va, vb, vc, n = 0
-    m &= m - 1
-    b = m & (~m + 1)
-    m &= m - 1
-    if m & (m - 1):
-        return -1
-    va = scopa_ctz(a) % 10 + 1
-    vb = scopa_ctz(b) % 10 + 1
-    if m == 0:
-        if va + vb == v:
-            out[0] = a | b
-            return 1
-        return 0
-    vc = scopa_ctz(m) % 10 + 1
-    if va + vb + vc == v:
-        out[0] = a | b | m
-        return 1
-    if va + vb == v:
-        out[n] = a | b
-        n += 1
-    if va + vc == v:
-        out[n] = a | m
-        n += 1
-    if vb + vc == v:
-        out[n] = b | m
-        n += 1
-    return n
-
-
 cdef inline int solver_captures(SState* S, int card, uint64_t table, uint64_t* out) noexcept nogil:
     """:func:`captures_of` with the sets that add up read off the list of rank sets that
     add up to the card's value when the smaller table cards have distinct ranks (as play
     leaves them: 3-5% faster than the memo below at k = 6 and 7 with POPCNT); with repeated
-    ranks (from a deal), worked out directly among two or three smaller cards, and
-    remembered per (smaller table cards, value, fewest-cards rule) among more."""
+    ranks (from a deal), remembered per (smaller table cards, value, fewest-cards rule)."""
     cdef int n = quick_captures(card, table, S.opts, out), i
     cdef uint64_t key
     cdef CapEntry* e
@@ -515,9 +479,6 @@ cdef inline int solver_captures(SState* S, int card, uint64_t table, uint64_t* o
     if card % 10 == 0:
         return gen_captures(card, table, S.opts, out)   # the ace that takes all
     n = rank_captures(card % 10 + 1, table & below_mask[card % 10 + 1], S.opts & C_OPT_FEWEST, out)
-    if n >= 0:
-        return n
-    n = small_captures(card % 10 + 1, table & below_mask[card % 10 + 1], out)
     if n >= 0:
         return n
     key = (table & below_mask[card % 10 + 1]) | (<uint64_t>(card % 10 + 1) << 40) \
@@ -610,8 +571,10 @@ cdef inline int move_class(int card, uint64_t capture) noexcept nogil:
 cdef void score_moves(SState* S, const Pos* p, int n, int tt_card, uint64_t tt_cap) noexcept nogil:
     """The main search's ordering scores: the table move, then captures (sweeps, the
     settebello, sevens, coins, size, history by card and size), then lay-downs (history,
-    high cards first, coins kept); a capture that leaves the next player a possible sweep goes below the lay-downs
-    (1-2% fewer nodes and 3-5% less time at k = 6 and 7), a lay-down that does goes last."""
+    high cards first, coins kept). A capture that leaves the next player a possible sweep
+    loses 120000, which puts it among the lay-downs (after them unless its bonuses and
+    history are high: 1-2% fewer nodes and 3-5% less time at k = 6 and 7); a lay-down that
+    does loses 50000, which puts it last."""
     cdef int i, c, s
     cdef uint64_t m, took, bit
     cdef uint64_t nxt = p.hands[(p.turn + 1) % p.nplayers]

@@ -348,7 +348,7 @@ def move_class(card: int, captured: int) -> int:
 def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int, nplayers: int) -> list:
     """Moves sorted best-first: the table's move, sweeps, settebello, sevens, coins, ...
 
-    Captures that leave the next player a sweep go after the lay-downs; lay-downs that do, last.
+    Captures that leave the next player a sweep go among the lay-downs; lay-downs that do, last.
     """
     hands, table, stock, cap, scope, turn, last = pos
     nxt = hands[(turn + 1) % nplayers]
