@@ -16,7 +16,14 @@ API (cards are ``suit * 10 + value - 1`` with suits d, c, s, b; sets of cards ar
 - ``shuffle(seed)``, ``deal(nplayers, hand_size, table_size, opts, seed)``: reproducible deals.
 - ``playouts(nplayers, hand_size, table_size, opts, n, seed) -> (points, breakdown)``:
   ``n`` random hands played inside the core, results as numpy arrays.
-- ``Solver(tt_size_mb)``: the double-dummy solver (``solve``, ``analyze`` on position tuples).
+- ``Solver(tt_size_mb)``: the double-dummy solver (``solve``, ``analyze``, ``horizon``,
+  ``analyze_depth`` on position tuples), with node limits, time limits and a ``StopFlag``.
+- ``StopFlag()``: set it from any thread to stop the searches that watch it.
+
+Every public function checks its arguments (shapes and ranges of position tuples, card
+masks, options) and raises :class:`ValueError` worded by ``scopa_core._checks``, the same on
+both cores; calls made from the main thread run Python's signal handlers from their long
+loops, so Ctrl-C stops them.
 - ``OPT_*`` option bits, ``CATEGORIES``, ``NCAT``, ``popcount`` and card-mask constants.
 """
 
@@ -58,6 +65,7 @@ __all__ = [
     "score",
     "shuffle",
     "Solver",
+    "StopFlag",
 ]
 
 

@@ -37,9 +37,27 @@ ctypedef struct Pos:
     int stock_pos       # index of the stock's top card in stock[]
     const int* stock    # the stock's cards (owned by the caller), top first from stock_pos
 
+cdef extern from "watch.h":
+    double scopa_now() noexcept nogil
+    int scopa_flag_read(const int* p) noexcept nogil
+    void scopa_flag_write(int* p, int v) noexcept nogil
+
+from cpython.ref cimport PyObject
+
+ctypedef struct Watch:
+    # what a long loop of the core watches besides its own work (see watch_expired)
+    double deadline     # scopa_now() time to stop at; 0 for none
+    const int* stop     # a StopFlag's word, NULL for none
+    bint signals        # run Python's signal handlers (calls made in the main thread)
+    bint interrupted    # a handler raised: its exception is kept below, for the caller to raise
+    PyObject* exc_type  # that exception (owned references, NULL for none)
+    PyObject* exc_value
+    PyObject* exc_tb
+
 cdef int gen_captures(int card, uint64_t table, int opts, uint64_t* out) noexcept nogil
 cdef void apply_pos(Pos* p, int card, uint64_t capture, int opts) noexcept nogil
 cdef int primiera_c(uint64_t mask, int opts) noexcept nogil
 cdef void score_c(uint64_t cap0, uint64_t cap1, int scope0, int scope1, int opts,
                   int* out) noexcept nogil
 cdef uint64_t rng_next(uint64_t* state) noexcept nogil
+cdef bint watch_expired(Watch* w) noexcept nogil

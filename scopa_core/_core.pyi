@@ -24,6 +24,11 @@ PRIMIERA_VALUES: tuple[int, ...]
 RANK_MASK: tuple[int, ...]
 HARDWARE_POPCOUNT: bool
 
+class StopFlag:
+    def set(self) -> None: ...
+    def clear(self) -> None: ...
+    def is_set(self) -> bool: ...
+
 def popcount(mask: int) -> int: ...
 def _popcount_portable(mask: int) -> int: ...
 def captures(card: int, table: int, opts: int) -> list[int]: ...
@@ -70,9 +75,35 @@ class Solver:
     def _captures(self, card: int, table: int, opts: int) -> list[int]: ...
     def tt_entries(self) -> int: ...
     def solve(
-        self, pos: Position, opts: int, block: int, node_limit: int = 0
+        self,
+        pos: Position,
+        opts: int,
+        block: int,
+        node_limit: int = 0,
+        time_limit: float = 0.0,
+        stop: StopFlag | None = None,
+        guess: int | None = None,
+        pv: bool = True,
     ) -> tuple[bool, int, int, int, int, list[tuple[int, int]], int]: ...
     def analyze(self, pos: Position, opts: int, block: int) -> list[tuple[int, int, int]]: ...
+    def horizon(
+        self,
+        pos: Position,
+        opts: int,
+        block: int,
+        plies: int,
+        node_limit: int = 0,
+        time_limit: float = 0.0,
+        stop: StopFlag | None = None,
+        first: tuple[int, int] | None = None,
+    ) -> tuple[float, int, int] | None: ...
     def analyze_depth(
-        self, pos: Position, opts: int, block: int, plies: int
-    ) -> list[tuple[int, int, float]]: ...
+        self,
+        pos: Position,
+        opts: int,
+        block: int,
+        plies: int,
+        node_limit: int = 0,
+        time_limit: float = 0.0,
+        stop: StopFlag | None = None,
+    ) -> list[tuple[int, int, float]] | None: ...

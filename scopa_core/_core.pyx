@@ -10,6 +10,15 @@ are masks. The ``cdef`` functions declared in ``_core.pxd`` run without the GIL.
 
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
+from cpython.pythread cimport PyThread_get_thread_ident
+import threading
+
+from scopa_core import _checks
+
+cdef extern from "Python.h":
+    int PyErr_CheckSignals()
+    void PyErr_Fetch(PyObject** ptype, PyObject** pvalue, PyObject** ptb)
+    void PyErr_Restore(PyObject* ptype, PyObject* pvalue, PyObject* ptb)
 
 if not scopa_cpu_supported():
     # before any code that may count bits: a build for x86-64 CPUs with POPCNT (every
@@ -83,6 +92,96 @@ cdef void _init_tables():
 
 _init_tables()
 RANK_MASK = tuple(rank_mask[v] for v in range(11))
+
+
+# ----------------------------------------------------------------------------------------
+# Stopping long loops: a StopFlag another thread sets, a deadline, and Python's signal
+# handlers (Ctrl-C), all read by watch_expired every few thousand nodes or hands.
+
+cdef unsigned long MAIN_THREAD = <unsigned long>threading.main_thread().ident
+
+
+cdef class StopFlag:
+    """A flag that stops the core's searches that watch it, from any thread.
+
+    ``set()`` it and every search given this flag returns at its next check (within a few
+    thousand nodes) with what it has; ``clear()`` it to use it again.
+
+    >>> f = StopFlag()
+    >>> f.is_set(), f.set(), f.is_set(), f
+    (False, None, True, StopFlag(set=True))
+    """
+
+    cdef int word
+
+    def set(self) -> None:
+        """Ask the searches that watch this flag to stop."""
+        scopa_flag_write(&self.word, 1)
+
+    def clear(self) -> None:
+        """Lower the flag."""
+        scopa_flag_write(&self.word, 0)
+
+    def is_set(self) -> bool:
+        """Whether the flag is set."""
+        return scopa_flag_read(&self.word) != 0
+
+    def __repr__(self) -> str:
+        return f"StopFlag(set={self.is_set()})"
+
+    def __reduce__(self):
+        return (_stop_flag, (self.is_set(),))
+
+
+def _stop_flag(bint is_set):
+    f = StopFlag()
+    if is_set:
+        f.set()
+    return f
+
+
+cdef bint signals_pending(Watch* w) noexcept with gil:
+    """Run Python's pending signal handlers (the GIL taken): True when one raised, its
+    exception then kept in ``w`` (and the error indicator cleared) for the caller to raise
+    once its loop has unwound (:func:`raise_pending`)."""
+    if PyErr_CheckSignals() == 0:
+        return False
+    PyErr_Fetch(&w.exc_type, &w.exc_value, &w.exc_tb)
+    w.interrupted = True
+    return True
+
+
+cdef int raise_pending(Watch* w) except -1:
+    """Raise the exception a signal handler raised during the loop watched by ``w``."""
+    PyErr_Restore(w.exc_type, w.exc_value, w.exc_tb)   # steals the references
+    w.exc_type = w.exc_value = w.exc_tb = NULL
+    w.interrupted = False
+    return -1
+
+
+cdef bint watch_expired(Watch* w) noexcept nogil:
+    """Whether a loop watched by ``w`` must stop now: its flag is set, its deadline passed,
+    or a signal handler raised (then ``w.interrupted``)."""
+    if w.stop != NULL and scopa_flag_read(w.stop):
+        return True
+    if w.deadline > 0 and scopa_now() >= w.deadline:
+        return True
+    return w.signals and signals_pending(w)
+
+
+cdef int watch_start(Watch* w, object time_limit, object stop) except -1:
+    """Set up ``w`` for a call: ``time_limit`` seconds (0 for none), a StopFlag or None;
+    signal handlers run only from the main thread (Python delivers signals there)."""
+    cdef double t
+    if stop is not None and not isinstance(stop, StopFlag):
+        raise ValueError(f"bad stop {_checks.short(stop)}: expected a scopa_core.StopFlag or None")
+    t = _checks.check_seconds(time_limit)
+    w.deadline = scopa_now() + t if t > 0 else 0.0
+    w.stop = &(<StopFlag>stop).word if stop is not None else NULL
+    w.signals = PyThread_get_thread_ident() == MAIN_THREAD
+    w.interrupted = False
+    w.exc_type = w.exc_value = w.exc_tb = NULL
+    return 0
 
 
 cdef inline uint64_t lowbit(uint64_t m) noexcept nogil:
@@ -332,43 +431,74 @@ cdef void deal_c(uint64_t* rng, Pos* p, int* deck, int nplayers, int hand_size, 
 
 
 # ----------------------------------------------------------------------------------------
-# Python API (the same as scopa_core._twin)
+# Python API (the same as scopa_core._twin). Every function checks its arguments first
+# (scopa_core._checks words the errors, the same for both cores); the cdef functions
+# above trust theirs.
 
-def popcount(mask: int) -> int:
-    """Number of cards in ``mask``."""
-    return scopa_popcount(<uint64_t>mask)
+cdef object MASK_LIMIT = 1 << 40
+cdef object SEED_LIMIT = 1 << 64
 
 
-def _popcount_portable(mask: int) -> int:
+cdef inline bint is_int_in(object x, object lo, object hi):
+    """Whether ``x`` is an int (not a bool, nor another int type) with ``lo <= x < hi``."""
+    return type(x) is int and lo <= x < hi
+
+
+cdef inline uint64_t mask_arg(object x, str what) except? 0xFFFFFFFFFFFFFFFF:
+    if not is_int_in(x, 0, MASK_LIMIT):
+        _checks.check_mask(x, what)
+    return <uint64_t>x
+
+
+cdef inline int int_arg(object x, str what, int lo, int hi) except? -99999:
+    if not is_int_in(x, lo, hi + 1):
+        _checks.check_int(x, what, lo, hi)
+    return <int>x
+
+
+cdef inline uint64_t word_arg(object x, str what) except? 0:
+    if not is_int_in(x, 0, SEED_LIMIT):
+        _checks.check_word(x, what)
+    return <uint64_t>x
+
+
+def popcount(mask) -> int:
+    """Number of cards in ``mask`` (any 64-bit word)."""
+    return scopa_popcount(word_arg(mask, "mask"))
+
+
+def _popcount_portable(mask) -> int:
     """Number of cards in ``mask`` by the shift-and-add count that builds without POPCNT
     use (SCOPA_PORTABLE=1 or MSVC); for the tests, which check it against the others."""
-    return scopa_popcount_swar(<uint64_t>mask)
+    return scopa_popcount_swar(word_arg(mask, "mask"))
 
 
-def captures(int card, uint64_t table, int opts) -> list:
+def captures(card, table, opts) -> list:
     """Every set of table cards that ``card`` may capture, as masks, in the core's order.
 
     An empty list means the card captures nothing and is laid down.
     """
     cdef uint64_t buf[MAX_CAPTURES]
     cdef int i, n
-    if not 0 <= card < 40:
-        raise ValueError(f"card index must be in 0..39, got {card}")
-    n = gen_captures(card, table & C_FULL, opts, buf)
+    cdef int c = int_arg(card, "card index", 0, 39)
+    cdef uint64_t t = mask_arg(table, "table")
+    cdef int o = int_arg(opts, "rule options", 0, 255)
+    n = gen_captures(c, t, o, buf)
     return [buf[i] for i in range(n)]
 
 
-def legal_moves(uint64_t hand, uint64_t table, int opts) -> list:
+def legal_moves(hand, table, opts) -> list:
     """Legal moves ``(card, captured_mask)`` for a hand against a table; 0 = lay down."""
     cdef uint64_t buf[MAX_CAPTURES]
     cdef int c, i, n
-    cdef uint64_t m = hand & C_FULL
+    cdef uint64_t m = mask_arg(hand, "hand")
+    cdef uint64_t t = mask_arg(table, "table")
+    cdef int o = int_arg(opts, "rule options", 0, 255)
     out = []
-    table &= C_FULL
     while m:
         c = scopa_ctz(m)
         m &= m - 1
-        n = gen_captures(c, table, opts, buf)
+        n = gen_captures(c, t, o, buf)
         if n == 0:
             out.append((c, 0))
         else:
@@ -377,29 +507,62 @@ def legal_moves(uint64_t hand, uint64_t table, int opts) -> list:
     return out
 
 
-cdef void pos_from_tuple(Pos* p, int* stock_buf, tuple pos, int block) except *:
-    """Fill ``p`` from a position tuple; its stock is copied into ``stock_buf`` (40 ints)."""
+cdef bint is_seq(object x):
+    return type(x) is tuple or type(x) is list
+
+
+cdef bint fill_pos(Pos* p, int* stock_buf, object pos, object block) except -1:
+    """Fill ``p`` from a position tuple when it has the shape and ranges of
+    ``_checks.check_tuple`` (its stock copied into ``stock_buf``, 40 ints); False otherwise."""
+    cdef int i, n, b
+    if not is_seq(pos) or len(pos) != 7:
+        return False
     hands, table, stock, captured, scope, turn, last = pos
-    cdef int i
-    p.nplayers = len(hands)
-    if p.nplayers not in (2, 4) or len(stock) > 40 or not (0 <= turn < p.nplayers and -1 <= last <= 1):
-        raise ValueError(f"bad position tuple {pos!r}: expected 2 or 4 hands, at most 40 stock cards, "
-                         "a seat to move among the hands and a last capturer -1, 0 or 1")
-    for i in range(4):
-        p.hands[i] = hands[i] if i < p.nplayers else 0
+    if not is_seq(hands) or not is_seq(stock) or not is_seq(captured) or not is_seq(scope):
+        return False
+    n = len(hands)
+    if (n != 2 and n != 4) or len(stock) > 40 or len(captured) != 2 or len(scope) != 2:
+        return False
+    for i in range(n):
+        if not is_int_in(hands[i], 0, MASK_LIMIT):
+            return False
+        p.hands[i] = hands[i]
+    for i in range(n, 4):
+        p.hands[i] = 0
+    if not is_int_in(table, 0, MASK_LIMIT):
+        return False
     p.table = table
-    p.stock_len = len(stock)
-    p.stock_pos = 0
-    for i in range(p.stock_len):
+    for i in range(len(stock)):
+        if not is_int_in(stock[i], 0, 40):
+            return False
         stock_buf[i] = stock[i]
-    p.stock = stock_buf
-    p.captured[0] = captured[0]
-    p.captured[1] = captured[1]
-    p.scope[0] = scope[0]
-    p.scope[1] = scope[1]
+    for i in range(2):
+        if not is_int_in(captured[i], 0, MASK_LIMIT) or not is_int_in(scope[i], 0, _checks.MAX_SCOPE + 1):
+            return False
+        p.captured[i] = captured[i]
+        p.scope[i] = scope[i]
+    if not is_int_in(turn, 0, n) or not is_int_in(last, -1, 2) or not is_int_in(block, 1, 11):
+        return False
+    b = block
+    if len(stock) % (n * b):
+        return False
+    p.nplayers = n
     p.turn = turn
     p.last = last
-    p.block = block
+    p.block = b
+    p.stock_len = len(stock)
+    p.stock_pos = 0
+    p.stock = stock_buf
+    return True
+
+
+cdef int pos_from_tuple(Pos* p, int* stock_buf, object pos, object block) except -1:
+    """Fill ``p`` from a position tuple (see the twin's ``apply_move``), or raise ValueError
+    as ``_checks.check_tuple`` words it."""
+    if not fill_pos(p, stock_buf, pos, block):
+        _checks.check_tuple(pos, block)
+        raise ValueError(f"bad position tuple {_checks.short(pos)}")   # not reached: the check raises
+    return 0
 
 
 cdef tuple pos_to_tuple(const Pos* p):
@@ -415,57 +578,62 @@ cdef tuple pos_to_tuple(const Pos* p):
     )
 
 
-def apply_move(tuple pos, int card, uint64_t capture, int opts, int block) -> tuple:
+def apply_move(pos, card, capture, opts, block) -> tuple:
     """Play ``card`` capturing ``capture`` (0 = lay down) and return the next position.
 
     ``pos`` is ``(hands, table, stock, captured, scope, turn, last_capture)``; see the
-    twin's docstring. The move is not checked: the caller validates it.
+    twin's docstring. The arguments' shapes and ranges are checked, the move's legality
+    is not: the caller validates it.
     """
     cdef Pos p
     cdef int stock[40]
+    cdef int c = int_arg(card, "card index", 0, 39)
+    cdef uint64_t m = mask_arg(capture, "captured cards")
+    cdef int o = int_arg(opts, "rule options", 0, 255)
     pos_from_tuple(&p, stock, pos, block)
-    apply_pos(&p, card, capture, opts)
+    apply_pos(&p, c, m, o)
+    if p.scope[0] > _checks.MAX_SCOPE or p.scope[1] > _checks.MAX_SCOPE:
+        raise ValueError(f"bad position tuple {_checks.short(pos)}: a scopa now would pass "
+                         f"{_checks.MAX_SCOPE} scope")
     return pos_to_tuple(&p)
 
 
-def primiera(uint64_t mask, int opts) -> int:
+def primiera(mask, opts) -> int:
     """Primiera total of a pile, or -1 when a suit is missing and all suits are required."""
-    return primiera_c(mask, opts)
+    return primiera_c(mask_arg(mask, "card mask"), int_arg(opts, "rule options", 0, 255))
 
 
-def score(uint64_t cap0, uint64_t cap1, int scope0, int scope1, int opts) -> tuple:
+def score(cap0, cap1, scope0, scope1, opts) -> tuple:
     """Points per category: ``((carte, denari, ..., napola) of team 0, same of team 1)``."""
     cdef int out[2 * C_NCAT]
     cdef int i
-    score_c(cap0, cap1, scope0, scope1, opts, out)
+    score_c(mask_arg(cap0, "team 0's pile"), mask_arg(cap1, "team 1's pile"),
+            int_arg(scope0, "scope", 0, _checks.MAX_SCOPE), int_arg(scope1, "scope", 0, _checks.MAX_SCOPE),
+            int_arg(opts, "rule options", 0, 255), out)
     return (tuple([out[i] for i in range(C_NCAT)]),
             tuple([out[C_NCAT + i] for i in range(C_NCAT)]))
 
 
-def shuffle(uint64_t seed) -> list:
+cdef uint64_t seed_arg(object seed) except? 0:
+    return word_arg(seed, "seed")
+
+
+def shuffle(seed) -> list:
     """The 40 cards in the order the core's generator shuffles them for ``seed``."""
     cdef int deck[40]
-    cdef uint64_t rng = seed
+    cdef uint64_t rng = seed_arg(seed)
     shuffle_c(&rng, deck)
     return [deck[i] for i in range(40)]
 
 
-def _check_geometry(int nplayers, int hand_size, int table_size):
-    if nplayers not in (2, 4) or hand_size < 1 or table_size < 0 or \
-            nplayers * hand_size + table_size > 40 or \
-            (40 - nplayers * hand_size - table_size) % (nplayers * hand_size):
-        raise ValueError(
-            f"bad deal geometry: {nplayers} players, {hand_size} cards each, "
-            f"{table_size} on the table")
-
-
-def deal(int nplayers, int hand_size, int table_size, int opts, uint64_t seed) -> tuple:
+def deal(nplayers, hand_size, table_size, opts, seed) -> tuple:
     """Deal a hand: ``(hands, table, stock)`` (see the twin's docstring)."""
     cdef Pos p
     cdef int deck[40]
-    cdef uint64_t rng = seed
-    _check_geometry(nplayers, hand_size, table_size)
-    deal_c(&rng, &p, deck, nplayers, hand_size, table_size, opts)
+    _checks.check_geometry(nplayers, hand_size, table_size)
+    cdef int o = int_arg(opts, "rule options", 0, 255)
+    cdef uint64_t rng = seed_arg(seed)
+    deal_c(&rng, &p, deck, nplayers, hand_size, table_size, o)
     t = pos_to_tuple(&p)
     return t[0], t[1], t[2]
 
@@ -531,72 +699,122 @@ cdef inline void play_out(Pos* p, int opts, uint64_t* rng, Scratch* s) noexcept 
         apply_pos(p, s.mcard[k], s.mcap[k], opts)
 
 
-def playouts(int nplayers, int hand_size, int table_size, int opts, Py_ssize_t n, uint64_t seed):
+DEF SIGNAL_HANDS = 1024   # hands between two checks of Python's signal handlers in playouts and rollouts
+
+
+def playouts(nplayers, hand_size, table_size, opts, n, seed):
     """Play ``n`` whole hands with uniformly random legal moves; seat 0 leads each hand.
 
     Returns ``(points, breakdown)``: int16 arrays of shape ``(n, 2)`` and ``(n, 2, NCAT)``.
-    The loop runs in C without the GIL.
+    The loop runs in C without the GIL; from the main thread it runs Python's signal
+    handlers every 1024 hands, so Ctrl-C stops it.
     """
     cdef Pos p
     cdef int deck[40]
-    cdef uint64_t rng = seed
-    cdef Py_ssize_t h
-    cdef int i
+    cdef Py_ssize_t h, count
+    cdef int i, nplay, hs, ts, o
     cdef int sc[2 * C_NCAT]
     cdef Scratch scratch
+    cdef Watch watch
     import numpy as np   # imported on first use: plain solving and play never load it
 
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    _check_geometry(nplayers, hand_size, table_size)
-    breakdown = np.zeros((n, 2, C_NCAT), dtype=np.int16)
+    _checks.check_geometry(nplayers, hand_size, table_size)
+    o = int_arg(opts, "rule options", 0, 255)
+    count = _checks.check_count(n)
+    cdef uint64_t rng = seed_arg(seed)
+    nplay, hs, ts = nplayers, hand_size, table_size
+    breakdown = np.zeros((count, 2, C_NCAT), dtype=np.int16)
     cdef short[:, :, ::1] out = breakdown
+    watch_start(&watch, 0, None)
     scratch_init(&scratch)
     with nogil:
-        for h in range(n):
-            deal_c(&rng, &p, deck, nplayers, hand_size, table_size, opts)
-            play_out(&p, opts, &rng, &scratch)
-            score_c(p.captured[0], p.captured[1], p.scope[0], p.scope[1], opts, sc)
+        for h in range(count):
+            if h % SIGNAL_HANDS == SIGNAL_HANDS - 1 and watch.signals and watch_expired(&watch):
+                break
+            deal_c(&rng, &p, deck, nplay, hs, ts, o)
+            play_out(&p, o, &rng, &scratch)
+            score_c(p.captured[0], p.captured[1], p.scope[0], p.scope[1], o, sc)
             for i in range(C_NCAT):
                 out[h, 0, i] = sc[i]
                 out[h, 1, i] = sc[C_NCAT + i]
     scratch_free(&scratch)
+    if watch.interrupted:
+        raise_pending(&watch)
     return breakdown.sum(axis=2, dtype=np.int16), breakdown
 
 
-def rollouts(tuple pos, int opts, int block, Py_ssize_t n, uint64_t seed) -> list:
+def rollouts(pos, opts, block, n, seed) -> list:
     """Finish the hand from ``pos`` ``n`` times with uniformly random legal moves.
 
     Returns each finish's final score difference (team 0 minus team 1), in C without
-    the GIL; the twin gives the same numbers for the same seed.
+    the GIL; the twin gives the same numbers for the same seed. ``pos`` must be playable
+    (``_checks.check_playable``). From the main thread Ctrl-C stops it (as ``playouts``).
     """
     cdef Pos start, p
     cdef int stock[40]
-    cdef uint64_t rng = seed
-    cdef Py_ssize_t h
+    cdef Py_ssize_t h, count
     cdef int sc[2 * C_NCAT]
-    cdef int i, d
+    cdef int i, d, o
     cdef Scratch scratch
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
+    cdef Watch watch
+    o = int_arg(opts, "rule options", 0, 255)
     pos_from_tuple(&start, stock, pos, block)
-    cdef int* diffs = <int*>malloc((n if n > 0 else 1) * sizeof(int))
+    count = _checks.check_count(n)
+    cdef uint64_t rng = seed_arg(seed)
+    if not playable(&start):
+        _checks.check_playable(pos)
+    cdef int* diffs = <int*>malloc((count if count > 0 else 1) * sizeof(int))
     if diffs == NULL:
-        raise MemoryError()
+        raise MemoryError(f"cannot allocate the results of {count} rollouts")
+    watch_start(&watch, 0, None)
     scratch_init(&scratch)
     with nogil:
-        for h in range(n):
+        for h in range(count):
+            if h % SIGNAL_HANDS == SIGNAL_HANDS - 1 and watch.signals and watch_expired(&watch):
+                break
             p = start
-            play_out(&p, opts, &rng, &scratch)
-            score_c(p.captured[0], p.captured[1], p.scope[0], p.scope[1], opts, sc)
+            play_out(&p, o, &rng, &scratch)
+            score_c(p.captured[0], p.captured[1], p.scope[0], p.scope[1], o, sc)
             d = 0
             for i in range(C_NCAT):
                 d += sc[i] - sc[C_NCAT + i]
             diffs[h] = d
     scratch_free(&scratch)
-    out = [diffs[h] for h in range(n)]
+    if watch.interrupted:
+        free(diffs)
+        raise_pending(&watch)
+    out = [diffs[h] for h in range(count)]
     free(diffs)
     return out
+
+
+cdef bint playable(const Pos* p) noexcept nogil:
+    """Whether ``p`` can be played on (as ``_checks.check_playable``): every card in one
+    place only, and hand sizes a round leaves."""
+    cdef uint64_t seen = 0, m
+    cdef int i, k, size, prev
+    for i in range(p.nplayers + 3 + p.stock_len):
+        if i < p.nplayers:
+            m = p.hands[i]
+        elif i == p.nplayers:
+            m = p.table
+        elif i <= p.nplayers + 2:
+            m = p.captured[i - p.nplayers - 1]
+        else:
+            m = <uint64_t>1 << p.stock[i - p.nplayers - 3]
+        if m & seen:
+            return False
+        seen |= m
+    if any_hand(p):
+        k = scopa_popcount(p.hands[p.turn])
+        prev = k
+        for i in range(p.nplayers):
+            size = scopa_popcount(p.hands[(p.turn + i) % p.nplayers])
+            if k == 0 or size > prev or size < k - 1:
+                return False
+            prev = size
+        return True
+    return p.stock_len == 0
 
 
 include "_solver.pxi"

@@ -76,6 +76,11 @@ ctypedef struct SState:
     long long nodes
     long long main_nodes  # nodes of the main search (the rest are leaf_search nodes)
     long long node_limit
+    long long next_check  # nodes at which poll() looks at the limits next
+    Watch watch           # deadline, stop flag and signal handlers (see poll)
+    int root_depth        # plays left at the root of the current search (no other node has as many)
+    int root_card         # the root's best move in the last search() of it (-1 for none)
+    uint64_t root_cap
     long long probes
     long long hits
     bint aborted
@@ -146,6 +151,30 @@ cdef void _init_solver_tables():
     PRIM_CODE[21] = 8
 
 _init_solver_tables()
+
+
+cdef enum:
+    # nodes between two looks at the clock, the stop flag and the signal handlers: the node
+    # count is compared with S.next_check at every node, the rest happens this rarely
+    CHECK_EVERY = 4096
+
+
+cdef void arm_checks(SState* S) noexcept nogil:
+    """Set the node count of the next poll(): CHECK_EVERY on, or just past the node limit."""
+    S.next_check = S.nodes + CHECK_EVERY
+    if S.node_limit and S.next_check > S.node_limit + 1:
+        S.next_check = S.node_limit + 1
+
+
+cdef bint poll(SState* S) noexcept nogil:
+    """Called when the node count reaches S.next_check: whether the search must stop now
+    (it already stopped, the node limit is passed, or the watch expired: a stop flag, the
+    deadline, or a signal handler that raised)."""
+    if S.aborted or (S.node_limit and S.nodes > S.node_limit) or watch_expired(&S.watch):
+        S.aborted = True
+        return True
+    arm_checks(S)
+    return False
 
 
 cdef inline int sgn(int x) noexcept nogil:
@@ -761,8 +790,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
         child = p[0]
         return last_round_mover(S, &child, alpha, beta)
     S.nodes += 1
-    if S.node_limit and S.nodes > S.node_limit:
-        S.aborted = True
+    if S.nodes >= S.next_check and poll(S):
         return 0
     if is_over(p):
         return sigma * final_difference_c(p, S.opts)
@@ -922,6 +950,8 @@ cdef int horizon_search(SState* S, const Pos* p, int plies, int alpha, int beta)
     cdef int n, i, best = -1000000, v
     cdef Pos child
     S.nodes += 1
+    if S.nodes >= S.next_check and poll(S):
+        return 0
     if is_over(p):
         return sigma * 100 * final_difference_c(p, S.opts)
     if plies <= 0:
@@ -933,6 +963,9 @@ cdef int horizon_search(SState* S, const Pos* p, int plies, int alpha, int beta)
         child = p[0]
         apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
         v = -horizon_search(S, &child, plies - 1, -beta, -(alpha if alpha > best else best))
+        if S.aborted:
+            S.sp -= n
+            return 0
         if v > best:
             best = v
             if best >= beta:
@@ -955,8 +988,7 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     cdef int etc_gain[ETC_MAX]
     cdef int c
     S.nodes += 1
-    if S.node_limit and S.nodes > S.node_limit:
-        S.aborted = True
+    if S.nodes >= S.next_check and poll(S):
         return 0
     if is_over(p):
         return sigma * (final_difference_c(p, S.opts) - info.B)
@@ -984,11 +1016,14 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     n = gen_moves(S, p, neutral)
     e = tt_probe(S, &key)
     if e != NULL:
-        if e.lower >= beta:
-            return e.lower
-        if e.upper <= alpha:
-            return e.upper
-        if e.lower == e.upper:
+        if e.lower >= beta or e.upper <= alpha or e.lower == e.upper:
+            if depth == S.root_depth:
+                S.root_card = e.card
+                S.root_cap = e.capture
+            if e.lower >= beta:
+                return e.lower
+            if e.upper <= alpha:
+                return e.upper
             return e.lower
         tt_card = e.card
         tt_cap = e.capture
@@ -1014,6 +1049,9 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
                 if etc_gain[i] != NO_GAIN:
                     e = tt_find(S, &etc_keys[i])
                     if e != NULL and etc_gain[i] - e.upper >= beta:
+                        if depth == S.root_depth:
+                            S.root_card = S.mcard[S.sp + j + i]
+                            S.root_cap = S.mcap[S.sp + j + i]
                         return etc_gain[i] - e.upper
             j += k
     score_moves(S, p, n, tt_card, tt_cap)
@@ -1025,6 +1063,8 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
             apply_pos(&child, S.mcard[i], S.mcap[i], S.opts)
             S.mscore[i] = (1 << 24) - horizon_search(S, &child, S.iid_plies, -1000000, 1000000)
         S.sp -= n
+        if S.aborted:
+            return 0
     S.sp += n
     best = -1000
     for i in range(S.sp - n, S.sp):
@@ -1060,53 +1100,26 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
                 break
     S.sp -= n
     tt_store(S, &key, best, alpha, beta, best_card, best_cap, depth)
+    if depth == S.root_depth:
+        S.root_card = best_card
+        S.root_cap = best_cap
     return best
-
-
-cdef int check_position(const Pos* p, tuple pos) except -1:
-    """Raise ValueError unless ``p`` (whose seat to move and last capturer pos_from_tuple
-    checked) can occur in play: every card one of the 40 and in one place only (the table
-    key packs the places of the cards and relies on it), and hand sizes a round leaves (as
-    the twin's ``check_position``)."""
-    cdef uint64_t masks[47]
-    cdef uint64_t seen = 0
-    cdef int i, c, n = 0, k, size, prev
-    for i in range(p.nplayers):
-        masks[n] = p.hands[i]
-        n += 1
-    masks[n] = p.table
-    masks[n + 1] = p.captured[0]
-    masks[n + 2] = p.captured[1]
-    n += 3
-    for i in range(p.stock_len):
-        c = p.stock[i]
-        masks[n] = (<uint64_t>1 << c) if 0 <= c < 40 else (<uint64_t>1 << 40)
-        n += 1
-    for i in range(n):
-        if (masks[i] & seen) or (masks[i] >> 40):
-            raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
-        seen |= masks[i]
-    if any_hand(p):
-        k = scopa_popcount(p.hands[p.turn])
-        prev = k
-        for i in range(p.nplayers):
-            size = scopa_popcount(p.hands[(p.turn + i) % p.nplayers])
-            if k == 0 or size > prev or size < k - 1:
-                raise ValueError(f"impossible position {pos!r}: from the seat to move on, hands "
-                                 "hold k >= 1 cards, then k - 1 for the seats that already played")
-            prev = size
-    elif p.stock_len:
-        raise ValueError(f"impossible position {pos!r}: every hand is empty but the stock is not")
-    return 0
 
 
 cdef class Solver:
     """Double-dummy solver with a reusable transposition table (compiled).
 
-    ``Solver(tt_size_mb)``; ``solve(pos, opts, block, node_limit=0)`` and
-    ``analyze(pos, opts, block)`` on position tuples, as in ``scopa_core._twin.Solver``.
-    The table is kept between calls on positions with the same rules and a stock that
-    continues the previous one (so related positions reuse it), and cleared otherwise.
+    ``Solver(tt_size_mb)``; ``solve``, ``analyze``, ``horizon`` and ``analyze_depth`` on
+    position tuples, as in ``scopa_core._twin.Solver``. The table is kept between calls on
+    positions with the same rules and a stock that continues the previous one (so related
+    positions reuse it), and cleared otherwise.
+
+    The searches stop early at a node limit, a time limit or a :class:`StopFlag` where the
+    method takes them, and, when called from the main thread, run Python's signal handlers
+    every few thousand nodes (Ctrl-C raises KeyboardInterrupt within milliseconds). An
+    interrupted call leaves the solver usable: its table holds only proven bounds. One
+    solver searches for one caller at a time: a call made while another thread's call runs
+    raises RuntimeError instead of sharing the table.
     """
 
     cdef SState S
@@ -1121,11 +1134,12 @@ cdef class Solver:
     cdef readonly long long main_nodes
     cdef readonly long long leaf_tt_hits
     cdef readonly int iterations
+    cdef bint _busy
+    cdef object _stop_ref    # the StopFlag whose word S.watch reads, kept alive during a call
 
-    def __cinit__(self, int tt_size_mb=64):
+    def __cinit__(self, tt_size_mb=64):
         cdef uint64_t n_buckets = 1
-        if tt_size_mb < 1:
-            raise ValueError(f"tt_size_mb must be an int >= 1, got {tt_size_mb!r}")
+        _checks.check_int(tt_size_mb, "tt_size_mb", 1, 65536)
         while n_buckets * 2 * 2 * sizeof(TTEntry) <= <uint64_t>tt_size_mb * (1 << 20):
             n_buckets *= 2
         self.tt_size_mb = tt_size_mb
@@ -1160,7 +1174,9 @@ cdef class Solver:
         self.S.leaf_neutral = 0
         self._context = None
         self._dirty = False
-        self.clear()
+        self._busy = False
+        self._stop_ref = None
+        self._clear()
 
     def __dealloc__(self):
         scopa_table_free(self.S.tt)
@@ -1174,18 +1190,30 @@ cdef class Solver:
         """Plays left from which the leaf search keeps bounds in its small exact-key table."""
         def __get__(self):
             return self.S.lt_min
-        def __set__(self, int value):
-            self.S.lt_min = value
+        def __set__(self, value):
+            self._idle()
+            self.S.lt_min = int_arg(value, "leaf_tt_min", 0, 1000)
 
     property leaf_tt_max:
         """Plays left up to which the leaf search keeps bounds in that table."""
         def __get__(self):
             return self.S.lt_max
-        def __set__(self, int value):
-            self.S.lt_max = value
+        def __set__(self, value):
+            self._idle()
+            self.S.lt_max = int_arg(value, "leaf_tt_max", 0, 1000)
+
+    cdef int _idle(self) except -1:
+        if self._busy:
+            raise RuntimeError("this Solver is searching for another thread: use one Solver per "
+                               "thread (scopa.Solver waits its turn instead)")
+        return 0
 
     def clear(self):
         """Empty the transposition table and the history heuristic."""
+        self._idle()
+        self._clear()
+
+    cdef void _clear(self):
         if self._dirty:
             # a new epoch empties the table at once; the memory is wiped only when the
             # 16-bit epoch wraps around
@@ -1202,83 +1230,108 @@ cdef class Solver:
         """The plain leaf search takes over below this many plays left (a tuning knob)."""
         def __get__(self):
             return self.S.leaf_depth
-        def __set__(self, int value):
-            self.S.leaf_depth = value
+        def __set__(self, value):
+            self._idle()
+            self.S.leaf_depth = int_arg(value, "leaf_depth", 0, 1000)
 
     property iid_depth:
         """Plays left from which moves without a table move are ordered by a shallow search."""
         def __get__(self):
             return self.S.iid_depth
-        def __set__(self, int value):
-            self.S.iid_depth = value
+        def __set__(self, value):
+            self._idle()
+            self.S.iid_depth = int_arg(value, "iid_depth", 0, 1000)
 
     property iid_plies:
         """Depth of that shallow ordering search."""
         def __get__(self):
             return self.S.iid_plies
-        def __set__(self, int value):
-            self.S.iid_plies = value
+        def __set__(self, value):
+            self._idle()
+            self.S.iid_plies = int_arg(value, "iid_plies", 0, 1000)
 
     property guess_plies:
         """Depth of the horizon search whose value, scaled, is solve()'s first MTD(f)
         guess (0: the guess is a level hand)."""
         def __get__(self):
             return self.S.guess_plies
-        def __set__(self, int value):
-            self.S.guess_plies = value
+        def __set__(self, value):
+            self._idle()
+            self.S.guess_plies = int_arg(value, "guess_plies", 0, 1000)
 
     property guess_min:
         """Plays left from which solve() asks the horizon search for its first guess
         (below, the guess is a level hand: the horizon search would cost more than it saves)."""
         def __get__(self):
             return self.S.guess_min
-        def __set__(self, int value):
-            self.S.guess_min = value
+        def __set__(self, value):
+            self._idle()
+            self.S.guess_min = int_arg(value, "guess_min", 0, 1000)
 
     property etc_depth:
         """Plays left from which enhanced transposition cutoffs are tried (a tuning knob)."""
         def __get__(self):
             return self.S.etc_depth
-        def __set__(self, int value):
-            self.S.etc_depth = value
+        def __set__(self, value):
+            self._idle()
+            self.S.etc_depth = int_arg(value, "etc_depth", 0, 1000)
 
-    def _captures(self, int card, uint64_t table, int opts) -> list:
+    def _captures(self, card, table, opts) -> list:
         """The sets ``card`` may capture from ``table`` as the search generates them (from
         the rank sets that add up, a direct count, or the capture memo): for the tests, which
         check them against :func:`captures`."""
         cdef int n, i
-        if not 0 <= card < 40:
-            raise ValueError(f"card must be an int in 0..39, got {card!r}")
-        if table >> 40 or (table >> card) & 1:
-            raise ValueError(f"table must be a 40-bit mask without card {card}, got {table!r}")
-        self.S.opts = opts
-        n = solver_captures(&self.S, card, table, self.S.mcap)
+        cdef int c = int_arg(card, "card index", 0, 39)
+        cdef uint64_t t = mask_arg(table, "table")
+        if (t >> c) & 1:
+            raise ValueError(f"table must be a 40-bit mask without card {c}, got {t!r}")
+        self._idle()
+        self.S.opts = int_arg(opts, "rule options", 0, 255)
+        n = solver_captures(&self.S, c, t, self.S.mcap)
         return [self.S.mcap[i] for i in range(n)]
 
     def tt_entries(self) -> int:
         """Number of filled slots in the transposition table."""
         cdef uint64_t i, n = 0
+        self._idle()
         for i in range((self.S.tt_mask + 1) * 2):
             if self.S.tt[i].epoch == self.S.epoch and self.S.tt[i].depth != 0:
                 n += 1
         return n
 
-    cdef int _prepare(self, tuple pos, int opts, int block, Pos* p) except -1:
-        stock = tuple(pos[2])
+    # -------------------------------------------------------------- one call at a time
+
+    cdef int _begin(self, object pos, object opts, object block, Pos* p, object node_limit,
+                    object time_limit, object stop) except -1:
+        """Check a call's arguments, claim the solver and set up ``p`` and the limits.
+        Nothing changes before every argument is checked: a refused call leaves the solver
+        as it was. Pair with :meth:`_end` (in a ``finally``)."""
+        cdef int o = int_arg(opts, "rule options", 0, 255)
+        cdef long long nl
+        if not is_int_in(node_limit, 0, 1 << 62):
+            _checks.check_int(node_limit, "node_limit", 0, (1 << 62) - 1)
+        nl = node_limit
+        self._idle()
         pos_from_tuple(p, self.stock, pos, block)
-        check_position(p, pos)   # before anything changes: a refused call leaves the solver as it was
+        if not playable(p):
+            _checks.check_playable(pos)
+        watch_start(&self.S.watch, time_limit, stop)
+        self._busy = True
+        self._stop_ref = stop
+        stock = tuple(pos[2])
         ctx = self._context
+        key = (o, p.block, p.nplayers)
         same = (
             ctx is not None
-            and ctx[0] == (opts, block, len(pos[0]))
+            and ctx[0] == key
             and len(stock) <= len(ctx[1])
             and ctx[1][len(ctx[1]) - len(stock):] == stock
         )
         if not same:
-            self.clear()
-            self._context = ((opts, block, len(pos[0])), stock)
-        self.S.opts = opts
-        self.S.block = block
+            self._clear()
+            self._context = (key, stock)
+        self.S.opts = o
+        self.S.block = p.block
         self.S.nplayers = p.nplayers
         self._dirty = True
         self.S.sp = 0
@@ -1289,6 +1342,27 @@ cdef class Solver:
         self.S.hits = 0
         self.S.lt_hits = 0
         self.S.aborted = False
+        self.S.node_limit = nl
+        self.S.root_depth = plays_left(p)
+        self.S.root_card = -1
+        self.S.root_cap = 0
+        arm_checks(&self.S)
+        return 0
+
+    cdef int _end(self) except -1:
+        """Release the solver after a call; raise what a signal handler raised during it."""
+        cdef bint interrupted = self.S.watch.interrupted
+        self.S.watch.stop = NULL
+        self.S.node_limit = 0
+        self._stop_ref = None
+        self._busy = False
+        self.nodes = self.S.nodes
+        self.main_nodes = self.S.main_nodes
+        self.leaf_tt_hits = self.S.lt_hits
+        self.tt_hits = self.S.hits
+        self.tt_probes = self.S.probes
+        if interrupted:
+            raise_pending(&self.S.watch)
         return 0
 
     cdef int _search(self, const Pos* p, const Info* info, int alpha, int beta):
@@ -1303,86 +1377,116 @@ cdef class Solver:
         return tt_find(&self.S, &key)
 
     cdef tuple _mtdf(self, const Pos* p, const Info* info, int lo, int hi, int guess):
-        cdef int g = guess, beta
+        """Null-window searches from ``guess`` until ``lo == hi`` or the search stops:
+        ``(lo, hi, card, capture)``, the move of the last search that proved ``lo``
+        (card -1 when none did)."""
+        cdef int g = guess, beta, card = -1
+        cdef uint64_t cap = 0
         if g < lo:
             g = lo
         if g > hi:
             g = hi
         while lo < hi:
             beta = g if g > lo else lo + 1
+            self.S.root_card = -1
             g = self._search(p, info, beta - 1, beta)
-            self.iterations += 1
             if self.S.aborted:
                 break
+            self.iterations += 1
             if g < beta:
                 hi = g
             else:
                 lo = g
-        return lo, hi
+                card = self.S.root_card
+                cap = self.S.root_cap
+        return lo, hi, card, cap
 
-    cdef void _finish(self):
-        self.nodes = self.S.nodes
-        self.main_nodes = self.S.main_nodes
-        self.leaf_tt_hits = self.S.lt_hits
-        self.tt_hits = self.S.hits
-        self.tt_probes = self.S.probes
-
-    def solve(self, tuple pos, int opts, int block, long long node_limit=0) -> tuple:
+    def solve(self, pos, opts, block, node_limit=0, time_limit=0.0, stop=None, guess=None,
+              bint pv=True) -> tuple:
         """Solve a position tuple: ``(exact, lower, upper, best_card, best_capture, pv, nodes)``.
 
         Values are the final score difference for the team to move; ``pv`` is a list of
-        ``(card, capture)``. With ``node_limit`` the search may stop early: ``exact`` is
-        then False and ``[lower, upper]`` holds the value.
+        ``(card, capture)`` (empty when ``pv`` is False). The search stops early at
+        ``node_limit`` nodes, ``time_limit`` seconds or when ``stop`` (a
+        :class:`StopFlag`) is set: ``exact`` is then False and ``[lower, upper]`` holds the
+        value, and the best move is one proven to reach ``lower`` (card -1 when no
+        completed search proved one). A stop during the principal variation's search
+        leaves the value exact and the PV shorter. ``guess`` (the expected value, for the
+        team to move) is the first null-window search's test; by default a horizon search
+        guesses from 20 plays left when no limit is set, a level hand otherwise.
         """
         cdef Pos p
         cdef Info info
-        cdef int sigma, lo, hi, card = -1, v, est, guess = 0
+        cdef int sigma, lo, hi, card = -1, v, est, wguess = 0, base
         cdef uint64_t cap = 0
         cdef TTEntry* e
-        self._prepare(pos, opts, block, &p)
-        sigma = 1 if (p.turn & 1) == 0 else -1
-        if is_over(&p):
-            v = sigma * final_difference_c(&p, opts)
-            return (True, v, v, -1, 0, [], 0)
-        node_info(&p, opts, &info)
-        lo, hi = (info.lo, info.hi) if sigma == 1 else (-info.hi, -info.lo)
-        self.S.node_limit = node_limit
-        if node_limit == 0 and self.S.guess_plies > 0 and plays_left(&p) >= self.S.guess_min:
-            # The horizon search's estimate of the open part runs about 2/3 of the true one
-            # (its evaluation discounts open terms), and null-window tests above the value
-            # cost the most: guess floor(1.5 x that estimate). 14% fewer nodes at k = 6 and 7
-            # than guessing 0. (Not under a node limit: the guess would spend the budget.)
-            with nogil:
-                est = horizon_search(&self.S, &p, self.S.guess_plies, -1000000, 1000000)
-            guess = (3 * (est - 100 * sigma * info.B) + 20000000) // 200 - 100000
-        lo, hi = self._mtdf(&p, &info, lo, hi, guess)
-        self.S.node_limit = 0
-        base = sigma * info.B
-        if self.S.aborted:
-            self._finish()
-            e = self._entry(&p, &info)
-            moves = legal_moves(p.hands[p.turn], p.table, opts)
-            card, cap = moves[0]
-            if e != NULL:
-                lo = max(lo, e.lower)
-                hi = min(hi, e.upper)
-                if (e.card, e.capture) in moves:   # the key is canonical: check the move
-                    card, cap = e.card, e.capture
-            return (lo == hi, base + lo, base + hi, card, cap, [], self.nodes)
-        self.S.aborted = False
-        pv = self._pv(&p, &info, lo)
-        self._finish()
-        return (True, base + lo, base + lo, pv[0][0], pv[0][1], pv, self.nodes)
+        cdef bint limited = (node_limit != 0 or time_limit != 0 or stop is not None)
+        if guess is not None and not is_int_in(guess, -10000, 10001):
+            _checks.check_int(guess, "guess", -10000, 10000)
+        self._begin(pos, opts, block, &p, node_limit, time_limit, stop)
+        try:
+            sigma = 1 if (p.turn & 1) == 0 else -1
+            if is_over(&p):
+                v = sigma * final_difference_c(&p, self.S.opts)
+                return (True, v, v, -1, 0, [], 0)
+            node_info(&p, self.S.opts, &info)
+            lo, hi = (info.lo, info.hi) if sigma == 1 else (-info.hi, -info.lo)
+            base = sigma * info.B
+            if guess is not None:
+                wguess = <int>guess - base
+            elif not limited and self.S.guess_plies > 0 and plays_left(&p) >= self.S.guess_min:
+                # The horizon search's estimate of the open part runs about 2/3 of the true one
+                # (its evaluation discounts open terms), and null-window tests above the value
+                # cost the most: guess floor(1.5 x that estimate). 14% fewer nodes at k = 6 and 7
+                # than guessing 0. (Not under a limit: the guess would spend the budget.)
+                with nogil:
+                    est = horizon_search(&self.S, &p, self.S.guess_plies, -1000000, 1000000)
+                wguess = (3 * (est - 100 * base) + 20000000) // 200 - 100000
+            lo, hi, card, cap = self._mtdf(&p, &info, lo, hi, wguess)
+            if self.S.aborted:
+                e = self._entry(&p, &info)
+                if e != NULL:
+                    lo = max(lo, e.lower)
+                    hi = min(hi, e.upper)
+                if lo < hi:
+                    moves = legal_moves(p.hands[p.turn], p.table, self.S.opts)
+                    if (card, cap) not in moves:   # the table key is canonical: check the move
+                        card, cap = -1, 0
+                    return (False, base + lo, base + hi, card, cap, [], self.S.nodes)
+                # exact after all, through the table's bounds: on to the PV (its first step
+                # past the node and time limits, below)
+            trivial = (info.lo if sigma == 1 else -info.hi) == lo
+            line = self._pv(&p, &info, lo, 40) if pv else []
+            moves = legal_moves(p.hands[p.turn], p.table, self.S.opts)
+            if pv and not line and not trivial and card < 0:
+                # the limit cut the PV before its first move: that one step (on a table that
+                # holds the value) is searched past the node and time limits, not a stop
+                self.S.node_limit = 0
+                self.S.watch.deadline = 0
+                self.S.aborted = False
+                arm_checks(&self.S)
+                line = self._pv(&p, &info, lo, 1)
+            if line:
+                card, cap = line[0]
+            elif trivial:
+                card, cap = moves[0]   # the value is the least any line can give: every move reaches it
+            elif (card, cap) not in moves:
+                card, cap = -1, 0
+            return (True, base + lo, base + lo, card, cap, line, self.S.nodes)
+        finally:
+            self._end()
 
-    cdef list _pv(self, const Pos* root, const Info* root_info, int target):
+    cdef list _pv(self, const Pos* root, const Info* root_info, int target, int max_len):
+        """The principal variation to the end of the hand (at most ``max_len`` moves), or as
+        much of it as the limits let the search prove."""
         cdef Pos p = root[0]
         cdef Pos child
         cdef Info info = root_info[0]
         cdef Info cinfo
-        cdef int sigma, g, need
+        cdef int sigma, g, need, v
         cdef TTEntry* e
         pv = []
-        while not is_over(&p):
+        while not is_over(&p) and len(pv) < max_len:
             sigma = 1 if (p.turn & 1) == 0 else -1
             e = self._entry(&p, &info)
             tt_move = (-1, 0)
@@ -1395,7 +1499,10 @@ cdef class Solver:
                 node_info(&child, self.S.opts, &cinfo)
                 g = sigma * (cinfo.B - info.B)
                 need = g - target
-                if self._search(&child, &cinfo, need, need + 1) <= need:
+                v = self._search(&child, &cinfo, need, need + 1)
+                if self.S.aborted:
+                    return pv
+                if v <= need:
                     pv.append((c, m))
                     p = child
                     info = cinfo
@@ -1405,51 +1512,108 @@ cdef class Solver:
                 raise RuntimeError("principal variation lost: inconsistent transposition table")
         return pv
 
-    def analyze_depth(self, tuple pos, int opts, int block, int plies) -> list:
-        """Every legal move's value from an alpha-beta ``plies`` plays deep (the move
-        included) with a heuristic evaluation of the open terms at the horizon:
-        ``[(card, capture, value), ...]``, values in points (floats) for the team to move.
-        Exact where the hand ends within the horizon.
+    def horizon(self, pos, opts, block, plies, node_limit=0, time_limit=0.0, stop=None,
+                first=None):
+        """The best move and its value by an alpha-beta ``plies`` plays deep (the move
+        included) with the heuristic evaluation of the open terms at the horizon (as
+        :meth:`analyze_depth`): ``(value, card, capture)``, the value in points (a float)
+        for the team to move, exact where the hand ends within the horizon; ``None`` when
+        the limits stopped it first. ``first``, a ``(card, capture)`` move, is searched
+        first (the previous depth's choice, in iterative deepening). ``None`` for a
+        position that is over.
         """
         cdef Pos p
         cdef Pos child
-        cdef int v
-        if plies < 1:
-            raise ValueError(f"plies must be >= 1, got {plies}")
-        self._prepare(pos, opts, block, &p)
-        out = []
-        for c, m in legal_moves(p.hands[p.turn], p.table, opts):
-            child = p
-            apply_pos(&child, c, m, opts)
+        cdef int n, i, v, best = -1000000, plies_c, fc = -1, base
+        cdef uint64_t fm = 0
+        cdef int best_card = -1
+        cdef uint64_t best_cap = 0
+        plies_c = int_arg(plies, "plies", 1, 1000)
+        if first is not None:
+            if not is_seq(first) or len(first) != 2:
+                raise ValueError(f"bad first {_checks.short(first)}: expected a (card, capture) move or None")
+            fc = int_arg(first[0], "card index", 0, 39)
+            fm = mask_arg(first[1], "captured cards")
+        self._begin(pos, opts, block, &p, node_limit, time_limit, stop)
+        try:
+            if is_over(&p):
+                return None
+            n = leaf_moves(&self.S, &p, 0)
+            for i in range(n):
+                if self.S.mcard[i] == fc and self.S.mcap[i] == fm:
+                    self.S.mscore[i] = 1 << 20
+            self.S.sp = n
             with nogil:
-                v = -horizon_search(&self.S, &child, plies - 1, -1000000, 1000000)
-            out.append((c, m, v / 100.0))
-        self._finish()
-        return out
+                for i in range(n):
+                    select_best(&self.S, i)
+                    child = p
+                    apply_pos(&child, self.S.mcard[i], self.S.mcap[i], self.S.opts)
+                    v = -horizon_search(&self.S, &child, plies_c - 1, -1000000, -best)
+                    if self.S.aborted:
+                        break
+                    if v > best:
+                        best = v
+                        best_card = self.S.mcard[i]
+                        best_cap = self.S.mcap[i]
+            self.S.sp = 0
+            if self.S.aborted:
+                return None
+            return (best / 100.0, best_card, best_cap)
+        finally:
+            self._end()
 
-    def analyze(self, tuple pos, int opts, int block) -> list:
+    def analyze_depth(self, pos, opts, block, plies, node_limit=0, time_limit=0.0, stop=None):
+        """Every legal move's value from an alpha-beta ``plies`` plays deep (the move
+        included) with a heuristic evaluation of the open terms at the horizon:
+        ``[(card, capture, value), ...]``, values in points (floats) for the team to move.
+        Exact where the hand ends within the horizon. ``None`` when the limits stopped it
+        before every move was valued.
+        """
+        cdef Pos p
+        cdef Pos child
+        cdef int v, plies_c = int_arg(plies, "plies", 1, 1000)
+        self._begin(pos, opts, block, &p, node_limit, time_limit, stop)
+        try:
+            out = []
+            for c, m in legal_moves(p.hands[p.turn], p.table, self.S.opts):
+                child = p
+                apply_pos(&child, c, m, self.S.opts)
+                with nogil:
+                    v = -horizon_search(&self.S, &child, plies_c - 1, -1000000, 1000000)
+                if self.S.aborted:
+                    return None
+                out.append((c, m, v / 100.0))
+            return out
+        finally:
+            self._end()
+
+    def analyze(self, pos, opts, block) -> list:
         """Exact value of every legal move: ``[(card, capture, value), ...]``."""
         cdef Pos p
         cdef Pos child
         cdef Info info
         cdef Info cinfo
         cdef int sigma, lo, hi
-        cdef long long total = 0
-        self._prepare(pos, opts, block, &p)
-        self.S.node_limit = 0
-        sigma = 1 if (p.turn & 1) == 0 else -1
-        node_info(&p, opts, &info)
-        out = []
-        for c, m in legal_moves(p.hands[p.turn], p.table, opts):
-            child = p
-            apply_pos(&child, c, m, opts)
-            if is_over(&child):
-                out.append((c, m, sigma * final_difference_c(&child, opts)))
-                continue
-            node_info(&child, opts, &cinfo)
-            lo, hi = (cinfo.lo, cinfo.hi) if sigma == -1 else (-cinfo.hi, -cinfo.lo)
-            # the previous move's value is the first guess: siblings' values are close
-            lo, hi = self._mtdf(&child, &cinfo, lo, hi, sigma * cinfo.B - out[len(out) - 1][2] if out else 0)
-            out.append((c, m, sigma * cinfo.B - lo))
-        self._finish()
-        return out
+        self._begin(pos, opts, block, &p, 0, 0, None)
+        try:
+            sigma = 1 if (p.turn & 1) == 0 else -1
+            node_info(&p, self.S.opts, &info)
+            out = []
+            for c, m in legal_moves(p.hands[p.turn], p.table, self.S.opts):
+                child = p
+                apply_pos(&child, c, m, self.S.opts)
+                if is_over(&child):
+                    out.append((c, m, sigma * final_difference_c(&child, self.S.opts)))
+                    continue
+                node_info(&child, self.S.opts, &cinfo)
+                lo, hi = (cinfo.lo, cinfo.hi) if sigma == -1 else (-cinfo.hi, -cinfo.lo)
+                # the previous move's value is the first guess: siblings' values are close
+                self.S.root_depth = plays_left(&child)
+                lo, hi, _, _ = self._mtdf(&child, &cinfo, lo, hi,
+                                          sigma * cinfo.B - out[len(out) - 1][2] if out else 0)
+                if self.S.aborted:   # only a signal handler stops it (it raises below)
+                    return []
+                out.append((c, m, sigma * cinfo.B - lo))
+            return out
+        finally:
+            self._end()

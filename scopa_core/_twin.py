@@ -11,6 +11,10 @@ cards are 40-bit masks. See ``scopa_core/__init__.py`` for the whole API.
 
 from __future__ import annotations
 
+import threading
+
+from scopa_core import _checks
+
 # Rule options, packed into one int (the same bits as the compiled core).
 OPT_FEWEST = 1
 OPT_ACE_TAKES_ALL = 2
@@ -52,7 +56,63 @@ def _bits(mask: int) -> list[int]:
 
 def popcount(mask: int) -> int:
     """Number of cards in ``mask``."""
+    return bin(_checks.check_word(mask, "mask")).count("1")
+
+
+def _popcount(mask: int) -> int:
     return bin(mask).count("1")
+
+
+class StopFlag:
+    """A flag that stops the core's searches that watch it, from any thread (as the
+    compiled ``StopFlag``).
+
+    >>> f = StopFlag()
+    >>> f.is_set(), f.set(), f.is_set(), f
+    (False, None, True, StopFlag(set=True))
+    """
+
+    __slots__ = ("_set",)
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        """Ask the searches that watch this flag to stop."""
+        self._set = True
+
+    def clear(self) -> None:
+        """Lower the flag."""
+        self._set = False
+
+    def is_set(self) -> bool:
+        """Whether the flag is set."""
+        return self._set
+
+    def __repr__(self) -> str:
+        return f"StopFlag(set={self._set})"
+
+    def __reduce__(self) -> tuple:
+        return (_stop_flag, (self._set,))
+
+
+def _stop_flag(is_set: bool) -> StopFlag:
+    f = StopFlag()
+    if is_set:
+        f.set()
+    return f
+
+
+def check_stop(stop: object) -> StopFlag | None:
+    """``stop`` if it is a :class:`StopFlag` or None (as the compiled core's check)."""
+    if stop is not None and not isinstance(stop, StopFlag):
+        raise ValueError(f"bad stop {_checks.short(stop)}: expected a scopa_core.StopFlag or None")
+    return stop
+
+
+def in_main_thread() -> bool:
+    """Whether the caller runs in the main thread (where Python runs signal handlers)."""
+    return threading.current_thread() is threading.main_thread()
 
 
 def captures(card: int, table: int, opts: int) -> list[int]:
@@ -68,9 +128,13 @@ def captures(card: int, table: int, opts: int) -> list[int]:
     ...     1 << 0 | 1 << 12 | 1 << 34, 1 << 23 | 1 << 34]
     True
     """
-    if not 0 <= card < 40:
-        raise ValueError(f"card index must be in 0..39, got {card}")
-    table &= FULL
+    _checks.check_card(card)
+    _checks.check_mask(table, "table")
+    _checks.check_opts(opts)
+    return _captures(card, table, opts)
+
+
+def _captures(card: int, table: int, opts: int) -> list[int]:
     v = card % 10 + 1
     if opts & OPT_ACE_TAKES_ALL and v == 1:
         aces = table & ACES
@@ -104,27 +168,10 @@ def captures(card: int, table: int, opts: int) -> list[int]:
 
 def legal_moves(hand: int, table: int, opts: int) -> list[tuple[int, int]]:
     """Legal moves ``(card, captured_mask)`` for a hand against a table; 0 = lay down."""
-    moves: list[tuple[int, int]] = []
-    table &= FULL
-    for c in _bits(hand & FULL):
-        caps = captures(c, table, opts)
-        if caps:
-            moves.extend((c, m) for m in caps)
-        else:
-            moves.append((c, 0))
-    return moves
-
-
-def check_tuple(pos: tuple) -> None:
-    """Raise ValueError unless ``pos`` has the shape the core reads (as the compiled
-    ``pos_from_tuple``): 2 or 4 hands, at most 40 stock cards, a seat to move among the
-    hands and a last capturer -1, 0 or 1. Cards are not checked here."""
-    n = len(pos[0])
-    if n not in (2, 4) or len(pos[2]) > 40 or not (0 <= pos[5] < n and -1 <= pos[6] <= 1):
-        raise ValueError(
-            f"bad position tuple {pos!r}: expected 2 or 4 hands, at most 40 stock cards, "
-            "a seat to move among the hands and a last capturer -1, 0 or 1"
-        )
+    _checks.check_mask(hand, "hand")
+    _checks.check_mask(table, "table")
+    _checks.check_opts(opts)
+    return _legal_moves(hand, table, opts)
 
 
 def apply_move(pos: tuple, card: int, capture: int, opts: int, block: int) -> tuple:
@@ -135,10 +182,19 @@ def apply_move(pos: tuple, card: int, capture: int, opts: int, block: int) -> tu
     ``captured`` and ``scope`` pairs per team, ``last_capture`` a team or -1. After the
     play, empty hands are refilled from the stock in blocks of ``block`` cards (the
     first block to the seat to move), and at the end of the hand the table goes to
-    the last capturer. The move is not checked: the caller validates it.
+    the last capturer. The arguments' shapes and ranges are checked, the move's legality
+    is not: the caller validates it.
     """
-    check_tuple(pos)
+    _checks.check_card(card)
+    _checks.check_mask(capture, "captured cards")
+    _checks.check_opts(opts)
+    _checks.check_tuple(pos, block)
+    return _apply(pos, card, capture, opts, block)
+
+
+def _apply(pos: tuple, card: int, capture: int, opts: int, block: int) -> tuple:
     hands, table, stock, captured, scope, turn, last = pos
+    stock = tuple(stock)
     n = len(hands)
     bit = 1 << card
     hands = tuple(h & ~bit if i == turn else h for i, h in enumerate(hands))
@@ -173,11 +229,21 @@ def apply_move(pos: tuple, card: int, capture: int, opts: int, block: int) -> tu
         elif table and last >= 0:
             cap[last] |= table
             table = 0
-    return (hands, table, stock, (cap[0], cap[1]), (sc[0], sc[1]), turn, last)
+    if max(sc) > _checks.MAX_SCOPE:
+        raise ValueError(
+            f"bad position tuple {_checks.short(pos)}: a scopa now would pass {_checks.MAX_SCOPE} scope"
+        )
+    return (tuple(hands), table, stock, (cap[0], cap[1]), (sc[0], sc[1]), turn, last)
 
 
 def primiera(mask: int, opts: int) -> int:
     """Primiera total of a pile, or -1 when a suit is missing and all suits are required."""
+    _checks.check_mask(mask)
+    _checks.check_opts(opts)
+    return _primiera(mask, opts)
+
+
+def _primiera(mask: int, opts: int) -> int:
     total = 0
     for s in range(4):
         best = _SUIT_BEST[(mask >> (10 * s)) & COINS]
@@ -196,18 +262,27 @@ def _napola(mask: int) -> int:
 
 def score(cap0: int, cap1: int, scope0: int, scope1: int, opts: int) -> tuple:
     """Points per category: ``((carte, denari, ..., napola) of team 0, same of team 1)``."""
+    _checks.check_mask(cap0, "team 0's pile")
+    _checks.check_mask(cap1, "team 1's pile")
+    _checks.check_int(scope0, "scope", 0, _checks.MAX_SCOPE)
+    _checks.check_int(scope1, "scope", 0, _checks.MAX_SCOPE)
+    _checks.check_opts(opts)
+    return _score(cap0, cap1, scope0, scope1, opts)
+
+
+def _score(cap0: int, cap1: int, scope0: int, scope1: int, opts: int) -> tuple:
     rows = [[0] * NCAT, [0] * NCAT]
-    n0, n1 = popcount(cap0), popcount(cap1)
+    n0, n1 = _popcount(cap0), _popcount(cap1)
     if n0 != n1:
         rows[0 if n0 > n1 else 1][0] = 1
-    d0, d1 = popcount(cap0 & COINS), popcount(cap1 & COINS)
+    d0, d1 = _popcount(cap0 & COINS), _popcount(cap1 & COINS)
     if d0 != d1:
         rows[0 if d0 > d1 else 1][1] = 1
     if cap0 & SETTEBELLO:
         rows[0][2] = 1
     elif cap1 & SETTEBELLO:
         rows[1][2] = 1
-    p0, p1 = primiera(cap0, opts), primiera(cap1, opts)
+    p0, p1 = _primiera(cap0, opts), _primiera(cap1, opts)
     if p0 != p1:
         rows[0 if p0 > p1 else 1][3] = 1
     rows[0][4], rows[1][4] = scope0, scope1
@@ -244,19 +319,6 @@ def _shuffle(rng: _Rng, deck: list[int]) -> None:
         deck[i], deck[j] = deck[j], deck[i]
 
 
-def _check_geometry(nplayers: int, hand_size: int, table_size: int) -> None:
-    if (
-        nplayers not in (2, 4)
-        or hand_size < 1
-        or table_size < 0
-        or nplayers * hand_size + table_size > 40
-        or (40 - nplayers * hand_size - table_size) % (nplayers * hand_size)
-    ):
-        raise ValueError(
-            f"bad deal geometry: {nplayers} players, {hand_size} cards each, {table_size} on the table"
-        )
-
-
 def _deal(rng: _Rng, nplayers: int, hand_size: int, table_size: int, opts: int) -> tuple:
     while True:
         deck = list(range(40))
@@ -265,7 +327,7 @@ def _deal(rng: _Rng, nplayers: int, hand_size: int, table_size: int, opts: int) 
         table = 0
         for c in deck[k : k + table_size]:
             table |= 1 << c
-        if not (opts & OPT_REDEAL_ON_KINGS and popcount(table & KINGS) >= 3):
+        if not (opts & OPT_REDEAL_ON_KINGS and _popcount(table & KINGS) >= 3):
             break
     hands = []
     for i in range(nplayers):
@@ -278,6 +340,7 @@ def _deal(rng: _Rng, nplayers: int, hand_size: int, table_size: int, opts: int) 
 
 def shuffle(seed: int) -> list[int]:
     """The 40 cards in the order the core's generator shuffles them for ``seed``."""
+    _checks.check_seed(seed)
     deck = list(range(40))
     _shuffle(_Rng(seed), deck)
     return deck
@@ -287,30 +350,47 @@ def deal(nplayers: int, hand_size: int, table_size: int, opts: int, seed: int) -
     """Deal a hand: ``(hands, table, stock)``; seat ``i`` gets the ``i``-th block of the
     shuffled deck, then the table, then the stock (top first). With
     ``OPT_REDEAL_ON_KINGS`` a table with three or more kings is dealt again."""
-    _check_geometry(nplayers, hand_size, table_size)
+    _checks.check_geometry(nplayers, hand_size, table_size)
+    _checks.check_opts(opts)
+    _checks.check_seed(seed)
     return _deal(_Rng(seed), nplayers, hand_size, table_size, opts)
 
 
 def _play_out(pos: tuple, opts: int, block: int, rng: _Rng) -> tuple:
     """Random legal moves until the hand is over."""
     while any(pos[0]):
-        moves = legal_moves(pos[0][pos[5]], pos[1], opts)
+        moves = _legal_moves(pos[0][pos[5]], pos[1], opts)
         card, cap = moves[rng.next() % len(moves)]
-        pos = apply_move(pos, card, cap, opts, block)
+        pos = _apply(pos, card, cap, opts, block)
     return pos
+
+
+def _legal_moves(hand: int, table: int, opts: int) -> list[tuple[int, int]]:
+    """:func:`legal_moves` without the checks, for the loops that made their arguments."""
+    moves: list[tuple[int, int]] = []
+    for c in _bits(hand):
+        caps = _captures(c, table, opts)
+        if caps:
+            moves.extend((c, m) for m in caps)
+        else:
+            moves.append((c, 0))
+    return moves
 
 
 def rollouts(pos: tuple, opts: int, block: int, n: int, seed: int) -> list[int]:
     """Finish the hand from ``pos`` ``n`` times with uniformly random legal moves; each
-    finish's final score difference (team 0 minus team 1)."""
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    check_tuple(pos)
+    finish's final score difference (team 0 minus team 1). ``pos`` must be playable
+    (``_checks.check_playable``)."""
+    _checks.check_opts(opts)
+    _checks.check_tuple(pos, block)
+    _checks.check_count(n)
+    _checks.check_seed(seed)
+    _checks.check_playable(pos)
     rng = _Rng(seed)
     out = []
     for _ in range(n):
         end = _play_out(pos, opts, block, rng)
-        row0, row1 = score(end[3][0], end[3][1], end[4][0], end[4][1], opts)
+        row0, row1 = _score(end[3][0], end[3][1], end[4][0], end[4][1], opts)
         out.append(sum(row0) - sum(row1))
     return out
 
@@ -323,16 +403,17 @@ def playouts(nplayers: int, hand_size: int, table_size: int, opts: int, n: int, 
     """
     import numpy as np  # imported on first use, as in the compiled core
 
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    _check_geometry(nplayers, hand_size, table_size)
+    _checks.check_geometry(nplayers, hand_size, table_size)
+    _checks.check_opts(opts)
+    _checks.check_count(n)
+    _checks.check_seed(seed)
     rng = _Rng(seed)
     breakdown = np.zeros((n, 2, NCAT), dtype=np.int16)
     for h in range(n):
         hands, table, stock = _deal(rng, nplayers, hand_size, table_size, opts)
         pos = _play_out((hands, table, stock, (0, 0), (0, 0), 0, -1), opts, hand_size, rng)
         captured, scope = pos[3], pos[4]
-        breakdown[h] = score(captured[0], captured[1], scope[0], scope[1], opts)
+        breakdown[h] = _score(captured[0], captured[1], scope[0], scope[1], opts)
     return breakdown.sum(axis=2, dtype=np.int16), breakdown
 
 

@@ -18,8 +18,10 @@ and a summary of the undecided terms, which together form the table's key.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
+from scopa_core import _checks
 from scopa_core import _twin as core
 
 _PRIM_CODE = {0: 0, 10: 1, 12: 2, 13: 3, 14: 4, 15: 5, 16: 6, 18: 7, 21: 8}
@@ -29,41 +31,20 @@ SEVEN_COINS = core.SETTEBELLO
 KING_COINS = core.RE_BELLO
 
 
-def check_position(pos: tuple) -> None:
-    """Raise ValueError unless ``pos`` can occur in play: every card one of the 40 and in one
-    place only (the table key relies on it), the seat to move and the last capturer in
-    range, and hand sizes a round leaves: from the seat to move on, k >= 1 cards, then k - 1
-    for the seats that already played; or every hand empty and no stock.
-
-    >>> check_position(((1, 2), 4, (), (0, 0), (0, 0), 0, -1))
-    >>> try:
-    ...     check_position(((0, 2), 4, (), (0, 0), (0, 0), 0, -1))  # seat 0 to move, no card
-    ... except ValueError as exc:
-    ...     print(str(exc).split(": ")[1])
-    from the seat to move on, hands hold k >= 1 cards, then k - 1 for the seats that already played
-    """
-    core.check_tuple(pos)
-    hands, stock, turn = pos[0], tuple(pos[2]), pos[5]
-    seen = 0
-    for m in (*hands, pos[1], *pos[3], *(1 << c if 0 <= c < 40 else 1 << 40 for c in stock)):
-        if m & seen or m >> 40:
-            raise ValueError(f"impossible position {pos!r}: a card outside 0-39 or in two places")
-        seen |= m
-    n = len(hands)
-    if any(hands):
-        sizes = [core.popcount(hands[(turn + i) % n]) for i in range(n)]
-        k = sizes[0]
-        if k == 0 or any(s not in (k, k - 1) for s in sizes) or sizes != sorted(sizes, reverse=True):
-            raise ValueError(
-                f"impossible position {pos!r}: from the seat to move on, hands hold k >= 1 cards, "
-                "then k - 1 for the seats that already played"
-            )
-    elif stock:
-        raise ValueError(f"impossible position {pos!r}: every hand is empty but the stock is not")
+def check_position(pos: tuple, block: int = 1) -> None:
+    """Raise ValueError unless ``pos`` can be solved: the shape and ranges of
+    ``_checks.check_tuple`` and a playable position (``_checks.check_playable``)."""
+    _checks.check_tuple(pos, block)
+    _checks.check_playable(pos)
 
 
 class SolverAborted(Exception):
-    """Raised inside the search when the node limit is reached."""
+    """Raised inside the search when a limit stops it (node limit, time limit, stop flag)."""
+
+
+#: nodes between two looks at the clock and the stop flag (the node count is compared with
+#: the next check at every node)
+CHECK_EVERY = 1024
 
 
 def _sign(x: int) -> int:
@@ -99,8 +80,8 @@ def node_info(pos: tuple, opts: int, nplayers: int) -> tuple[int, int, int, int,
     sig_b = 0
     # carte and denari: decided once the remaining cards cannot change the sign.
     for within, flag, width in ((core.FULL, 10, 7), (COINS, 18, 5)):
-        r = core.popcount(rest & within)
-        d = core.popcount(c0 & within) - core.popcount(c1 & within)
+        r = core._popcount(rest & within)
+        d = core._popcount(c0 & within) - core._popcount(c1 & within)
         a, b = _sign(d - r), _sign(d + r)
         if a == b:
             B += a
@@ -163,7 +144,7 @@ def node_info(pos: tuple, opts: int, nplayers: int) -> tuple[int, int, int, int,
     plays = [0, 0]
     total = len(stock)
     for seat, h in enumerate(hands):
-        k = core.popcount(h)
+        k = core._popcount(h)
         plays[seat & 1] += k
         total += k
     plays[0] += len(stock) // 2
@@ -241,9 +222,9 @@ def make_key(pos: tuple, info: tuple, neutral: int) -> tuple:
     inplay &= neutral
     for v in range(1, 11):
         cls = inplay & core.RANK_MASK[v]
-        if core.popcount(cls) < 2:
+        if core._popcount(cls) < 2:
             continue
-        counts = [core.popcount(m & cls) for m in locs]
+        counts = [core._popcount(m & cls) for m in locs]
         locs = [m & ~cls for m in locs]
         bits = cls
         for loc, k in enumerate(counts):
@@ -261,7 +242,7 @@ def quick_order(moves: list, table: int) -> list:
     def score(mv: tuple) -> int:
         c, m = mv
         if m:
-            return 100 + 10 * (m == table) + core.popcount(m) + 5 * bool((m | 1 << c) & SEVEN_COINS)
+            return 100 + 10 * (m == table) + core._popcount(m) + 5 * bool((m | 1 << c) & SEVEN_COINS)
         return c % 10
 
     return sorted(moves, key=score, reverse=True)
@@ -287,11 +268,11 @@ def static_eval(pos: tuple, opts: int, nplayers: int) -> int:
         rest |= 1 << c
     e = 100 * info[0]
     if info[3] >> 10 & 1:
-        d = core.popcount(cap[0]) - core.popcount(cap[1])
-        e += _trunc_div(100 * d, core.popcount(rest) + 1)
+        d = core._popcount(cap[0]) - core._popcount(cap[1])
+        e += _trunc_div(100 * d, core._popcount(rest) + 1)
     if info[3] >> 18 & 1:
-        d = core.popcount(cap[0] & COINS) - core.popcount(cap[1] & COINS)
-        e += _trunc_div(100 * d, core.popcount(rest & COINS) + 1)
+        d = core._popcount(cap[0] & COINS) - core._popcount(cap[1] & COINS)
+        e += _trunc_div(100 * d, core._popcount(rest & COINS) + 1)
     if rest & SEVEN_COINS:
         if table & SEVEN_COINS:
             e += 30 if turn & 1 == 0 else -30
@@ -308,7 +289,7 @@ def static_eval(pos: tuple, opts: int, nplayers: int) -> int:
 
 def final_difference(pos: tuple, opts: int) -> int:
     """Final score difference (team 0 minus team 1) of a finished hand."""
-    row0, row1 = core.score(pos[3][0], pos[3][1], pos[4][0], pos[4][1], opts)
+    row0, row1 = core._score(pos[3][0], pos[3][1], pos[4][0], pos[4][1], opts)
     return sum(row0) - sum(row1)
 
 
@@ -334,7 +315,7 @@ def leaves_sweep(table: int, next_hand: int, opts: int) -> bool:
         low = m & -m
         total += (low.bit_length() - 1) % 10 + 1
         m ^= low
-    if core.popcount(table) == 1:
+    if core._popcount(table) == 1:
         return bool(values >> total & 1)
     return total <= 10 and bool(values >> total & 1) and not table & core.RANK_MASK[total]
 
@@ -342,7 +323,7 @@ def leaves_sweep(table: int, next_hand: int, opts: int) -> bool:
 def move_class(card: int, captured: int) -> int:
     """The history heuristic's slot of a move: its card and how many cards it captures
     (none, one, two, three or more), so a card's lay-downs and its captures are credited apart."""
-    return card + 40 * min(core.popcount(captured), 3)
+    return card + 40 * min(core._popcount(captured), 3)
 
 
 def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int, nplayers: int) -> list:
@@ -364,9 +345,9 @@ def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int,
                 s += 50000
             if took & SEVEN_COINS:
                 s += 20000
-            s += 3000 * core.popcount(took & core.RANK_MASK[7])
-            s += 1000 * core.popcount(took & COINS)
-            s += 300 * core.popcount(m)
+            s += 3000 * core._popcount(took & core.RANK_MASK[7])
+            s += 1000 * core._popcount(took & COINS)
+            s += 300 * core._popcount(m)
             s += history[move_class(c, m)]
             if m != table and leaves_sweep(table & ~m, nxt, opts):
                 s -= 120000
@@ -380,11 +361,15 @@ def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int,
 
 
 class Solver:
-    """Double-dummy solver with a reusable transposition table (pure-Python twin)."""
+    """Double-dummy solver with a reusable transposition table (pure-Python twin).
+
+    The same API as the compiled solver: node limits, time limits and stop flags where a
+    method takes them (signals need no help here: Python runs their handlers between
+    bytecodes), and one caller at a time.
+    """
 
     def __init__(self, tt_size_mb: int = 64) -> None:
-        if not isinstance(tt_size_mb, int) or tt_size_mb < 1:
-            raise ValueError(f"tt_size_mb must be an int >= 1, got {tt_size_mb!r}")
+        _checks.check_int(tt_size_mb, "tt_size_mb", 1, 65536)
         self.tt_size_mb = tt_size_mb
         self._max_entries = tt_size_mb * (1 << 20) // 200
         self._tt: dict[tuple, list] = {}
@@ -392,13 +377,28 @@ class Solver:
         self.nodes = 0
         self.tt_hits = 0
         self.tt_probes = 0
+        self.iterations = 0
         self._limit = 0
+        self._next_check = CHECK_EVERY
+        self._deadline = 0.0
+        self._stop: core.StopFlag | None = None
+        self._busy = False
+        self._root_depth = -1
+        self._root_move: tuple[int, int] | None = None
         self._history = [0] * 160
         #: the plain leaf search takes over below this many plays left (as in the compiled solver)
         self.leaf_depth = 11
 
+    def _idle(self) -> None:
+        if self._busy:
+            raise RuntimeError(
+                "this Solver is searching for another thread: use one Solver per "
+                "thread (scopa.Solver waits its turn instead)"
+            )
+
     def clear(self) -> None:
         """Empty the transposition table."""
+        self._idle()
         self._tt.clear()
         self._context = None
         self._history = [0] * 160
@@ -407,11 +407,19 @@ class Solver:
         """Number of positions in the transposition table."""
         return len(self._tt)
 
-    # ------------------------------------------------------------------ search
+    # ------------------------------------------------------------------ one call at a time
 
-    def _prepare(self, pos: tuple, opts: int, block: int) -> None:
+    def _begin(self, pos: tuple, opts: int, block: int, node_limit: int, time_limit: float, stop) -> None:
+        """Check a call's arguments, claim the solver, set up the limits (see the compiled
+        ``_begin``); pair with :meth:`_end`."""
+        _checks.check_opts(opts)
+        _checks.check_int(node_limit, "node_limit", 0, (1 << 62) - 1)
+        self._idle()
+        check_position(pos, block)
+        core.check_stop(stop)
+        seconds = _checks.check_seconds(time_limit)
+        self._busy = True
         stock = tuple(pos[2])
-        check_position(pos)
         ctx = self._context
         same = (
             ctx is not None
@@ -423,19 +431,49 @@ class Solver:
             self._tt.clear()
             self._context = ((opts, block, len(pos[0])), stock)
         self._opts, self._block, self._n = opts, block, len(pos[0])
+        self.nodes = self.tt_hits = self.tt_probes = self.iterations = 0
+        self._limit = node_limit
+        self._deadline = time.monotonic() + seconds if seconds > 0 else 0.0
+        self._stop = stop
+        self._root_depth = len(stock) + sum(core._popcount(h) for h in pos[0])
+        self._arm()
+
+    def _end(self) -> None:
+        self._limit = 0
+        self._deadline = 0.0
+        self._stop = None
+        self._busy = False
+
+    def _arm(self) -> None:
+        self._next_check = self.nodes + CHECK_EVERY
+        if self._limit and self._next_check > self._limit + 1:
+            self._next_check = self._limit + 1
+
+    def _poll(self) -> None:
+        """Called when the node count reaches the next check: raise SolverAborted when a
+        limit is reached (the node limit, the deadline, the stop flag)."""
+        if (
+            (self._limit and self.nodes > self._limit)
+            or (self._stop is not None and self._stop.is_set())
+            or (self._deadline and time.monotonic() >= self._deadline)
+        ):
+            raise SolverAborted
+        self._arm()
+
+    # ------------------------------------------------------------------ search
 
     def _leaf(self, pos: tuple, alpha: int, beta: int) -> int:
         """Plain alpha-beta on the final difference (mover's side) for the last plays."""
         self.nodes += 1
-        if self._limit and self.nodes > self._limit:
-            raise SolverAborted
+        if self.nodes >= self._next_check:
+            self._poll()
         hands, table, stock, turn = pos[0], pos[1], pos[2], pos[5]
         if not stock and not any(hands):
             d = final_difference(pos, self._opts)
             return d if turn & 1 == 0 else -d
         best = -1000
-        for c, m in quick_order(core.legal_moves(hands[turn], table, self._opts), table):
-            v = -self._leaf(core.apply_move(pos, c, m, self._opts, self._block), -beta, -max(alpha, best))
+        for c, m in quick_order(core._legal_moves(hands[turn], table, self._opts), table):
+            v = -self._leaf(core._apply(pos, c, m, self._opts, self._block), -beta, -max(alpha, best))
             if v > best:
                 best = v
                 if best >= beta:
@@ -444,8 +482,8 @@ class Solver:
 
     def _search(self, pos: tuple, info: tuple, alpha: int, beta: int) -> int:
         self.nodes += 1
-        if self._limit and self.nodes > self._limit:
-            raise SolverAborted
+        if self.nodes >= self._next_check:
+            self._poll()
         hands, table, stock = pos[0], pos[1], pos[2]
         B, lo, hi, sig_a, sig_b = info
         sigma = 1 if pos[5] & 1 == 0 else -1
@@ -456,7 +494,7 @@ class Solver:
             return w_hi
         if w_lo >= beta:
             return w_lo
-        depth = len(stock) + sum(core.popcount(h) for h in hands)
+        depth = len(stock) + sum(core._popcount(h) for h in hands)
         sb = sigma * B
         if depth < self.leaf_depth:
             self.nodes -= 1
@@ -470,20 +508,18 @@ class Solver:
         if entry is not None:
             self.tt_hits += 1
             lower, upper = entry[0], entry[1]
-            if lower >= beta:
-                return lower
-            if upper <= alpha:
-                return upper
-            if lower == upper:
-                return lower
+            if lower >= beta or upper <= alpha or lower == upper:
+                if depth == self._root_depth:
+                    self._root_move = entry[2]
+                return lower if lower >= beta or upper > alpha else upper
             tt_move = entry[2]
-        moves = core.legal_moves(hands[pos[5]], table, opts)
+        moves = core._legal_moves(hands[pos[5]], table, opts)
         moves = prune_equivalent(moves, table, neutral)
         moves = order_moves(pos, moves, tt_move, self._history, opts, n)
         best = -1000
         best_move = moves[0]
         for i, (c, m) in enumerate(moves):
-            child = core.apply_move(pos, c, m, opts, self._block)
+            child = core._apply(pos, c, m, opts, self._block)
             cinfo = node_info(child, opts, n)
             g = sigma * (cinfo[0] - B)
             a = max(alpha, best)
@@ -501,6 +537,8 @@ class Solver:
                         self._history = [x >> 1 for x in self._history]
                     break
         self._store(key, entry, best, alpha, beta, best_move)
+        if depth == self._root_depth:
+            self._root_move = best_move
         return best
 
     def _store(self, key: tuple, entry: list | None, best: int, alpha: int, beta: int, move: tuple) -> None:
@@ -518,17 +556,22 @@ class Solver:
     def _mtdf(self, pos: tuple, info: tuple, lo: int, hi: int, guess: int) -> tuple[int, int]:
         """Null-window searches until ``lo == hi``; returns the final ``(lo, hi)``.
 
-        ``self._bounds`` holds the bounds proved so far, should the node limit stop it.
+        ``self._bounds`` holds the bounds proved so far, should a limit stop it, and
+        ``self._proved`` the move of the last search that proved ``lo`` (None if none did).
         """
         g = min(max(guess, lo), hi)
         self._bounds = (lo, hi)
+        self._proved: tuple[int, int] | None = None
         while lo < hi:
             beta = g if g > lo else lo + 1
+            self._root_move = None
             g = self._search(pos, info, beta - 1, beta)
+            self.iterations += 1
             if g < beta:
                 hi = g
             else:
                 lo = g
+                self._proved = self._root_move
             self._bounds = (lo, hi)
         return lo, hi
 
@@ -541,59 +584,87 @@ class Solver:
 
     # ------------------------------------------------------------------ API
 
-    def solve(self, pos: tuple, opts: int, block: int, node_limit: int = 0) -> tuple:
+    def solve(
+        self,
+        pos: tuple,
+        opts: int,
+        block: int,
+        node_limit: int = 0,
+        time_limit: float = 0.0,
+        stop=None,
+        guess: int | None = None,
+        pv: bool = True,
+    ) -> tuple:
         """Solve a position tuple; see ``scopa_core._core.Solver.solve``.
 
         Returns ``(exact, lower, upper, best_card, best_capture, pv, nodes)``: values are
         the final difference for the team to move; ``pv`` a list of ``(card, capture)``.
         """
-        self._prepare(pos, opts, block)
-        self.nodes = self.tt_hits = self.tt_probes = 0
-        self._limit = node_limit
-        info, sigma, w_lo, w_hi = self._root(pos)
-        base = sigma * info[0]
-        if not pos[2] and not any(pos[0]):
-            v = sigma * final_difference(pos, opts)
-            return (True, v, v, -1, 0, [], 0)
-        lo, hi = w_lo, w_hi
+        if guess is not None:
+            _checks.check_int(guess, "guess", -10000, 10000)
+        self._begin(pos, opts, block, node_limit, time_limit, stop)
         try:
-            lo, hi = self._mtdf(pos, info, lo, hi, 0)
-        except SolverAborted:
-            lo, hi = self._bounds
-            moves = core.legal_moves(pos[0][pos[5]], pos[1], opts)
-            entry = self._tt.get(make_key(pos, info, neutral_cards(pos, info, opts)))
-            c, m = moves[0]
-            if entry is not None:
-                lo, hi = max(lo, entry[0]), min(hi, entry[1])
-                if entry[2] in moves:  # the key is canonical: check the move
-                    c, m = entry[2]
-            self._limit = 0
-            return (lo == hi, base + lo, base + hi, c, m, [], self.nodes)
-        self._limit = 0
-        pv = self._pv(pos, info, lo)
-        return (True, base + lo, base + lo, pv[0][0], pv[0][1], pv, self.nodes)
+            info, sigma, w_lo, w_hi = self._root(pos)
+            base = sigma * info[0]
+            if not pos[2] and not any(pos[0]):
+                v = sigma * final_difference(pos, opts)
+                return (True, v, v, -1, 0, [], 0)
+            lo, hi = w_lo, w_hi
+            moves = core._legal_moves(pos[0][pos[5]], pos[1], opts)
+            try:
+                lo, hi = self._mtdf(pos, info, lo, hi, 0 if guess is None else guess - base)
+            except SolverAborted:
+                lo, hi = self._bounds
+                entry = self._tt.get(make_key(pos, info, neutral_cards(pos, info, opts)))
+                if entry is not None:
+                    lo, hi = max(lo, entry[0]), min(hi, entry[1])
+                if lo < hi:
+                    c, m = self._proved if self._proved in moves else (-1, 0)  # type: ignore[misc]
+                    return (False, base + lo, base + hi, c, m, [], self.nodes)
+                # exact after all, through the table's bounds: on to the PV (as the compiled solver)
+            line = self._pv(pos, info, lo) if pv else []
+            if pv and not line and lo != w_lo and self._proved not in moves:
+                # the limit cut the PV before its first move: that step is searched past the
+                # node and time limits, not a stop (as in the compiled solver)
+                self._limit, self._deadline = 0, 0.0
+                self._arm()
+                line = self._pv(pos, info, lo, 1)
+            if line:
+                c, m = line[0]
+            elif lo == w_lo:  # the least any line can give: every move reaches it
+                c, m = moves[0]
+            else:
+                c, m = self._proved if self._proved in moves else (-1, 0)  # type: ignore[misc]
+            return (True, base + lo, base + lo, c, m, line, self.nodes)
+        finally:
+            self._end()
 
-    def _pv(self, pos: tuple, info: tuple, target: int) -> list:
-        """The principal variation of a solved position whose open value is ``target``."""
-        pv = []
+    def _pv(self, pos: tuple, info: tuple, target: int, max_len: int = 40) -> list:
+        """The principal variation of a solved position whose open value is ``target``
+        (at most ``max_len`` moves, as much of it as the limits let the search prove)."""
+        pv: list[tuple[int, int]] = []
         opts, n = self._opts, self._n
-        while pos[2] or any(pos[0]):
+        while (pos[2] or any(pos[0])) and len(pv) < max_len:
             sigma = 1 if pos[5] & 1 == 0 else -1
             entry = self._tt.get(make_key(pos, info, neutral_cards(pos, info, opts)))
             moves = order_moves(
                 pos,
-                core.legal_moves(pos[0][pos[5]], pos[1], opts),
+                core._legal_moves(pos[0][pos[5]], pos[1], opts),
                 entry[2] if entry else None,
                 self._history,
                 opts,
                 n,
             )
             for c, m in moves:
-                child = core.apply_move(pos, c, m, opts, self._block)
+                child = core._apply(pos, c, m, opts, self._block)
                 cinfo = node_info(child, opts, n)
                 g = sigma * (cinfo[0] - info[0])
                 need = g - target  # this move reaches target iff w(child) <= need
-                if self._search(child, cinfo, need, need + 1) <= need:
+                try:
+                    v = self._search(child, cinfo, need, need + 1)
+                except SolverAborted:
+                    return pv
+                if v <= need:
                     pv.append((c, m))
                     pos, info, target = child, cinfo, need
                     break
@@ -603,6 +674,8 @@ class Solver:
 
     def _horizon(self, pos: tuple, plies: int, alpha: int, beta: int) -> int:
         self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._poll()
         hands, table, turn = pos[0], pos[1], pos[5]
         sigma = 1 if turn & 1 == 0 else -1
         if not pos[2] and not any(hands):
@@ -610,8 +683,8 @@ class Solver:
         if plies <= 0:
             return sigma * static_eval(pos, self._opts, self._n)
         best = -1000000
-        for c, m in quick_order(core.legal_moves(hands[turn], table, self._opts), table):
-            child = core.apply_move(pos, c, m, self._opts, self._block)
+        for c, m in quick_order(core._legal_moves(hands[turn], table, self._opts), table):
+            child = core._apply(pos, c, m, self._opts, self._block)
             v = -self._horizon(child, plies - 1, -beta, -max(alpha, best))
             if v > best:
                 best = v
@@ -619,38 +692,95 @@ class Solver:
                     break
         return best
 
-    def analyze_depth(self, pos: tuple, opts: int, block: int, plies: int) -> list[tuple[int, int, float]]:
+    def horizon(
+        self,
+        pos: tuple,
+        opts: int,
+        block: int,
+        plies: int,
+        node_limit: int = 0,
+        time_limit: float = 0.0,
+        stop=None,
+        first: tuple[int, int] | None = None,
+    ) -> tuple[float, int, int] | None:
+        """The best move and its value by a ``plies``-deep alpha-beta with the heuristic
+        evaluation at the horizon: ``(value, card, capture)``, or None when the limits
+        stopped it or the hand is over; see the compiled solver."""
+        _checks.check_int(plies, "plies", 1, 1000)
+        if first is not None:
+            if not isinstance(first, (tuple, list)) or len(first) != 2:
+                raise ValueError(f"bad first {_checks.short(first)}: expected a (card, capture) move or None")
+            _checks.check_card(first[0])
+            _checks.check_mask(first[1], "captured cards")
+            first = (first[0], first[1])
+        self._begin(pos, opts, block, node_limit, time_limit, stop)
+        try:
+            if not pos[2] and not any(pos[0]):
+                return None
+            moves = quick_order(core._legal_moves(pos[0][pos[5]], pos[1], opts), pos[1])
+            if first in moves:
+                moves.remove(first)
+                moves.insert(0, first)
+            best, best_move = -1000000, moves[0]
+            try:
+                for c, m in moves:
+                    child = core._apply(pos, c, m, opts, block)
+                    v = -self._horizon(child, plies - 1, -1000000, -best)
+                    if v > best:
+                        best, best_move = v, (c, m)
+            except SolverAborted:
+                return None
+            return (best / 100.0, best_move[0], best_move[1])
+        finally:
+            self._end()
+
+    def analyze_depth(
+        self,
+        pos: tuple,
+        opts: int,
+        block: int,
+        plies: int,
+        node_limit: int = 0,
+        time_limit: float = 0.0,
+        stop=None,
+    ) -> list[tuple[int, int, float]] | None:
         """Every legal move's value from a ``plies``-deep alpha-beta with a heuristic
-        evaluation at the horizon (points, for the team to move); see the compiled solver."""
-        if plies < 1:
-            raise ValueError(f"plies must be >= 1, got {plies}")
-        self._prepare(pos, opts, block)
-        self.nodes = 0
-        out = []
-        for c, m in core.legal_moves(pos[0][pos[5]], pos[1], opts):
-            child = core.apply_move(pos, c, m, opts, block)
-            out.append((c, m, -self._horizon(child, plies - 1, -1000000, 1000000) / 100.0))
-        return out
+        evaluation at the horizon (points, for the team to move), or None when the limits
+        stopped it first; see the compiled solver."""
+        _checks.check_int(plies, "plies", 1, 1000)
+        self._begin(pos, opts, block, node_limit, time_limit, stop)
+        try:
+            out = []
+            for c, m in core._legal_moves(pos[0][pos[5]], pos[1], opts):
+                child = core._apply(pos, c, m, opts, block)
+                out.append((c, m, -self._horizon(child, plies - 1, -1000000, 1000000) / 100.0))
+            return out
+        except SolverAborted:
+            return None
+        finally:
+            self._end()
 
     def analyze(self, pos: tuple, opts: int, block: int) -> list[tuple[int, int, int]]:
         """Exact value of every legal move: ``[(card, capture, value), ...]``."""
-        self._prepare(pos, opts, block)
-        self.nodes = self.tt_hits = self.tt_probes = 0
-        self._limit = 0
-        info, sigma, _, _ = self._root(pos)
-        out = []
-        for c, m in core.legal_moves(pos[0][pos[5]], pos[1], opts):
-            child = core.apply_move(pos, c, m, opts, block)
-            cinfo = node_info(child, opts, self._n)
-            csigma = -sigma
-            if not child[2] and not any(child[0]):
-                out.append((c, m, sigma * final_difference(child, opts)))
-                continue
-            clo, chi = (cinfo[1], cinfo[2]) if csigma == 1 else (-cinfo[2], -cinfo[1])
-            # the previous move's value is the first guess: siblings' values are close
-            w, _ = self._mtdf(child, cinfo, clo, chi, sigma * cinfo[0] - out[-1][2] if out else 0)
-            out.append((c, m, sigma * cinfo[0] - w))
-        return out
+        self._begin(pos, opts, block, 0, 0, None)
+        try:
+            info, sigma, _, _ = self._root(pos)
+            out = []
+            for c, m in core._legal_moves(pos[0][pos[5]], pos[1], opts):
+                child = core._apply(pos, c, m, opts, block)
+                cinfo = node_info(child, opts, self._n)
+                csigma = -sigma
+                if not child[2] and not any(child[0]):
+                    out.append((c, m, sigma * final_difference(child, opts)))
+                    continue
+                clo, chi = (cinfo[1], cinfo[2]) if csigma == 1 else (-cinfo[2], -cinfo[1])
+                self._root_depth = len(child[2]) + sum(core._popcount(h) for h in child[0])
+                # the previous move's value is the first guess: siblings' values are close
+                w, _ = self._mtdf(child, cinfo, clo, chi, sigma * cinfo[0] - out[-1][2] if out else 0)
+                out.append((c, m, sigma * cinfo[0] - w))
+            return out
+        finally:
+            self._end()
 
 
 def minimax(pos: tuple, opts: int, block: int) -> int:
@@ -663,8 +793,8 @@ def minimax(pos: tuple, opts: int, block: int) -> int:
         d = final_difference(pos, opts)
         return d if turn & 1 == 0 else -d
     best = -1000
-    for c, m in core.legal_moves(hands[turn], table, opts):
-        child = core.apply_move(pos, c, m, opts, block)
+    for c, m in core._legal_moves(hands[turn], table, opts):
+        child = core._apply(pos, c, m, opts, block)
         v = minimax(child, opts, block)
         # the next seat is always on the other team
         best = max(best, -v)
@@ -674,8 +804,8 @@ def minimax(pos: tuple, opts: int, block: int) -> int:
 def analyze_minimax(pos: tuple, opts: int, block: int) -> list[tuple[int, int, int]]:
     """Plain-minimax value of every legal move, for tests."""
     out = []
-    for c, m in core.legal_moves(pos[0][pos[5]], pos[1], opts):
-        out.append((c, m, -minimax(core.apply_move(pos, c, m, opts, block), opts, block)))
+    for c, m in core._legal_moves(pos[0][pos[5]], pos[1], opts):
+        out.append((c, m, -minimax(core._apply(pos, c, m, opts, block), opts, block)))
     return out
 
 
@@ -683,5 +813,5 @@ def replay(pos: tuple, pv: Sequence[tuple[int, int]], opts: int, block: int) -> 
     """Play ``pv`` from ``pos`` and return the final difference for the root's team to move."""
     sigma = 1 if pos[5] & 1 == 0 else -1
     for c, m in pv:
-        pos = core.apply_move(pos, c, m, opts, block)
+        pos = core._apply(pos, c, m, opts, block)
     return sigma * final_difference(pos, opts)

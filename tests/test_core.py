@@ -215,7 +215,7 @@ def test_shuffle_is_a_permutation(core):
 def test_bad_geometry(core):
     with pytest.raises(ValueError, match="geometry"):
         core.deal(3, 3, 4, 0, 1)
-    with pytest.raises(ValueError, match=">= 0"):
+    with pytest.raises(ValueError, match=r"bad number of hands -1: expected an int in 0\.\.2147483647"):
         core.playouts(2, 3, 4, 0, -1, 1)
 
 

@@ -41,30 +41,33 @@ def test_engine_session_of_every_command():
         {"cmd": "bestmove", "id": 5, "view": view, "player": "pimc", "time_ms": 200, "seed": 1},
         {"cmd": "bestmove", "id": 6, "view": view, "player": "greedy"},
         {"cmd": "solve", "id": 7, "position": EXAMPLE_JSON, "node_limit": 3},
+        {"cmd": "ping", "id": 8},
         {"cmd": "quit"},
         {"cmd": "hello", "id": "never answered"},
     ]
     out = run("engine", stdin="\n".join(json.dumps(r) for r in requests) + "\n")
     assert out.returncode == 0, out.stderr
-    replies = [json.loads(line) for line in out.stdout.splitlines()]
-    assert len(replies) == 8
-    hello, legal, play, solve, analyze, best, greedy, limited = replies
-    assert hello["id"] == "h" and hello["version"] == scopa.__version__ and hello["protocol"] == 1
+    replies = {r["id"]: r for r in (json.loads(line) for line in out.stdout.splitlines())}
+    assert sorted(replies, key=str) == sorted(["h", 1, 2, 3, 4, 5, 6, 7, 8], key=str)  # quit: no more
+    hello, legal, play, solve, analyze = (replies[k] for k in ("h", 1, 2, 3, 4))
+    best, greedy, limited = replies[5], replies[6], replies[7]
+    assert hello["version"] == scopa.__version__ and hello["protocol"] == 2
     assert hello["presets"] == list(scopa.PRESETS) and hello["options"]["capture_rule"] == "free"
     assert legal == {"id": 1, "moves": ["7dx3c4s", "Kc"]}
     assert scopa.State.from_json(play["position"]) == scopa.State.from_string(SMALL).play("7dx3c4s")
     expected = scopa.solve(scopa.State.from_json(EXAMPLE_JSON))
     assert solve["value"] == expected.value and solve["best"] == str(expected.best_move)
-    assert len(solve["pv"]) == 8 and solve["nodes"] > 0
-    assert analyze == {"id": 4, "moves": {"7dx3c4s": 4, "Kc": 3}}
+    assert solve["exact"] and len(solve["pv"]) == 8 and solve["nodes"] > 0
+    assert analyze["moves"] == {"7dx3c4s": 4, "Kc": 3} and analyze["exact"] and analyze["best"] == "7dx3c4s"
     assert best["move"] in ("7d", "Kc") and greedy["move"] in ("7d", "Kc")
     assert limited["lower"] <= expected.value <= limited["upper"]
+    assert limited["best"] in ("7d", "Kc") and replies[8]["pong"] is True
 
 
 @pytest.mark.parametrize(
     "line, kind, fragment",
     [
-        ("this is not json", "ProtocolError", "not a JSON line"),
+        ("this is not json", "ProtocolError", "not JSON"),
         ("[1, 2]", "ProtocolError", "JSON object"),
         ('{"cmd": "fly", "id": 9}', "UnknownCommand", "unknown command 'fly'"),
         ('{"cmd": "legal", "id": 9}', "ProtocolError", "needs a 'position'"),
@@ -76,7 +79,11 @@ def test_engine_session_of_every_command():
         ),
         (f'{{"cmd": "play", "id": 9, "position": "{SMALL}", "move": "Kcx3c"}}', "IllegalMoveError", "Kcx3c"),
         (f'{{"cmd": "play", "id": 9, "position": "{SMALL}", "move": "zz"}}', "InvalidMoveError", "'zz'"),
-        (f'{{"cmd": "play", "id": 9, "position": "{SMALL}", "move": 7}}', "ProtocolError", "move notation"),
+        (
+            f'{{"cmd": "play", "id": 9, "position": "{SMALL}", "move": 7}}',
+            "ProtocolError",
+            "'move' must be a string",
+        ),
         (
             '{"cmd": "legal", "id": 9, "position": {"rules": "poker", "hands": [], "turn": 0}}',
             "RulesError",
@@ -90,8 +97,8 @@ def test_engine_session_of_every_command():
         (
             '{"cmd": "bestmove", "id": 9, "player": "nobody", '
             '"view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0}}',
-            "ScopaError",
-            "unknown player 'nobody'",
+            "ProtocolError",
+            "'player' must be one of random, greedy, pimc, ismcts, got 'nobody'",
         ),
         (
             '{"cmd": "bestmove", "id": 9, "time_ms": -5, "view": {"rules": "scopa", "hands": [["7d"], 1], '

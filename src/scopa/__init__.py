@@ -18,16 +18,18 @@ from scopa.errors import (
     CardError,
     IllegalMoveError,
     InvalidMoveError,
+    LimitError,
     PositionError,
     RulesError,
     ScopaError,
 )
+from scopa.limit import Limit, StopFlag
 from scopa.match import Match
 from scopa.move import Move
 from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES, HandScore, primiera_total
 from scopa.simulate import Playouts, random_playouts
-from scopa.solver import Solver, SolveResult, analyze, solve
+from scopa.solver import Analysis, MoveValue, SearchInfo, Solver, SolveResult, analyze, solve
 from scopa.state import State
 from scopa.version import __version__
 from scopa.view import PlayerView
@@ -43,23 +45,29 @@ __all__ = [
     "RANKS",
     "SUITS",
     "AmbiguousMoveError",
+    "Analysis",
     "Card",
     "CardError",
     "CardSet",
     "HandScore",
     "IllegalMoveError",
     "InvalidMoveError",
+    "Limit",
+    "LimitError",
     "Match",
     "Move",
+    "MoveValue",
     "PlayerView",
     "Playouts",
     "PositionError",
     "Rules",
     "RulesError",
     "ScopaError",
+    "SearchInfo",
     "SolveResult",
     "Solver",
     "State",
+    "StopFlag",
     "__version__",
     "analyze",
     "primiera_total",

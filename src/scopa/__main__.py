@@ -16,8 +16,9 @@ import copy
 import json
 import os
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -29,6 +30,7 @@ import scopa
 from scopa.card import Card
 from scopa.errors import ScopaError
 from scopa.players import PLAYERS, make_player
+from scopa.protocol import DEFAULT_MAX_TIME
 
 #: The built-in example for ``scopa solve``: Scopone scientifico with four cards in each hand.
 EXAMPLE = (
@@ -77,55 +79,147 @@ def parse_position(text: str | None) -> scopa.State:
 
 # ---------------------------------------------------------------------------- solve
 
+#: Default time limit of ``scopa solve``, seconds (``--time 0`` for none).
+SOLVE_SECONDS = 10.0
+
+
+def _run_search(
+    console: Console, job: Callable[[scopa.StopFlag, Callable[[Any], None]], Any]
+) -> tuple[Any, bool]:
+    """Run ``job(stop, progress)`` in a worker thread; show a progress line once it has run
+    for a second; on Ctrl-C set the stop flag and take what the search has. Returns the
+    job's result and whether Ctrl-C stopped it."""
+    stop = scopa.StopFlag()
+    latest: list[Any] = []
+    result: list[Any] = []
+    failure: list[BaseException] = []
+
+    done = threading.Event()  # (not Thread.join: a join that Ctrl-C interrupts may return early later)
+
+    def work() -> None:
+        try:
+            result.append(job(stop, latest.append))
+        except BaseException as exc:  # re-raised in the main thread
+            failure.append(exc)
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="scopa-solve", daemon=True)
+    t0 = time.perf_counter()
+    worker.start()
+    interrupted = False
+    status = None
+    try:
+        while not done.wait(0.1):
+            if time.perf_counter() - t0 > 1.0 and console.is_terminal:
+                info = latest[-1] if latest else None
+                text = "searching"
+                if info is not None:
+                    best = info.best_move
+                    text = (
+                        f"depth {info.depth}, {info.nodes:,} nodes, estimate {info.estimate:+.2f}, "
+                        f"best {best}, bounds {info.lower:+d}..{info.upper:+d}"
+                    )
+                if status is None:
+                    status = console.status(text)
+                    status.start()
+                else:
+                    status.update(text)
+    except KeyboardInterrupt:
+        interrupted = True
+        stop.set()
+        done.wait()
+    finally:
+        if status is not None:
+            status.stop()
+    if failure:
+        raise failure[0]
+    return result[0], interrupted
+
 
 def _solve(args: argparse.Namespace, console: Console) -> int:
     state = parse_position(args.position)
     solver = scopa.Solver(tt_size_mb=args.tt)
-    result = solver.solve(state)
-    values = solver.analyze(state)
+
+    def job(stop: scopa.StopFlag, progress: Callable[[Any], None]) -> tuple[Any, Any]:
+        limit = scopa.Limit(time=args.time or None, nodes=args.nodes, stop=stop)
+        analysis = solver.analyze(state, limit, progress=progress)
+        # the principal variation, from the table the analysis filled (no new limit needed
+        # when the analysis was exact; the stop flag still ends it)
+        result = solver.solve(state, scopa.Limit(stop=stop)) if analysis.exact and not stop.is_set() else None
+        return analysis, result
+
+    (analysis, result), interrupted = _run_search(console, job)
+    best = result.best_move if result is not None and result.best_move is not None else analysis.best_move
+    value = result.value if result is not None else None
+    pv = result.pv if result is not None else ()
+    bv = analysis.moves[best] if best is not None else None
+    if best is None:  # the hand is over
+        value = state.score().difference(state.team_to_move)
+    lower = value if value is not None else max(v.lower for v in analysis.moves.values())
+    upper = value if value is not None else max(v.upper for v in analysis.moves.values())
+    estimate = float(value) if value is not None else (bv.estimate if bv is not None else 0.0)
+    order = sorted(analysis.moves.items(), key=lambda kv: -kv[1].estimate)
     if args.json:
         print(
             json.dumps(
                 {
                     "position": state.to_string(),
-                    "value": result.value,
-                    "best": None if result.best_move is None else str(result.best_move),
-                    "pv": [str(m) for m in result.pv],
-                    "nodes": result.nodes,
-                    "seconds": round(result.seconds, 6),
-                    "moves": {str(m): v for m, v in sorted(values.items(), key=lambda kv: -kv[1])},
+                    "value": value,
+                    "exact": value is not None,
+                    "lower": lower,
+                    "upper": upper,
+                    "estimate": round(estimate, 4),
+                    "best": None if best is None else str(best),
+                    "pv": [str(m) for m in pv],
+                    "nodes": analysis.nodes + (result.nodes if result is not None else 0),
+                    "seconds": round(analysis.seconds + (result.seconds if result is not None else 0), 6),
+                    "moves": {str(m): v.value for m, v in order},
                 }
             )
         )
-        return 0
+        return 130 if interrupted else 0
     team = state.team_to_move
     console.print(f"[bold]{state.rules.game}[/], seat {state.turn} (team {team}) to move")
     for seat, hand in enumerate(state.hands):
         console.print(Text(f"  hand {seat}: ").append_text(cards_text(hand)))
     console.print(Text("  table:  ").append_text(cards_text(state.table)))
-    console.print(
-        f"Value: [bold]{result.value:+d}[/] for team {team} (final score difference), "
-        f"best move [bold]{result.best_move}[/]  ({result.nodes:,} nodes, {result.seconds * 1000:.1f} ms)"
-    )
-    pv = Table(title="Principal variation", title_justify="left")
-    for col in ("play", "seat", "move", "table after"):
-        pv.add_column(col)
-    s = state
-    for i, move in enumerate(result.pv, 1):
-        seat = s.turn
-        s = s.play(move)
-        pv.add_row(str(i), str(seat), move_text(move), cards_text(s.table))
-    console.print(pv)
-    if s.is_over and result.pv:
-        sc = s.score()
-        console.print(f"Final score {sc.points[0]}-{sc.points[1]} (team 0 - team 1)")
+    nodes = analysis.nodes + (result.nodes if result is not None else 0)
+    seconds = analysis.seconds + (result.seconds if result is not None else 0)
+    if value is not None:
+        console.print(
+            f"Value: [bold]{value:+d}[/] for team {team} (final score difference), "
+            f"best move [bold]{best}[/]  ({nodes:,} nodes, {seconds * 1000:.1f} ms)"
+        )
+    else:
+        why = "stopped (Ctrl-C)" if interrupted else "time or node limit reached"
+        console.print(
+            f"Not solved exactly ({why}): value between {lower:+d} and {upper:+d} for team {team}, "
+            f"estimate {estimate:+.2f}, best move so far [bold]{best}[/]  "
+            f"(depth {analysis.depth}, {nodes:,} nodes, {seconds:.1f} s)"
+        )
+    if pv:
+        table = Table(title="Principal variation", title_justify="left")
+        for col in ("play", "seat", "move", "table after"):
+            table.add_column(col)
+        s = state
+        for i, move in enumerate(pv, 1):
+            seat = s.turn
+            s = s.play(move)
+            table.add_row(str(i), str(seat), move_text(move), cards_text(s.table))
+        console.print(table)
+        if s.is_over:
+            sc = s.score()
+            console.print(f"Final score {sc.points[0]}-{sc.points[1]} (team 0 - team 1)")
     moves = Table(title="Every legal move", title_justify="left")
     moves.add_column("move")
     moves.add_column("value", justify="right")
-    for move, v in sorted(values.items(), key=lambda kv: -kv[1]):
-        moves.add_row(str(move), f"{v:+d}")
+    for move, v in order:
+        moves.add_row(
+            str(move), f"{v.value:+d}" if v.exact else f"{v.lower:+d}..{v.upper:+d} (~{v.estimate:+.2f})"
+        )
     console.print(moves)
-    return 0
+    return 130 if interrupted else 0
 
 
 # ---------------------------------------------------------------------------- play
@@ -267,8 +361,12 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
 
 def _engine(args: argparse.Namespace, console: Console) -> int:
     from scopa.engine import serve
+    from scopa.protocol import schema
 
-    return serve()
+    if args.schema:
+        print(json.dumps(schema(), indent=2))
+        return 0
+    return serve(max_time=args.max_time or None)
 
 
 def _simulate(args: argparse.Namespace, console: Console) -> int:
@@ -294,6 +392,22 @@ def _deal(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad seconds {text!r}: expected a number >= 0") from None
+    if not 0 <= value <= 1e6:
+        raise argparse.ArgumentTypeError(f"bad seconds {text!r}: expected a number in 0..1e6")
+    return value
+
+
+def _positive(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 18 or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"bad count {text!r}: expected an integer >= 1")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line parser."""
     parser = argparse.ArgumentParser(prog="scopa", description="Scopa and Scopone engine")
@@ -304,6 +418,14 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("position", nargs="?", help="a JSON file, a JSON string or a position string")
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
     solve.add_argument("--tt", type=int, default=64, help="transposition table size in MB")
+    solve.add_argument(
+        "--time",
+        type=_seconds,
+        default=SOLVE_SECONDS,
+        metavar="SECONDS",
+        help=f"time limit (default {SOLVE_SECONDS:g}; 0 for none): then the best result so far",
+    )
+    solve.add_argument("--nodes", type=_positive, default=None, metavar="N", help="node limit")
     solve.set_defaults(func=_solve)
 
     play = sub.add_parser("play", help="play a match against the computer")
@@ -323,6 +445,14 @@ def build_parser() -> argparse.ArgumentParser:
     ar.set_defaults(func=_arena)
 
     eng = sub.add_parser("engine", help="the JSON-lines engine protocol on stdin/stdout")
+    eng.add_argument(
+        "--max-time",
+        type=_seconds,
+        default=DEFAULT_MAX_TIME,
+        metavar="SECONDS",
+        help=f"default and longest search time (default {DEFAULT_MAX_TIME:g}; 0 for no limit)",
+    )
+    eng.add_argument("--schema", action="store_true", help="print the protocol's JSON Schema and exit")
     eng.set_defaults(func=_engine)
 
     sim = sub.add_parser("simulate", help="random hands inside the core, mean points per category")

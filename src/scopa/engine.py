@@ -1,4 +1,12 @@
-"""The engine protocol: JSON lines on stdin/stdout (``scopa engine``), see docs/engine-protocol.md.
+"""The stdio engine (``scopa engine``): the protocol of :mod:`scopa.protocol` as JSON lines on
+standard input and output, like a chess engine driven over UCI (docs/engine-protocol.md).
+
+The engine keeps reading while it thinks: searches (``solve``, ``analyze``, ``bestmove``)
+run one at a time in a worker thread, in the order they came, and every other request
+(``hello``, ``ping``, ``legal``, ``play``, ``stop`` ...) is answered at once, so a reply may
+overtake an earlier search's. ``stop`` ends the running search and the queued ones, each
+answering with what it has. At most ``queue_size`` searches may wait; one more is refused
+with a ``Busy`` error.
 
 >>> e = Engine()
 >>> e.handle('{"cmd": "legal", "id": 1, "position": "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"}')
@@ -9,244 +17,177 @@
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import sys
-from collections.abc import Mapping
+import threading
+from collections import deque
+from collections.abc import Iterator
 from typing import IO, Any
 
-from scopa.card import DECK, CardSet, cards_mask
-from scopa.errors import PositionError, ScopaError
-from scopa.move import Move
-from scopa.notation import FORMAT_VERSION
-from scopa.players import PLAYERS, make_player
-from scopa.rules import PRESETS, Rules
-from scopa.solver import Solver
-from scopa.state import State
-from scopa.version import __version__
-from scopa.view import PlayerView
+from scopa import jsonio
+from scopa.limit import StopFlag
+from scopa.notation import view_from_json
+from scopa.protocol import (
+    DEFAULT_MAX_TIME,
+    MAX_LINE,
+    PROTOCOL_VERSION,
+    Protocol,
+    Request,
+    RequestError,
+    error_reply,
+)
 
-__all__ = ["PROTOCOL_VERSION", "Engine", "serve", "view_from_json"]
+__all__ = ["PROTOCOL_VERSION", "QUEUE_SIZE", "Engine", "serve", "view_from_json"]
 
-#: Version of the engine protocol, reported by ``hello``.
-PROTOCOL_VERSION = 1
-
-
-class ProtocolError(ScopaError):
-    """A request that is not a valid protocol message."""
-
-
-def _position(obj: object) -> State:
-    """A position given as a JSON object or as a position string."""
-    if isinstance(obj, str):
-        return State.from_string(obj)
-    if isinstance(obj, Mapping):
-        return State.from_json(obj)
-    raise ProtocolError(f"'position' must be a JSON position object or a position string, got {obj!r}")
-
-
-def _history_from_json(obj: object, players: int, table: int, piles: int) -> tuple[tuple[int, Move], ...]:
-    """The optional ``history`` of a view: ``[[seat, "move"], ...]``, the hand's plays in order.
-    Every played card must now be on the table or in a pile, every captured card in a pile."""
-    if not isinstance(obj, list):
-        raise PositionError(f"bad history {obj!r}: expected a list of [seat, move] pairs")
-    out = []
-    played = 0
-    for item in obj:
-        if (
-            not isinstance(item, list)
-            or len(item) != 2
-            or not isinstance(item[0], int)
-            or isinstance(item[0], bool)
-            or not 0 <= item[0] < players
-            or not isinstance(item[1], str)
-        ):
-            raise PositionError(f"bad history entry {item!r}: expected [seat in 0..{players - 1}, move]")
-        move = Move.parse(item[1])
-        if not move.card.mask & (table | piles) & ~played or move.capture_mask & ~piles:
-            raise PositionError(
-                f"bad history entry {item!r}: the played card must now be on the table or in a pile, "
-                "played once, and the captured cards in a pile"
-            )
-        played |= move.card.mask
-        out.append((item[0], move))
-    return tuple(out)
-
-
-def view_from_json(obj: object) -> PlayerView:
-    """A player view: the JSON position format with every hand but the seat to move's given
-    as its number of cards, and the stock as its length; optionally ``history``, the plays of
-    the hand so far as ``[[seat, "move"], ...]`` (PIMC reads the opponent's hand from them).
-
-    >>> v = view_from_json({"rules": "scopa", "hands": [["7d", "Kc"], 2], "table": ["3c", "As"],
-    ...                     "stock": 0, "turn": 0, "history": [[0, "As"]]})
-    >>> v.hand_sizes, str(v.hand), [(seat, str(m)) for seat, m in v.history]
-    ((2, 2), '7d Kc', [(0, 'As')])
-    """
-    if not isinstance(obj, Mapping):
-        raise ProtocolError(f"'view' must be a JSON object, got {obj!r}")
-    d = dict(obj)
-    rules = Rules.from_json(d.get("rules"))
-    turn = d.get("turn")
-    hands = d.get("hands")
-    n = rules.players
-    if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn < n:
-        raise PositionError(f"bad turn {turn!r}: expected a seat in 0..{n - 1}")
-    if not isinstance(hands, list) or len(hands) != n:
-        raise PositionError(f"bad hands {hands!r}: expected {n} entries, one per seat")
-    for seat, h in enumerate(hands):
-        if seat == turn and not isinstance(h, list):
-            raise PositionError(f"hand {seat} (the seat to move) must be a list of cards, got {h!r}")
-        if seat != turn and (not isinstance(h, int) or isinstance(h, bool) or h < 0):
-            raise PositionError(f"hand {seat} must be a number of cards, got {h!r}")
-    stock = d.get("stock", 0)
-    if not isinstance(stock, int) or isinstance(stock, bool) or stock < 0:
-        raise PositionError(f"'stock' in a view must be its number of cards, got {stock!r}")
-    # Validate everything else through a full position with stand-in hidden cards.
-    own = hands[turn]
-    known = cards_mask(own, f"hand {turn}")
-    for key in ("table",):
-        known |= cards_mask(d.get(key) or [], key)
-    for pile in d.get("captured") or []:
-        known |= cards_mask(pile if isinstance(pile, list) else [], "a pile")
-    free = [c for c in range(40) if not known >> c & 1]
-    need = sum(h for seat, h in enumerate(hands) if seat != turn) + stock
-    if need > len(free):
-        raise PositionError(f"the view hides {need} cards but only {len(free)} cards are unaccounted for")
-    filled: list[Any] = []
-    at = 0
-    for seat, h in enumerate(hands):
-        if seat == turn:
-            filled.append(h)
-        else:
-            filled.append([str(DECK[c]) for c in free[at : at + h]])
-            at += h
-    full = dict(d)
-    full["hands"] = filled
-    full["stock"] = [str(DECK[c]) for c in free[at : at + stock]]
-    full.pop("history", None)
-    v = State.from_json(full).view(turn)
-    piles = v.captured[0].mask | v.captured[1].mask
-    history = _history_from_json(d.get("history", []), n, v.table.mask, piles)
-    # every unaccounted card may be hidden: none is known to be out of play
-    return dataclasses.replace(v, out_of_play=CardSet._from_mask(0), history=history)
+#: Searches that may wait while one runs; one more is refused with a ``Busy`` error.
+QUEUE_SIZE = 16
 
 
 class Engine:
-    """Answers protocol requests; one instance keeps its solver's table between requests."""
+    """Answers protocol requests synchronously, one line at a time (the worker thread of
+    :func:`serve` is not involved): for embedding the engine in a Python program."""
 
-    def __init__(self) -> None:
-        self.solver = Solver()
+    def __init__(self, max_time: float | None = DEFAULT_MAX_TIME) -> None:
+        self.protocol = Protocol(max_time=max_time)
 
-    def handle(self, line: str) -> dict[str, Any] | None:
+    def handle(self, line: str | bytes) -> dict[str, Any] | None:
         """The reply to one request line (``None`` for ``quit``)."""
-        req_id: Any = None
+        return self.protocol.handle(line)
+
+
+class _Session:
+    """One run of :func:`serve`: the protocol, the output, and the search worker."""
+
+    def __init__(self, protocol: Protocol, out: IO[str], queue_size: int) -> None:
+        self.protocol = protocol
+        self.out = out
+        self.queue_size = queue_size
+        self.lock = threading.Lock()  # one line at a time on the output
+        self.cond = threading.Condition()
+        self.queue: deque[tuple[Request, StopFlag]] = deque()
+        self.running: tuple[Request, StopFlag] | None = None
+        self.closing = False
+        self.broken = False
+        self.worker = threading.Thread(target=self._work, name="scopa-engine-search", daemon=True)
+        self.worker.start()
+
+    def write(self, reply: dict[str, Any]) -> None:
         try:
+            text = jsonio.dumps(reply)
+        except (TypeError, ValueError) as exc:  # never expected: replies are made of JSON values
+            text = jsonio.dumps(error_reply(reply.get("id"), "InternalError", f"unwritable reply: {exc}"))
+        with self.lock:
+            if self.broken:
+                return
             try:
-                req = json.loads(line)
-            except ValueError as exc:
-                raise ProtocolError(f"not a JSON line: {exc}") from None
-            if not isinstance(req, dict):
-                raise ProtocolError(f"a request must be a JSON object, got {type(req).__name__}")
-            req_id = req.get("id")
-            cmd = req.get("cmd")
-            handler = getattr(self, f"_cmd_{cmd}", None) if isinstance(cmd, str) else None
-            if handler is None:
-                reply = {
-                    "error": {
-                        "type": "UnknownCommand",
-                        "message": f"unknown command {cmd!r}: expected "
-                        "one of hello, legal, play, solve, analyze, bestmove, quit",
-                    }
-                }
-            else:
-                reply = handler(req)
-                if reply is None:
-                    return None
-        except ScopaError as exc:
-            reply = {"error": {"type": type(exc).__name__, "message": str(exc)}}
-        except (KeyError, TypeError) as exc:
-            reply = {"error": {"type": "ProtocolError", "message": f"bad request: {exc}"}}
-        if req_id is not None or "error" in reply:
-            reply = {"id": req_id, **reply}
-        return reply
+                self.out.write(text + "\n")
+                self.out.flush()
+            except (OSError, ValueError):  # the reader went away: stop what runs, then exit
+                self.broken = True
+                self.stop(None)
 
-    @staticmethod
-    def _field(req: Mapping[str, Any], key: str) -> Any:
-        if key not in req:
-            raise ProtocolError(f"request {req.get('cmd')!r} needs a {key!r} field")
-        return req[key]
+    def submit(self, req: Request) -> None:
+        with self.cond:  # (never write while holding cond: write may take it to stop searches)
+            full = len(self.queue) >= self.queue_size
+            if not full:
+                self.queue.append((req, StopFlag()))
+                self.cond.notify()
+        if full:
+            busy = f"{self.queue_size} searches already wait (at most {self.queue_size}): send it again later"
+            self.write(error_reply(req.id, "Busy", busy))
 
-    def _cmd_hello(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        defaults = Rules()
-        return {
-            "name": "scopa",
-            "version": __version__,
-            "protocol": PROTOCOL_VERSION,
-            "position_format": FORMAT_VERSION,
-            "presets": list(PRESETS),
-            "options": {k: v for k, v in defaults.__dict__.items() if k != "game"},
-            "players": list(PLAYERS),
-        }
+    def stop(self, search_id: Any) -> int:
+        """Set the flags of the running and queued searches (of those with ``search_id``)."""
+        n = 0
+        with self.cond:
+            items = list(self.queue) + ([self.running] if self.running else [])
+            for req, flag in items:
+                if search_id is None or req.id == search_id:
+                    flag.set()
+                    n += 1
+        return n
 
-    def _cmd_legal(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        state = _position(self._field(req, "position"))
-        return {"moves": [str(m) for m in state.legal_moves()]}
+    def _work(self) -> None:
+        while True:
+            with self.cond:
+                while not self.queue and not self.closing:
+                    self.cond.wait()
+                if not self.queue:
+                    return
+                self.running = self.queue.popleft()
+            req, flag = self.running
+            reply = self.protocol.execute(req, flag, self.write)
+            with self.cond:
+                self.running = None
+                self.cond.notify_all()
+            if reply is not None:
+                self.write(reply)
 
-    def _cmd_play(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        state = _position(self._field(req, "position"))
-        move = self._field(req, "move")
-        if not isinstance(move, str):
-            raise ProtocolError(f"'move' must be move notation, got {move!r}")
-        return {"position": state.play(move).to_dict()}
-
-    def _cmd_solve(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        state = _position(self._field(req, "position"))
-        limit = req.get("node_limit")
-        r = self.solver.solve(state, node_limit=limit)
-        return {
-            "value": r.value,
-            "exact": r.exact,
-            "lower": r.lower,
-            "upper": r.upper,
-            "best": None if r.best_move is None else str(r.best_move),
-            "pv": [str(m) for m in r.pv],
-            "nodes": r.nodes,
-            "seconds": round(r.seconds, 6),
-        }
-
-    def _cmd_analyze(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        state = _position(self._field(req, "position"))
-        return {"moves": {str(m): v for m, v in self.solver.analyze(state).items()}}
-
-    def _cmd_bestmove(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        view = view_from_json(self._field(req, "view"))
-        name = req.get("player", "pimc")
-        time_ms = req.get("time_ms", 100)
-        if not isinstance(time_ms, (int, float)) or isinstance(time_ms, bool) or time_ms <= 0:
-            raise ProtocolError(f"'time_ms' must be a positive number, got {time_ms!r}")
-        seed = req.get("seed")
-        options: dict[str, Any] = {}
-        if name in ("pimc", "ismcts"):
-            options["time_limit"] = time_ms / 1000
-        player = make_player(name, seed=seed, **options)
-        return {"move": str(player.choose(view))}
-
-    def _cmd_quit(self, req: Mapping[str, Any]) -> None:
-        return None
+    def close(self) -> None:
+        """Let the searches asked for finish (each within its limit), then end the worker."""
+        with self.cond:
+            self.closing = True
+            self.cond.notify_all()
+        self.worker.join()
 
 
-def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Serve requests line by line until ``quit`` or end of input; returns the exit status."""
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    engine = Engine()
-    for line in stdin:
-        if not line.strip():
+def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
+    """The lines of ``stream``, each at most MAX_LINE long: a longer line is skipped whole
+    and yields ``None`` (so it gets one error reply)."""
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE and not line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
+            while True:  # skip the rest of the overlong line
+                rest = stream.readline(MAX_LINE + 1)
+                if not rest or rest.endswith(b"\n" if isinstance(rest, bytes) else "\n"):
+                    break
+            yield None
             continue
-        reply = engine.handle(line)
-        if reply is None:
-            break
-        stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
-        stdout.flush()
-    return 0
+        yield line
+
+
+def serve(
+    stdin: IO[Any] | None = None,
+    stdout: IO[str] | None = None,
+    max_time: float | None = DEFAULT_MAX_TIME,
+    queue_size: int = QUEUE_SIZE,
+) -> int:
+    """Serve requests line by line until ``quit`` or end of input; returns the exit status
+    (130 after Ctrl-C). Input is read as bytes when the stream has them, so bytes that are
+    not UTF-8 get an error reply instead of stopping the engine."""
+    if stdin is None:
+        stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+    out = stdout or sys.stdout
+    protocol = Protocol(max_time=max_time)
+    session = _Session(protocol, out, queue_size)
+    status = 0
+    try:
+        for line in _lines(stdin):
+            if line is None:
+                session.write(error_reply(None, "ProtocolError", f"a line longer than {MAX_LINE} characters"))
+                continue
+            if not line.strip():
+                continue
+            try:
+                req = protocol.parse(line)
+            except RequestError as exc:
+                session.write(exc.reply)
+                continue
+            if req.cmd == "quit":
+                break
+            if req.cmd == "stop":
+                session.write({"id": req.id, "stopped": session.stop(req.args.get("search"))})
+            elif req.is_search:
+                session.submit(req)
+            else:
+                reply = protocol.execute(req)
+                if reply is not None:
+                    session.write(reply)
+            if session.broken:
+                break
+    except KeyboardInterrupt:
+        session.stop(None)
+        status = 130
+    session.close()
+    return status

@@ -7,6 +7,7 @@ __all__ = [
     "CardError",
     "IllegalMoveError",
     "InvalidMoveError",
+    "LimitError",
     "PositionError",
     "RulesError",
     "ScopaError",
@@ -27,6 +28,10 @@ class RulesError(ScopaError):
 
 class PositionError(ScopaError):
     """A position that cannot occur in play, or a malformed position (JSON or string)."""
+
+
+class LimitError(ScopaError):
+    """A bad search limit: a time, a node count or a stop flag that cannot be used."""
 
 
 class InvalidMoveError(ScopaError):

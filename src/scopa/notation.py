@@ -23,14 +23,19 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from scopa.card import DECK, CardSet
+from scopa import jsonio
+from scopa.card import DECK, CardSet, cards_mask
 from scopa.errors import PositionError, RulesError, ScopaError
+from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
+from scopa.view import PlayerView
 
 __all__ = [
     "FORMAT_VERSION",
@@ -39,6 +44,7 @@ __all__ = [
     "state_to_dict",
     "state_to_json",
     "state_to_string",
+    "view_from_json",
 ]
 
 #: Version of the JSON position format.
@@ -46,6 +52,11 @@ FORMAT_VERSION = 1
 
 _FIELDS = ("rules", "hands", "table", "stock", "captured", "scope", "turn", "last_capture", "dealer")
 _REQUIRED = ("rules", "hands", "turn")
+#: Longest position string accepted (a full position with every option set is under 400).
+MAX_STRING = 2000
+#: Numbers in position strings: ASCII digits only (``str.isdigit`` also takes ``²`` and
+#: other scripts' digits, which ``int`` refuses), and few of them.
+_NUMBER = re.compile(r"[0-9]{1,6}")
 
 
 def _names(mask: int) -> list[str]:
@@ -77,8 +88,8 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
     """Parse a JSON position: text, bytes, or an already-decoded mapping."""
     if isinstance(obj, (str, bytes, bytearray)):
         try:
-            obj = json.loads(obj)
-        except ValueError as exc:
+            obj = jsonio.loads(obj, max_chars=1 << 20)
+        except jsonio.JSONInputError as exc:
             raise PositionError(f"position is not valid JSON: {exc}") from None
     if not isinstance(obj, Mapping):
         raise PositionError(f"a JSON position must be an object, got {type(obj).__name__}")
@@ -147,7 +158,7 @@ def state_to_string(state: State) -> str:
 def _parse_value(key: str, text: str) -> Any:
     if text in ("true", "false"):
         return text == "true"
-    if text.isdigit():
+    if _NUMBER.fullmatch(text):
         return int(text)
     return text
 
@@ -174,7 +185,7 @@ def _split_cards(text: str, what: str) -> list[str]:
 def _int_field(text: str, what: str, nullable: bool) -> int | None:
     if nullable and text == "-":
         return None
-    if not text.isdigit():
+    if not _NUMBER.fullmatch(text):
         raise PositionError(f"bad {what} {text!r}: expected a number{' or -' if nullable else ''}")
     return int(text)
 
@@ -183,6 +194,8 @@ def state_from_string(text: str) -> State:
     """Parse a compact position string (see the module docstring)."""
     if not isinstance(text, str):
         raise PositionError(f"a position string must be a str, got {type(text).__name__}")
+    if len(text) > MAX_STRING:
+        raise PositionError(f"position string of {len(text)} characters: at most {MAX_STRING} accepted")
     fields = text.split()
     if len(fields) != len(_FIELDS):
         raise PositionError(
@@ -213,3 +226,109 @@ def state_from_string(text: str) -> State:
         if isinstance(exc, PositionError) and repr(text) in str(exc):
             raise
         raise type(exc)(f"{exc} (in position string {text!r})") from None
+
+
+# ---------------------------------------------------------------------- player views
+
+
+def _history_from_json(obj: object, players: int, table: int, piles: int) -> tuple[tuple[int, Move], ...]:
+    """The optional ``history`` of a view: ``[[seat, "move"], ...]``, the hand's plays in order.
+    Every played card must now be on the table or in a pile, every captured card in a pile."""
+    if not isinstance(obj, list) or len(obj) > 40:
+        raise PositionError(f"bad history {obj!r}: expected a list of at most 40 [seat, move] pairs")
+    out = []
+    played = 0
+    for item in obj:
+        if (
+            not isinstance(item, list)
+            or len(item) != 2
+            or not isinstance(item[0], int)
+            or isinstance(item[0], bool)
+            or not 0 <= item[0] < players
+            or not isinstance(item[1], str)
+        ):
+            raise PositionError(f"bad history entry {item!r}: expected [seat in 0..{players - 1}, move]")
+        move = Move.parse(item[1])
+        if not move.card.mask & (table | piles) & ~played or move.capture_mask & ~piles:
+            raise PositionError(
+                f"bad history entry {item!r}: the played card must now be on the table or in a pile, "
+                "played once, and the captured cards in a pile"
+            )
+        played |= move.card.mask
+        out.append((item[0], move))
+    return tuple(out)
+
+
+def view_from_json(obj: object) -> PlayerView:
+    """A player view: the JSON position format with every hand but the seat to move's given
+    as its number of cards, and the stock as its length; optionally ``history``, the plays of
+    the hand so far as ``[[seat, "move"], ...]`` (PIMC reads the opponent's hand from them).
+
+    >>> v = view_from_json({"rules": "scopa", "hands": [["7d", "Kc"], 2], "table": ["3c", "As"],
+    ...                     "stock": 0, "turn": 0, "history": [[0, "As"]]})
+    >>> v.hand_sizes, str(v.hand), [(seat, str(m)) for seat, m in v.history]
+    ((2, 2), '7d Kc', [(0, 'As')])
+    """
+    if isinstance(obj, (str, bytes, bytearray)):
+        try:
+            obj = jsonio.loads(obj, max_chars=1 << 20)
+        except jsonio.JSONInputError as exc:
+            raise PositionError(f"view is not valid JSON: {exc}") from None
+    if not isinstance(obj, Mapping):
+        raise PositionError(f"a view must be a JSON object, got {type(obj).__name__}")
+    d = dict(obj)
+    unknown = sorted(set(d) - set(_FIELDS) - {"history"})
+    if unknown:
+        raise PositionError(
+            f"unknown field(s) {', '.join(map(repr, unknown))} in view: "
+            f"expected {', '.join(_FIELDS)}, history"
+        )
+    rules = Rules.from_json(d.get("rules"))
+    turn = d.get("turn")
+    hands = d.get("hands")
+    n = rules.players
+    if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn < n:
+        raise PositionError(f"bad turn {turn!r}: expected a seat in 0..{n - 1}")
+    if not isinstance(hands, list) or len(hands) != n:
+        raise PositionError(f"bad hands {hands!r}: expected {n} entries, one per seat")
+    for seat, h in enumerate(hands):
+        if seat == turn and not isinstance(h, list):
+            raise PositionError(f"hand {seat} (the seat to move) must be a list of cards, got {h!r}")
+        if seat != turn and (not isinstance(h, int) or isinstance(h, bool) or not 0 <= h <= 10):
+            raise PositionError(f"hand {seat} must be a number of cards in 0..10, got {h!r}")
+    stock = d.get("stock", 0)
+    if not isinstance(stock, int) or isinstance(stock, bool) or not 0 <= stock <= 40:
+        raise PositionError(f"'stock' in a view must be its number of cards in 0..40, got {stock!r}")
+    # Validate everything else through a full position with stand-in hidden cards.
+    own = hands[turn]
+    known = cards_mask(own, f"hand {turn}")
+    table = d.get("table") or []
+    if not isinstance(table, list):
+        raise PositionError(f"field 'table' must be a list, got {table!r}")
+    known |= cards_mask(table, "the table")
+    captured = d.get("captured") or []
+    if not isinstance(captured, list):
+        raise PositionError(f"field 'captured' must be a list, got {captured!r}")
+    for pile in captured:
+        known |= cards_mask(pile if isinstance(pile, list) else [], "a pile")
+    free = [c for c in range(40) if not known >> c & 1]
+    need = sum(h for seat, h in enumerate(hands) if seat != turn) + stock
+    if need > len(free):
+        raise PositionError(f"the view hides {need} cards but only {len(free)} cards are unaccounted for")
+    filled: list[Any] = []
+    at = 0
+    for seat, h in enumerate(hands):
+        if seat == turn:
+            filled.append(h)
+        else:
+            filled.append([str(DECK[c]) for c in free[at : at + h]])
+            at += h
+    full = dict(d)
+    full["hands"] = filled
+    full["stock"] = [str(DECK[c]) for c in free[at : at + stock]]
+    full.pop("history", None)
+    v = State.from_json(full).view(turn)
+    piles = v.captured[0].mask | v.captured[1].mask
+    history = _history_from_json(d.get("history", []), n, v.table.mask, piles)
+    # every unaccounted card may be hidden: none is known to be out of play
+    return dataclasses.replace(v, out_of_play=CardSet._from_mask(0), history=history)

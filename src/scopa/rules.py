@@ -27,6 +27,8 @@ _GEOMETRY: dict[str, tuple[int, int, int]] = {
     "scopone_scientifico": (4, 10, 0),
 }
 PRESETS: tuple[str, ...] = tuple(_GEOMETRY)
+#: Highest match target accepted (the sources play to 11, 16, 21 or 31).
+MAX_TARGET = 10_000
 
 _BOOL_OPTIONS = (
     "primiera_requires_all_suits",
@@ -68,8 +70,12 @@ class Rules:
     def __post_init__(self) -> None:
         if not isinstance(self.game, str) or self.game not in _GEOMETRY:
             raise RulesError(f"unknown game {self.game!r}: expected one of {', '.join(PRESETS)}")
-        if not isinstance(self.target, int) or isinstance(self.target, bool) or self.target < 1:
-            raise RulesError(f"bad target {self.target!r}: expected a positive int")
+        if (
+            not isinstance(self.target, int)
+            or isinstance(self.target, bool)
+            or not 1 <= self.target <= MAX_TARGET
+        ):
+            raise RulesError(f"bad target {self.target!r}: expected an int in 1..{MAX_TARGET}")
         if self.capture_rule not in ("free", "fewest"):
             raise RulesError(f"bad capture_rule {self.capture_rule!r}: expected 'free' or 'fewest'")
         for name in _BOOL_OPTIONS:
@@ -122,6 +128,11 @@ class Rules:
     def stock_size(self) -> int:
         """Cards left in the stock after the deal."""
         return 40 - self.players * self.hand_size - self.table_size
+
+    @property
+    def most_scope(self) -> int:
+        """Most scope a team can make in one hand: one per play of its seats."""
+        return (40 - self.table_size) // 2
 
     @property
     def core_options(self) -> int:

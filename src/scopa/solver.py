@@ -10,20 +10,41 @@ already made (scope, piles) plus everything still to come — under best play by
 (4, '7dx3c4s', 4)
 >>> {str(m): v for m, v in scopa.analyze(s).items()}
 {'7dx3c4s': 4, 'Kc': 3}
+
+Searches can be bounded (``time_limit`` seconds, ``node_limit`` positions, or a
+:class:`~scopa.limit.Limit` with a :data:`~scopa.limit.StopFlag`). A bounded search is
+*anytime*: it first runs an iterative-deepening alpha-beta to growing depths with the
+heuristic evaluation of the open scoring terms (what PIMC uses), then the exact search
+from that estimate, and when the limit stops it returns the most it knows: a legal best
+move, bounds that hold, and an estimate.
+
+>>> full = scopa.State.deal("scopone_scientifico", seed=5)
+>>> r = scopa.solve(full, time_limit=0.2)
+>>> r.exact, r.best_move in full.legal_moves(), r.lower <= r.estimate <= r.upper, r.depth >= 1
+(False, True, True, True)
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import scopa_core as core
 from scopa.errors import ScopaError
+from scopa.limit import Clock, CoreLimits, Limit
 from scopa.move import Move
 from scopa.state import State
 
-__all__ = ["SolveResult", "Solver", "analyze", "solve"]
+__all__ = ["Analysis", "MoveValue", "SearchInfo", "SolveResult", "Solver", "analyze", "solve"]
+
+#: Share of a bounded search's time and nodes that the iterative deepening may use before
+#: the exact search starts.
+ID_SHARE = 0.2
+#: With only a stop flag (no time or node limit), the iterative deepening stops once a
+#: depth takes longer than this (seconds), and the exact search runs until the flag is set.
+ID_SECONDS_UNBOUNDED = 0.25
 
 
 @dataclass(frozen=True)
@@ -32,16 +53,22 @@ class SolveResult:
 
     Attributes:
         value: the exact value (final difference for the team to move), or ``None``
-            when ``node_limit`` stopped the search first.
-        best_move: a move reaching ``value`` (the best one found so far when inexact;
-            ``None`` when the hand is already over).
+            when a limit stopped the search first.
+        best_move: a move reaching ``value`` when exact; when not, the move the search
+            proved reaches ``lower``, or else the deepest depth-limited search's choice. A
+            legal move whenever the hand is not over (``None`` then).
         pv: the principal variation from ``best_move`` to the end of the hand (empty
-            when inexact); replaying it reaches ``value``.
-        nodes: positions searched.
+            when inexact; shorter when a limit stopped its search); replaying it reaches
+            ``value``.
+        nodes: positions searched by this call (a solver's table may answer positions
+            searched by earlier calls: see :meth:`Solver.solve`).
         seconds: wall-clock time of the call.
         exact: whether ``value`` is exact.
         lower, upper: bounds that hold for the value (equal to it when exact).
         tt_hit_rate: share of transposition-table probes that found their position.
+        estimate: the best guess of the value: the exact value when exact, else the
+            deepest completed depth-limited search's, within ``lower..upper``.
+        depth: plays deep of the deepest completed depth-limited search (0: none ran).
     """
 
     value: int | None
@@ -53,6 +80,116 @@ class SolveResult:
     lower: int
     upper: int
     tt_hit_rate: float
+    estimate: float
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """What :meth:`Solver.analyze` knows of one move: its exact value, or bounds and an
+    estimate when a limit stopped the search first.
+
+    >>> MoveValue(value=None, lower=-2, upper=5, estimate=1.5).exact
+    False
+    """
+
+    value: int | None
+    lower: int
+    upper: int
+    estimate: float
+
+    @property
+    def exact(self) -> bool:
+        """Whether ``value`` is exact (then ``lower == upper == value == estimate``)."""
+        return self.value is not None
+
+
+class Analysis(Mapping[Move, "int | None"]):
+    """Every legal move's value: a mapping from :class:`~scopa.move.Move` to its exact
+    value (``None`` for a move a limit left unsolved), in the order of
+    :meth:`State.legal_moves <scopa.state.State.legal_moves>`, and each move's
+    :class:`MoveValue` in :attr:`moves`.
+
+    An exact analysis compares equal to the plain dict of values.
+
+    >>> import scopa
+    >>> a = scopa.analyze(scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"))
+    >>> a == {Move.parse("7dx3c4s"): 4, Move.parse("Kc"): 3}, a.exact, str(a.best_move)
+    (True, True, '7dx3c4s')
+    >>> a.moves[Move.parse("Kc")]
+    MoveValue(value=3, lower=3, upper=3, estimate=3.0)
+    """
+
+    __slots__ = ("moves", "nodes", "seconds", "depth")
+
+    def __init__(self, values: Mapping[Move, MoveValue], nodes: int, seconds: float, depth: int = 0) -> None:
+        #: ``{move: MoveValue}`` for every legal move.
+        self.moves: dict[Move, MoveValue] = dict(values)
+        #: positions searched by this call.
+        self.nodes = nodes
+        #: wall-clock time of the call.
+        self.seconds = seconds
+        #: plays deep of the deepest completed depth-limited search (0: none ran).
+        self.depth = depth
+
+    def __getitem__(self, move: Move) -> int | None:
+        return self.moves[move].value
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self.moves)
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    @property
+    def exact(self) -> bool:
+        """Whether every move's value is exact."""
+        return all(v.exact for v in self.moves.values())
+
+    @property
+    def best_move(self) -> Move | None:
+        """The move with the highest value, or when some are inexact the highest estimate
+        (the first in move order among equals); ``None`` when the hand is over."""
+        best: Move | None = None
+        for m, v in self.moves.items():
+            if best is None or v.estimate > self.moves[best].estimate:
+                best = m
+        return best
+
+    def __repr__(self) -> str:
+        inner = ", ".join(
+            f"{m}: {v.value}" if v.exact else f"{m}: {v.lower}..{v.upper} ~{v.estimate:g}"
+            for m, v in self.moves.items()
+        )
+        return f"<Analysis {'exact' if self.exact else 'inexact'} {{{inner}}}>"
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """Progress of a bounded search, passed to a ``progress`` callback after each depth of
+    the iterative deepening and at the end (like UCI's ``info`` lines).
+
+    Attributes:
+        depth: plays deep of the deepest completed depth-limited search.
+        nodes: positions searched so far.
+        seconds: time so far.
+        estimate: the current estimate of the value.
+        best_move: the current best move.
+        lower, upper: the bounds proved so far.
+        exact: whether the value is known exactly.
+    """
+
+    depth: int
+    nodes: int
+    seconds: float
+    estimate: float
+    best_move: Move | None
+    lower: int
+    upper: int
+    exact: bool
+
+
+Progress = Callable[[SearchInfo], None]
 
 
 def _check_state(state: State) -> State:
@@ -61,12 +198,74 @@ def _check_state(state: State) -> State:
     return state
 
 
+def _clamp(x: float, lo: int, hi: int) -> float:
+    return float(min(max(x, lo), hi))
+
+
+class _Deepening:
+    """Iterative deepening for the anytime searches: depth 1 always (every move valued
+    one play deep), then deeper while the next depth is expected to fit its budget."""
+
+    def __init__(self, clock: Clock, plays: int) -> None:
+        self.clock = clock
+        self.plays = plays
+        lim = clock.limit
+        self.seconds = None if lim.time is None else lim.time * ID_SHARE
+        self.nodes = None if lim.nodes is None else max(1, int(lim.nodes * ID_SHARE))
+        if self.seconds is None and self.nodes is None:
+            self.seconds = ID_SECONDS_UNBOUNDED
+            self.per_depth = True
+        else:
+            self.per_depth = False
+        self.costs: list[tuple[float, int]] = []
+
+    def depths(self) -> Iterator[int]:
+        for d in range(1, self.plays + 1):
+            if d > 1 and not self._fits():
+                return
+            yield d
+
+    def core_args(self, depth: int) -> CoreLimits:
+        """The next depth's limits: none at depth 1, else the iterative deepening's budget."""
+        if depth == 1:
+            return {"node_limit": 0, "time_limit": 0.0, "stop": None}
+        args = self.clock.core_args()
+        if self.seconds is not None:
+            budget = self.seconds if self.per_depth else self.seconds - self.clock.elapsed
+            args["time_limit"] = max(1e-6, min(args["time_limit"] or budget, budget))
+        if self.nodes is not None:
+            args["node_limit"] = max(1, min(args["node_limit"] or self.nodes, self.nodes - self.clock.nodes))
+        return args
+
+    def record(self, seconds: float, nodes: int) -> None:
+        self.costs.append((seconds, nodes))
+
+    def _fits(self) -> bool:
+        if self.clock.expired or not self.costs:
+            return not self.clock.expired
+        (t1, n1), growth_t, growth_n = self.costs[-1], 3.0, 3.0
+        if len(self.costs) >= 2:
+            t0, n0 = self.costs[-2]
+            growth_t = max(1.5, t1 / t0) if t0 > 1e-4 else 3.0
+            growth_n = max(1.5, n1 / n0) if n0 > 0 else 3.0
+        if self.seconds is not None:
+            spent = 0.0 if self.per_depth else self.clock.elapsed
+            if spent + t1 * growth_t > self.seconds:
+                return False
+        return not (self.nodes is not None and self.clock.nodes + n1 * growth_n > self.nodes)
+
+
 class Solver:
     """A double-dummy solver with its own transposition table, kept between calls.
 
     Reuse one ``Solver`` for related positions (the same hand at later points, or the
     moves of one position): its table carries over as long as the rules and the stock
-    stay consistent, and is cleared otherwise. Not thread-safe: use one per thread.
+    stay consistent, and is cleared otherwise. It may be shared between threads: a call
+    waits while another thread's call runs (use one per thread to search in parallel).
+
+    A limit counts what *this* call searches: a position an earlier call solved may be
+    answered from the table at once, so a tight ``node_limit`` can still give an exact
+    result, and ``nodes`` reports only this call's positions.
 
     >>> solver = Solver(tt_size_mb=16)
     >>> solver.solve(State.from_string("scopa 7d/Kc 3c4s - -/- 0/0 0 - -")).value
@@ -78,23 +277,56 @@ class Solver:
             raise ScopaError(f"bad tt_size_mb {tt_size_mb!r}: expected an int in 1..65536")
         self.tt_size_mb = tt_size_mb
         self._core = core.Solver(tt_size_mb)
+        self._lock = threading.Lock()
 
     def clear(self) -> None:
         """Empty the transposition table."""
-        self._core.clear()
+        with self._lock:
+            self._core.clear()
 
-    def solve(self, state: State, node_limit: int | None = None) -> SolveResult:
-        """Solve ``state`` exactly, or within ``node_limit`` positions (then maybe inexact)."""
+    # ------------------------------------------------------------------ solve
+
+    def solve(
+        self,
+        state: State,
+        limit: Limit | None = None,
+        *,
+        time_limit: float | None = None,
+        node_limit: int | None = None,
+        progress: Progress | None = None,
+    ) -> SolveResult:
+        """Solve ``state`` exactly, or as far as ``limit`` / ``time_limit`` (seconds) /
+        ``node_limit`` (positions) let it: then the result is inexact with bounds, an
+        estimate and a legal best move (see :class:`SolveResult`). ``progress`` is called
+        with a :class:`SearchInfo` after each depth of a bounded search's iterative
+        deepening and at its end. Ctrl-C raises KeyboardInterrupt within milliseconds."""
         _check_state(state)
-        if node_limit is not None and (
-            not isinstance(node_limit, int) or isinstance(node_limit, bool) or node_limit < 1
-        ):
-            raise ScopaError(f"bad node_limit {node_limit!r}: expected a positive int or None")
+        lim = Limit.of(limit, time_limit, node_limit)
+        with self._lock:
+            if not lim.bounded:
+                return self._exact_solve(state)
+            return self._anytime_solve(state, lim, progress)
+
+    def _exact_solve(self, state: State) -> SolveResult:
         t0 = time.perf_counter()
         exact, lower, upper, card, cap, pv, nodes = self._core.solve(
-            state.masks, state.rules.core_options, state.rules.hand_size, node_limit or 0
+            state.masks, state.rules.core_options, state.rules.hand_size
         )
-        seconds = time.perf_counter() - t0
+        return self._result(lower, upper, card, cap, pv, nodes, time.perf_counter() - t0, True, lower, 0)
+
+    def _result(
+        self,
+        lower: int,
+        upper: int,
+        card: int,
+        cap: int,
+        pv: list[tuple[int, int]],
+        nodes: int,
+        seconds: float,
+        exact: bool,
+        estimate: float,
+        depth: int,
+    ) -> SolveResult:
         probes = self._core.tt_probes
         return SolveResult(
             value=lower if exact else None,
@@ -102,17 +334,149 @@ class Solver:
             pv=tuple(Move._from_core(c, m) for c, m in pv),
             nodes=nodes,
             seconds=seconds,
-            exact=bool(exact),
+            exact=exact,
             lower=lower,
             upper=upper,
             tt_hit_rate=self._core.tt_hits / probes if probes else 0.0,
+            estimate=float(lower) if exact else _clamp(estimate, lower, upper),
+            depth=depth,
         )
 
-    def analyze(self, state: State) -> dict[Move, int]:
-        """The exact value of every legal move (same perspective as :meth:`solve`)."""
+    def _anytime_solve(self, state: State, lim: Limit, progress: Progress | None) -> SolveResult:
+        clock = Clock(lim)
+        pos, opts, block = state.masks, state.rules.core_options, state.rules.hand_size
+        if state.is_over:
+            return self._exact_solve(state)
+        plays = sum(len(h) for h in state.hands) + len(state.stock)
+        deepening = _Deepening(clock, plays)
+        estimate, best, depth = 0.0, (-1, 0), 0
+        # the bounds before any search (or from the table): a call that stops at once
+        known, lower, upper, card, cap, pv, nodes = self._core.solve(pos, opts, block, node_limit=1, pv=False)
+        clock.add(nodes)
+        for d in [] if known else deepening.depths():
+            t = time.perf_counter()
+            r = self._core.horizon(
+                pos, opts, block, d, first=best if best[0] >= 0 else None, **deepening.core_args(d)
+            )
+            clock.add(self._core.nodes)
+            if r is None:
+                break
+            deepening.record(time.perf_counter() - t, self._core.nodes)
+            estimate, best, depth = r[0], (r[1], r[2]), d
+            if progress is not None:
+                progress(self._info(clock, depth, estimate, best, lower, upper, False))
+            if d >= plays:  # the horizon is past the end of the hand: the value is exact
+                break
+        card, cap, exact = -1, 0, False
+        if known or not clock.expired:
+            exact, lower, upper, card, cap, pv, nodes = self._core.solve(
+                pos, opts, block, guess=round(estimate), **clock.core_args()
+            )
+            clock.add(nodes)
+        if card < 0:
+            card, cap = best
+        result = self._result(lower, upper, card, cap, pv, clock.nodes, clock.elapsed, exact, estimate, depth)
+        if progress is not None:
+            progress(self._info(clock, depth, result.estimate, (card, cap), lower, upper, exact))
+        return result
+
+    @staticmethod
+    def _info(
+        clock: Clock, depth: int, estimate: float, best: tuple[int, int], lower: int, upper: int, exact: bool
+    ) -> SearchInfo:
+        return SearchInfo(
+            depth=depth,
+            nodes=clock.nodes,
+            seconds=clock.elapsed,
+            estimate=_clamp(estimate, lower, upper),
+            best_move=Move._from_core(*best) if best[0] >= 0 else None,
+            lower=lower,
+            upper=upper,
+            exact=exact,
+        )
+
+    # ------------------------------------------------------------------ analyze
+
+    def analyze(
+        self,
+        state: State,
+        limit: Limit | None = None,
+        *,
+        time_limit: float | None = None,
+        node_limit: int | None = None,
+        progress: Progress | None = None,
+    ) -> Analysis:
+        """Every legal move's exact value (same perspective as :meth:`solve`), or as far as
+        the limit lets the search go: each move then has its value when it was solved,
+        otherwise bounds and an estimate (see :class:`Analysis`). A bounded analysis first
+        values every move by iterative deepening, then solves the moves best first."""
         _check_state(state)
-        rows = self._core.analyze(state.masks, state.rules.core_options, state.rules.hand_size)
-        return {Move._from_core(c, m): v for c, m, v in rows}
+        lim = Limit.of(limit, time_limit, node_limit)
+        with self._lock:
+            if not lim.bounded:
+                t0 = time.perf_counter()
+                rows = self._core.analyze(state.masks, state.rules.core_options, state.rules.hand_size)
+                values = {Move._from_core(c, m): MoveValue(v, v, v, float(v)) for c, m, v in rows}
+                return Analysis(values, self._core.nodes, time.perf_counter() - t0)
+            return self._anytime_analyze(state, lim, progress)
+
+    def _anytime_analyze(self, state: State, lim: Limit, progress: Progress | None) -> Analysis:
+        clock = Clock(lim)
+        pos, opts, block = state.masks, state.rules.core_options, state.rules.hand_size
+        moves = core.legal_moves(pos[0][pos[5]], pos[1], opts)
+        if not moves:
+            return Analysis({}, 0, clock.elapsed)
+        plays = sum(len(h) for h in state.hands) + len(state.stock)
+        deepening = _Deepening(clock, plays)
+        estimates = {mv: 0.0 for mv in moves}
+        depth = 0
+        for d in deepening.depths():
+            t = time.perf_counter()
+            rows = self._core.analyze_depth(pos, opts, block, d, **deepening.core_args(d))
+            clock.add(self._core.nodes)
+            if rows is None:
+                break
+            deepening.record(time.perf_counter() - t, self._core.nodes)
+            estimates = {(c, m): v for c, m, v in rows}
+            depth = d
+            if progress is not None:
+                best = max(moves, key=lambda mv: estimates[mv])
+                progress(self._info(clock, depth, estimates[best], best, -1000, 1000, False))
+            if d >= plays:
+                break
+        results: dict[tuple[int, int], MoveValue] = {}
+        for mv in sorted(moves, key=lambda mv: -estimates[mv]):
+            child = core.apply_move(pos, mv[0], mv[1], opts, block)
+            est = estimates[mv]
+            searching = not clock.expired
+            if searching:
+                args = clock.core_args()
+                r = self._core.solve(child, opts, block, guess=-round(est), pv=False, **args)
+            else:
+                r = self._core.solve(child, opts, block, node_limit=1, pv=False)
+            clock.add(r[6])
+            exact, lo, hi = r[0] and r[1] == r[2], -r[2], -r[1]
+            results[mv] = MoveValue(
+                lo if exact else None, lo, hi, float(lo) if exact else _clamp(est, lo, hi)
+            )
+        values = {Move._from_core(*mv): results[mv] for mv in moves}
+        out = Analysis(values, clock.nodes, clock.elapsed, depth)
+        if progress is not None:
+            best_move = out.best_move
+            assert best_move is not None
+            bv = out.moves[best_move]
+            progress(
+                self._info(
+                    clock,
+                    depth,
+                    bv.estimate,
+                    (best_move.card.index, best_move.capture_mask),
+                    bv.lower,
+                    bv.upper,
+                    out.exact,
+                )
+            )
+        return out
 
 
 _local = threading.local()
@@ -125,11 +489,27 @@ def _default() -> Solver:
     return solver
 
 
-def solve(state: State, node_limit: int | None = None) -> SolveResult:
-    """Solve ``state`` with this thread's default :class:`Solver` (a 64 MB table)."""
-    return _default().solve(state, node_limit=node_limit)
+def solve(
+    state: State,
+    limit: Limit | None = None,
+    *,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    progress: Progress | None = None,
+) -> SolveResult:
+    """Solve ``state`` with this thread's default :class:`Solver` (a 64 MB table); see
+    :meth:`Solver.solve`."""
+    return _default().solve(state, limit, time_limit=time_limit, node_limit=node_limit, progress=progress)
 
 
-def analyze(state: State) -> dict[Move, int]:
-    """Every legal move's exact value, with this thread's default :class:`Solver`."""
-    return _default().analyze(state)
+def analyze(
+    state: State,
+    limit: Limit | None = None,
+    *,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    progress: Progress | None = None,
+) -> Analysis:
+    """Every legal move's value with this thread's default :class:`Solver`; see
+    :meth:`Solver.analyze`."""
+    return _default().analyze(state, limit, time_limit=time_limit, node_limit=node_limit, progress=progress)

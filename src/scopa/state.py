@@ -175,12 +175,17 @@ class State:
         if isinstance(captured, (str, bytes)) or len(captured) != 2:
             raise PositionError(f"bad captured {captured!r}: expected two piles, one per team")
         piles = (take(captured[0], "team 0's pile"), take(captured[1], "team 1's pile"))
+        most = rules.most_scope
         if (
             isinstance(scope, (str, bytes))
+            or not isinstance(scope, Sequence)
             or len(scope) != 2
-            or not all(_is_int(x) and x >= 0 for x in scope)
+            or not all(_is_int(x) and 0 <= x <= most for x in scope)
         ):
-            raise PositionError(f"bad scope {scope!r}: expected two non-negative ints, one per team")
+            raise PositionError(
+                f"bad scope {scope!r}: expected two ints in 0..{most}, one per team "
+                f"(a team makes at most {most} plays in a hand of {rules.game})"
+            )
         if not _is_int(turn) or not 0 <= turn < n:
             raise PositionError(f"bad turn {turn!r}: expected a seat in 0..{n - 1}")
         if last_capture is not None and (not _is_int(last_capture) or last_capture not in (0, 1)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import random
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
@@ -9,18 +10,42 @@ from typing import Protocol, runtime_checkable
 import scopa_core as core
 from scopa.card import CardSet, bits
 from scopa.errors import PositionError
+from scopa.limit import Limit
 from scopa.move import Move
 from scopa.state import State
 from scopa.view import PlayerView
 
-__all__ = ["Player", "check_budget", "determinize", "leaves_sweep", "sweepers"]
+__all__ = ["Player", "check_budget", "choose", "determinize", "leaves_sweep", "sweepers"]
 
 
 @runtime_checkable
 class Player(Protocol):
-    """Anything with ``choose(view) -> Move``: the move to play for ``view.seat``."""
+    """Anything with ``choose(view) -> Move``: the move to play for ``view.seat``. The
+    built-in players also take ``choose(view, limit=...)`` (a :class:`~scopa.limit.Limit`)."""
 
     def choose(self, view: PlayerView) -> Move: ...
+
+
+@lru_cache(maxsize=256)
+def _takes_limit(cls: type) -> bool:
+    try:
+        return "limit" in inspect.signature(cls.choose).parameters  # type: ignore[attr-defined]
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def choose(player: Player, view: PlayerView, limit: Limit | None = None) -> Move:
+    """``player``'s move for ``view``, within ``limit`` when its ``choose`` takes one (the
+    built-in players do; a player with a plain ``choose(view)`` is asked as it is).
+
+    >>> from scopa.players import GreedyPlayer
+    >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    >>> str(choose(GreedyPlayer(), s.view(0), Limit(time=0.1)))
+    '7dx3c4s'
+    """
+    if limit is not None and _takes_limit(type(player)):
+        return player.choose(view, limit=limit)  # type: ignore[call-arg]
+    return player.choose(view)
 
 
 def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | None = None) -> State:

@@ -7,6 +7,8 @@ import random
 import time
 
 import scopa_core as core
+from scopa.errors import ScopaError
+from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import check_budget, determinize
 from scopa.players.simple import _legal
@@ -58,8 +60,16 @@ class ISMCTSPlayer:
         self._rng = random.Random(seed)
         self.last_iterations = 0
 
-    def choose(self, view: PlayerView) -> Move:
-        """The most visited root move after the search."""
+    def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
+        """The most visited root move after the search; ``limit`` may end it sooner (its
+        time, its nodes counted as iterations, its stop flag)."""
+        if limit is not None and not isinstance(limit, Limit):
+            raise ScopaError(f"bad limit {limit!r}: expected a scopa.Limit or None")
+        lim = limit or Limit()
+        seconds = self.time_limit
+        if lim.time is not None:
+            seconds = lim.time if seconds is None else min(seconds, lim.time)
+        iterations = self.iterations if lim.nodes is None else min(self.iterations, lim.nodes)
         moves = _legal(view)
         if len(moves) == 1:
             return moves[0]
@@ -69,7 +79,7 @@ class ISMCTSPlayer:
         rng = self._rng
         start = time.perf_counter()
         done = 0
-        for _ in range(self.iterations):
+        for _ in range(iterations):
             done += 1
             pos = determinize(view, rng).masks
             node = root
@@ -106,7 +116,9 @@ class ISMCTSPlayer:
             for nd in path[1:]:
                 nd.visits += 1
                 nd.reward += reward0 if nd.team == 0 else 1.0 - reward0
-            if self.time_limit is not None and time.perf_counter() - start > self.time_limit:
+            if seconds is not None and time.perf_counter() - start > seconds:
+                break
+            if lim.stopped:
                 break
         self.last_iterations = done
         best_move = max(

@@ -9,6 +9,7 @@ from typing import Any
 
 import scopa_core as core
 from scopa.errors import ScopaError
+from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import check_budget, determinize, leaves_sweep
 from scopa.players.inference import OpponentModel, hand_posterior
@@ -90,6 +91,8 @@ class PIMCPlayer:
         self.reply_weight = float(reply_weight)
         self._rng = random.Random(seed)
         self._solver = core.Solver(tt_size_mb)
+        #: samples the last :meth:`evaluate` used
+        self.last_samples = 0
 
     def _exact_limit(self, players: int) -> int:
         if self.exact_plays is not None:
@@ -144,10 +147,23 @@ class PIMCPlayer:
         opts, block = rules.core_options, rules.hand_size
         if exact:
             return [(c, m, float(v)) for c, m, v in self._solver.analyze(pos, opts, block)]
-        return self._solver.analyze_depth(pos, opts, block, depth)
+        rows = self._solver.analyze_depth(pos, opts, block, depth)
+        assert rows is not None  # no limit was given
+        return rows
 
-    def evaluate(self, view: PlayerView) -> dict[Move, tuple[float, float]]:
-        """``{move: (mean value, share of samples where it leaves the next player a sweep)}``."""
+    def evaluate(self, view: PlayerView, limit: Limit | None = None) -> dict[Move, tuple[float, float]]:
+        """``{move: (mean value, share of samples where it leaves the next player a sweep)}``.
+
+        Sampling stops after ``samples`` samples, ``time_limit`` seconds, or what ``limit``
+        allows (its time, its nodes: positions the solver searched over the samples, its
+        stop flag), whichever comes first; the first sample is always used whole."""
+        if limit is not None and not isinstance(limit, Limit):
+            raise ScopaError(f"bad limit {limit!r}: expected a scopa.Limit or None")
+        lim = limit or Limit()
+        seconds = self.time_limit
+        if lim.time is not None:
+            seconds = lim.time if seconds is None else min(seconds, lim.time)
+        nodes = 0
         moves = _legal(view)
         rules = view.rules
         opts = rules.core_options
@@ -172,19 +188,24 @@ class PIMCPlayer:
                 if leaves_sweep(after, next_hand, opts):
                     risks[(c, m)] += 1
             used += 1
-            if self.time_limit is not None and time.perf_counter() - start > self.time_limit:
+            nodes += self._solver.nodes
+            if seconds is not None and time.perf_counter() - start > seconds:
                 break
+            if lim.stopped or (lim.nodes is not None and nodes >= lim.nodes):
+                break
+        self.last_samples = used
         return {
             m: (totals[(m.card.index, m.capture_mask)] / used, risks[(m.card.index, m.capture_mask)] / used)
             for m in moves
         }
 
-    def choose(self, view: PlayerView) -> Move:
-        """The move with the best mean value over the samples (see the class docstring)."""
+    def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
+        """The move with the best mean value over the samples (see the class docstring);
+        ``limit`` bounds the sampling as in :meth:`evaluate`."""
         moves = _legal(view)
         if len(moves) == 1:
             return moves[0]
-        values = self.evaluate(view)
+        values = self.evaluate(view, limit)
         best = max(v for v, _ in values.values())
         near = [m for m in moves if values[m][0] >= best - self.tie]
         return min(near, key=lambda m: values[m][1])

@@ -6,6 +6,7 @@ import random
 
 import scopa_core as core
 from scopa.errors import IllegalMoveError
+from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import leaves_sweep
 from scopa.view import PlayerView
@@ -36,8 +37,8 @@ class RandomPlayer:
         self.seed = seed
         self._rng = random.Random(seed)
 
-    def choose(self, view: PlayerView) -> Move:
-        """A random legal move."""
+    def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
+        """A random legal move (at once: ``limit`` is accepted for the protocol's sake)."""
         return self._rng.choice(_legal(view))
 
 
@@ -51,8 +52,9 @@ class GreedyPlayer:
     seen (nobody can take them by equal rank).
     """
 
-    def choose(self, view: PlayerView) -> Move:
-        """The best move by the rules above (the first in move order among equals)."""
+    def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
+        """The best move by the rules above (the first in move order among equals); it
+        decides at once, so ``limit`` changes nothing."""
         moves = _legal(view)
         return max(moves, key=lambda m: self.score(view, m))
 

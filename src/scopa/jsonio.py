@@ -1,0 +1,116 @@
+"""Reading and writing JSON text safely: the one place untrusted JSON is decoded.
+
+Every parser of the package that takes JSON text (positions, views, records, protocol
+lines) reads it through :func:`loads`, which bounds what it accepts, and every JSON the
+engine writes goes out through :func:`dumps`, which writes strict JSON only:
+
+- text of at most ``max_chars`` characters (bytes must be UTF-8);
+- arrays and objects nested at most :data:`MAX_DEPTH` deep (Python's decoder would
+  otherwise recurse until it fails);
+- no ``NaN`` or ``Infinity`` (Python reads them, strict parsers do not), and no string
+  holding a lone surrogate such as ``"\\ud800"`` (it cannot be written back as UTF-8).
+
+>>> loads('{"a": [1, 2.5, "x"]}')
+{'a': [1, 2.5, 'x']}
+>>> loads('[NaN]')
+Traceback (most recent call last):
+...
+scopa.jsonio.JSONInputError: not strict JSON: NaN is not a number JSON allows
+>>> dumps({"id": 1, "ok": True})
+'{"id":1,"ok":true}'
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from scopa.errors import ScopaError
+
+__all__ = ["MAX_CHARS", "MAX_DEPTH", "JSONInputError", "dumps", "loads"]
+
+#: Deepest nesting of arrays and objects accepted (positions need 3, records 6).
+MAX_DEPTH = 32
+#: Longest JSON text accepted by default, in characters.
+MAX_CHARS = 4 << 20
+
+
+class JSONInputError(ScopaError):
+    """JSON text that cannot be read: not UTF-8, not JSON, too long, too deep, not strict."""
+
+
+def _no_constant(name: str) -> Any:
+    raise JSONInputError(f"not strict JSON: {name} is not a number JSON allows")
+
+
+def _too_deep(text: str) -> bool:
+    """Whether ``text`` nests arrays or objects more than MAX_DEPTH deep (brackets inside
+    strings are skipped; only called when there are that many brackets at all)."""
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
+
+
+def _check_strings(obj: Any) -> None:
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError:
+            raise JSONInputError(
+                "not strict JSON: a string holds a lone surrogate (an unpaired \\ud800-\\udfff escape)"
+            ) from None
+    elif isinstance(obj, list):
+        for x in obj:
+            _check_strings(x)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _check_strings(k)
+            _check_strings(v)
+
+
+def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
+    """Decode JSON ``text`` (a str, or UTF-8 bytes) within the bounds of this module;
+    raises :class:`JSONInputError` naming what is wrong."""
+    if isinstance(text, (bytes, bytearray)):
+        if len(text) > 4 * max_chars:
+            raise JSONInputError(f"JSON text of {len(text)} bytes: at most {max_chars} characters accepted")
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JSONInputError(f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    if not isinstance(text, str):
+        raise JSONInputError(f"expected JSON text, got {type(text).__name__}")
+    if len(text) > max_chars:
+        raise JSONInputError(f"JSON text of {len(text)} characters: at most {max_chars} accepted")
+    if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(text):
+        raise JSONInputError(f"JSON nested more than {MAX_DEPTH} levels deep")
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except JSONInputError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise JSONInputError(f"not JSON: {exc}") from None
+    _check_strings(obj)
+    return obj
+
+
+def dumps(obj: Any) -> str:
+    """Strict, compact JSON text of ``obj``: ASCII only (so it is UTF-8 whatever it holds),
+    no NaN or Infinity (ValueError)."""
+    return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))

@@ -1,0 +1,740 @@
+"""The engine protocol: what each request means, its validation, its JSON Schema and its reply.
+
+One module under every transport: the stdio engine (:mod:`scopa.engine`) and the HTTP and
+WebSocket server read a message, hand it to a :class:`Protocol` and write the reply it
+returns. Requests and replies are JSON objects (docs/engine-protocol.md).
+
+>>> p = Protocol()
+>>> p.handle('{"cmd": "legal", "id": 1, "position": "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"}')
+{'id': 1, 'moves': ['7dx3c4s', 'Kc']}
+>>> r = p.handle('{"cmd": "legal", "id": 2, "position": "scopa 7d/Kc - - -/- 0/0 0 - -", "postion": 1}')
+>>> r["id"], r["error"]["type"], r["error"]["message"]
+(2, 'ProtocolError', "unknown field 'postion' in a 'legal' request: expected cmd, id, position")
+>>> p.handle('{"cmd": "nope"}')["error"]["type"]
+'UnknownCommand'
+
+Every line gets a reply (``quit`` excepted): a request that cannot be read gets a
+``ProtocolError`` reply, a request the library refuses the name of its exception, and any
+other failure an ``InternalError`` reply; nothing a client sends stops the engine.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from scopa import jsonio
+from scopa.errors import ScopaError
+from scopa.limit import Limit, StopFlag
+from scopa.notation import FORMAT_VERSION, view_from_json
+from scopa.players import PLAYERS, make_player
+from scopa.players.base import choose
+from scopa.rules import PRESETS, Rules
+from scopa.solver import SearchInfo, Solver
+from scopa.state import State
+from scopa.version import __version__
+
+__all__ = [
+    "COMMANDS",
+    "DEFAULT_MAX_TIME",
+    "MAX_LINE",
+    "PROTOCOL_VERSION",
+    "Protocol",
+    "ProtocolError",
+    "Request",
+    "schema",
+]
+
+log = logging.getLogger("scopa.protocol")
+
+#: Version of the engine protocol, reported by ``hello``.
+PROTOCOL_VERSION = 2
+#: Default time limit of ``solve`` and ``analyze`` (and the most any search may take),
+#: seconds; ``scopa engine --max-time`` changes it.
+DEFAULT_MAX_TIME = 10.0
+#: Longest request line accepted, in characters.
+MAX_LINE = 1 << 20
+_ID_CHARS = 256
+_SAFE_INT = (1 << 53) - 1
+
+
+class ProtocolError(ScopaError):
+    """A request that is not a valid protocol message (unreadable, unknown or mistyped field)."""
+
+
+class _Unknown(ProtocolError):
+    """A request for a command that does not exist."""
+
+
+# ---------------------------------------------------------------------------------- fields
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a request: its JSON Schema, and the check that turns its JSON value
+    into what the handler takes (raising :class:`ProtocolError` or a library error that
+    names the value)."""
+
+    schema: dict[str, Any]
+    check: Callable[[Any, str], Any]
+    doc: str
+
+
+def _int(lo: int, hi: int) -> Callable[[Any, str], int]:
+    def check(x: Any, name: str) -> int:
+        if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
+            raise ProtocolError(f"{name!r} must be an integer in {lo}..{hi}, got {jsonio_short(x)}")
+        return x
+
+    return check
+
+
+def _bool(x: Any, name: str) -> bool:
+    if not isinstance(x, bool):
+        raise ProtocolError(f"{name!r} must be true or false, got {jsonio_short(x)}")
+    return x
+
+
+def _string(limit: int) -> Callable[[Any, str], str]:
+    def check(x: Any, name: str) -> str:
+        if not isinstance(x, str) or len(x) > limit:
+            raise ProtocolError(
+                f"{name!r} must be a string of at most {limit} characters, got {jsonio_short(x)}"
+            )
+        return x
+
+    return check
+
+
+def _time_ms(x: Any, name: str) -> float:
+    ok = isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x <= 1e9
+    if not ok:
+        raise ProtocolError(f"{name!r} must be a number of milliseconds in (0, 1e9], got {jsonio_short(x)}")
+    return float(x) / 1000.0
+
+
+def _position(x: Any, name: str) -> State:
+    if isinstance(x, str):
+        return State.from_string(x)
+    if isinstance(x, Mapping):
+        return State.from_json(x)
+    raise ProtocolError(
+        f"{name!r} must be a JSON position object or a position string, got {jsonio_short(x)}"
+    )
+
+
+def _view(x: Any, name: str) -> Any:
+    if not isinstance(x, Mapping):
+        raise ProtocolError(f"{name!r} must be a JSON view object, got {jsonio_short(x)}")
+    return view_from_json(x)
+
+
+def _player(x: Any, name: str) -> str:
+    if not isinstance(x, str) or x not in PLAYERS:
+        raise ProtocolError(f"{name!r} must be one of {', '.join(PLAYERS)}, got {jsonio_short(x)}")
+    return x
+
+
+def jsonio_short(x: Any) -> str:
+    """A short ``repr`` of a JSON value, for error messages."""
+    from scopa_core._checks import short
+
+    return short(x)
+
+
+_POSITION_SCHEMA: dict[str, Any] = {
+    "oneOf": [{"type": "string", "maxLength": 2000}, {"$ref": "#/$defs/position"}],
+}
+
+FIELDS: dict[str, Field] = {
+    "position": Field(_POSITION_SCHEMA, _position, "a position: a JSON position object or a position string"),
+    "view": Field({"$ref": "#/$defs/view"}, _view, "what the seat to move sees (docs/engine-protocol.md)"),
+    "move": Field({"type": "string", "maxLength": 64}, _string(64), "a move in move notation, e.g. 7dx3c4s"),
+    "time_ms": Field(
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 1e9},
+        _time_ms,
+        "the search's time limit in milliseconds (at most the engine's maximum)",
+    ),
+    "node_limit": Field(
+        {"type": "integer", "minimum": 1, "maximum": _SAFE_INT},
+        _int(1, _SAFE_INT),
+        "the most positions the search may visit",
+    ),
+    "progress": Field(
+        {"type": "boolean"}, _bool, "stream info lines (depth, nodes, estimate, best) before the reply"
+    ),
+    "player": Field({"enum": list(PLAYERS)}, _player, "the computer player (default pimc)"),
+    "seed": Field(
+        {"type": "integer", "minimum": 0, "maximum": (1 << 64) - 1},
+        _int(0, (1 << 64) - 1),
+        "a seed, for reproducible choices",
+    ),
+    "search": Field(
+        {"oneOf": [{"type": "string", "maxLength": _ID_CHARS}, {"type": "integer"}]},
+        lambda x, name: _check_id(x),
+        "the id of the search to stop (default: every search)",
+    ),
+}
+
+
+# ---------------------------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True)
+class Command:
+    """A protocol command: its fields (required and optional), whether it is a search
+    (run off the reading thread, stoppable, limited in time), and its reply's schema."""
+
+    name: str
+    doc: str
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    search: bool = False
+    reply: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return ("cmd", "id", *self.required, *self.optional)
+
+
+_SEARCH_LIMITS = ("time_ms", "node_limit", "progress")
+_INT = {"type": "integer"}
+_NUM = {"type": "number"}
+_MOVE = {"type": "string"}
+_NULLABLE_INT = {"type": ["integer", "null"]}
+
+COMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command(
+            "hello",
+            "the engine's name, version, protocol, limits, presets, options and players",
+            reply={
+                "required": [
+                    "name",
+                    "version",
+                    "protocol",
+                    "position_format",
+                    "presets",
+                    "options",
+                    "players",
+                ],
+                "properties": {
+                    "name": {"const": "scopa"},
+                    "version": {"type": "string"},
+                    "protocol": {"const": PROTOCOL_VERSION},
+                    "position_format": _INT,
+                    "presets": {"type": "array", "items": {"type": "string"}},
+                    "options": {"type": "object"},
+                    "players": {"type": "array", "items": {"type": "string"}},
+                    "commands": {"type": "array", "items": {"type": "string"}},
+                    "max_time_ms": {"type": ["number", "null"]},
+                    "default_time_ms": {"type": ["number", "null"]},
+                },
+            },
+        ),
+        Command("ping", "answered at once, even while a search runs", reply={"required": ["pong"]}),
+        Command(
+            "legal",
+            "the legal moves of the seat to move",
+            required=("position",),
+            reply={"required": ["moves"], "properties": {"moves": {"type": "array", "items": _MOVE}}},
+        ),
+        Command(
+            "play",
+            "the position after a move",
+            required=("position", "move"),
+            reply={"required": ["position"], "properties": {"position": {"$ref": "#/$defs/position"}}},
+        ),
+        Command(
+            "solve",
+            "the exact value with every card known, or the most a bounded search knows",
+            required=("position",),
+            optional=_SEARCH_LIMITS,
+            search=True,
+            reply={
+                "required": [
+                    "value",
+                    "exact",
+                    "lower",
+                    "upper",
+                    "estimate",
+                    "best",
+                    "pv",
+                    "nodes",
+                    "seconds",
+                ],
+                "properties": {
+                    "value": _NULLABLE_INT,
+                    "exact": {"type": "boolean"},
+                    "lower": _INT,
+                    "upper": _INT,
+                    "estimate": _NUM,
+                    "depth": _INT,
+                    "best": {"type": ["string", "null"]},
+                    "pv": {"type": "array", "items": _MOVE},
+                    "nodes": _INT,
+                    "seconds": _NUM,
+                },
+            },
+        ),
+        Command(
+            "analyze",
+            "every legal move's value (exact, or bounds and an estimate)",
+            required=("position",),
+            optional=_SEARCH_LIMITS,
+            search=True,
+            reply={
+                "required": ["moves", "exact", "lines"],
+                "properties": {
+                    "moves": {"type": "object", "additionalProperties": _NULLABLE_INT},
+                    "exact": {"type": "boolean"},
+                    "best": {"type": ["string", "null"]},
+                    "depth": _INT,
+                    "nodes": _INT,
+                    "seconds": _NUM,
+                    "lines": {"type": "array", "items": {"$ref": "#/$defs/line"}},
+                },
+            },
+        ),
+        Command(
+            "bestmove",
+            "a computer player's move from a view",
+            required=("view",),
+            optional=("player", "seed", "time_ms", "node_limit"),
+            search=True,
+            reply={"required": ["move"], "properties": {"move": _MOVE}},
+        ),
+        Command(
+            "stop",
+            "end the running and queued searches (or the one whose id is 'search') now: each "
+            "replies with what it has",
+            optional=("search",),
+            reply={"required": ["stopped"], "properties": {"stopped": _INT}},
+        ),
+        Command("quit", "no reply: the engine answers the searches already asked for, then exits"),
+    )
+}
+
+
+def _check_id(x: Any) -> Any:
+    """A request id the engine can write back: a string (UTF-8, at most 256 characters), an
+    integer JavaScript can hold exactly, or null."""
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (str, int)):
+        raise ProtocolError(f"'id' must be a string, an integer or null, got {jsonio_short(x)}")
+    if isinstance(x, int) and not -_SAFE_INT <= x <= _SAFE_INT:
+        raise ProtocolError(f"'id' must be an integer in -(2**53-1)..2**53-1, got {jsonio_short(x)}")
+    if isinstance(x, str) and len(x) > _ID_CHARS:
+        raise ProtocolError(f"'id' must be at most {_ID_CHARS} characters, got {len(x)}")
+    return x
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request that passed validation: its command, id and checked field values."""
+
+    cmd: str
+    id: Any
+    args: dict[str, Any]
+
+    @property
+    def command(self) -> Command:
+        return COMMANDS[self.cmd]
+
+    @property
+    def is_search(self) -> bool:
+        """Whether the request runs a search (off the reading thread, stoppable)."""
+        return self.command.search
+
+
+class RequestError(Exception):
+    """A request refused before it ran: the error reply, with the id when it was read."""
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        super().__init__(reply["error"]["message"])
+        self.reply = reply
+
+
+def error_reply(req_id: Any, kind: str, message: str) -> dict[str, Any]:
+    """An error reply: ``{"id": ..., "error": {"type": kind, "message": message}}``."""
+    return {"id": req_id, "error": {"type": kind, "message": message}}
+
+
+def _exception_reply(req_id: Any, exc: BaseException) -> dict[str, Any]:
+    if isinstance(exc, _Unknown):
+        return error_reply(req_id, "UnknownCommand", str(exc))
+    if isinstance(exc, jsonio.JSONInputError):
+        return error_reply(req_id, "ProtocolError", str(exc))
+    if isinstance(exc, ScopaError):
+        return error_reply(req_id, type(exc).__name__, str(exc))
+    log.error("internal error on request %r:\n%s", req_id, "".join(traceback.format_exception(exc)))
+    return error_reply(
+        req_id, "InternalError", f"the engine failed on this request: {type(exc).__name__}: {exc}"
+    )
+
+
+# ---------------------------------------------------------------------------------- protocol
+
+
+class Protocol:
+    """Answers protocol requests: :meth:`parse` checks a line, :meth:`execute` runs it.
+
+    ``max_time`` (seconds, ``None`` for no maximum) is the default time limit of
+    ``solve`` and ``analyze`` and the most ``time_ms`` any search may ask for. Solvers are
+    per thread, so searches may run in several threads at once (the server's pool).
+    """
+
+    def __init__(self, max_time: float | None = DEFAULT_MAX_TIME, bestmove_ms: float = 100.0) -> None:
+        if max_time is not None and not (isinstance(max_time, (int, float)) and 0 < max_time <= 1e6):
+            raise ScopaError(f"bad max_time {max_time!r}: expected seconds in (0, 1e6] or None")
+        self.max_time = None if max_time is None else float(max_time)
+        self.bestmove_ms = bestmove_ms
+        self._local = threading.local()
+
+    @property
+    def solver(self) -> Solver:
+        """This thread's solver (its table is kept between this thread's requests)."""
+        solver = getattr(self._local, "solver", None)
+        if solver is None:
+            solver = self._local.solver = Solver()
+        return solver
+
+    # ------------------------------------------------------------------ reading
+
+    def parse(self, line: str | bytes | Mapping[str, Any]) -> Request:
+        """Check one request (a JSON line, or an already decoded object); raise
+        :class:`RequestError` with the error reply when it is not a valid request."""
+        req_id = None
+        try:
+            obj = line if isinstance(line, Mapping) else jsonio.loads(line, max_chars=MAX_LINE)
+            if not isinstance(obj, Mapping):
+                raise ProtocolError(f"a request must be a JSON object, got {type(obj).__name__}")
+            req_id = _check_id(obj.get("id"))
+            cmd = obj.get("cmd")
+            if "cmd" not in obj:
+                raise ProtocolError("a request needs a 'cmd' field: " + ", ".join(COMMANDS))
+            if not isinstance(cmd, str) or cmd not in COMMANDS:
+                raise _Unknown(f"unknown command {jsonio_short(cmd)}: expected one of {', '.join(COMMANDS)}")
+            command = COMMANDS[cmd]
+            for key in obj:
+                if key not in command.fields:
+                    raise ProtocolError(
+                        f"unknown field {jsonio_short(key)} in a {cmd!r} request: expected "
+                        + ", ".join(command.fields)
+                    )
+            args: dict[str, Any] = {}
+            for key in command.required:
+                if key not in obj:
+                    raise ProtocolError(f"request {cmd!r} needs a {key!r} field")
+            for key in (*command.required, *command.optional):
+                if key in obj:
+                    args[key] = FIELDS[key].check(obj[key], key)
+            if "time_ms" in args and self.max_time is not None and args["time_ms"] > self.max_time:
+                raise ProtocolError(
+                    f"'time_ms' {obj['time_ms']!r} is above the engine's maximum {self.max_time * 1000:g} "
+                    "(scopa engine --max-time)"
+                )
+            return Request(cmd, req_id, args)
+        except Exception as exc:  # every failure becomes a reply
+            raise RequestError(_exception_reply(req_id, exc)) from None
+
+    # ------------------------------------------------------------------ running
+
+    def execute(
+        self,
+        req: Request,
+        stop: StopFlag | None = None,
+        info: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any] | None:
+        """The reply to a checked request (``None`` for ``quit``). A search watches
+        ``stop``; with ``"progress": true`` it calls ``info`` with each info line. Never
+        raises: failures become error replies."""
+        try:
+            handler = getattr(self, f"_cmd_{req.cmd}")
+            reply = handler(req.args, stop, info if req.args.get("progress") else None, req.id)
+            if reply is None:
+                return None
+            return {"id": req.id, **reply}
+        except Exception as exc:
+            return _exception_reply(req.id, exc)
+
+    def handle(self, line: str | bytes) -> dict[str, Any] | None:
+        """Parse and run one line synchronously (``stop`` has nothing to stop here)."""
+        try:
+            req = self.parse(line)
+        except RequestError as exc:
+            return exc.reply
+        return self.execute(req)
+
+    def _limit(self, args: Mapping[str, Any], stop: StopFlag | None, default: float | None) -> Limit:
+        t = args.get("time_ms")
+        if t is None:
+            t = default
+        if self.max_time is not None:
+            t = self.max_time if t is None else min(t, self.max_time)
+        return Limit(time=t, nodes=args.get("node_limit"), stop=stop)
+
+    @staticmethod
+    def _progress(
+        req_id: Any, info: Callable[[dict[str, Any]], None] | None
+    ) -> Callable[[SearchInfo], None] | None:
+        if info is None:
+            return None
+
+        def send(si: SearchInfo) -> None:
+            info(
+                {
+                    "id": req_id,
+                    "info": {
+                        "depth": si.depth,
+                        "nodes": si.nodes,
+                        "seconds": round(si.seconds, 6),
+                        "estimate": round(si.estimate, 4),
+                        "best": None if si.best_move is None else str(si.best_move),
+                        "lower": si.lower,
+                        "upper": si.upper,
+                        "exact": si.exact,
+                    },
+                }
+            )
+
+        return send
+
+    # ------------------------------------------------------------------ commands
+
+    def _cmd_hello(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        defaults = Rules()
+        max_ms = None if self.max_time is None else self.max_time * 1000
+        return {
+            "name": "scopa",
+            "version": __version__,
+            "protocol": PROTOCOL_VERSION,
+            "position_format": FORMAT_VERSION,
+            "presets": list(PRESETS),
+            "options": {k: v for k, v in defaults.__dict__.items() if k != "game"},
+            "players": list(PLAYERS),
+            "commands": list(COMMANDS),
+            "max_time_ms": max_ms,
+            "default_time_ms": max_ms,
+        }
+
+    def _cmd_ping(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        return {"pong": True}
+
+    def _cmd_legal(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        return {"moves": [str(m) for m in args["position"].legal_moves()]}
+
+    def _cmd_play(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        return {"position": args["position"].play(args["move"]).to_dict()}
+
+    def _cmd_solve(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        r = self.solver.solve(
+            args["position"], self._limit(args, stop, None), progress=self._progress(req_id, info)
+        )
+        return {
+            "value": r.value,
+            "exact": r.exact,
+            "lower": r.lower,
+            "upper": r.upper,
+            "estimate": round(r.estimate, 4),
+            "depth": r.depth,
+            "best": None if r.best_move is None else str(r.best_move),
+            "pv": [str(m) for m in r.pv],
+            "nodes": r.nodes,
+            "seconds": round(r.seconds, 6),
+        }
+
+    def _cmd_analyze(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        a = self.solver.analyze(
+            args["position"], self._limit(args, stop, None), progress=self._progress(req_id, info)
+        )
+        order = sorted(a.moves, key=lambda m: -a.moves[m].estimate)
+        return {
+            "moves": {str(m): v for m, v in a.items()},
+            "exact": a.exact,
+            "best": None if a.best_move is None else str(a.best_move),
+            "depth": a.depth,
+            "nodes": a.nodes,
+            "seconds": round(a.seconds, 6),
+            "lines": [
+                {
+                    "move": str(m),
+                    "value": a.moves[m].value,
+                    "lower": a.moves[m].lower,
+                    "upper": a.moves[m].upper,
+                    "estimate": round(a.moves[m].estimate, 4),
+                    "exact": a.moves[m].exact,
+                }
+                for m in order
+            ],
+        }
+
+    def _cmd_bestmove(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        view = args["view"]
+        name = args.get("player", "pimc")
+        limit = self._limit(args, stop, self.bestmove_ms / 1000.0)
+        options = {"time_limit": limit.time} if name in ("pimc", "ismcts") else {}
+        player = make_player(name, seed=args.get("seed"), **options)
+        return {"move": str(choose(player, view, limit))}
+
+    def _cmd_stop(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        return {"stopped": 0}  # a transport with searches in flight answers stop itself
+
+    def _cmd_quit(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> None:
+        return None
+
+
+# ---------------------------------------------------------------------------------- schema
+
+_CARD = {
+    "type": "string",
+    "pattern": "^[A2-7JQKajqk]([dcsbDCSB]|[\u2666\u2665\u2660\u2663\u2662\u2661\u2664\u2667])$",
+}
+_CARDS = {"type": "array", "items": _CARD, "maxItems": 40}
+_RULES = {
+    "oneOf": [
+        {"enum": list(PRESETS)},
+        {"type": "object", "required": ["preset"], "properties": {"preset": {"enum": list(PRESETS)}}},
+    ]
+}
+_COMMON_POSITION = {
+    "rules": _RULES,
+    "table": _CARDS,
+    "captured": {"type": "array", "items": _CARDS, "minItems": 2, "maxItems": 2},
+    "scope": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2},
+    "turn": {"type": "integer", "minimum": 0, "maximum": 3},
+    "last_capture": {"enum": [0, 1, None]},
+    "dealer": {"type": ["integer", "null"], "minimum": 0, "maximum": 3},
+}
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of every request and reply of the protocol: one
+    document whose ``$defs`` hold ``request`` and ``reply`` (each a choice of the commands'
+    messages), ``info``, ``error``, positions and views. ``scopa engine --schema`` prints it."""
+    requests = []
+    replies = []
+    for c in COMMANDS.values():
+        props: dict[str, Any] = {"cmd": {"const": c.name}, "id": {"$ref": "#/$defs/id"}}
+        for key in (*c.required, *c.optional):
+            props[key] = FIELDS[key].schema
+        requests.append(
+            {
+                "type": "object",
+                "description": c.doc,
+                "required": ["cmd", *c.required],
+                "properties": props,
+                "additionalProperties": False,
+            }
+        )
+        if c.reply:
+            reply = {
+                "type": "object",
+                "description": f"the reply to {c.name}",
+                "required": ["id", *c.reply.get("required", [])],
+                "properties": {"id": {"$ref": "#/$defs/id"}, **c.reply.get("properties", {})},
+                "not": {"required": ["error"]},
+            }
+            replies.append(reply)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://scopa.dev/schemas/protocol.json",
+        "title": f"scopa engine protocol, version {PROTOCOL_VERSION}",
+        "oneOf": [{"$ref": "#/$defs/request"}, {"$ref": "#/$defs/reply"}],
+        "$defs": {
+            "id": {
+                "oneOf": [{"type": "string", "maxLength": _ID_CHARS}, {"type": "integer"}, {"type": "null"}]
+            },
+            "request": {"oneOf": requests},
+            "reply": {"oneOf": [*replies, {"$ref": "#/$defs/error"}, {"$ref": "#/$defs/info"}]},
+            "error": {
+                "type": "object",
+                "required": ["id", "error"],
+                "properties": {
+                    "id": {"$ref": "#/$defs/id"},
+                    "error": {
+                        "type": "object",
+                        "required": ["type", "message"],
+                        "properties": {"type": {"type": "string"}, "message": {"type": "string"}},
+                        "additionalProperties": False,
+                    },
+                },
+                "additionalProperties": False,
+            },
+            "info": {
+                "type": "object",
+                "required": ["id", "info"],
+                "properties": {
+                    "id": {"$ref": "#/$defs/id"},
+                    "info": {
+                        "type": "object",
+                        "required": ["depth", "nodes", "estimate", "best"],
+                        "properties": {
+                            "depth": _INT,
+                            "nodes": _INT,
+                            "seconds": _NUM,
+                            "estimate": _NUM,
+                            "best": {"type": ["string", "null"]},
+                            "lower": _INT,
+                            "upper": _INT,
+                            "exact": {"type": "boolean"},
+                        },
+                    },
+                },
+                "additionalProperties": False,
+            },
+            "line": {
+                "type": "object",
+                "required": ["move", "value", "lower", "upper", "estimate", "exact"],
+                "properties": {
+                    "move": _MOVE,
+                    "value": _NULLABLE_INT,
+                    "lower": _INT,
+                    "upper": _INT,
+                    "estimate": _NUM,
+                    "exact": {"type": "boolean"},
+                },
+            },
+            "position": {
+                "type": "object",
+                "required": ["rules", "hands", "turn"],
+                "properties": {
+                    **_COMMON_POSITION,
+                    "hands": {"type": "array", "items": _CARDS, "minItems": 2, "maxItems": 4},
+                    "stock": _CARDS,
+                },
+                "additionalProperties": False,
+            },
+            "view": {
+                "type": "object",
+                "required": ["rules", "hands", "turn"],
+                "properties": {
+                    **_COMMON_POSITION,
+                    "hands": {
+                        "type": "array",
+                        "items": {"oneOf": [_CARDS, {"type": "integer", "minimum": 0, "maximum": 10}]},
+                        "minItems": 2,
+                        "maxItems": 4,
+                    },
+                    "stock": {"type": "integer", "minimum": 0, "maximum": 40},
+                    "history": {
+                        "type": "array",
+                        "maxItems": 40,
+                        "items": {
+                            "type": "array",
+                            "prefixItems": [{"type": "integer", "minimum": 0, "maximum": 3}, _MOVE],
+                            "minItems": 2,
+                            "maxItems": 2,
+                        },
+                    },
+                },
+                "additionalProperties": False,
+            },
+        },
+    }
