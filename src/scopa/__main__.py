@@ -5,6 +5,7 @@ Subcommands:
   play       play a match against the computer in the terminal
   arena      computer players against each other on duplicate deals
   engine     the JSON-lines engine protocol on stdin/stdout (docs/engine-protocol.md)
+  serve      the same protocol over HTTP and WebSocket, and the browser app
   simulate   random hands inside the core, mean points per category
   deal       deal a hand and print it, its JSON and its position string
 """
@@ -369,6 +370,22 @@ def _engine(args: argparse.Namespace, console: Console) -> int:
     return serve(max_time=args.max_time or None)
 
 
+def _serve(args: argparse.Namespace, console: Console) -> int:
+    try:
+        from scopa.server import ServerConfig, run
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        raise ScopaError(f"scopa serve needs the server extra: pip install 'scopa[server]' ({exc})") from None
+    config = ServerConfig(
+        max_time=args.max_time or None,
+        workers=args.workers,
+        max_request_bytes=args.max_request_bytes,
+        max_in_flight=args.max_in_flight,
+        max_queued=args.max_queued,
+        cors_origins=tuple(args.cors or ()),
+    )
+    return run(args.host, args.port, config, log_level=args.log_level)
+
+
 def _simulate(args: argparse.Namespace, console: Console) -> int:
     rules = scopa.Rules.preset(args.game)
     t0 = time.perf_counter()
@@ -454,6 +471,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     eng.add_argument("--schema", action="store_true", help="print the protocol's JSON Schema and exit")
     eng.set_defaults(func=_engine)
+
+    srv = sub.add_parser("serve", help="the engine over HTTP and WebSocket, and the browser app")
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 for any free one)")
+    srv.add_argument("--workers", type=_positive, default=2, help="threads that run searches (default 2)")
+    srv.add_argument(
+        "--max-time",
+        type=_seconds,
+        default=DEFAULT_MAX_TIME,
+        metavar="SECONDS",
+        help=f"default and longest search time (default {DEFAULT_MAX_TIME:g}; 0 for no limit)",
+    )
+    srv.add_argument("--max-request-bytes", type=_positive, default=64 * 1024, help="largest request")
+    srv.add_argument("--max-in-flight", type=_positive, default=8, help="unanswered requests per connection")
+    srv.add_argument(
+        "--max-queued", type=_positive, default=64, help="searches waiting, over all connections"
+    )
+    srv.add_argument(
+        "--cors", action="append", metavar="ORIGIN", help="allow this origin (repeatable; * for any)"
+    )
+    srv.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    srv.set_defaults(func=_serve)
 
     sim = sub.add_parser("simulate", help="random hands inside the core, mean points per category")
     sim.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)

@@ -6,20 +6,38 @@
 ...     _ = m.play(m.state.legal_moves()[0])
 >>> m.winner in (0, 1) and max(m.scores) >= 3 and m.scores[0] != m.scores[1]
 True
+>>> Match.from_json(m.to_json()).scores == m.scores
+True
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable
+import hashlib
+import secrets
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from scopa.errors import IllegalMoveError, PositionError
+from scopa.errors import IllegalMoveError, PositionError, ScopaError
+from scopa.events import Event
+from scopa.events import play as play_events
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.scoring import HandScore
 from scopa.state import State
 
-__all__ = ["Match"]
+__all__ = ["MATCH_FORMAT", "Match"]
+
+#: Name and version of the match's JSON format (see :meth:`Match.to_json`).
+MATCH_FORMAT = ("scopa-match", 1)
+_SEED_LIMIT = 1 << 64
+
+
+def _derive(seed: int, what: str) -> int:
+    """A 64-bit number derived from the match seed, for one use (a hand's deal, the first
+    dealer): every hand's deal follows from the seed and the hand's number alone, so a
+    match can be rebuilt from its JSON without any other state."""
+    digest = hashlib.sha256(f"scopa-match:{seed}:{what}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 class Match:
@@ -28,26 +46,38 @@ class Match:
     The match is won at the end of a hand by the team with more points once one or
     both teams have reached the target; while they are level, more hands are played.
     The first dealer is drawn from ``seed`` unless ``dealer`` is given; each hand's deal
-    comes from ``seed`` and the hand's number, so a match is reproducible.
+    comes from ``seed`` and the hand's number, so a match is reproducible (``seed=None``
+    draws a seed, kept in :attr:`seed`).
 
     Attributes:
         rules: the rules of every hand.
+        seed: the match's seed.
         history: the :class:`HandScore` of each finished hand, in order.
+        hands: each finished hand's last position (its ``origin`` is the deal and its
+            ``history`` every play).
     """
 
     def __init__(self, rules: Rules | str, seed: int | None = None, dealer: int | None = None) -> None:
         self.rules = rules if isinstance(rules, Rules) else Rules.from_json(rules)
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-            raise PositionError(f"bad seed {seed!r}: expected a non-negative int or None")
-        self._rng = random.Random(seed)
+        if seed is None:
+            seed = secrets.randbits(63)
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < _SEED_LIMIT:
+            raise PositionError(f"bad seed {seed!r}: expected an int in 0..2**64-1 or None")
+        self.seed = seed
         n = self.rules.players
         if dealer is None:
-            dealer = self._rng.randrange(n)
+            dealer = _derive(seed, "dealer") % n
         elif not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
             raise PositionError(f"bad dealer {dealer!r}: expected a seat in 0..{n - 1}")
+        self.first_dealer = dealer
         self.history: list[HandScore] = []
+        self.hands: list[State] = []
         self._scores = (0, 0)
-        self._state = State.deal(self.rules, seed=self._rng.getrandbits(64), dealer=dealer)
+        self._state = self._deal(0)
+
+    def _deal(self, number: int) -> State:
+        dealer = (self.first_dealer + number) % self.rules.players
+        return State.deal(self.rules, seed=_derive(self.seed, f"hand {number}"), dealer=dealer)
 
     @property
     def state(self) -> State:
@@ -85,19 +115,31 @@ class Match:
         Returns the new current state. Raises :class:`IllegalMoveError` (and changes
         nothing) for an illegal move or once the match is over.
         """
+        return self.play_events(move)[0]
+
+    def play_events(self, move: Move | str) -> tuple[State, list[Event]]:
+        """:meth:`play`, and what the play did (:func:`scopa.events.play`): at the end of a
+        hand also ``hand_over`` and then ``match_over`` (with the winner) or ``deal`` (the
+        next hand, with its dealer)."""
         if self.is_over:
             raise IllegalMoveError(f"the match is over: team {self.winner} won {self._scores}")
-        nxt = self._state.play(move)
+        nxt, events = play_events(self._state, move)
         if nxt.is_over:
-            score = nxt.score()
-            self.history.append(score)
-            p = score.points
-            self._scores = (self._scores[0] + p[0], self._scores[1] + p[1])
-            if self.winner is None:
-                dealer = (self.dealer + 1) % self.rules.players
-                nxt = State.deal(self.rules, seed=self._rng.getrandbits(64), dealer=dealer)
+            self._finish(nxt)
+            if self.winner is not None:
+                events.append(Event("match_over", team=self.winner, points=self._scores))
+            else:
+                nxt = self._deal(len(self.hands))
+                events.append(Event("deal", seat=nxt.dealer))
         self._state = nxt
-        return nxt
+        return nxt, events
+
+    def _finish(self, final: State) -> None:
+        score = final.score()
+        self.history.append(score)
+        self.hands.append(final)
+        p = score.points
+        self._scores = (self._scores[0] + p[0], self._scores[1] + p[1])
 
     def play_out(self, choose: Callable[[State], Move | str]) -> int:
         """Play the rest of the match, asking ``choose(state)`` for every move; return the winner."""
@@ -106,6 +148,131 @@ class Match:
         winner = self.winner
         assert winner is not None
         return winner
+
+    # ------------------------------------------------------------------ JSON
+
+    def to_json(self) -> dict[str, Any]:
+        """The match as JSON (format ``scopa-match`` version 1): ``rules``, ``target``,
+        ``seed``, ``first_dealer``, ``scores``, ``hands_played``, ``dealer``, ``winner``,
+        ``position`` (the current hand, with its history) and ``hands`` (each finished
+        hand: its deal as a position string, its plays and its points). A client holds it
+        and sends it back: :meth:`from_json` rebuilds the match and checks every hand."""
+        return {
+            "format": MATCH_FORMAT[0],
+            "version": MATCH_FORMAT[1],
+            "rules": self.rules.to_json(),
+            "target": self.rules.target,
+            "seed": self.seed,
+            "first_dealer": self.first_dealer,
+            "scores": list(self._scores),
+            "hands_played": len(self.hands),
+            "dealer": self.dealer,
+            "winner": self.winner,
+            "position": self._state.to_dict(),
+            "hands": [
+                {
+                    "deal": h.origin.to_string(),
+                    "plays": [str(m) for _, m in h.history],
+                    "points": list(s.points),
+                }
+                for h, s in zip(self.hands, self.history, strict=True)
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Match:
+        """Rebuild a match from :meth:`to_json`'s output, replaying every hand: a deal that is
+        not the hand's (by the seed and the hand's number), an illegal play, a hand's points
+        or the scores that do not match the replay, or a current position that does not
+        continue the match raise :class:`PositionError` naming the hand."""
+        from scopa.notation import state_from_json
+
+        if not isinstance(obj, Mapping):
+            raise PositionError(f"a match must be a JSON object, got {type(obj).__name__}")
+        fields = (
+            "format", "version", "rules", "target", "seed", "first_dealer", "scores",
+            "hands_played", "dealer", "winner", "position", "hands",
+        )  # fmt: skip
+        unknown = sorted(set(obj) - set(fields))
+        if unknown:
+            raise PositionError(f"unknown field(s) {', '.join(map(repr, unknown))} in match")
+        if (obj.get("format"), obj.get("version")) != MATCH_FORMAT:
+            raise PositionError(
+                f"not a match: format {obj.get('format')!r} version {obj.get('version')!r}, "
+                f"expected {MATCH_FORMAT[0]!r} version {MATCH_FORMAT[1]}"
+            )
+        rules = Rules.from_json(obj.get("rules"))
+        if "target" in obj and obj["target"] != rules.target:
+            raise PositionError(f"match target {obj['target']!r} differs from its rules' {rules.target}")
+        m = cls(rules, seed=obj.get("seed"), dealer=obj.get("first_dealer"))
+        hands = obj.get("hands", [])
+        if not isinstance(hands, list) or len(hands) > 1000:
+            raise PositionError("match 'hands' must be a list of finished hands")
+        for i, hand in enumerate(hands):
+            m._replay_hand(i, hand)
+        if m.is_over and len(hands) == 0:
+            raise PositionError("bad match: over without any hand")
+        position = obj.get("position")
+        if position is None:
+            raise PositionError("match lacks its 'position' (the current hand)")
+        try:
+            state = state_from_json(position)
+        except ScopaError as exc:
+            raise PositionError(f"bad match position: {exc}") from None
+        if m.is_over:
+            if state != m._state:
+                raise PositionError(
+                    "bad match position: the match is over, so it must be the last hand's end"
+                )
+        else:
+            if state.origin != m._state or state.origin.rules != rules:
+                raise PositionError(
+                    f"bad match position: hand {len(hands) + 1} must start from its deal "
+                    f"{m._state.to_string()!r}"
+                )
+            if state.is_over:
+                raise PositionError(f"bad match position: hand {len(hands) + 1} is over but not in 'hands'")
+            m._state = state
+        for key, value in (
+            ("scores", list(m._scores)),
+            ("hands_played", len(m.hands)),
+            ("winner", m.winner),
+            ("dealer", m.dealer),
+        ):
+            if key in obj and obj[key] != value:
+                raise PositionError(f"bad match: {key} {obj[key]!r}, but the hands give {value!r}")
+        return m
+
+    def _replay_hand(self, i: int, hand: Any) -> None:
+        if self.is_over:
+            raise PositionError(f"bad match: hand {i + 1} follows the end of the match")
+        if not isinstance(hand, Mapping) or set(hand) - {"deal", "plays", "points"}:
+            raise PositionError(f"bad hand {i + 1}: expected {{'deal', 'plays', 'points'}}")
+        deal = self._deal(i)
+        if hand.get("deal") != deal.to_string():
+            raise PositionError(
+                f"bad hand {i + 1}: its deal is not the match's hand {i + 1} ({deal.to_string()!r})"
+            )
+        plays = hand.get("plays")
+        if not isinstance(plays, list) or len(plays) > 40:
+            raise PositionError(f"bad hand {i + 1}: 'plays' must be a list of at most 40 moves")
+        state = deal
+        for j, move in enumerate(plays):
+            if state.is_over:
+                raise PositionError(f"bad hand {i + 1}: play {j + 1} comes after the end of the hand")
+            try:
+                state = state.play(move)
+            except ScopaError as exc:
+                raise PositionError(f"bad hand {i + 1}, play {j + 1} ({move!r}): {exc}") from None
+        if not state.is_over:
+            raise PositionError(f"bad hand {i + 1}: its plays do not finish the hand")
+        points = state.score().points
+        if hand.get("points") != list(points):
+            raise PositionError(
+                f"bad hand {i + 1}: points {hand.get('points')!r}, but the plays give {list(points)}"
+            )
+        self._finish(state)
+        self._state = state if self.is_over else self._deal(len(self.hands))
 
     def __repr__(self) -> str:
         return (

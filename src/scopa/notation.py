@@ -45,12 +45,15 @@ __all__ = [
     "state_to_json",
     "state_to_string",
     "view_from_json",
+    "view_to_dict",
 ]
 
-#: Version of the JSON position format.
-FORMAT_VERSION = 1
+#: Version of the JSON position format: 2 adds the optional ``history`` (version 1
+#: positions, without it, are read as before).
+FORMAT_VERSION = 2
 
 _FIELDS = ("rules", "hands", "table", "stock", "captured", "scope", "turn", "last_capture", "dealer")
+_FIELDS_V2 = (*_FIELDS, "history")
 _REQUIRED = ("rules", "hands", "turn")
 #: Longest position string accepted (a full position with every option set is under 400).
 MAX_STRING = 2000
@@ -64,9 +67,10 @@ def _names(mask: int) -> list[str]:
 
 
 def state_to_dict(state: State) -> dict[str, Any]:
-    """The JSON position format of ``state`` as a dict (every field present)."""
+    """The JSON position format of ``state`` as a dict: every field, and ``history`` when the
+    state has one (``{"start": position string, "plays": [move, ...]}``)."""
     hands, table, stock, piles, scope, turn, last = state.masks
-    return {
+    d: dict[str, Any] = {
         "rules": state.rules.to_json(),
         "hands": [_names(h) for h in hands],
         "table": _names(table),
@@ -77,6 +81,9 @@ def state_to_dict(state: State) -> dict[str, Any]:
         "last_capture": None if last < 0 else last,
         "dealer": state.dealer,
     }
+    if state.history and state.origin is not state:
+        d["history"] = {"start": state.origin.to_string(), "plays": [str(m) for _, m in state.history]}
+    return d
 
 
 def state_to_json(state: State) -> str:
@@ -93,10 +100,10 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
             raise PositionError(f"position is not valid JSON: {exc}") from None
     if not isinstance(obj, Mapping):
         raise PositionError(f"a JSON position must be an object, got {type(obj).__name__}")
-    unknown = sorted(set(obj) - set(_FIELDS))
+    unknown = sorted(set(obj) - set(_FIELDS_V2))
     if unknown:
         raise PositionError(
-            f"unknown field(s) {', '.join(map(repr, unknown))} in position: expected {', '.join(_FIELDS)}"
+            f"unknown field(s) {', '.join(map(repr, unknown))} in position: expected {', '.join(_FIELDS_V2)}"
         )
     missing = [f for f in _REQUIRED if f not in obj]
     if missing:
@@ -109,7 +116,7 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
         for item in obj.get(key, ()):
             if not isinstance(item, list):
                 raise PositionError(f"field {key!r} must be a list of card lists, got {item!r} inside")
-    return State.from_cards(
+    state = State.from_cards(
         rules,
         obj["hands"],
         turn=obj["turn"],
@@ -120,6 +127,44 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
         last_capture=obj.get("last_capture"),
         dealer=obj.get("dealer"),
     )
+    if "history" in obj:
+        return _with_history(state, obj["history"])
+    return state
+
+
+def _with_history(state: State, history: Any) -> State:
+    """``state`` with its history: the ``start`` position replayed through ``plays``, which
+    must lead to ``state`` exactly."""
+    if not isinstance(history, Mapping) or set(history) - {"start", "plays"} or "start" not in history:
+        raise PositionError(
+            f"bad history {_short(history)}: expected {{'start': position, 'plays': [move, ...]}}"
+        )
+    plays = history.get("plays", [])
+    if not isinstance(plays, list) or len(plays) > 40 or not all(isinstance(p, str) for p in plays):
+        raise PositionError(f"bad history plays {_short(plays)}: expected a list of at most 40 moves")
+    start = history["start"]
+    if isinstance(start, str):
+        s = state_from_string(start)
+    elif isinstance(start, Mapping) and "history" not in start:
+        s = state_from_json(start)
+    else:
+        raise PositionError(f"bad history start {_short(start)}: expected a position string or object")
+    for i, move in enumerate(plays):
+        try:
+            s = s.play(move)
+        except ScopaError as exc:
+            raise PositionError(f"bad history: play {i + 1} ({move!r}) cannot be made: {exc}") from None
+    if s != state or s.rules != state.rules:
+        raise PositionError(
+            f"bad history: its plays lead to {s.to_string()!r}, not to this position {state.to_string()!r}"
+        )
+    return s
+
+
+def _short(x: Any) -> str:
+    from scopa_core._checks import short
+
+    return short(x)
 
 
 # ---------------------------------------------------------------------- position string
@@ -259,10 +304,34 @@ def _history_from_json(obj: object, players: int, table: int, piles: int) -> tup
     return tuple(out)
 
 
+def view_to_dict(view: PlayerView) -> dict[str, Any]:
+    """The JSON view format of ``view`` (see :func:`view_from_json`): nothing in it that the
+    seat cannot see.
+
+    >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    >>> view_to_dict(s.view(1))["hands"]
+    [2, ['2c', 'As']]
+    """
+    return {
+        "rules": view.rules.to_json(),
+        "seat": view.seat,
+        "hands": [_names(view.hand.mask) if i == view.seat else k for i, k in enumerate(view.hand_sizes)],
+        "table": _names(view.table.mask),
+        "stock": view.stock_size,
+        "captured": [_names(view.captured[0].mask), _names(view.captured[1].mask)],
+        "scope": list(view.scope),
+        "turn": view.turn,
+        "last_capture": view.last_capture,
+        "dealer": view.dealer,
+        "history": [[seat, str(m)] for seat, m in view.history],
+    }
+
+
 def view_from_json(obj: object) -> PlayerView:
-    """A player view: the JSON position format with every hand but the seat to move's given
-    as its number of cards, and the stock as its length; optionally ``history``, the plays of
-    the hand so far as ``[[seat, "move"], ...]`` (PIMC reads the opponent's hand from them).
+    """A player view: the JSON position format with every hand but the viewer's given as its
+    number of cards, and the stock as its length; ``seat``, the viewer (default: the seat to
+    move); optionally ``history``, the plays of the hand so far as ``[[seat, "move"], ...]``
+    (PIMC reads the opponent's hand from them).
 
     >>> v = view_from_json({"rules": "scopa", "hands": [["7d", "Kc"], 2], "table": ["3c", "As"],
     ...                     "stock": 0, "turn": 0, "history": [[0, "As"]]})
@@ -277,31 +346,35 @@ def view_from_json(obj: object) -> PlayerView:
     if not isinstance(obj, Mapping):
         raise PositionError(f"a view must be a JSON object, got {type(obj).__name__}")
     d = dict(obj)
-    unknown = sorted(set(d) - set(_FIELDS) - {"history"})
+    unknown = sorted(set(d) - set(_FIELDS) - {"history", "seat"})
     if unknown:
         raise PositionError(
             f"unknown field(s) {', '.join(map(repr, unknown))} in view: "
-            f"expected {', '.join(_FIELDS)}, history"
+            f"expected {', '.join(_FIELDS)}, seat, history"
         )
     rules = Rules.from_json(d.get("rules"))
     turn = d.get("turn")
     hands = d.get("hands")
     n = rules.players
     if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn < n:
-        raise PositionError(f"bad turn {turn!r}: expected a seat in 0..{n - 1}")
+        raise PositionError(f"bad turn {_short(turn)}: expected a seat in 0..{n - 1}")
+    me = d.get("seat", turn)
+    if not isinstance(me, int) or isinstance(me, bool) or not 0 <= me < n:
+        raise PositionError(f"bad seat {_short(me)}: expected the viewer's seat in 0..{n - 1}")
     if not isinstance(hands, list) or len(hands) != n:
-        raise PositionError(f"bad hands {hands!r}: expected {n} entries, one per seat")
+        raise PositionError(f"bad hands {_short(hands)}: expected {n} entries, one per seat")
     for seat, h in enumerate(hands):
-        if seat == turn and not isinstance(h, list):
-            raise PositionError(f"hand {seat} (the seat to move) must be a list of cards, got {h!r}")
-        if seat != turn and (not isinstance(h, int) or isinstance(h, bool) or not 0 <= h <= 10):
-            raise PositionError(f"hand {seat} must be a number of cards in 0..10, got {h!r}")
+        if seat == me and not isinstance(h, list):
+            what = "the seat to move" if me == turn else "the viewer"
+            raise PositionError(f"hand {seat} ({what}) must be a list of cards, got {_short(h)}")
+        if seat != me and (not isinstance(h, int) or isinstance(h, bool) or not 0 <= h <= 10):
+            raise PositionError(f"hand {seat} must be a number of cards in 0..10, got {_short(h)}")
     stock = d.get("stock", 0)
     if not isinstance(stock, int) or isinstance(stock, bool) or not 0 <= stock <= 40:
         raise PositionError(f"'stock' in a view must be its number of cards in 0..40, got {stock!r}")
     # Validate everything else through a full position with stand-in hidden cards.
-    own = hands[turn]
-    known = cards_mask(own, f"hand {turn}")
+    own = hands[me]
+    known = cards_mask(own, f"hand {me}")
     table = d.get("table") or []
     if not isinstance(table, list):
         raise PositionError(f"field 'table' must be a list, got {table!r}")
@@ -312,13 +385,13 @@ def view_from_json(obj: object) -> PlayerView:
     for pile in captured:
         known |= cards_mask(pile if isinstance(pile, list) else [], "a pile")
     free = [c for c in range(40) if not known >> c & 1]
-    need = sum(h for seat, h in enumerate(hands) if seat != turn) + stock
+    need = sum(h for seat, h in enumerate(hands) if seat != me) + stock
     if need > len(free):
         raise PositionError(f"the view hides {need} cards but only {len(free)} cards are unaccounted for")
     filled: list[Any] = []
     at = 0
     for seat, h in enumerate(hands):
-        if seat == turn:
+        if seat == me:
             filled.append(h)
         else:
             filled.append([str(DECK[c]) for c in free[at : at + h]])
@@ -327,7 +400,8 @@ def view_from_json(obj: object) -> PlayerView:
     full["hands"] = filled
     full["stock"] = [str(DECK[c]) for c in free[at : at + stock]]
     full.pop("history", None)
-    v = State.from_json(full).view(turn)
+    full.pop("seat", None)
+    v = State.from_json(full).view(me)
     piles = v.captured[0].mask | v.captured[1].mask
     history = _history_from_json(d.get("history", []), n, v.table.mask, piles)
     # every unaccounted card may be hidden: none is known to be out of play

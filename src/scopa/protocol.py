@@ -21,6 +21,7 @@ other failure an ``InternalError`` reply; nothing a client sends stops the engin
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import traceback
 from collections.abc import Callable, Mapping
@@ -29,11 +30,14 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.errors import ScopaError
+from scopa.events import EVENT_TYPES
+from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
-from scopa.notation import FORMAT_VERSION, view_from_json
-from scopa.players import PLAYERS, make_player
+from scopa.match import Match
+from scopa.notation import FORMAT_VERSION, view_from_json, view_to_dict
+from scopa.players import PLAYERS, PIMCPlayer, make_player
 from scopa.players.base import choose
-from scopa.rules import PRESETS, Rules
+from scopa.rules import MAX_TARGET, PRESETS, Rules
 from scopa.solver import SearchInfo, Solver
 from scopa.state import State
 from scopa.version import __version__
@@ -133,6 +137,18 @@ def _view(x: Any, name: str) -> Any:
     return view_from_json(x)
 
 
+def _rules(x: Any, name: str) -> Rules:
+    if not isinstance(x, (str, Mapping)):
+        raise ProtocolError(f"{name!r} must be a preset name or a rules object, got {jsonio_short(x)}")
+    return Rules.from_json(x)
+
+
+def _match(x: Any, name: str) -> Match:
+    if not isinstance(x, Mapping):
+        raise ProtocolError(f"{name!r} must be a JSON match object, got {jsonio_short(x)}")
+    return Match.from_json(x)
+
+
 def _player(x: Any, name: str) -> str:
     if not isinstance(x, str) or x not in PLAYERS:
         raise ProtocolError(f"{name!r} must be one of {', '.join(PLAYERS)}, got {jsonio_short(x)}")
@@ -146,6 +162,12 @@ def jsonio_short(x: Any) -> str:
     return short(x)
 
 
+_RULES_SCHEMA: dict[str, Any] = {
+    "oneOf": [
+        {"enum": list(PRESETS)},
+        {"type": "object", "required": ["preset"], "properties": {"preset": {"enum": list(PRESETS)}}},
+    ]
+}
 _POSITION_SCHEMA: dict[str, Any] = {
     "oneOf": [{"type": "string", "maxLength": 2000}, {"$ref": "#/$defs/position"}],
 }
@@ -173,6 +195,17 @@ FIELDS: dict[str, Field] = {
         _int(0, (1 << 64) - 1),
         "a seed, for reproducible choices",
     ),
+    "rules": Field(_RULES_SCHEMA, _rules, "a preset name, or {'preset': name, option: value, ...}"),
+    "seat": Field(
+        {"type": "integer", "minimum": 0, "maximum": 3}, _int(0, 3), "a seat (0 leads after dealer 3)"
+    ),
+    "dealer": Field({"type": "integer", "minimum": 0, "maximum": 3}, _int(0, 3), "the dealer's seat"),
+    "target": Field(
+        {"type": "integer", "minimum": 1, "maximum": MAX_TARGET},
+        _int(1, MAX_TARGET),
+        "points that end the match (default: the rules')",
+    ),
+    "match": Field({"$ref": "#/$defs/match"}, _match, "a match, as match_new and match_play return it"),
     "search": Field(
         {"oneOf": [{"type": "string", "maxLength": _ID_CHARS}, {"type": "integer"}]},
         lambda x, name: _check_id(x),
@@ -206,6 +239,32 @@ _INT = {"type": "integer"}
 _NUM = {"type": "number"}
 _MOVE = {"type": "string"}
 _NULLABLE_INT = {"type": ["integer", "null"]}
+_PAIR = {"type": "array", "items": {"type": ["integer", "null"]}, "minItems": 2, "maxItems": 2}
+_EVENTS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["type"],
+        "properties": {
+            "type": {"enum": [*EVENT_TYPES, "deal", "match_over"]},
+            "seat": _INT,
+            "team": _INT,
+            "card": _MOVE,
+            "cards": {"type": "array", "items": _MOVE},
+            "count": _INT,
+            "points": _PAIR,
+        },
+        "additionalProperties": False,
+    },
+}
+_SCORE_PROPS = {
+    "points": _PAIR,
+    "categories": {
+        "type": "object",
+        "required": ["carte", "denari", "settebello", "primiera", "scope"],
+        "additionalProperties": {"type": "object", "required": ["points"], "properties": {"points": _PAIR}},
+    },
+}
 
 COMMANDS: dict[str, Command] = {
     c.name: c
@@ -246,9 +305,47 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "play",
-            "the position after a move",
+            "the position after a move (with its history) and what the play did",
             required=("position", "move"),
+            reply={
+                "required": ["position", "events"],
+                "properties": {"position": {"$ref": "#/$defs/position"}, "events": _EVENTS},
+            },
+        ),
+        Command(
+            "deal",
+            "a new hand (the three-kings redeal applied); seed and dealer random when absent",
+            required=("rules",),
+            optional=("seed", "dealer"),
             reply={"required": ["position"], "properties": {"position": {"$ref": "#/$defs/position"}}},
+        ),
+        Command(
+            "view",
+            "what a seat sees of a position: the view bestmove and evaluate take",
+            required=("position", "seat"),
+            reply={"required": ["view"], "properties": {"view": {"$ref": "#/$defs/view"}}},
+        ),
+        Command(
+            "score",
+            "the score of the piles as they stand (the hand's score once it is over)",
+            required=("position",),
+            reply={"required": ["points", "categories"], "properties": _SCORE_PROPS},
+        ),
+        Command(
+            "match_new",
+            "a new match; the client holds it and sends it back with each play",
+            required=("rules",),
+            optional=("target", "seed", "dealer"),
+            reply={"required": ["match"], "properties": {"match": {"$ref": "#/$defs/match"}}},
+        ),
+        Command(
+            "match_play",
+            "a play in the match's current hand: at its end the hand is scored and the next dealt",
+            required=("match", "move"),
+            reply={
+                "required": ["match", "events"],
+                "properties": {"match": {"$ref": "#/$defs/match"}, "events": _EVENTS},
+            },
         ),
         Command(
             "solve",
@@ -308,6 +405,21 @@ COMMANDS: dict[str, Command] = {
             optional=("player", "seed", "time_ms", "node_limit"),
             search=True,
             reply={"required": ["move"], "properties": {"move": _MOVE}},
+        ),
+        Command(
+            "evaluate",
+            "every legal move's expected value from a seat's view (what PIMC weighs its choice on)",
+            required=("view",),
+            optional=("player", "seed", "time_ms", "node_limit"),
+            search=True,
+            reply={
+                "required": ["moves"],
+                "properties": {
+                    "moves": {"type": "object", "additionalProperties": _NUM},
+                    "samples": _INT,
+                    "best": _MOVE,
+                },
+            },
         ),
         Command(
             "stop",
@@ -531,7 +643,51 @@ class Protocol:
         return {"moves": [str(m) for m in args["position"].legal_moves()]}
 
     def _cmd_play(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
-        return {"position": args["position"].play(args["move"]).to_dict()}
+        after, events = play_events(args["position"], args["move"])
+        return {"position": after.to_dict(), "events": [e.to_json() for e in events]}
+
+    def _cmd_deal(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        rules: Rules = args["rules"]
+        dealer = args.get("dealer")
+        if dealer is None:
+            dealer = secrets.randbelow(rules.players)
+        return {"position": State.deal(rules, seed=args.get("seed"), dealer=dealer).to_dict()}
+
+    def _cmd_view(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        return {"view": view_to_dict(args["position"].view(args["seat"]))}
+
+    def _cmd_score(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        state: State = args["position"]
+        return state.score().to_json(state.rules)
+
+    def _cmd_match_new(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        rules: Rules = args["rules"]
+        if "target" in args:
+            rules = rules.replace(target=args["target"])
+        return {"match": Match(rules, seed=args.get("seed"), dealer=args.get("dealer")).to_json()}
+
+    def _cmd_match_play(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        match: Match = args["match"]
+        _, events = match.play_events(args["move"])
+        return {"match": match.to_json(), "events": [e.to_json() for e in events]}
+
+    def _cmd_evaluate(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        view = args["view"]
+        name = args.get("player", "pimc")
+        if name != "pimc":
+            raise ProtocolError(
+                f"'player' of evaluate must be pimc (the player that values moves), got {name!r}"
+            )
+        limit = self._limit(args, stop, self.bestmove_ms / 1000.0)
+        player = make_player(name, seed=args.get("seed"), time_limit=limit.time)
+        assert isinstance(player, PIMCPlayer)
+        values = player.evaluate(view, limit)
+        best = max(values, key=lambda m: values[m][0])
+        return {
+            "moves": {str(m): round(v, 4) for m, (v, _) in values.items()},
+            "samples": player.last_samples,
+            "best": str(best),
+        }
 
     def _cmd_solve(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         r = self.solver.solve(
@@ -592,17 +748,21 @@ class Protocol:
 
 # ---------------------------------------------------------------------------------- schema
 
+_HISTORY = {
+    "type": "object",
+    "required": ["start"],
+    "properties": {
+        "start": {"type": "string", "maxLength": 2000},
+        "plays": {"type": "array", "items": {"type": "string"}, "maxItems": 40},
+    },
+    "additionalProperties": False,
+}
 _CARD = {
     "type": "string",
     "pattern": "^[A2-7JQKajqk]([dcsbDCSB]|[\u2666\u2665\u2660\u2663\u2662\u2661\u2664\u2667])$",
 }
 _CARDS = {"type": "array", "items": _CARD, "maxItems": 40}
-_RULES = {
-    "oneOf": [
-        {"enum": list(PRESETS)},
-        {"type": "object", "required": ["preset"], "properties": {"preset": {"enum": list(PRESETS)}}},
-    ]
-}
+_RULES = _RULES_SCHEMA
 _COMMON_POSITION = {
     "rules": _RULES,
     "table": _CARDS,
@@ -646,13 +806,14 @@ def schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://scopa.dev/schemas/protocol.json",
         "title": f"scopa engine protocol, version {PROTOCOL_VERSION}",
-        "oneOf": [{"$ref": "#/$defs/request"}, {"$ref": "#/$defs/reply"}],
+        "anyOf": [{"$ref": "#/$defs/request"}, {"$ref": "#/$defs/reply"}],
         "$defs": {
             "id": {
                 "oneOf": [{"type": "string", "maxLength": _ID_CHARS}, {"type": "integer"}, {"type": "null"}]
             },
             "request": {"oneOf": requests},
-            "reply": {"oneOf": [*replies, {"$ref": "#/$defs/error"}, {"$ref": "#/$defs/info"}]},
+            # a reply is known by its request's command, which it does not repeat: any of these
+            "reply": {"anyOf": [*replies, {"$ref": "#/$defs/error"}, {"$ref": "#/$defs/info"}]},
             "error": {
                 "type": "object",
                 "required": ["id", "error"],
@@ -708,6 +869,38 @@ def schema() -> dict[str, Any]:
                     **_COMMON_POSITION,
                     "hands": {"type": "array", "items": _CARDS, "minItems": 2, "maxItems": 4},
                     "stock": _CARDS,
+                    "history": _HISTORY,
+                },
+                "additionalProperties": False,
+            },
+            "match": {
+                "type": "object",
+                "required": ["rules", "target", "scores", "hands_played", "position", "winner"],
+                "properties": {
+                    "format": {"const": "scopa-match"},
+                    "version": {"const": 1},
+                    "rules": _RULES,
+                    "target": {"type": "integer", "minimum": 1},
+                    "seed": {"type": "integer", "minimum": 0},
+                    "first_dealer": {"type": "integer", "minimum": 0, "maximum": 3},
+                    "scores": _PAIR,
+                    "hands_played": {"type": "integer", "minimum": 0},
+                    "dealer": {"type": "integer", "minimum": 0, "maximum": 3},
+                    "winner": {"enum": [0, 1, None]},
+                    "position": {"$ref": "#/$defs/position"},
+                    "hands": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["deal", "plays", "points"],
+                            "properties": {
+                                "deal": {"type": "string"},
+                                "plays": {"type": "array", "items": {"type": "string"}},
+                                "points": _PAIR,
+                            },
+                            "additionalProperties": False,
+                        },
+                    },
                 },
                 "additionalProperties": False,
             },
@@ -723,6 +916,7 @@ def schema() -> dict[str, Any]:
                         "maxItems": 4,
                     },
                     "stock": {"type": "integer", "minimum": 0, "maximum": 40},
+                    "seat": {"type": "integer", "minimum": 0, "maximum": 3},
                     "history": {
                         "type": "array",
                         "maxItems": 40,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import scopa_core as core
 from scopa.card import CardLike, CardSet, cards_mask
@@ -76,6 +77,29 @@ class HandScore:
     def breakdown(self) -> dict[str, Pair]:
         """``{category: (team0, team1)}`` for every category, in :data:`CATEGORIES` order."""
         return {c: getattr(self, c) for c in CATEGORIES}
+
+    def to_json(self, rules: Rules | None = None) -> dict[str, Any]:
+        """The score as JSON: ``{"points": [a, b], "categories": {...}}``, each category with
+        its points and the counts it was decided on (cards, coins, primiera totals — null for
+        a team lacking a suit when every suit is required — and scope); ``re_bello`` and
+        ``napola`` only when ``rules`` has them on (always when ``rules`` is not given).
+
+        >>> s = HandScore.from_piles(Rules.preset("scopa"), ["7d", "7c", "7s", "6b"], ["Ad"], scope=(1, 0))
+        >>> s.to_json(Rules.preset("scopa"))["categories"]["primiera"]
+        {'points': [1, 0], 'totals': [81, None]}
+        """
+        cats: dict[str, Any] = {
+            "carte": {"points": list(self.carte), "cards": list(self.cards)},
+            "denari": {"points": list(self.denari), "coins": list(self.coins)},
+            "settebello": {"points": list(self.settebello)},
+            "primiera": {"points": list(self.primiera), "totals": list(self.primiera_totals)},
+            "scope": {"points": list(self.scope), "count": list(self.scope)},
+        }
+        if rules is None or rules.re_bello:
+            cats["re_bello"] = {"points": list(self.re_bello)}
+        if rules is None or rules.napola:
+            cats["napola"] = {"points": list(self.napola)}
+        return {"points": list(self.points), "categories": cats}
 
     def difference(self, team: int = 0) -> int:
         """Points of ``team`` minus points of the other team."""

@@ -53,6 +53,7 @@ class State:
         "_last",
         "_dealer",
         "_history",
+        "_origin",
     )
     _rules: Rules
     _opts: int
@@ -65,6 +66,7 @@ class State:
     _last: int
     _dealer: int | None
     _history: tuple[tuple[int, int, int], ...]
+    _origin: State | None
 
     # ------------------------------------------------------------------ construction
 
@@ -75,6 +77,7 @@ class State:
         pos: tuple[Any, ...],
         dealer: int | None,
         history: tuple[tuple[int, int, int], ...] = (),
+        origin: State | None = None,
     ) -> State:
         obj = object.__new__(cls)
         hands, table, stock, captured, scope, turn, last = pos
@@ -90,6 +93,7 @@ class State:
             ("_last", last),
             ("_dealer", dealer),
             ("_history", history),
+            ("_origin", origin),
         ):
             object.__setattr__(obj, name, value)
         return obj
@@ -97,8 +101,9 @@ class State:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("State is immutable: play() returns a new State")
 
-    def __reduce__(self) -> tuple[object, tuple[str, tuple[tuple[int, int, int], ...]]]:
-        return (_restore, (self.to_string(), self._history))
+    def __reduce__(self) -> tuple[object, tuple[Any, ...]]:
+        origin = None if self._origin is None else self._origin.to_string()
+        return (_restore, (self.to_string(), self._history, origin))
 
     @classmethod
     def deal(cls, rules: Rules | str, seed: int | None = None, dealer: int = 0) -> State:
@@ -328,18 +333,43 @@ class State:
         m = self.resolve(move)
         pos = core.apply_move(self.masks, m.card.index, m.capture_mask, self._opts, self._rules.hand_size)
         return State._make(
-            self._rules, pos, self._dealer, self._history + ((self._turn, m.card.index, m.capture_mask),)
+            self._rules,
+            pos,
+            self._dealer,
+            self._history + ((self._turn, m.card.index, m.capture_mask),),
+            self._origin if self._origin is not None else (None if self._history else self),
         )
 
     @property
     def history(self) -> tuple[tuple[int, Move], ...]:
-        """The plays made from this State's origin, in order: ``(seat, move)`` pairs.
+        """The plays made from this State's :attr:`origin`, in order: ``(seat, move)`` pairs.
 
-        A dealt hand records every play; a position read from JSON or a string starts
-        with an empty history. The history is carried along but is not part of the
-        position: states that differ only in history are equal.
+        A dealt hand records every play; a position read from a string, or from JSON without
+        a ``history`` field, starts with an empty one. The history is carried along but is
+        not part of the position: states that differ only in history are equal.
         """
         return tuple((seat, Move._from_core(c, m)) for seat, c, m in self._history)
+
+    @property
+    def origin(self) -> State:
+        """The position the :attr:`history` starts from (the deal, for a dealt hand); this
+        state itself when the history is empty."""
+        return self if self._origin is None or not self._history else self._origin
+
+    def undo(self) -> State:
+        """The position before the last play, with its history; raises
+        :class:`PositionError` when there is no play to undo.
+
+        >>> s = State.deal("scopa", seed=3)
+        >>> s.play(s.legal_moves()[0]).undo() == s
+        True
+        """
+        if not self._history or self._origin is None:
+            raise PositionError(f"nothing to undo: no play is recorded before {self.to_string()!r}")
+        state = self._origin
+        for _, card, cap in self._history[:-1]:
+            state = state.play(Move._from_core(card, cap))
+        return state
 
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` sees: its own hand, the table, the piles, the scope, the public
@@ -417,9 +447,10 @@ class State:
         return "\n".join(lines)
 
 
-def _restore(text: str, history: tuple[tuple[int, int, int], ...]) -> State:
+def _restore(text: str, history: tuple[tuple[int, int, int], ...], origin: str | None = None) -> State:
     s = State.from_string(text)
-    return State._make(s._rules, s.masks, s._dealer, history)
+    start = None if origin is None else State.from_string(origin)
+    return State._make(s._rules, s.masks, s._dealer, history, start)
 
 
 def _rules(rules: Rules | str) -> Rules:

@@ -1,0 +1,100 @@
+"""What a play did, in order: the events a game app shows (RULES §3-§5).
+
+:func:`play` makes a move and says what happened — a capture (with the cards), a scopa, the
+refill of the hands from the stock, the last capturer taking the table at the end of the
+hand, and the hand being over — so a client never has to diff positions to find out.
+
+>>> from scopa import State
+>>> s = State.from_string("scopa 7d/Kc 3c4s - -/- 0/0 0 - -")
+>>> after, events = play(s, "7dx3c4s")
+>>> for e in events:
+...     print(e.to_json())
+{'type': 'capture', 'seat': 0, 'team': 0, 'card': '7d', 'cards': ['3c', '4s']}
+{'type': 'scopa', 'seat': 0, 'team': 0}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scopa.card import Card, CardSet
+from scopa.move import Move
+from scopa.state import State
+
+__all__ = ["EVENT_TYPES", "Event", "play"]
+
+#: Every event type, in the order they can happen within one play.
+EVENT_TYPES = ("capture", "scopa", "refill", "table_to_last_capturer", "hand_over")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing a play did.
+
+    Attributes:
+        type: one of :data:`EVENT_TYPES`.
+        seat: the seat concerned (the player for ``capture`` and ``scopa``, the seat dealt
+            to for ``refill``), or None.
+        team: the team concerned (the capturer's; the last capturer's for
+            ``table_to_last_capturer``), or None.
+        card: the card played (``capture``).
+        cards: the cards taken (``capture``: from the table; ``table_to_last_capturer``: the
+            table's last cards).
+        count: cards dealt (``refill``).
+        points: the hand's points per team (``hand_over``).
+    """
+
+    type: str
+    seat: int | None = None
+    team: int | None = None
+    card: Card | None = None
+    cards: CardSet | None = None
+    count: int | None = None
+    points: tuple[int, int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as a JSON object: ``{"type": ..., ...}`` with the fields it has."""
+        out: dict[str, Any] = {"type": self.type}
+        if self.seat is not None:
+            out["seat"] = self.seat
+        if self.team is not None:
+            out["team"] = self.team
+        if self.card is not None:
+            out["card"] = str(self.card)
+        if self.cards is not None:
+            out["cards"] = [str(c) for c in self.cards]
+        if self.count is not None:
+            out["count"] = self.count
+        if self.points is not None:
+            out["points"] = list(self.points)
+        return out
+
+
+def play(state: State, move: Move | str) -> tuple[State, list[Event]]:
+    """The position after ``move`` and what the play did, in order (see the module)."""
+    m = state.resolve(move)
+    after = state.play(m)
+    seat, team = state.turn, state.turn & 1
+    events: list[Event] = []
+    if m.is_capture:
+        events.append(
+            Event("capture", seat=seat, team=team, card=m.card, cards=CardSet._from_mask(m.capture_mask))
+        )
+    if after.scope[team] > state.scope[team]:
+        events.append(Event("scopa", seat=seat, team=team))
+    if len(after.stock) < len(state.stock):
+        n = state.rules.players
+        first = after.turn
+        for k in range(n):
+            events.append(Event("refill", seat=(first + k) % n, count=state.rules.hand_size))
+    if after.is_over:
+        table_left = state.table.mask & ~m.capture_mask
+        if not m.is_capture:
+            table_left |= m.card.mask
+        if table_left and after.last_capture is not None:
+            events.append(
+                Event("table_to_last_capturer", team=after.last_capture, cards=CardSet._from_mask(table_left))
+            )
+        events.append(Event("hand_over", points=after.score().points))
+    return after, events

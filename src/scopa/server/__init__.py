@@ -1,0 +1,325 @@
+"""The engine over HTTP and WebSocket (``scopa serve``): an ASGI app on Starlette, served by uvicorn.
+
+A thin transport over :mod:`scopa.protocol`, like the stdio engine:
+
+- ``POST /api`` takes one protocol request (a JSON object) and returns its reply;
+- ``/ws`` is a WebSocket carrying the same JSON messages, several in flight at once, each
+  reply matched to its request by ``id``: a cheap request sent after a search is answered
+  before it; ``stop`` stops this connection's searches; closing the socket stops them too;
+- ``GET /health`` says the server is up, with its limits and its load;
+- ``GET /`` serves the browser app, when the package ships it.
+
+Searches (``solve``, ``analyze``, ``bestmove``, ``evaluate``) run off the event loop in a
+bounded pool of worker threads (the core releases the GIL while it searches), each with a
+time limit (``max_time``: the default and the most a request may ask), so a slow request
+never blocks the others. Limits against abuse: the request size, the requests in flight on
+one connection and the searches waiting in all; over a limit a client gets an error reply
+(HTTP 413 or 429 over ``/api``), never a crash. Needs the ``server`` extra
+(``pip install scopa[server]``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import threading
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from scopa import jsonio
+from scopa.limit import StopFlag
+from scopa.protocol import DEFAULT_MAX_TIME, Protocol, Request, RequestError, error_reply
+from scopa.version import __version__
+
+__all__ = ["ServerConfig", "create_app", "run"]
+
+log = logging.getLogger("scopa.server")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """The server's settings.
+
+    Attributes:
+        max_time: default and longest search time, seconds (None: no limit).
+        workers: threads that run searches.
+        max_request_bytes: largest request (an HTTP body or a WebSocket message).
+        max_in_flight: requests one connection may have unanswered at once.
+        max_queued: searches that may wait for a worker, over every connection.
+        cors_origins: origins allowed to call the server from a browser (``["*"]`` for any).
+    """
+
+    max_time: float | None = DEFAULT_MAX_TIME
+    workers: int = 2
+    max_request_bytes: int = 64 * 1024
+    max_in_flight: int = 8
+    max_queued: int = 64
+    cors_origins: tuple[str, ...] = ()
+
+
+class _Searches:
+    """The bounded pool of search threads and its waiting count."""
+
+    def __init__(self, config: ServerConfig, protocol: Protocol) -> None:
+        self.config = config
+        self.protocol = protocol
+        self.pool = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="scopa-search")
+        self.lock = threading.Lock()
+        self.waiting = 0
+        self.running = 0
+        self._active: dict[int, tuple[Request, StopFlag]] = {}
+
+    def flags(self) -> Iterator[tuple[Request, StopFlag]]:
+        """The searches running or waiting now, with their flags."""
+        with self.lock:
+            return iter(list(self._active.values()))
+
+    def try_reserve(self) -> bool:
+        with self.lock:
+            if self.waiting >= self.config.max_queued:
+                return False
+            self.waiting += 1
+            return True
+
+    def _run(self, req: Request, flag: StopFlag) -> dict[str, Any] | None:
+        with self.lock:
+            self.waiting -= 1
+            self.running += 1
+        try:
+            return self.protocol.execute(req, flag)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+    async def run(self, req: Request, flag: StopFlag) -> dict[str, Any] | None:
+        """Run a reserved search in the pool; cancelling the awaiting task sets its flag."""
+        loop = asyncio.get_running_loop()
+        with self.lock:
+            self._active[id(flag)] = (req, flag)
+        future = loop.run_in_executor(self.pool, self._run, req, flag)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            flag.set()
+            raise
+        finally:
+            with self.lock:
+                self._active.pop(id(flag), None)
+
+
+def _cheap(protocol: Protocol, req: Request) -> dict[str, Any]:
+    """The reply to a request that is not a search (never ``None``: quit is handled apart)."""
+    reply = protocol.execute(req)
+    assert reply is not None
+    return reply
+
+
+def _busy(req_id: Any, message: str) -> dict[str, Any]:
+    return error_reply(req_id, "Busy", message)
+
+
+def create_app(config: ServerConfig | None = None) -> Any:
+    """The ASGI app (a Starlette application) serving the protocol with ``config``."""
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.cors import CORSMiddleware
+    from starlette.requests import Request as HTTPRequest
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Mount, Route, WebSocketRoute
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    cfg = config or ServerConfig()
+    protocol = Protocol(max_time=cfg.max_time)
+    searches = _Searches(cfg, protocol)
+
+    def respond(reply: dict[str, Any], status: int = 200) -> Response:
+        return Response(jsonio.dumps(reply), status_code=status, media_type="application/json")
+
+    async def api(request: HTTPRequest) -> Response:
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > cfg.max_request_bytes:
+                reply = error_reply(
+                    None, "ProtocolError", f"a request larger than {cfg.max_request_bytes} bytes"
+                )
+                return respond(reply, 413)
+        try:
+            req = protocol.parse(body)
+        except RequestError as exc:
+            return respond(exc.reply, 400)
+        if req.cmd == "quit":
+            return respond(error_reply(req.id, "ProtocolError", "quit has no meaning over HTTP"), 400)
+        if not req.is_search:
+            return respond(await asyncio.get_running_loop().run_in_executor(None, _cheap, protocol, req))
+        if not searches.try_reserve():
+            return respond(_busy(req.id, f"{cfg.max_queued} searches already wait: try again later"), 429)
+        flag = StopFlag()
+        task = asyncio.ensure_future(searches.run(req, flag))
+        while not task.done():  # a client that goes away stops its search
+            await asyncio.wait([task], timeout=0.2)
+            if not task.done() and await request.is_disconnected():
+                flag.set()
+        result = task.result()
+        assert result is not None
+        return respond(result)
+
+    async def health(request: HTTPRequest) -> Response:
+        return JSONResponse(
+            {
+                "status": "ok",
+                "version": __version__,
+                "workers": cfg.workers,
+                "searches_running": searches.running,
+                "searches_waiting": searches.waiting,
+                "max_time_ms": None if cfg.max_time is None else cfg.max_time * 1000,
+            }
+        )
+
+    async def ws(websocket: WebSocket) -> None:
+        await websocket.accept()
+        send_lock = asyncio.Lock()
+        flags: dict[int, tuple[Request, StopFlag]] = {}
+        tasks: set[asyncio.Task[None]] = set()
+        peer = f"{websocket.client.host}:{websocket.client.port}" if websocket.client else "?"
+        log.info("ws %s connected", peer)
+
+        async def send(reply: dict[str, Any]) -> None:
+            async with send_lock:
+                await websocket.send_text(jsonio.dumps(reply))
+
+        async def answer(req: Request) -> None:
+            try:
+                if req.is_search:
+                    flag = StopFlag()
+                    key = id(flag)
+                    flags[key] = (req, flag)
+                    try:
+                        reply = await searches.run(req, flag)
+                    finally:
+                        flags.pop(key, None)
+                else:
+                    reply = await asyncio.get_running_loop().run_in_executor(None, _cheap, protocol, req)
+                if reply is not None:
+                    await send(reply)
+            except (WebSocketDisconnect, RuntimeError):
+                pass  # the socket closed while the reply was on its way
+
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                data = message.get("text")
+                if data is None:
+                    data = message.get("bytes") or b""
+                if len(data) > cfg.max_request_bytes:
+                    await send(
+                        error_reply(
+                            None, "ProtocolError", f"a message larger than {cfg.max_request_bytes} bytes"
+                        )
+                    )
+                    continue
+                try:
+                    req = protocol.parse(data)
+                except RequestError as exc:
+                    await send(exc.reply)
+                    continue
+                if req.cmd == "quit":
+                    break
+                if req.cmd == "stop":
+                    target = req.args.get("search")
+                    n = 0
+                    for r, f in list(flags.values()):
+                        if target is None or r.id == target:
+                            f.set()
+                            n += 1
+                    await send({"id": req.id, "stopped": n})
+                    continue
+                live = sum(1 for t in tasks if not t.done())
+                if live >= cfg.max_in_flight:
+                    await send(
+                        _busy(
+                            req.id,
+                            f"{live} requests of this connection in flight (at most {cfg.max_in_flight})",
+                        )
+                    )
+                    continue
+                if req.is_search and not searches.try_reserve():
+                    await send(_busy(req.id, f"{cfg.max_queued} searches already wait: try again later"))
+                    continue
+                task = asyncio.ensure_future(answer(req))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            for _, flag in list(flags.values()):  # a client that disconnects cancels its searches
+                flag.set()
+            for task in list(tasks):
+                task.cancel()
+            log.info("ws %s closed (%d searches stopped)", peer, len(flags))
+
+    routes: list[Any] = [
+        Route("/api", api, methods=["POST"]),
+        Route("/health", health, methods=["GET"]),
+        WebSocketRoute("/ws", ws),
+    ]
+    static = resources.files("scopa.server").joinpath("static")
+    if static.is_dir() and static.joinpath("index.html").is_file():
+        from starlette.staticfiles import StaticFiles
+
+        routes.append(Mount("/", app=StaticFiles(directory=str(static), html=True), name="app"))
+    middleware = []
+    if cfg.cors_origins:
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(cfg.cors_origins),
+                allow_methods=["GET", "POST"],
+                allow_headers=["Content-Type"],
+            )
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        yield
+        for _, flag in list(searches.flags()):
+            flag.set()
+        searches.pool.shutdown(wait=False, cancel_futures=True)
+
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.searches = searches
+    return app
+
+
+def run(
+    host: str = "127.0.0.1", port: int = 8765, config: ServerConfig | None = None, log_level: str = "info"
+) -> int:
+    """Serve the app with uvicorn until interrupted. The socket is bound first, so
+    ``port=0`` picks a free port; the line ``scopa serve: listening on http://HOST:PORT``
+    on standard output says which."""
+    import uvicorn
+
+    cfg = config or ServerConfig()
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    print(f"scopa serve: listening on http://{shown}:{bound}", flush=True)
+    uv = uvicorn.Config(
+        create_app(cfg),
+        log_level=log_level,
+        ws_max_size=max(cfg.max_request_bytes * 2, 4096),
+        lifespan="on",
+    )
+    uvicorn.Server(uv).run(sockets=[sock])
+    return 0

@@ -1,0 +1,376 @@
+"""The engine protocol, version 2 (docs/engine-protocol.md): a real ``scopa engine``
+subprocess that keeps reading while it thinks, stops on request, refuses unknown fields,
+bounds every search, and whose every reply validates against the shipped JSON Schema."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+import jsonschema
+import pytest
+
+import scopa
+from scopa.protocol import COMMANDS, Protocol, schema
+
+FULL = scopa.State.deal("scopone_scientifico", seed=5).to_string()
+SMALL = "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"
+VALIDATOR = jsonschema.Draft202012Validator(schema())
+
+
+def check(reply: dict[str, Any]) -> dict[str, Any]:
+    """``reply`` after checking it against the protocol's JSON Schema."""
+    VALIDATOR.validate(reply)
+    return reply
+
+
+class EngineProcess:
+    """A ``scopa engine`` subprocess: lines in, replies collected by a reader thread."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "scopa", "engine", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.lines: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.seen: list[dict[str, Any]] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            raw.decode("ascii")  # strict JSON, ASCII-only: UTF-8 whatever it holds
+            self.lines.put(json.loads(raw))
+
+    def send(self, obj: dict[str, Any] | bytes) -> None:
+        assert self.proc.stdin is not None
+        data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+        self.proc.stdin.write(data + b"\n")
+        self.proc.stdin.flush()
+
+    def next(self, timeout: float = 30.0) -> dict[str, Any]:
+        reply = self.lines.get(timeout=timeout)
+        self.seen.append(check(reply))
+        return reply
+
+    def reply_to(
+        self, req_id: Any, timeout: float = 30.0, infos: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """The reply (not an info line) with ``req_id``; other replies are kept in ``seen``."""
+        deadline = time.monotonic() + timeout
+        for r in self.seen:
+            if r.get("id") == req_id and "info" not in r and not r.get("_taken"):
+                r["_taken"] = True
+                return r
+        while True:
+            r = self.next(max(0.01, deadline - time.monotonic()))
+            if r.get("id") == req_id:
+                if "info" in r:
+                    if infos is not None:
+                        infos.append(r)
+                    continue
+                r["_taken"] = True
+                return r
+
+    def close(self, timeout: float = 60.0) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(timeout)
+
+
+@pytest.fixture
+def engine() -> Any:
+    procs: list[EngineProcess] = []
+
+    def start(*args: str) -> EngineProcess:
+        e = EngineProcess(*args)
+        procs.append(e)
+        return e
+
+    yield start
+    for e in procs:
+        if e.proc.poll() is None:
+            e.proc.kill()
+        e.proc.wait()
+
+
+def test_long_solve_ping_then_stop(engine):
+    # The engine keeps reading while it thinks: ping is answered during a long solve, and
+    # stop ends the solve, whose reply arrives inexact with a legal best move.
+    e = engine("--max-time", "120")
+    e.send({"cmd": "solve", "id": "long", "position": FULL, "time_ms": 100000, "progress": True})
+    first = e.next()
+    assert first["id"] == "long" and "info" in first and first["info"]["depth"] == 1
+    t0 = time.monotonic()
+    e.send({"cmd": "ping", "id": "p"})
+    pong = e.reply_to("p")
+    assert pong == {"id": "p", "pong": True, "_taken": True}
+    assert time.monotonic() - t0 < 2.0
+    e.send({"cmd": "legal", "id": "l", "position": SMALL})
+    assert e.reply_to("l")["moves"] == ["7dx3c4s", "Kc"]
+    time.sleep(0.5)
+    e.send({"cmd": "stop", "id": "s"})
+    infos: list[dict[str, Any]] = []
+    solved = e.reply_to("long", infos=infos)
+    assert e.reply_to("s")["stopped"] == 1
+    legal = {str(m) for m in scopa.State.from_string(FULL).legal_moves()}
+    assert solved["exact"] is False and solved["value"] is None and solved["best"] in legal
+    assert solved["lower"] <= solved["estimate"] <= solved["upper"]
+    assert [i["info"]["depth"] for i in infos] == sorted(i["info"]["depth"] for i in infos)
+    e.send({"cmd": "solve", "id": "after", "position": SMALL})
+    assert e.reply_to("after")["value"] == 4  # the engine still serves
+    assert e.close() == 0
+
+
+def test_default_limit_and_maximum(engine):
+    # With neither time_ms nor node_limit a search uses the engine's default limit (hello says
+    # it), so no request blocks the engine forever; more than the maximum is refused.
+    e = engine("--max-time", "0.5")
+    e.send({"cmd": "hello", "id": 1})
+    hello = e.reply_to(1)
+    assert hello["protocol"] == 2 and hello["max_time_ms"] == 500 and "stop" in hello["commands"]
+    t0 = time.monotonic()
+    e.send({"cmd": "analyze", "id": 2, "position": FULL})
+    a = e.reply_to(2)
+    assert time.monotonic() - t0 < 3.0
+    assert a["exact"] is False and len(a["lines"]) == 10 and set(a["moves"].values()) == {None}
+    e.send({"cmd": "solve", "id": 3, "position": FULL, "time_ms": 5000})
+    err = e.reply_to(3)["error"]
+    assert err["type"] == "ProtocolError" and "above the engine's maximum 500" in err["message"]
+    e.send({"cmd": "solve", "id": 4, "position": FULL, "node_limit": 10**12})
+    r = e.reply_to(4)
+    assert r["exact"] is False and r["seconds"] < 1.5
+    assert e.close() == 0
+
+
+def test_searches_queue_and_the_queue_is_bounded(engine):
+    # A search sent while one runs waits its turn; one too many is refused (Busy); stop ends
+    # the running and the queued ones, each with an anytime reply.
+    e = engine("--max-time", "60")
+    e.send({"cmd": "solve", "id": 0, "position": FULL, "time_ms": 60000, "progress": True})
+    assert e.next()["info"]["depth"] == 1  # it runs: the next 16 wait
+    for i in range(1, 18):
+        e.send({"cmd": "solve", "id": i, "position": FULL, "time_ms": 60000})
+    busy = e.reply_to(17, timeout=10)
+    assert busy["error"]["type"] == "Busy" and "16 searches already wait" in busy["error"]["message"]
+    e.send({"cmd": "stop", "id": "s"})
+    assert e.reply_to("s")["stopped"] == 17
+    for i in range(17):
+        r = e.reply_to(i)
+        assert r["exact"] is False and r["best"] is not None, i
+    assert e.close() == 0
+
+
+def test_stop_one_search_by_id(engine):
+    e = engine("--max-time", "60")
+    e.send({"cmd": "solve", "id": "a", "position": FULL, "time_ms": 60000})
+    e.send({"cmd": "analyze", "id": "b", "position": SMALL})
+    e.send({"cmd": "stop", "id": "s", "search": "b"})
+    assert e.reply_to("s")["stopped"] == 1
+    e.send({"cmd": "stop", "id": "t", "search": "a"})
+    assert e.reply_to("t")["stopped"] == 1
+    assert e.reply_to("a")["exact"] is False
+    # b was stopped before it ran: it still answers, with what a stopped search knows
+    b = e.reply_to("b")
+    assert set(b["moves"]) == {"7dx3c4s", "Kc"}
+    assert e.close() == 0
+
+
+@pytest.mark.parametrize(
+    "request_line, fragment",
+    [
+        (
+            {"cmd": "solve", "id": 1, "position": SMALL, "node_limt": 5},
+            "unknown field 'node_limt' in a 'solve' request: expected cmd, id, position, time_ms, node_limit",
+        ),
+        ({"cmd": "ping", "id": 1, "position": SMALL}, "unknown field 'position' in a 'ping' request"),
+        (
+            {"cmd": "solve", "id": 1, "position": SMALL, "node_limit": 2**63},
+            "'node_limit' must be an integer",
+        ),
+        ({"cmd": "solve", "id": 1, "position": SMALL, "time_ms": 0}, "'time_ms' must be a number"),
+        ({"cmd": "solve", "id": 1, "position": SMALL, "progress": 1}, "'progress' must be true or false"),
+        ({"cmd": "stop", "id": 1, "search": [1]}, "'id' must be a string, an integer or null"),
+    ],
+)
+def test_request_errors_name_the_field(request_line, fragment):
+    reply = check(Protocol().handle(json.dumps(request_line)))  # type: ignore[arg-type]
+    assert reply["id"] == 1 and reply["error"]["type"] == "ProtocolError"
+    assert fragment in reply["error"]["message"]
+
+
+def test_lines_that_cannot_be_read_or_written_back(engine):
+    # Every line gets a strict-JSON reply: undecodable bytes, NaN, lone surrogates, deep
+    # nesting, ids that could not be written back, an overlong line.
+    e = engine()
+    bad = [
+        b"\xff\xfe not utf-8",
+        b'{"cmd": "hello", "id": NaN}',
+        b'{"cmd": "hello", "id": "\\ud800"}',
+        b"[" * 5000 + b"]" * 5000,
+        b'{"cmd": "hello", "id": 12345678901234567890}',
+        b'{"cmd": "legal", "id": 5, "position": "scopa 7d/Kc - - -/- \xc2\xb2/0 0 - -"}',
+        b"x" * (1 << 20) + b"y" * 100,
+    ]
+    for line in bad:
+        e.send(line)
+    e.send({"cmd": "ping", "id": "last"})
+    replies = [e.next() for _ in range(len(bad) + 1)]
+    assert [r["id"] for r in replies] == [None, None, None, None, None, 5, None, "last"]
+    kinds = [r.get("error", {}).get("type") for r in replies]
+    assert kinds == ["ProtocolError"] * 5 + ["PositionError", "ProtocolError", None]
+    assert "not UTF-8" in replies[0]["error"]["message"] and "NaN" in replies[1]["error"]["message"]
+    assert "lone surrogate" in replies[2]["error"]["message"]
+    assert "nested more than" in replies[3]["error"]["message"]
+    assert "'id' must be an integer" in replies[4]["error"]["message"]
+    assert "bad scope" in replies[5]["error"]["message"]
+    assert "longer than" in replies[6]["error"]["message"]
+    assert e.close() == 0
+
+
+def test_end_of_input_finishes_the_searches_asked_for():
+    lines = [
+        {"cmd": "solve", "id": 1, "position": FULL, "time_ms": 300},
+        {"cmd": "bestmove", "id": 2, "view": _view(), "time_ms": 50, "seed": 1},
+    ]
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "engine"],
+        input="\n".join(json.dumps(x) for x in lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    replies = {r["id"]: check(r) for r in map(json.loads, out.stdout.splitlines())}
+    assert replies[1]["exact"] is False and isinstance(replies[2]["move"], str)
+
+
+def _view() -> dict[str, Any]:
+    return {
+        "rules": "scopa",
+        "hands": [["3s", "4b", "7c"], 3],
+        "table": ["7d", "Jb", "2c", "As"],
+        "stock": 30,
+        "turn": 0,
+        "dealer": 1,
+    }
+
+
+def test_every_command_in_process_replies_schema_valid():
+    # One request of each command through the protocol module; the schema covers them all.
+    p = Protocol(max_time=0.5)
+    requests = {
+        "hello": {},
+        "ping": {},
+        "legal": {"position": SMALL},
+        "play": {"position": SMALL, "move": "7dx3c4s"},
+        "solve": {"position": SMALL, "time_ms": 200},
+        "analyze": {"position": FULL, "node_limit": 5000},
+        "bestmove": {"view": _view(), "player": "greedy"},
+        "evaluate": {"view": _view(), "time_ms": 50, "seed": 2},
+        "deal": {"rules": "scopone", "seed": 4},
+        "view": {"position": FULL, "seat": 2},
+        "score": {"position": "scopa -/- - - 7dAc/2c 1/0 0 1 -"},
+        "match_new": {"rules": "scopa", "target": 3, "seed": 1},
+        "match_play": {"match": scopa.Match("scopa", seed=1, dealer=0).to_json(), "move": "Kc"},
+        "stop": {},
+    }
+    requests["match_play"]["move"] = str(scopa.Match("scopa", seed=1, dealer=0).state.legal_moves()[0])
+    assert set(requests) | {"quit"} == set(COMMANDS)
+    for i, (cmd, fields) in enumerate(requests.items()):
+        reply = p.handle(json.dumps({"cmd": cmd, "id": i, **fields}))
+        assert reply is not None and "error" not in reply, (cmd, reply)
+        check(reply)
+    assert p.handle('{"cmd": "quit"}') is None
+    with pytest.raises(jsonschema.ValidationError):
+        check({"id": 1, "value": "four"})  # the schema is not vacuous
+
+
+def test_engine_schema_option_prints_the_schema():
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "engine", "--schema"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0
+    printed = json.loads(out.stdout)
+    assert printed == schema() and printed["$schema"].endswith("2020-12/schema")
+    jsonschema.Draft202012Validator.check_schema(printed)
+
+
+# ------------------------------------------------------------------ a game app over stdio
+
+
+def _stdio_ask(e: EngineProcess) -> Any:
+    counter = iter(range(10**9))
+
+    def ask(req: dict[str, Any]) -> dict[str, Any]:
+        req_id = next(counter)
+        e.send({**req, "id": req_id})
+        reply = e.reply_to(req_id, timeout=60)
+        assert "error" not in reply, (req, reply)
+        return reply
+
+    return ask
+
+
+@pytest.mark.parametrize("game", scopa.PRESETS)
+def test_a_client_plays_whole_hands_of_every_preset(engine, game):
+    # The client deals, asks for views and moves, plays and scores through the engine alone;
+    # each play's events are checked against the positions (RULES §3-§5).
+    from game_client import play_hand
+
+    e = engine()
+    ask = _stdio_ask(e)
+    play_hand(ask, game, seed=11, player="greedy")
+    play_hand(
+        ask, {"preset": game, "capture_rule": "fewest", "scopa_on_last_play": True}, seed=12, player="pimc"
+    )
+    assert e.close() == 0
+
+
+def test_a_client_plays_a_whole_match(engine):
+    from game_client import play_match
+
+    e = engine()
+    match = play_match(_stdio_ask(e), "scopa", target=5, seed=3)
+    assert scopa.Match.from_json(match).winner == match["winner"]
+    assert e.close() == 0
+
+
+def test_malformed_requests_of_every_command_get_schema_valid_errors():
+    # Each command with a field of the wrong type, a missing required field and an unknown
+    # field: a ProtocolError reply naming it, valid against the schema.
+    p = Protocol(max_time=0.2)
+    for name, c in COMMANDS.items():
+        for key in c.required:
+            reply = check(p.handle(json.dumps({"cmd": name, "id": 1})))  # type: ignore[arg-type]
+            assert reply["error"]["type"] == "ProtocolError" and repr(key) in reply["error"]["message"]
+            break
+        for key in (*c.required, *c.optional):
+            bad = {"cmd": name, "id": 2, key: {"nested": [None]}}
+            reply = check(p.handle(json.dumps(bad)))  # type: ignore[arg-type]
+            assert "error" in reply and reply["id"] == 2, (name, key, reply)
+        reply = check(p.handle(json.dumps({"cmd": name, "id": 3, "bogus": 1})))  # type: ignore[arg-type]
+        assert reply["error"]["type"] == "ProtocolError" and "'bogus'" in reply["error"]["message"]
+
+
+def test_play_events_and_history_round_trip():
+    # The position a play returns carries its history, so the client passes it back unchanged:
+    # a tampered history is refused, naming the play.
+    p = Protocol()
+    pos = p.handle('{"cmd": "deal", "rules": "scopa", "seed": 5, "dealer": 1}')["position"]  # type: ignore[index]
+    moves = p.handle(json.dumps({"cmd": "legal", "position": pos}))["moves"]  # type: ignore[index]
+    after = p.handle(json.dumps({"cmd": "play", "position": pos, "move": moves[0]}))["position"]  # type: ignore[index]
+    assert after["history"]["plays"] == [moves[0]] and scopa.State.from_json(
+        after
+    ).undo() == scopa.State.from_json(pos)
+    tampered = dict(after, history={"start": after["history"]["start"], "plays": ["Kc"]})
+    reply = check(p.handle(json.dumps({"cmd": "legal", "id": 9, "position": tampered})))  # type: ignore[arg-type]
+    assert reply["error"]["type"] == "PositionError" and "play 1" in reply["error"]["message"]
