@@ -1,0 +1,115 @@
+"""Load on ``scopa serve``: many WebSocket clients playing whole 2-player hands at once.
+
+Each client connects to ``/ws`` and plays ``--hands`` whole hands of Scopa: ``deal``, then
+for every play ``legal``, ``view``, ``bestmove`` (PIMC at ``--time-ms``) and ``play``, then
+``score``. The server runs with ``--workers`` search threads, so the clients' searches
+queue for them while their cheap requests (``legal``, ``play``) are answered meanwhile:
+their latency is what an app feels while searches run.
+
+Run: ``python benchmarks/load.py --clients 50 --hands 2 --workers 2 --time-ms 50``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from websockets.asyncio.client import connect
+
+
+async def client(url: str, number: int, hands: int, time_ms: float, stats: dict[str, Any]) -> None:
+    async with connect(url, max_size=2**22) as ws:
+        counter = iter(range(10**9))
+
+        async def ask(req: dict[str, Any]) -> dict[str, Any]:
+            req_id = next(counter)
+            t0 = time.perf_counter()
+            await ws.send(json.dumps({**req, "id": req_id}))
+            reply = json.loads(await ws.recv())
+            elapsed = time.perf_counter() - t0
+            stats["latency"].setdefault(req["cmd"], []).append(elapsed)
+            if "error" in reply or reply.get("id") != req_id:
+                stats["errors"].append(reply)
+                raise RuntimeError(reply)
+            return reply
+
+        for h in range(hands):
+            try:
+                position = (await ask({"cmd": "deal", "rules": "scopa", "seed": number * 1000 + h}))["position"]
+                while any(position["hands"]) or position["stock"]:
+                    await ask({"cmd": "legal", "position": position})
+                    view = (await ask({"cmd": "view", "position": position, "seat": position["turn"]}))["view"]
+                    bm = {"cmd": "bestmove", "view": view, "player": "pimc", "time_ms": time_ms, "seed": h}
+                    move = (await ask(bm))["move"]
+                    position = (await ask({"cmd": "play", "position": position, "move": move}))["position"]
+                await ask({"cmd": "score", "position": position})
+                stats["hands"] += 1
+            except RuntimeError:
+                return
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+async def main_async(args: argparse.Namespace, url: str) -> dict[str, Any]:
+    stats: dict[str, Any] = {"hands": 0, "errors": [], "latency": {}}
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client(url, i, args.hands, args.time_ms, stats) for i in range(args.clients)))
+    stats["seconds"] = time.perf_counter() - t0
+    return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clients", type=int, default=50)
+    ap.add_argument("--hands", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--time-ms", type=float, default=50)
+    args = ap.parse_args(argv)
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "scopa", "serve", "--port", "0", "--workers", str(args.workers),
+            "--max-in-flight", "8", "--max-queued", str(4 * args.clients), "--log-level", "warning",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        url = line.split("listening on ")[1].strip().replace("http://", "ws://") + "/ws"
+        time.sleep(1.0)
+        stats = asyncio.run(main_async(args, url))
+    finally:
+        server.terminate()
+        server.wait(10)
+    lat = stats["latency"]
+    print(
+        f"{args.clients} WebSocket clients x {args.hands} hands of scopa, bestmove pimc at {args.time_ms:g} ms, "
+        f"server with {args.workers} search workers: {stats['hands']} hands completed in {stats['seconds']:.1f} s, "
+        f"{len(stats['errors'])} errors"
+    )
+    print("| request | replies | p50 (ms) | p99 (ms) | max (ms) |")
+    print("|---|---:|---:|---:|---:|")
+    for cmd in ("legal", "play", "view", "bestmove"):
+        v = lat.get(cmd, [])
+        if v:
+            print(
+                f"| {cmd} | {len(v)} | {1000 * statistics.median(v):.1f} | {1000 * pct(v, 0.99):.1f} "
+                f"| {1000 * max(v):.1f} |"
+            )
+    for e in stats["errors"][:5]:
+        print("error:", e)
+    return 1 if stats["errors"] or stats["hands"] != args.clients * args.hands else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
