@@ -41,10 +41,14 @@ async def client(url: str, number: int, hands: int, time_ms: float, stats: dict[
 
         for h in range(hands):
             try:
-                position = (await ask({"cmd": "deal", "rules": "scopa", "seed": number * 1000 + h}))["position"]
+                position = (await ask({"cmd": "deal", "rules": "scopa", "seed": number * 1000 + h}))[
+                    "position"
+                ]
                 while any(position["hands"]) or position["stock"]:
                     await ask({"cmd": "legal", "position": position})
-                    view = (await ask({"cmd": "view", "position": position, "seat": position["turn"]}))["view"]
+                    view = (await ask({"cmd": "view", "position": position, "seat": position["turn"]}))[
+                        "view"
+                    ]
                     bm = {"cmd": "bestmove", "view": view, "player": "pimc", "time_ms": time_ms, "seed": h}
                     move = (await ask(bm))["move"]
                     position = (await ask({"cmd": "play", "position": position, "move": move}))["position"]
@@ -93,9 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         server.wait(10)
     lat = stats["latency"]
     print(
-        f"{args.clients} WebSocket clients x {args.hands} hands of scopa, bestmove pimc at {args.time_ms:g} ms, "
-        f"server with {args.workers} search workers: {stats['hands']} hands completed in {stats['seconds']:.1f} s, "
-        f"{len(stats['errors'])} errors"
+        f"{args.clients} WebSocket clients x {args.hands} hands of scopa, bestmove pimc at "
+        f"{args.time_ms:g} ms, server with {args.workers} search workers: {stats['hands']} hands "
+        f"completed in {stats['seconds']:.1f} s, {len(stats['errors'])} errors"
     )
     print("| request | replies | p50 (ms) | p99 (ms) | max (ms) |")
     print("|---|---:|---:|---:|---:|")

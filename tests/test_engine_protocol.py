@@ -253,6 +253,13 @@ def test_end_of_input_finishes_the_searches_asked_for():
     assert replies[1]["exact"] is False and isinstance(replies[2]["move"], str)
 
 
+def _hand_record() -> dict[str, Any]:
+    s = scopa.State.deal("scopa", seed=2, dealer=0)
+    for _ in range(3):
+        s = s.play(s.legal_moves()[0])
+    return s.record().to_json()
+
+
 def _view() -> dict[str, Any]:
     return {
         "rules": "scopa",
@@ -281,6 +288,7 @@ def test_every_command_in_process_replies_schema_valid():
         "score": {"position": "scopa -/- - - 7dAc/2c 1/0 0 1 -"},
         "match_new": {"rules": "scopa", "target": 3, "seed": 1},
         "match_play": {"match": scopa.Match("scopa", seed=1, dealer=0).to_json(), "move": "Kc"},
+        "review": {"record": _hand_record(), "time_ms": 30},
         "stop": {},
     }
     requests["match_play"]["move"] = str(scopa.Match("scopa", seed=1, dealer=0).state.legal_moves()[0])

@@ -3,6 +3,8 @@
 Subcommands:
   solve      solve a position exactly (a built-in end position when none is given)
   play       play a match against the computer in the terminal
+  replay     replay a game record, or print it as text
+  review     what every play of a recorded game cost
   arena      computer players against each other on duplicate deals
   engine     the JSON-lines engine protocol on stdin/stdout (docs/engine-protocol.md)
   serve      the same protocol over HTTP and WebSocket, and the browser app
@@ -13,7 +15,6 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import sys
@@ -28,42 +29,16 @@ from rich.table import Table
 from rich.text import Text
 
 import scopa
-from scopa.card import Card
 from scopa.errors import ScopaError
-from scopa.players import PLAYERS, make_player
+from scopa.players import PLAYERS
 from scopa.protocol import DEFAULT_MAX_TIME
+from scopa.terminal import cards_text, move_text
 
 #: The built-in example for ``scopa solve``: Scopone scientifico with four cards in each hand.
 EXAMPLE = (
     "scopone_scientifico 7dJcQcKs/6d7c6s4b/2dQd4s7s/AdAs2s7b KdJb - "
     "5dJd6c3sJs3b5b6b/3d4dAc2c3c4c5cKc5sQsAb2bQbKb 0/7 0 0 3"
 )
-
-_SYMBOL = {"d": "♦", "c": "♥", "s": "♠", "b": "♣"}
-_COLOUR = {"d": "red", "c": "red", "s": "bright_white", "b": "bright_white"}
-
-
-def card_text(card: Card) -> Text:
-    """A card with its suit symbol, in its suit's colour."""
-    return Text(f"{card.rank}{_SYMBOL[card.suit]}", style=f"bold {_COLOUR[card.suit]}")
-
-
-def cards_text(cards: Any) -> Text:
-    """Cards side by side (``-`` for none)."""
-    out = Text()
-    for i, c in enumerate(cards):
-        if i:
-            out.append(" ")
-        out.append_text(card_text(c))
-    return out if len(out) else Text("-", style="dim")
-
-
-def move_text(move: scopa.Move) -> Text:
-    """A move with suit symbols: the card, and what it takes."""
-    out = card_text(move.card)
-    if move.is_capture:
-        out.append(" takes ").append_text(cards_text(sorted(move.captures)))
-    return out
 
 
 def parse_position(text: str | None) -> scopa.State:
@@ -223,95 +198,92 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
     return 130 if interrupted else 0
 
 
-# ---------------------------------------------------------------------------- play
+# ---------------------------------------------------------------------------- play, replay, review
 
 
-def _show_state(console: Console, state: scopa.State, human: int, scores: tuple[int, int]) -> None:
-    console.rule(f"{state.rules.game} — match {scores[0]}-{scores[1]} (you: team {human & 1})")
-    for seat in range(state.rules.players):
-        who = "you" if seat == human else ("partner" if (seat & 1) == (human & 1) else "opponent")
-        n = len(state.hands[seat])
-        line = Text(f"  seat {seat} ({who}): ")
-        line.append(f"{n} card{'s' if n != 1 else ''}")
-        console.print(line)
-    console.print(Text("  table: ").append_text(cards_text(state.table)))
-    if state.stock:
-        console.print(f"  stock: {len(state.stock)} cards")
-    for team in (0, 1):
-        console.print(f"  team {team}: {len(state.captured[team])} cards, {state.scope[team]} scope")
+def _options(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``name=value`` rule options from the command line (``true``/``false``, numbers, words)."""
+    from scopa.notation import _parse_value
 
-
-def _breakdown(console: Console, score: scopa.HandScore) -> None:
-    t = Table(title="Hand score", title_justify="left")
-    t.add_column("category")
-    t.add_column("team 0", justify="right")
-    t.add_column("team 1", justify="right")
-    for name, (a, b) in score.breakdown.items():
-        if a or b:
-            t.add_row(name, str(a), str(b))
-    t.add_row("total", str(score.points[0]), str(score.points[1]), style="bold")
-    console.print(t)
+    out: dict[str, Any] = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ScopaError(f"bad option {pair!r}: expected name=value, like capture_rule=fewest")
+        out[key.strip()] = _parse_value(key, value.strip())
+    return out
 
 
 def _play(args: argparse.Namespace, console: Console) -> int:
-    rules = scopa.Rules.preset(args.game)
+    from scopa.terminal import start
+
+    rules = scopa.Rules.preset(args.game, **_options(args.option))
     if args.target:
         rules = rules.replace(target=args.target)
-    match = scopa.Match(rules, seed=args.seed)
-    human = 0
-    bots = {
-        seat: make_player(args.opponent, seed=(args.seed or 0) * 10 + seat)
-        for seat in range(rules.players)
-        if seat != human
-    }
-    hinter = make_player("pimc", seed=args.seed)
-    undo: list[scopa.Match] = []
-    console.print("Moves: a number from the list, or notation like 7d / 7dx3c4s. Also: hint, undo, quit.")
-    while not match.is_over:
-        state = match.state
-        if state.turn != human:
-            move = bots[state.turn].choose(state.view(state.turn))
-            console.print(Text(f"seat {state.turn} plays ").append_text(move_text(move)))
-            hands_before = len(match.history)
-            match.play(move)
-            if len(match.history) > hands_before:
-                _breakdown(console, match.history[-1])
-            continue
-        _show_state(console, state, human, match.scores)
-        legal = state.legal_moves()
-        console.print(Text("  your hand: ").append_text(cards_text(state.hands[human])))
-        for i, m in enumerate(legal, 1):
-            console.print(Text(f"  {i}. ").append_text(move_text(m)).append(f"   ({m})", style="dim"))
-        try:
-            answer = console.input("[bold]your move> [/]").strip()
-        except EOFError:
-            return 0
-        if answer in ("quit", "exit"):
-            return 0
-        if answer == "hint":
-            console.print(f"hint: [bold]{hinter.choose(state.view(human))}[/]")
-            continue
-        if answer == "undo":
-            if undo:
-                match = undo.pop()
-            else:
-                console.print("nothing to undo")
-            continue
-        try:
-            choice: scopa.Move | str = (
-                legal[int(answer) - 1] if answer.isdigit() and 1 <= int(answer) <= len(legal) else answer
+    game = start(
+        rules,
+        seed=args.seed,
+        seat=args.seat,
+        partner=args.partner,
+        opponent=args.opponent,
+        deck=args.deck,
+        save=args.save,
+        load=args.load,
+        console=console,
+        ask=console.input,
+    )
+    return game.run()
+
+
+def _replay(args: argparse.Namespace, console: Console) -> int:
+    from scopa.records import load_record
+
+    record = load_record(args.file)
+    if args.text:
+        sys.stdout.write(record.text())
+        return 0
+    for i, states in enumerate(record.replay()):
+        hand = record.hands[i]
+        console.rule(f"hand {i + 1}, dealer {hand.dealer}")
+        for j, (before, move) in enumerate(zip(states, hand.plays, strict=False)):
+            after = states[j + 1]
+            console.print(
+                Text(f"{j + 1:>2}. seat {before.turn}: ")
+                .append_text(move_text(move))
+                .append("   table ")
+                .append_text(cards_text(after.table))
             )
-            snapshot = copy.deepcopy(match)
-            hands_before = len(match.history)
-            played = match.state.resolve(choice)
-            match.play(played)
-            undo.append(snapshot)
-            console.print(Text("you play ").append_text(move_text(played)))
-            if len(match.history) > hands_before:
-                _breakdown(console, match.history[-1])
-        except ScopaError as exc:
-            console.print(f"[red]{exc}[/]")
-    console.print(f"[bold]Team {match.winner} wins the match {match.scores[0]}-{match.scores[1]}[/]")
+        if hand.score is not None:
+            console.print(f"score {hand.score[0]}-{hand.score[1]}")
+    a, b = record.scores
+    console.print(f"match {a}-{b}" + (f": team {record.winner} wins" if record.winner is not None else ""))
+    return 0
+
+
+def _review(args: argparse.Namespace, console: Console) -> int:
+    from scopa.records import load_record
+    from scopa.review import format_text, review
+
+    record = load_record(args.file)
+    total = sum(len(h.plays) for h in record.hands)
+    err = Console(stderr=True, highlight=False)
+    with Progress(
+        TextColumn("[bold]reviewing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=err, transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("review", total=total)
+        result = review(
+            record, time_limit=args.time, progress=lambda done, _: bar.update(task, completed=done)
+        )
+    if args.annotate:
+        result.annotate(record).save(args.annotate)
+        err.print(f"annotated record written to {args.annotate}")
+    if args.json:
+        print(json.dumps(result.to_json()))
+        return 0
+    names = [record.tags.get(f"Player{s}", f"seat {s}") for s in range(record.rules.players)]
+    console.print(format_text(result, names))
+    console.print(f"[dim]{total} plays reviewed in {result.seconds:.1f} s[/]")
     return 0
 
 
@@ -447,10 +419,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play a match against the computer")
     play.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
-    play.add_argument("--opponent", default="pimc", choices=list(PLAYERS))
+    play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    play.add_argument("--opponent", default="pimc", choices=list(PLAYERS), help="the opponents' player")
+    play.add_argument(
+        "--partner", default="pimc", choices=list(PLAYERS), help="your partner's player (4 seats)"
+    )
     play.add_argument("--seed", type=int, default=None)
     play.add_argument("--target", type=int, default=None)
+    play.add_argument(
+        "--option",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a rule option, e.g. capture_rule=fewest (repeatable)",
+    )
+    play.add_argument(
+        "--deck", default="french", choices=["french", "italian"], help="suit symbols or letters"
+    )
+    play.add_argument("--save", metavar="FILE", help="write the game's record to FILE after every hand")
+    play.add_argument("--load", metavar="FILE", help="resume the game recorded in FILE")
     play.set_defaults(func=_play)
+
+    rep = sub.add_parser("replay", help="replay a game record, or print it as text")
+    rep.add_argument("file", help="a record (JSON): a match or a single hand")
+    rep.add_argument("--text", action="store_true", help="print the record as readable text, like PGN")
+    rep.set_defaults(func=_replay)
+
+    rev = sub.add_parser("review", help="what every play of a recorded game cost")
+    rev.add_argument("file", help="a record (JSON): a match or a single hand")
+    rev.add_argument(
+        "--time", type=_seconds, default=0.2, metavar="SECONDS", help="budget per play (default 0.2)"
+    )
+    rev.add_argument("--json", action="store_true", help="print the review as JSON")
+    rev.add_argument("--annotate", metavar="OUT", help="write the record with the review's marks to OUT")
+    rev.set_defaults(func=_review)
 
     ar = sub.add_parser("arena", help="players against each other on duplicate deals")
     ar.add_argument("a", choices=list(PLAYERS))

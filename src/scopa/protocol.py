@@ -37,6 +37,8 @@ from scopa.match import Match
 from scopa.notation import FORMAT_VERSION, view_from_json, view_to_dict
 from scopa.players import PLAYERS, PIMCPlayer, make_player
 from scopa.players.base import choose
+from scopa.records import MatchRecord, load_record
+from scopa.review import DEFAULT_TIME, review
 from scopa.rules import MAX_TARGET, PRESETS, Rules
 from scopa.solver import SearchInfo, Solver
 from scopa.state import State
@@ -149,6 +151,12 @@ def _match(x: Any, name: str) -> Match:
     return Match.from_json(x)
 
 
+def _record(x: Any, name: str) -> MatchRecord:
+    if not isinstance(x, Mapping):
+        raise ProtocolError(f"{name!r} must be a JSON game record (docs/records.md), got {jsonio_short(x)}")
+    return load_record(x)
+
+
 def _player(x: Any, name: str) -> str:
     if not isinstance(x, str) or x not in PLAYERS:
         raise ProtocolError(f"{name!r} must be one of {', '.join(PLAYERS)}, got {jsonio_short(x)}")
@@ -206,6 +214,11 @@ FIELDS: dict[str, Field] = {
         "points that end the match (default: the rules')",
     ),
     "match": Field({"$ref": "#/$defs/match"}, _match, "a match, as match_new and match_play return it"),
+    "record": Field(
+        {"type": "object", "description": "a game record: scopa-record or scopa-hand (docs/records.md)"},
+        _record,
+        "a game record (a match, or a single hand)",
+    ),
     "search": Field(
         {"oneOf": [{"type": "string", "maxLength": _ID_CHARS}, {"type": "integer"}]},
         lambda x, name: _check_id(x),
@@ -256,6 +269,31 @@ _EVENTS = {
         },
         "additionalProperties": False,
     },
+}
+_REVIEW_PROPS = {
+    "plays": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["hand", "play", "seat", "move", "best", "loss", "dd_loss", "mark", "reason"],
+            "properties": {
+                "hand": _INT,
+                "play": _INT,
+                "seat": _INT,
+                "team": _INT,
+                "move": _MOVE,
+                "best": _MOVE,
+                "value": _NUM,
+                "best_value": _NUM,
+                "loss": _NUM,
+                "dd_best": {"type": ["string", "null"]},
+                "dd_loss": _NULLABLE_INT,
+                "mark": {"enum": ["?", "??", None]},
+                "reason": {"type": ["string", "null"]},
+            },
+        },
+    },
+    "summary": {"type": "object", "required": ["hands", "seats", "teams", "worst"]},
 }
 _SCORE_PROPS = {
     "points": _PAIR,
@@ -420,6 +458,14 @@ COMMANDS: dict[str, Command] = {
                     "best": _MOVE,
                 },
             },
+        ),
+        Command(
+            "review",
+            "every play of a record valued from its player's view and, near the end, exactly",
+            required=("record",),
+            optional=("time_ms", "seed"),
+            search=True,
+            reply={"required": ["plays", "summary"], "properties": _REVIEW_PROPS},
         ),
         Command(
             "stop",
@@ -738,6 +784,13 @@ class Protocol:
         options = {"time_limit": limit.time} if name in ("pimc", "ismcts") else {}
         player = make_player(name, seed=args.get("seed"), **options)
         return {"move": str(choose(player, view, limit))}
+
+    def _cmd_review(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        per_play = args.get("time_ms", DEFAULT_TIME)
+        result = review(
+            args["record"], time_limit=per_play, limit=self._limit({}, stop, None), seed=args.get("seed", 0)
+        )
+        return result.to_json()
 
     def _cmd_stop(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         return {"stopped": 0}  # a transport with searches in flight answers stop itself

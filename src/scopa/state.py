@@ -23,6 +23,7 @@ from scopa.rules import Rules
 from scopa.scoring import HandScore
 
 if TYPE_CHECKING:
+    from scopa.records import HandRecord
     from scopa.view import PlayerView
 
 __all__ = ["State"]
@@ -370,6 +371,14 @@ class State:
         for _, card, cap in self._history[:-1]:
             state = state.play(Move._from_core(card, cap))
         return state
+
+    def record(self) -> HandRecord:
+        """The record of this hand so far, from its deal (:attr:`origin`) through every play
+        (see :mod:`scopa.records`); raises :class:`PositionError` when the history does not
+        start from a deal."""
+        from scopa.records import HandRecord
+
+        return HandRecord.from_state(self)
 
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` sees: its own hand, the table, the piles, the scope, the public

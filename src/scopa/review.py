@@ -1,0 +1,312 @@
+"""Move-by-move review of a game: what each play cost (the model is DDS's play analyser).
+
+For every play, from the seat that made it:
+
+- the *fair* value: every legal move valued from that seat's view at that moment — what it
+  could know: its hand and the public history — by PIMC's evaluation with its inference
+  (:meth:`PIMCPlayer.evaluate <scopa.players.PIMCPlayer.evaluate>`), the played move's value,
+  the best move's, and the *loss*: the best move's value minus the played one's;
+- the *double-dummy* value where the position is small enough to solve exactly within the
+  budget (with every card known: RULES §8): the played move's exact value, the best, the
+  ``dd_loss``;
+- a *mark*: ``?`` for a fair loss over :data:`MISTAKE` points, ``??`` over :data:`BLUNDER`;
+  and a one-line *reason* where one is simple to name (missed a sweep, missed the settebello,
+  gave up the settebello, left a scopa).
+
+Losses are in the solver's unit: a final score difference for the mover's team, never
+negative (0 for a best move). :func:`review` returns plain objects; the command line, the
+engine protocol and batch work format them.
+
+>>> import scopa
+>>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+>>> r = review(s.play("Kc"), time_limit=0.1)
+>>> p = r.plays[0]
+>>> str(p.move), str(p.best), p.dd_loss, p.mark, p.reason
+('Kc', '7dx3c4s', 1, '?', 'missed a sweep')
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import scopa_core as core
+from scopa.errors import ScopaError
+from scopa.limit import Limit
+from scopa.move import Move
+from scopa.players.base import leaves_sweep
+from scopa.players.pimc import PIMCPlayer
+from scopa.records import Annotation, HandRecord, MatchRecord, annotated
+from scopa.solver import Solver
+from scopa.state import State
+
+__all__ = ["BLUNDER", "DEFAULT_TIME", "MISTAKE", "PlayReview", "Review", "review"]
+
+#: Fair loss (points) above which a play is marked ``?``.
+MISTAKE = 0.5
+#: Fair loss (points) above which a play is marked ``??``.
+BLUNDER = 1.5
+#: Default budget per play, seconds: half for the fair evaluation, half for the exact one.
+DEFAULT_TIME = 0.2
+#: Plays left from which the exact solver is tried at all, by seats (2 players: every play,
+#: the stock order being known; 4 players: from 6 cards a hand).
+_DD_PLAYS = {2: 40, 4: 24}
+
+
+@dataclass(frozen=True)
+class PlayReview:
+    """The review of one play.
+
+    Attributes:
+        hand, play: where the play is (0-based: the hand in the record, the play in the hand).
+        seat, team: who made it.
+        move: the move played.
+        best: the best move by the fair evaluation.
+        values: each legal move's fair value (points for the mover's team).
+        loss: the fair value of ``best`` minus that of ``move`` (>= 0).
+        dd_values: each legal move's exact value, when solved; else None.
+        dd_best: a move with the best exact value, when solved.
+        dd_loss: the exact loss (>= 0), when solved.
+        mark: ``"?"``, ``"??"`` or None.
+        reason: a short reason for the mark, when one is simple to name.
+    """
+
+    hand: int
+    play: int
+    seat: int
+    team: int
+    move: Move
+    best: Move
+    values: dict[Move, float]
+    loss: float
+    dd_values: dict[Move, int] | None
+    dd_best: Move | None
+    dd_loss: int | None
+    mark: str | None
+    reason: str | None
+
+    @property
+    def played_value(self) -> float:
+        return self.values[self.move]
+
+    @property
+    def best_value(self) -> float:
+        return self.values[self.best]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hand": self.hand,
+            "play": self.play,
+            "seat": self.seat,
+            "team": self.team,
+            "move": str(self.move),
+            "best": str(self.best),
+            "value": round(self.played_value, 4),
+            "best_value": round(self.best_value, 4),
+            "loss": round(self.loss, 4),
+            "dd_best": None if self.dd_best is None else str(self.dd_best),
+            "dd_loss": self.dd_loss,
+            "mark": self.mark,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Review:
+    """A whole game's review: every play in order, and totals per seat and team."""
+
+    plays: tuple[PlayReview, ...]
+    hands: int
+    players: int
+    seconds: float
+
+    def by_seat(self, seat: int) -> list[PlayReview]:
+        return [p for p in self.plays if p.seat == seat]
+
+    def summary(self) -> dict[str, Any]:
+        """Per seat and per team: plays, points lost per hand (fair and exact), mistakes and
+        blunders; and the worst plays."""
+
+        def totals(sel: list[PlayReview]) -> dict[str, Any]:
+            dd = [p.dd_loss for p in sel if p.dd_loss is not None]
+            return {
+                "plays": len(sel),
+                "loss": round(sum(p.loss for p in sel), 4),
+                "loss_per_hand": round(sum(p.loss for p in sel) / max(1, self.hands), 4),
+                "loss_per_play": round(sum(p.loss for p in sel) / max(1, len(sel)), 4),
+                "dd_plays": len(dd),
+                "dd_loss": sum(dd),
+                "mistakes": sum(p.mark == "?" for p in sel),
+                "blunders": sum(p.mark == "??" for p in sel),
+            }
+
+        worst = sorted(self.plays, key=lambda p: (-p.loss, p.hand, p.play))[:5]
+        return {
+            "hands": self.hands,
+            "seats": [totals(self.by_seat(s)) for s in range(self.players)],
+            "teams": [totals([p for p in self.plays if p.team == t]) for t in (0, 1)],
+            "worst": [p.to_json() for p in worst if p.loss > 0],
+            "seconds": round(self.seconds, 3),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"plays": [...], "summary": {...}}``, one entry per play of every hand in order."""
+        return {"plays": [p.to_json() for p in self.plays], "summary": self.summary()}
+
+    def annotations(self) -> list[dict[int, Annotation]]:
+        """Per hand, the marks and reasons as annotations (for :func:`annotate`)."""
+        out: list[dict[int, Annotation]] = [{} for _ in range(self.hands)]
+        for p in self.plays:
+            if p.mark is None:
+                continue
+            note = f"loses {p.loss:.2f}; best {p.best}" + (f" ({p.reason})" if p.reason else "")
+            if p.dd_loss is not None:
+                note += f"; double-dummy loss {p.dd_loss}"
+            out[p.hand][p.play] = Annotation(note, p.mark)
+        return out
+
+    def annotate(self, record: MatchRecord) -> MatchRecord:
+        """``record`` with this review's marks and comments on its plays."""
+        return annotated(record, self.annotations())
+
+
+def _reason(state: State, move: Move, best: Move) -> str | None:
+    """A short reason for a bad play, when one is simple to name."""
+    opts = state.rules.core_options
+    table = state.table.mask
+    legal = state.legal_moves()
+    last_play = sum(len(h) for h in state.hands) == 1 and not state.stock
+    after = state.play(move)
+    team = state.team_to_move
+    if after.scope[team] == state.scope[team] and not last_play:
+        if (
+            any(m.capture_mask == table for m in legal if m.is_capture)
+            and state.play(best).scope[team] > state.scope[team]
+        ):
+            return "missed a sweep"
+    seven = core.SETTEBELLO
+    if not (move.capture_mask | move.card.mask) & seven and move.card.mask != seven:
+        if any((m.capture_mask | m.card.mask) & seven and m.is_capture for m in legal) and (
+            (best.capture_mask | best.card.mask) & seven and best.is_capture
+        ):
+            return "missed the settebello"
+    unseen = state.view(state.turn).unseen.mask
+    after_table = after.table.mask if not after.is_over else 0
+    if after_table & seven and any(
+        after_table & seven & cap
+        for c in range(40)
+        if unseen >> c & 1
+        for cap in core.captures(c, after_table, opts)
+    ):
+        return "gave up the settebello"
+    best_table = state.play(best).table.mask
+    if (
+        after_table
+        and leaves_sweep(after_table, unseen, opts)
+        and not (best_table and leaves_sweep(best_table, unseen, opts))
+    ):
+        return "left a scopa"
+    return None
+
+
+def _hands(source: MatchRecord | HandRecord | State) -> list[tuple[State, tuple[Move, ...]]]:
+    if isinstance(source, State):
+        return [(source.origin, tuple(m for _, m in source.history))]
+    if isinstance(source, HandRecord):
+        return [(source.deal, source.plays)]
+    if isinstance(source, MatchRecord):
+        return [(h.deal, h.plays) for h in source.hands]
+    raise ScopaError(f"cannot review {type(source).__name__}: expected a record or a State")
+
+
+def review(
+    source: MatchRecord | HandRecord | State,
+    *,
+    time_limit: float = DEFAULT_TIME,
+    limit: Limit | None = None,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Review:
+    """Review every play of ``source`` (a record, or a State's history from its origin).
+
+    ``time_limit`` is the budget per play (seconds: half for the fair evaluation, half for the
+    exact one); ``limit`` may bound the whole review (its stop flag or time: the plays after
+    it are reviewed with the least budget, one PIMC sample and no exact search).
+    ``progress(done, total)`` is called after each play. Reproducible for a ``seed`` when no
+    time limit cuts PIMC's sampling (it samples at most 128 times).
+    """
+    if not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool) or not 0 < time_limit <= 3600:
+        raise ScopaError(f"bad time_limit {time_limit!r}: expected seconds per play in (0, 3600]")
+    hands = _hands(source)
+    total = sum(len(p) for _, p in hands)
+    lim = limit or Limit()
+    t0 = time.perf_counter()
+    solver = Solver(64)
+    out: list[PlayReview] = []
+    done = 0
+    for h, (start, plays) in enumerate(hands):
+        state = start
+        for j, move in enumerate(plays):
+            move = state.resolve(move)
+            over_budget = lim.stopped or (lim.time is not None and time.perf_counter() - t0 >= lim.time)
+            out.append(_review_play(state, move, h, j, time_limit, seed + 1000 * h + j, solver, over_budget))
+            state = state.play(move)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    return Review(tuple(out), len(hands), start.rules.players if hands else 2, time.perf_counter() - t0)
+
+
+def _review_play(
+    state: State, move: Move, hand: int, play: int, budget: float, seed: int, solver: Solver, starved: bool
+) -> PlayReview:
+    seat = state.turn
+    legal = state.legal_moves()
+    if len(legal) == 1:
+        values = {move: 0.0}
+    else:
+        player = PIMCPlayer(seed=seed, time_limit=budget / 2, samples=1 if starved else 128)
+        values = {m: v for m, (v, _) in player.evaluate(state.view(seat)).items()}
+    best = max(legal, key=lambda m: (values[m], m == move))  # a tie goes to the move played
+    loss = max(0.0, values[best] - values[move])
+    dd_values: dict[Move, int] | None = None
+    dd_best: Move | None = None
+    dd_loss: int | None = None
+    plays_left = sum(len(h) for h in state.hands) + len(state.stock)
+    if not starved and plays_left <= _DD_PLAYS[state.rules.players]:
+        a = solver.analyze(state, time_limit=budget / 2)
+        if a.exact:
+            dd_values = {m: v for m, v in a.items() if v is not None}
+            dd_best = max(legal, key=lambda m: (dd_values[m], m == move))
+            dd_loss = dd_values[dd_best] - dd_values[move]
+    mark = "??" if loss > BLUNDER else "?" if loss > MISTAKE else None
+    reason = _reason(state, move, best) if mark else None
+    return PlayReview(
+        hand, play, seat, seat & 1, move, best, values, loss, dd_values, dd_best, dd_loss, mark, reason
+    )
+
+
+def format_text(r: Review, names: Sequence[str] | None = None) -> str:
+    """A readable report: the marked plays, then the totals per seat."""
+    names = list(names or [f"seat {s}" for s in range(r.players)])
+    lines = []
+    for p in r.plays:
+        if p.mark:
+            dd = "" if p.dd_loss is None else f", exact loss {p.dd_loss}"
+            why = f" — {p.reason}" if p.reason else ""
+            lines.append(
+                f"hand {p.hand + 1}, play {p.play + 1}: {names[p.seat]} {p.move}{p.mark} "
+                f"(best {p.best}, loses {p.loss:.2f}{dd}){why}"
+            )
+    if not lines:
+        lines.append("no play lost more than half a point")
+    s = r.summary()
+    lines.append("")
+    for seat, t in enumerate(s["seats"]):
+        lines.append(
+            f"{names[seat]}: {t['loss_per_hand']:.2f} points lost per hand over {t['plays']} plays, "
+            f"{t['mistakes']} mistake(s), {t['blunders']} blunder(s)"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,393 @@
+"""The terminal game (``scopa play``): a match against the computer, drawn with ``rich``.
+
+What a new player needs on screen: the dealt table before anyone plays, who deals, every
+scopa, refill and the last capturer taking the table announced, "you" and "computer" with
+two players, each hand's score with its counts and a pause, who won. Commands: a move's
+number or its notation (``7d``, ``7dx3c4s``, suit symbols too), ``hint`` (the move with its
+value and the runner-up), ``undo``, ``cards`` (the cards already played), ``help`` or ``?``,
+``quit``. ``--save FILE`` writes the game's record after every hand, ``--load FILE``
+resumes one, and at the end the last hand's review is offered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from scopa.card import DECK, Card, CardSet
+from scopa.errors import ScopaError
+from scopa.events import Event
+from scopa.match import Match
+from scopa.move import Move
+from scopa.players import make_player
+from scopa.players.pimc import PIMCPlayer
+from scopa.records import load_record
+from scopa.rules import Rules
+from scopa.scoring import HandScore
+from scopa.state import State
+
+__all__ = ["DECKS", "Game", "card_text", "cards_text", "move_text"]
+
+#: The suit marks of each deck style: symbols (French) or the notation's letters (Italian).
+DECKS: dict[str, dict[str, str]] = {
+    "french": {"d": "♦", "c": "♥", "s": "♠", "b": "♣"},
+    "italian": {"d": "d", "c": "c", "s": "s", "b": "b"},
+}
+#: Four colours, each dark enough for a light background and bright enough for a dark one:
+#: coins gold, cups red, swords blue, clubs green.
+COLOURS = {"d": "dark_goldenrod", "c": "red3", "s": "dodger_blue2", "b": "green4"}
+NOTATION_HELP = (
+    "Cards are rank + suit: A 2 3 4 5 6 7 J Q K (J Q K count 8 9 10); suits d coins (denari), "
+    "c cups (coppe), s swords (spade), b clubs (bastoni). 7dx3c4s plays 7d taking 3c and 4s."
+)
+COMMANDS_HELP = (
+    "Type a move's number from the list, or its notation (7d, 7dx3c4s; 7♦ works too). "
+    "Commands: hint, undo, cards (the cards already played), help or ?, quit."
+)
+
+
+def card_text(card: Card, deck: str = "french") -> Text:
+    """A card with its suit mark, in its suit's colour."""
+    return Text(f"{card.rank}{DECKS[deck][card.suit]}", style=f"bold {COLOURS[card.suit]}")
+
+
+def cards_text(cards: Iterable[Card], deck: str = "french") -> Text:
+    """Cards side by side (``-`` for none)."""
+    out = Text()
+    for i, c in enumerate(cards):
+        if i:
+            out.append(" ")
+        out.append_text(card_text(c, deck))
+    return out if len(out) else Text("-", style="dim")
+
+
+def move_text(move: Move, deck: str = "french") -> Text:
+    """A move with suit marks: the card, and what it takes."""
+    out = card_text(move.card, deck)
+    if move.is_capture:
+        out.append(" takes ").append_text(cards_text(sorted(move.captures), deck))
+    return out
+
+
+@dataclass
+class Game:
+    """One terminal session: the match, who sits where, and the console."""
+
+    match: Match
+    human: int
+    players: dict[int, Any]
+    console: Console
+    deck: str = "french"
+    save: str | None = None
+    ask: Callable[[str], str] = field(default=input)
+    hinter: PIMCPlayer = field(default_factory=lambda: PIMCPlayer(seed=0, time_limit=0.5))
+
+    @property
+    def rules(self) -> Rules:
+        return self.match.rules
+
+    # ------------------------------------------------------------------ names
+
+    def name(self, seat: int) -> str:
+        if seat == self.human:
+            return "you"
+        if self.rules.players == 2:
+            return "the computer"
+        return "your partner" if (seat & 1) == (self.human & 1) else f"opponent (seat {seat})"
+
+    def team_name(self, team: int) -> str:
+        if self.rules.players == 2:
+            return "you" if team == self.human else "the computer"
+        return "your team" if team == (self.human & 1) else "their team"
+
+    def say(self, *parts: str | Text) -> None:
+        line = Text()
+        for p in parts:
+            line.append_text(p if isinstance(p, Text) else Text(p))
+        self.console.print(line)
+
+    # ------------------------------------------------------------------ drawing
+
+    def show_deal(self, state: State) -> None:
+        self.console.rule(f"{self.rules.game}: hand {len(self.match.hands) + 1}, {self.scores_text()}")
+        self.say(
+            f"{self.name(state.dealer or 0).capitalize()} deal{'s' if state.dealer != self.human else ''}."
+        )
+        self.say("Table: ", cards_text(state.table, self.deck))
+
+    def show_turn(self, state: State) -> list[Move]:
+        for seat in range(self.rules.players):
+            if seat != self.human:
+                n = len(state.hands[seat])
+                self.say(f"  {self.name(seat)}: {n} card{'s' if n != 1 else ''}")
+        self.say("  table: ", cards_text(state.table, self.deck))
+        if state.stock:
+            self.say(f"  stock: {len(state.stock)} cards")
+        for team in (0, 1):
+            self.say(
+                f"  {self.team_name(team)}: {len(state.captured[team])} cards, {state.scope[team]} scope"
+            )
+        self.say("  your hand: ", cards_text(state.hands[self.human], self.deck))
+        legal = state.legal_moves()
+        for i, m in enumerate(legal, 1):
+            self.say(f"  {i}. ", move_text(m, self.deck), Text(f"   ({m})", style="dim"))
+        return legal
+
+    def scores_text(self) -> str:
+        a, b = self.match.scores
+        mine = self.human & 1
+        us, them = (a, b)[mine], (a, b)[1 - mine]
+        return f"{self.team_name(mine)} {us}, {self.team_name(1 - mine)} {them} (to {self.rules.target})"
+
+    def announce(self, seat: int, move: Move, events: Sequence[Event]) -> None:
+        who = self.name(seat)
+        self.say(f"{who.capitalize()} play{'s' if seat != self.human else ''} ", move_text(move, self.deck))
+        for e in events:
+            if e.type == "scopa":
+                self.say(
+                    Text(
+                        f"  Scopa! {self.team_name(e.team or 0).capitalize()} sweep the table.", style="bold"
+                    )
+                )
+            elif e.type == "refill" and e.seat == self.human:
+                self.say(Text(f"  New cards: {e.count} each from the stock.", style="italic"))
+            elif e.type == "table_to_last_capturer" and e.cards:
+                self.say(
+                    f"  The table goes to the last capturer, {self.team_name(e.team or 0)}: ",
+                    cards_text(e.cards, self.deck),
+                )
+
+    def show_score(self, score: HandScore) -> None:
+        mine = self.human & 1
+        cols = (mine, 1 - mine)
+        t = Table(title="Hand score", title_justify="left")
+        t.add_column("")
+        t.add_column(self.team_name(mine), justify="right")
+        t.add_column(self.team_name(1 - mine), justify="right")
+
+        def row(label: str, pts: tuple[int, int], detail: tuple[Any, Any] | None = None) -> None:
+            cells = []
+            for c in cols:
+                cell = str(pts[c])
+                if detail is not None:
+                    cell += f" ({'-' if detail[c] is None else detail[c]})"
+                cells.append(cell)
+            t.add_row(label, *cells)
+
+        row("cards", score.carte, score.cards)
+        row("coins", score.denari, score.coins)
+        row("primiera", score.primiera, score.primiera_totals)
+        row("settebello", score.settebello)
+        row("scope", score.scope)
+        if self.rules.re_bello:
+            row("re bello", score.re_bello)
+        if self.rules.napola:
+            row("napola", score.napola)
+        t.add_row("total", *(str(score.points[c]) for c in cols), style="bold")
+        self.console.print(t)
+        a, b = score.cards, score.coins
+        p = ["-" if x is None else str(x) for x in score.primiera_totals]
+        self.say(
+            f"cards {a[mine]}-{a[1 - mine]}, coins {b[mine]}-{b[1 - mine]}, primiera {p[mine]}-{p[1 - mine]}"
+        )
+
+    def show_played(self, state: State) -> None:
+        played = CardSet._from_mask(
+            sum(1 << m.card.index for _, m in state.history)
+            | (state.origin.captured[0].mask | state.origin.captured[1].mask)
+        )
+        unseen = [
+            c for c in DECK if c not in played and c not in state.hands[self.human] and c not in state.table
+        ]
+        self.say("Played this hand: ", cards_text(played, self.deck))
+        self.say("Not seen yet: ", cards_text(unseen, self.deck))
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self) -> int:
+        c = self.console
+        c.print(NOTATION_HELP)
+        c.print(COMMANDS_HELP)
+        shown_deal = None
+        while not self.match.is_over:
+            state = self.match.state
+            if state.origin is not shown_deal and not state.history:
+                self.show_deal(state)
+                shown_deal = state.origin
+            if state.turn != self.human:
+                move = self.players[state.turn].choose(state.view(state.turn))
+                self._play(state, move)
+                continue
+            legal = self.show_turn(state)
+            while True:
+                try:
+                    answer = self.ask("your move> ").strip()
+                except EOFError:
+                    return 0
+                outcome = self._command(answer, state, legal)
+                if outcome == "quit":
+                    return 0
+                if outcome == "played" or outcome == "redraw":
+                    break
+        a, b = self.match.scores
+        mine = self.human & 1
+        me, them = (a, b)[mine], (a, b)[1 - mine]
+        if self.match.winner == mine:
+            c.print(
+                Text(
+                    f"{'You win' if self.rules.players == 2 else 'Your team wins'} {me}-{them}!", style="bold"
+                )
+            )
+        else:
+            who = "The computer wins" if self.rules.players == 2 else "Their team wins"
+            c.print(Text(f"{who} {them}-{me}.", style="bold"))
+        self._offer_review()
+        return 0
+
+    def _command(self, answer: str, state: State, legal: list[Move]) -> str:
+        """Act on one line typed by the player: ``played``, ``redraw``, ``quit`` or ``again``."""
+        c = self.console
+        word = answer.lower()
+        if word in ("quit", "exit", "q"):
+            return "quit"
+        if word in ("help", "?", "h"):
+            c.print(NOTATION_HELP)
+            c.print(COMMANDS_HELP)
+            return "again"
+        if word == "cards":
+            self.show_played(state)
+            return "again"
+        if word == "hint":
+            values = self.hinter.evaluate(state.view(self.human))
+            ranked = sorted(values, key=lambda m: -values[m][0])
+            best = ranked[0]
+            line = Text("hint: ").append_text(move_text(best, self.deck)).append(f" ({values[best][0]:+.2f})")
+            if len(ranked) > 1:
+                second = ranked[1]
+                line.append(", then ").append_text(move_text(second, self.deck)).append(
+                    f" ({values[second][0]:+.2f})"
+                )
+            c.print(line)
+            return "again"
+        if word == "undo":
+            return self._undo()
+        if not answer:
+            return "again"
+        if answer.isdigit():
+            n = int(answer) if len(answer) < 4 else 0
+            if not 1 <= n <= len(legal):
+                c.print(f"[red]no move {answer}: choose 1 to {len(legal)}, or type a move[/]")
+                return "again"
+            choice: Move | str = legal[n - 1]
+        else:
+            choice = answer
+        try:
+            move = state.resolve(choice)
+        except ScopaError as exc:
+            c.print(f"[red]{exc}[/]")
+            return "again"
+        self._play(state, move)
+        return "played"
+
+    def _play(self, state: State, move: Move) -> None:
+        hands_before = len(self.match.hands)
+        _, events = self.match.play_events(move)
+        self.announce(state.turn, move, events)
+        if len(self.match.hands) > hands_before:
+            self.show_score(self.match.history[-1])
+            self.console.print(self.scores_text())
+            if self.save:
+                self.match.record(self.tags()).save(self.save)
+                self.console.print(f"[dim]saved to {self.save}[/]")
+            if not self.match.is_over:
+                try:
+                    self.ask("press Enter for the next hand ")
+                except EOFError:
+                    pass
+
+    def _undo(self) -> str:
+        """Take back plays until it is the player's turn again; say what was undone."""
+        undone: list[str] = []
+        try:
+            while True:
+                state = self.match.state
+                if not state.history:
+                    if not self.match.hands:
+                        break
+                last_seat, last_move = (
+                    self.match.hands[-1].history[-1] if not state.history else state.history[-1]
+                )
+                self.match.undo()
+                undone.append(f"{self.name(last_seat)} {last_move}")
+                if last_seat == self.human:
+                    break
+        except ScopaError:
+            pass
+        if not undone:
+            self.console.print("nothing to undo")
+            return "again"
+        self.console.print("undid: " + ", ".join(reversed(undone)))
+        return "redraw"
+
+    def tags(self) -> dict[str, str]:
+        return {
+            f"Player{s}": ("You" if s == self.human else self.name(s).capitalize())
+            for s in range(self.rules.players)
+        }
+
+    def _offer_review(self) -> None:
+        from scopa.review import format_text, review
+
+        if not self.match.hands:
+            return
+        try:
+            answer = self.ask("review the last hand? (y/N) ").strip().lower()
+        except EOFError:
+            return
+        if answer not in ("y", "yes"):
+            return
+        last = self.match.hands[-1]
+        self.console.print("reviewing...")
+        r = review(last, time_limit=0.1)
+        names = [self.name(s) for s in range(self.rules.players)]
+        self.console.print(format_text(r, names))
+
+
+def start(
+    rules: Rules,
+    *,
+    seed: int | None,
+    seat: int,
+    partner: str,
+    opponent: str,
+    deck: str,
+    save: str | None,
+    load: str | None,
+    console: Console,
+    ask: Callable[[str], str] = input,
+) -> Game:
+    """A game from the command line's options (a resumed record with ``load``)."""
+    if load:
+        record = load_record(load)
+        match = Match.from_record(record, seed=seed)
+        rules = match.rules
+    else:
+        match = Match(rules, seed=seed)
+    n = rules.players
+    if not 0 <= seat < n:
+        raise ScopaError(f"bad seat {seat}: expected a seat in 0..{n - 1} for {rules.game}")
+    players = {}
+    for s in range(n):
+        if s == seat:
+            continue
+        name = partner if (s & 1) == (seat & 1) else opponent
+        players[s] = make_player(name, seed=(seed or 0) * 10 + s)
+    game = Game(match, seat, players, console, deck=deck, save=save, ask=ask)
+    if load:
+        console.print(f"resumed {load}: {len(match.hands)} hand(s) played, {game.scores_text()}")
+    return game
