@@ -26,6 +26,8 @@ from scopa.errors import (
 from scopa.limit import Limit, StopFlag
 from scopa.match import Match
 from scopa.move import Move
+from scopa.records import HandRecord, MatchRecord, RecordError, load_record
+from scopa.review import Review, review
 from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES, HandScore, primiera_total
 from scopa.simulate import Playouts, random_playouts
@@ -49,17 +51,21 @@ __all__ = [
     "Card",
     "CardError",
     "CardSet",
+    "HandRecord",
     "HandScore",
     "IllegalMoveError",
     "InvalidMoveError",
     "Limit",
     "LimitError",
     "Match",
+    "MatchRecord",
     "Move",
     "MoveValue",
     "PlayerView",
     "Playouts",
     "PositionError",
+    "RecordError",
+    "Review",
     "Rules",
     "RulesError",
     "ScopaError",
@@ -70,7 +76,9 @@ __all__ = [
     "StopFlag",
     "__version__",
     "analyze",
+    "load_record",
     "primiera_total",
     "random_playouts",
+    "review",
     "solve",
 ]
