@@ -72,13 +72,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {game} | {len(secs)} | {plays[0]} | {statistics.median(secs):.1f} | {max(secs):.1f} |")
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        results = [r for deal in pool.map(duplicate, [(s, args.time) for s in range(args.deals)]) for r in deal]
+        jobs = [(s, args.time) for s in range(args.deals)]
+        results = [r for deal in pool.map(duplicate, jobs) for r in deal]
     print()
     print(
         f"PIMC (50 ms a move) against Random, {args.deals} duplicate deals of 2-player Scopa "
         f"({2 * args.deals} hands), reviewed at {args.time:g} s per play ({time.perf_counter() - t0:.0f} s):"
     )
-    print("| side | plays | mean loss per play | loss per hand | plays marked ? or ?? | mean exact loss (plays solved) |")
+    print("| side | plays | loss per play | loss per hand | marked | exact loss per play (solved) |")
     print("|---|---:|---:|---:|---:|---:|")
     for side in ("pimc", "random"):
         sel = [r for r in results if r[0] == side]
