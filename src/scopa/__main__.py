@@ -10,6 +10,7 @@ Subcommands:
   serve      the same protocol over HTTP and WebSocket, and the browser app
   simulate   random hands inside the core, mean points per category
   deal       deal a hand and print it, its JSON and its position string
+  svg        draw a position as SVG
 """
 
 from __future__ import annotations
@@ -378,6 +379,30 @@ def _deal(args: argparse.Namespace, console: Console) -> int:
     print(s)
     print(s.to_json())
     print(s.to_string())
+    if args.svg:
+        from scopa.svg import position
+
+        _write(args.svg, position(s, deck=args.deck))
+    return 0
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise ScopaError(f"cannot write {path!r}: {exc.strerror}") from None
+
+
+def _svg(args: argparse.Namespace, console: Console) -> int:
+    from scopa.svg import position
+
+    state = parse_position(args.position)
+    text = position(state, seat=args.seat, deck=args.deck, size=args.size)
+    if args.output in (None, "-"):
+        sys.stdout.write(text + "\n")
+    else:
+        _write(args.output, text)
     return 0
 
 
@@ -505,7 +530,17 @@ def build_parser() -> argparse.ArgumentParser:
     deal.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
     deal.add_argument("--seed", type=int, default=1)
     deal.add_argument("--dealer", type=int, default=0)
+    deal.add_argument("--svg", metavar="FILE", help="also draw the deal as SVG into FILE")
+    deal.add_argument("--deck", default="french", choices=["french", "italian", "spanish"])
     deal.set_defaults(func=_deal)
+
+    svg = sub.add_parser("svg", help="draw a position as SVG")
+    svg.add_argument("position", help="a JSON file, a JSON string or a position string")
+    svg.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default standard output)")
+    svg.add_argument("--seat", type=int, default=None, help="draw that seat's view (the others face down)")
+    svg.add_argument("--deck", default="french", choices=["french", "italian", "spanish"])
+    svg.add_argument("--size", type=float, default=48, help="a card's width in pixels (default 48)")
+    svg.set_defaults(func=_svg)
     return parser
 
 

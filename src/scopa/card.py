@@ -116,6 +116,12 @@ class Card:
     def __repr__(self) -> str:
         return f"Card.parse('{self}')"
 
+    def _repr_svg_(self) -> str:
+        """The card's face as SVG (Jupyter shows it): :func:`scopa.svg.card`."""
+        from scopa.svg import card
+
+        return card(self)
+
     def __eq__(self, other: object) -> bool:
         return self is other
 

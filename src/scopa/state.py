@@ -444,6 +444,12 @@ class State:
     def __repr__(self) -> str:
         return f"State.from_string({self.to_string()!r})"
 
+    def _repr_svg_(self) -> str:
+        """The position as SVG, every hand face up (Jupyter shows it): :func:`scopa.svg.position`."""
+        from scopa.svg import position
+
+        return position(self)
+
     def __str__(self) -> str:
         lines = [f"{self._rules.game}, seat {self._turn} to move"]
         for i, h in enumerate(self.hands):

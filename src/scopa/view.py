@@ -80,6 +80,12 @@ class PlayerView:
             out_of_play=CardSet._from_mask(core.FULL & ~known),
         )
 
+    def _repr_svg_(self) -> str:
+        """What this seat sees, as SVG (Jupyter shows it): :func:`scopa.svg.position`."""
+        from scopa.svg import position
+
+        return position(self)
+
     @property
     def unseen(self) -> CardSet:
         """The cards this seat cannot see: the other hands and the stock, in some order."""

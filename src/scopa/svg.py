@@ -1,0 +1,318 @@
+"""Pictures of the game as SVG (like python-chess's ``chess.svg``): cards and positions.
+
+Card faces are drawn by code, with no image files: the rank and a suit glyph in each
+corner and a large glyph in the middle, in four colours (coins gold, cups red, swords blue,
+clubs green), for three decks: ``french`` (♦ ♥ ♠ ♣), ``italian`` (denari, coppe, spade,
+bastoni) and ``spanish`` (oros, copas, espadas, bastos). The court cards (J Q K, counting 8 9
+10) carry their names: Fante, Cavallo, Re in the Italian deck; Sota, Caballo, Rey in the
+Spanish one.
+
+Every face-up card is one ``<g class="card" data-card="7d">`` element. A face-down card is
+``<g class="card back">`` and holds nothing of the card it hides: a view's picture has no
+name, id or comment of a card its seat cannot see.
+
+>>> import scopa
+>>> svg = card(scopa.Card.parse("7d"))
+>>> svg.startswith("<svg") and 'data-card="7d"' in svg
+True
+>>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+>>> v = position(s.view(0))
+>>> 'data-card="7d"' in v and "2c" not in v and "As" not in v
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from scopa.card import Card
+from scopa.errors import ScopaError
+from scopa.state import State
+from scopa.view import PlayerView
+
+__all__ = ["COLOURS", "DECKS", "card", "card_back", "position"]
+
+#: The decks cards can be drawn in.
+DECKS = ("french", "italian", "spanish")
+#: The four colours, by suit letter: coins gold, cups red, swords blue, clubs green.
+COLOURS = {"d": "#b8860b", "c": "#c62828", "s": "#1565c0", "b": "#2e7d32"}
+_SUIT_NAMES = {
+    "french": {"d": "diamonds", "c": "hearts", "s": "spades", "b": "clubs"},
+    "italian": {"d": "denari", "c": "coppe", "s": "spade", "b": "bastoni"},
+    "spanish": {"d": "oros", "c": "copas", "s": "espadas", "b": "bastos"},
+}
+_COURTS = {
+    "french": {"J": "Jack", "Q": "Queen", "K": "King"},
+    "italian": {"J": "Fante", "Q": "Cavallo", "K": "Re"},
+    "spanish": {"J": "Sota", "Q": "Caballo", "K": "Rey"},
+}
+_W, _H = 60.0, 90.0  # a card's own units (2:3)
+
+# Suit glyphs in a 10 x 10 box, by deck and suit letter: SVG fragments (fill set by the caller).
+_GLYPHS: dict[str, dict[str, str]] = {
+    "french": {
+        "d": '<path d="M5 0 L9 5 L5 10 L1 5 Z"/>',
+        "c": '<path d="M5 9.6 C1 6.6 0 4.2 0 2.8 C0 1 1.4 0 2.8 0 C3.8 0 4.6 .6 5 1.6 C5.4 .6 6.2 0 7.2 0 '
+        'C8.6 0 10 1 10 2.8 C10 4.2 9 6.6 5 9.6 Z"/>',
+        "s": '<path d="M5 0 C9 3 10 5.3 10 6.6 C10 8.3 8.7 9.1 7.5 9.1 C6.5 9.1 5.8 8.6 5.4 7.9 L6.1 10 '
+        'L3.9 10 L4.6 7.9 C4.2 8.6 3.5 9.1 2.5 9.1 C1.3 9.1 0 8.3 0 6.6 C0 5.3 1 3 5 0 Z"/>',
+        "b": '<circle cx="5" cy="2.6" r="2.4"/><circle cx="2.5" cy="6" r="2.4"/>'
+        '<circle cx="7.5" cy="6" r="2.4"/>'
+        '<path d="M4.5 5.5 L3.6 10 L6.4 10 L5.5 5.5 Z"/>',
+    },
+    "italian": {
+        # a coin: a rosette inside a rim
+        "d": '<circle cx="5" cy="5" r="4.8"/><circle cx="5" cy="5" r="3.4" fill="#fff"/>'
+        '<circle cx="5" cy="5" r="2.2"/><circle cx="5" cy="5" r=".9" fill="#fff"/>',
+        # a goblet
+        "c": '<path d="M1 .8 L9 .8 C9 4.4 7.2 5.9 5.7 6.2 L5.7 8 L7.6 9 L7.6 10 L2.4 10 L2.4 9 L4.3 8 '
+        'L4.3 6.2 C2.8 5.9 1 4.4 1 .8 Z"/>',
+        # a curved sword
+        "s": '<path d="M6.6 0 C8.4 2.4 8 5 5.9 7.2 L5.1 6.6 C6.8 4.7 7 2.6 6.6 0 Z"/>'
+        '<rect x="2.6" y="6.7" width="5" height="1" transform="rotate(-35 5 7.2)"/>'
+        '<path d="M4.9 7.6 L3 9.9 L2.3 9.4 L4.2 7.1 Z"/>',
+        # a straight baton with bands
+        "b": '<path d="M4.1 10 L4.4 .6 C4.5 .1 5.5 .1 5.6 .6 L5.9 10 Z"/>'
+        '<rect x="3.6" y="2.4" width="2.8" height=".8"/><rect x="3.6" y="6.4" width="2.8" height=".8"/>',
+    },
+    "spanish": {
+        # a plain coin with a ring
+        "d": '<circle cx="5" cy="5" r="4.8"/>'
+        '<circle cx="5" cy="5" r="3.3" fill="none" stroke="#fff" stroke-width=".8"/>',
+        # a cup with a wide foot
+        "c": '<path d="M1.4 .8 L8.6 .8 C8.6 3.8 7 5.3 5.6 5.6 L5.6 7.8 C7.2 8.3 8.6 9 8.6 10 L1.4 10 '
+        'C1.4 9 2.8 8.3 4.4 7.8 L4.4 5.6 C3 5.3 1.4 3.8 1.4 .8 Z"/>',
+        # a straight sword
+        "s": '<path d="M5 0 L5.7 1 L5.7 7 L4.3 7 L4.3 1 Z"/><rect x="2.4" y="7" width="5.2" height=".9"/>'
+        '<rect x="4.4" y="7.9" width="1.2" height="1.5"/><circle cx="5" cy="9.6" r=".5"/>',
+        # a knobbly cudgel
+        "b": '<path d="M3.8 10 L4 1.6 C4 .2 6.4 .2 6.4 1.8 L6 10 Z"/><circle cx="6.3" cy="3.4" r=".7"/>'
+        '<circle cx="3.9" cy="5.2" r=".7"/><circle cx="6.1" cy="7" r=".7"/>',
+    },
+}
+
+
+def _check_deck(deck: str) -> str:
+    if deck not in DECKS:
+        raise ScopaError(f"unknown deck {deck!r}: expected one of {', '.join(DECKS)}")
+    return deck
+
+
+def _glyph(deck: str, suit: str, x: float, y: float, size: float) -> str:
+    k = size / 10.0
+    return (
+        f'<g transform="translate({x:.2f} {y:.2f}) scale({k:.3f})" fill="{COLOURS[suit]}">'
+        f"{_GLYPHS[deck][suit]}</g>"
+    )
+
+
+def _face(c: Card, deck: str) -> str:
+    """The card's drawing in its own units (0 0 60 90), without the outer element."""
+    colour = COLOURS[c.suit]
+    rank = c.rank
+    parts = [
+        f'<rect x=".5" y=".5" width="{_W - 1:g}" height="{_H - 1:g}" rx="5" fill="#fff" stroke="#9e9e9e"/>',
+        f'<text x="5" y="16" font-family="Helvetica,Arial,sans-serif" font-size="15" font-weight="bold" '
+        f'fill="{colour}">{rank}</text>',
+        _glyph(deck, c.suit, 4.5, 19.5, 9),
+        f'<g transform="rotate(180 {_W / 2:g} {_H / 2:g})">'
+        f'<text x="5" y="16" font-family="Helvetica,Arial,sans-serif" font-size="15" font-weight="bold" '
+        f'fill="{colour}">{rank}</text>{_glyph(deck, c.suit, 4.5, 19.5, 9)}</g>',
+    ]
+    if rank in "JQK":
+        parts.append(_glyph(deck, c.suit, 17, 24, 26))
+        parts.append(
+            f'<text x="30" y="66" text-anchor="middle" font-family="Helvetica,Arial,sans-serif" '
+            f'font-size="8.5" fill="{colour}">{_COURTS[deck][rank]}</text>'
+        )
+        parts.append(
+            f'<rect x="14" y="20" width="32" height="50" rx="3" fill="none" '
+            f'stroke="{colour}" stroke-width=".8"/>'
+        )
+    else:
+        parts.append(_glyph(deck, c.suit, 16, 31, 28))
+    return "".join(parts)
+
+
+def _label(c: Card, deck: str) -> str:
+    value = {"A": "ace"}.get(c.rank) or _COURTS[deck].get(c.rank) or c.rank
+    return f"{value} of {_SUIT_NAMES[deck][c.suit]}"
+
+
+def _card_g(c: Card, deck: str, x: float, y: float, scale: float, extra: str = "") -> str:
+    return (
+        f'<g class="card" data-card="{c}" transform="translate({x:.2f} {y:.2f}) scale({scale:.4f})"{extra}>'
+        f"<title>{escape(_label(c, deck))} ({c})</title>{_face(c, deck)}</g>"
+    )
+
+
+def _back_g(x: float, y: float, scale: float) -> str:
+    return (
+        f'<g class="card back" transform="translate({x:.2f} {y:.2f}) scale({scale:.4f})">'
+        f'<rect x=".5" y=".5" width="{_W - 1:g}" height="{_H - 1:g}" rx="5" fill="#283593" stroke="#1a237e"/>'
+        f'<rect x="5" y="5" width="{_W - 10:g}" height="{_H - 10:g}" rx="3" fill="none" stroke="#9fa8da" '
+        f'stroke-width="1.2"/><path d="M10 10 L50 80 M50 10 L10 80" stroke="#5c6bc0" stroke-width="1.5"/></g>'
+    )
+
+
+def card(c: Card | str, *, deck: str = "french", size: float = 60) -> str:
+    """One card as an SVG document, ``size`` pixels wide.
+
+    >>> card("Kb", deck="italian").count('data-card="Kb"'), "Re" in card("Kb", deck="italian")
+    (1, True)
+    """
+    cd = Card.parse(c)
+    _check_deck(deck)
+    k = size / _W
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size:g}" height="{_H * k:g}" '
+        f'viewBox="0 0 {_W:g} {_H:g}" role="img" aria-label={quoteattr(_label(cd, deck))}>'
+        f"{_card_g(cd, deck, 0, 0, 1)}</svg>"
+    )
+
+
+def card_back(*, size: float = 60) -> str:
+    """The back of a card as an SVG document (the same for every card)."""
+    k = size / _W
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size:g}" height="{_H * k:g}" '
+        f'viewBox="0 0 {_W:g} {_H:g}" role="img" aria-label="a card face down">{_back_g(0, 0, 1)}</svg>'
+    )
+
+
+def _row(
+    cards: Iterable[Card | None], x: float, y: float, scale: float, gap: float, deck: str, hl: Card | None
+) -> str:
+    out = []
+    for i, c in enumerate(cards):
+        cx = x + i * gap
+        if c is None:
+            out.append(_back_g(cx, y, scale))
+        else:
+            extra = ' data-last="true"' if c is hl else ""
+            out.append(_card_g(c, deck, cx, y, scale, extra))
+            if c is hl:
+                out.append(
+                    f'<rect class="last-play" x="{cx - 2:.2f}" y="{y - 2:.2f}" width="{_W * scale + 4:.2f}" '
+                    f'height="{_H * scale + 4:.2f}" rx="6" fill="none" stroke="#ff6f00" stroke-width="3"/>'
+                )
+    return "".join(out)
+
+
+def position(
+    state_or_view: State | PlayerView,
+    *,
+    seat: int | None = None,
+    deck: str = "french",
+    size: float = 48,
+) -> str:
+    """A picture of a position: the table, each hand (face up for ``seat`` and, given a
+    State, for every seat; face down otherwise), the stock's size, each team's pile as a
+    stack with its count and scope marks, whose turn it is, and the last play highlighted
+    (from the history). With a :class:`PlayerView` only what its seat sees is drawn; with a
+    State and ``seat``, the other hands are face down as in that seat's view. ``size`` is a
+    card's width in pixels.
+    """
+    _check_deck(deck)
+    if isinstance(state_or_view, State):
+        src: Any = state_or_view.view(seat) if seat is not None else state_or_view
+    elif isinstance(state_or_view, PlayerView):
+        src = state_or_view
+    else:
+        raise ScopaError(f"cannot draw {type(state_or_view).__name__}: expected a State or a PlayerView")
+    is_view = isinstance(src, PlayerView)
+    n = src.rules.players
+    me = src.seat if is_view else (seat if seat is not None else 0)
+    scale = size / _W
+    cw, ch = _W * scale, _H * scale
+    gap = cw * 1.08
+    margin = 2.2 * cw + 12  # room in the corners for the piles
+    width = 2 * margin + 9 * gap + cw
+    height = 4 * ch + 130
+    font = 'font-family="Helvetica,Arial,sans-serif" fill="#fff"'
+    last = src.history[-1] if src.history else None
+    hl = last[1].card if last is not None and not last[1].is_capture else None
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="scopa-position" width="{width:.0f}" '
+        f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+        f"aria-label={quoteattr(_aria(src, is_view))}>",
+        f'<rect width="{width:.0f}" height="{height:.0f}" fill="#1b5e20" rx="10"/>',
+        f'<text x="{width / 2:.1f}" y="18" font-size="13" text-anchor="middle" {font}>'
+        f"{escape(src.rules.game)}: seat {src.turn} to move"
+        + (f"; last play seat {last[0]} {last[1]}" if last is not None else "")
+        + "</text>",
+    ]
+    # the seats: this one at the bottom, then in order of play, clockwise
+    places = {2: ["bottom", "top"], 4: ["bottom", "left", "top", "right"]}[n]
+    for k in range(n):
+        s = (me + k) % n
+        place = places[k]
+        if is_view:
+            cards: list[Card | None] = list(src.hand) if s == me else [None] * src.hand_sizes[s]
+        else:
+            cards = list(src.hands[s])
+        side = place in ("left", "right")
+        g = gap * 0.25 if side else gap
+        row_w = g * max(0, len(cards) - 1) + cw
+        if side:
+            x0 = 10.0 if place == "left" else width - 10 - row_w
+            y0 = height / 2 - ch / 2
+        else:
+            x0 = width / 2 - row_w / 2
+            y0 = height - ch - 12 if place == "bottom" else 44
+        turn_attr = ' data-turn="true"' if s == src.turn else ""
+        parts.append(f'<g class="seat" data-seat="{s}"{turn_attr}>')
+        parts.append(_row(cards, x0, y0, scale, g, deck, None))
+        label = f"seat {s}" + (" to move" if s == src.turn else "")
+        weight = ' font-weight="bold" text-decoration="underline"' if s == src.turn else ""
+        parts.append(
+            f'<text x="{x0:.1f}" y="{y0 - 5:.1f}" font-size="12" {font}{weight}>{escape(label)}</text></g>'
+        )
+    # the table in the middle, in rows of eight
+    table = list(src.table)
+    rows = [table[i : i + 8] for i in range(0, len(table), 8)] or [[]]
+    tw = gap * max(0, min(len(table), 8) - 1) + cw
+    tx = width / 2 - tw / 2
+    ty = height / 2 - ch / 2 - (len(rows) - 1) * ch * 0.3
+    parts.append('<g class="table">')
+    for i, row in enumerate(rows):
+        parts.append(_row(row, tx, ty + i * ch * 0.6, scale, gap, deck, hl))
+    if not table:
+        parts.append(
+            f'<text x="{width / 2:.1f}" y="{height / 2:.1f}" font-size="12" text-anchor="middle" {font}>'
+        )
+        parts.append("table empty</text>")
+    parts.append("</g>")
+    # the piles: this seat's team in the bottom right corner, the other in the top left
+    for team in (0, 1):
+        ours = team == (me & 1)
+        pile, sc = len(src.captured[team]), src.scope[team]
+        px = width - margin + 14 if ours else 14.0
+        py = height - ch * 0.6 - 40 if ours else 52.0
+        parts.append(f'<g class="pile" data-team="{team}" data-count="{pile}" data-scope="{sc}">')
+        for i in range(min(pile, 6)):
+            parts.append(_back_g(px + i * 1.5, py - i * 1.5, scale * 0.6))
+        for i in range(min(sc, 10)):
+            parts.append(
+                f'<circle cx="{px + 5 + 9 * i:.1f}" cy="{py + ch * 0.6 + 8:.1f}" r="3.5" fill="#ffd54f"/>'
+            )
+        lx, anchor = (width - 10, "end") if ours else (px, "start")
+        parts.append(
+            f'<text x="{lx:.1f}" y="{py + ch * 0.6 + 24:.1f}" font-size="10" text-anchor="{anchor}" {font}>'
+            f"team {team}: {pile} cards, {sc} scope</text></g>"
+        )
+    stock = src.stock_size if is_view else len(src.stock)
+    if stock:
+        sx, sy = width / 2 + tw / 2 + 24, height / 2 - ch * 0.3
+        parts.append(f'<g class="stock" data-count="{stock}">{_back_g(sx, sy, scale * 0.6)}')
+        parts.append(f'<text x="{sx:.1f}" y="{sy - 6:.1f}" font-size="10" {font}>stock {stock}</text></g>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _aria(src: Any, is_view: bool) -> str:
+    table = " ".join(str(c) for c in src.table) or "empty"
+    hand = f"; your hand {' '.join(str(c) for c in src.hand) or 'empty'}" if is_view else ""
+    return f"{src.rules.game}, seat {src.turn} to move; table {table}{hand}"

@@ -1,0 +1,149 @@
+"""Pictures of the game (scopa.svg): well-formed SVG whose cards are the position's, nothing of
+the hidden cards in a view, and snapshots of a few positions in each deck (regenerate them
+with SCOPA_UPDATE_SNAPSHOTS=1 after a deliberate change of the drawing)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import scopa
+from scopa import svg
+
+NS = "{http://www.w3.org/2000/svg}"
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def face_up(text: str) -> list[str]:
+    root = ET.fromstring(text)
+    assert root.tag == NS + "svg"
+    return [g.get("data-card") for g in root.iter(NS + "g") if g.get("data-card")]  # type: ignore[misc]
+
+
+def backs(text: str) -> int:
+    return sum(1 for g in ET.fromstring(text).iter(NS + "g") if "back" in (g.get("class") or "").split())
+
+
+def mentions(text: str, card: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(card)}(?![A-Za-z0-9])", text) is not None
+
+
+def positions() -> list[scopa.State]:
+    out = []
+    for i, game in enumerate(scopa.PRESETS):
+        s = scopa.State.deal(game, seed=i, dealer=i % 2)
+        for _ in range(5 + i):
+            s = s.play(s.legal_moves()[-1])
+        out.append(s)
+    return out
+
+
+@pytest.mark.parametrize("deck", svg.DECKS)
+def test_every_card_is_one_element_with_its_name(deck):
+    for c in scopa.DECK:
+        text = svg.card(c, deck=deck)
+        assert face_up(text) == [str(c)]
+    assert backs(svg.card_back()) == 1 and face_up(svg.card_back()) == []
+    with pytest.raises(scopa.ScopaError, match="unknown deck 'tarot'"):
+        svg.card("7d", deck="tarot")
+
+
+@pytest.mark.parametrize("deck", svg.DECKS)
+def test_a_state_shows_every_card_in_play(deck):
+    for s in positions():
+        text = svg.position(s, deck=deck)
+        shown = sorted(face_up(text))
+        expected = sorted(str(c) for c in [*(c for h in s.hands for c in h), *s.table])
+        assert shown == expected
+        root = ET.fromstring(text)
+        turn = [g.get("data-seat") for g in root.iter(NS + "g") if g.get("data-turn")]
+        assert turn == [str(s.turn)]
+        piles = {
+            g.get("data-team"): (g.get("data-count"), g.get("data-scope"))
+            for g in root.iter(NS + "g")
+            if g.get("class") == "pile"
+        }
+        assert piles == {str(t): (str(len(s.captured[t])), str(s.scope[t])) for t in (0, 1)}
+
+
+@pytest.mark.parametrize("deck", svg.DECKS)
+def test_a_view_holds_nothing_of_the_hidden_cards(deck):
+    for s in positions():
+        for seat in range(s.rules.players):
+            v = s.view(seat)
+            for text in (svg.position(v, deck=deck), svg.position(s, seat=seat, deck=deck)):
+                assert sorted(face_up(text)) == sorted(str(c) for c in [*v.hand, *v.table])
+                hidden = [c for h in (s.hands[i] for i in range(s.rules.players) if i != seat) for c in h]
+                hidden += list(s.stock)
+                assert not [str(c) for c in hidden if mentions(text, str(c))]
+                assert backs(text) >= sum(len(s.hands[i]) for i in range(s.rules.players) if i != seat)
+
+
+def test_the_last_play_is_highlighted():
+    s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc")
+    root = ET.fromstring(svg.position(s))
+    last = [g.get("data-card") for g in root.iter(NS + "g") if g.get("data-last")]
+    assert last == ["Kc"] and "last play seat 0 Kc" in svg.position(s)
+
+
+def test_jupyter_reprs():
+    s = positions()[0]
+    assert s._repr_svg_() == svg.position(s)
+    assert s.view(1)._repr_svg_() == svg.position(s.view(1))
+    assert scopa.Card.parse("Qs")._repr_svg_() == svg.card("Qs")
+
+
+@pytest.mark.parametrize("deck", svg.DECKS)
+def test_snapshots(deck):
+    SNAPSHOTS.mkdir(exist_ok=True)
+    for i, s in enumerate(positions()[:2]):
+        for name, text in (
+            (f"{deck}-{i}-state", svg.position(s, deck=deck)),
+            (f"{deck}-{i}-view", svg.position(s.view(1), deck=deck)),
+        ):
+            path = SNAPSHOTS / f"{name}.svg"
+            if os.environ.get("SCOPA_UPDATE_SNAPSHOTS"):
+                path.write_text(text + "\n", encoding="utf-8")
+            assert path.read_text(encoding="utf-8") == text + "\n", (
+                f"{path} changed: check it, then update it"
+            )
+
+
+def test_svg_and_deal_commands(tmp_path):
+    out = tmp_path / "p.svg"
+    s = positions()[1]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scopa",
+            "svg",
+            s.to_string(),
+            "-o",
+            str(out),
+            "--seat",
+            "2",
+            "--deck",
+            "spanish",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.read_text() == svg.position(scopa.State.from_string(s.to_string()), seat=2, deck="spanish")
+    deal = tmp_path / "d.svg"
+    done = subprocess.run(
+        [sys.executable, "-m", "scopa", "deal", "--game", "scopa", "--seed", "3", "--svg", str(deal)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert deal.read_text() == svg.position(scopa.State.deal("scopa", seed=3, dealer=0))
