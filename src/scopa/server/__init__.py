@@ -32,6 +32,7 @@ from importlib import resources
 from typing import Any
 
 from scopa import jsonio
+from scopa.errors import ScopaError
 from scopa.limit import StopFlag
 from scopa.protocol import DEFAULT_MAX_TIME, Protocol, Request, RequestError, error_reply
 from scopa.version import __version__
@@ -265,9 +266,23 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 task.cancel()
             log.info("ws %s closed (%d searches stopped)", peer, len(flags))
 
+    async def card_svg(request: HTTPRequest) -> Response:
+        # one SVG per card and deck, from scopa.svg: the app draws what the library draws
+        from scopa import svg
+
+        deck, name = request.path_params["deck"], request.path_params["name"]
+        try:
+            text = svg.card_back() if name == "back" else svg.card(name, deck=deck)
+            if name == "back" and deck not in svg.DECKS:
+                raise ScopaError(f"unknown deck {deck!r}")
+        except ScopaError as exc:
+            return Response(str(exc), status_code=404, media_type="text/plain")
+        return Response(text, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
+
     routes: list[Any] = [
         Route("/api", api, methods=["POST"]),
         Route("/health", health, methods=["GET"]),
+        Route("/cards/{deck}/{name}.svg", card_svg, methods=["GET"]),
         WebSocketRoute("/ws", ws),
     ]
     static = resources.files("scopa.server").joinpath("static")

@@ -1,0 +1,633 @@
+// The browser app of `scopa serve`: a match against the computer over the engine's WebSocket
+// protocol (docs/engine-protocol.md), drawn with the server's SVG cards. No build step, no CDN.
+
+const $ = (id) => document.getElementById(id);
+
+// ------------------------------------------------------------------ the engine, over /ws
+
+class Engine {
+  constructor(url) {
+    this.url = url;
+    this.next = 1;
+    this.pending = new Map();
+    this.ready = this.open();
+  }
+  open() {
+    return new Promise((resolve, reject) => {
+      this.ws = new WebSocket(this.url);
+      this.ws.onopen = () => resolve();
+      this.ws.onerror = () => reject(new Error("cannot reach the engine"));
+      this.ws.onclose = () => {
+        for (const { reject: fail } of this.pending.values()) fail(new Error("the connection closed"));
+        this.pending.clear();
+      };
+      this.ws.onmessage = (e) => {
+        const reply = JSON.parse(e.data);
+        if (reply.info) return; // progress lines: not used here
+        const waiter = this.pending.get(reply.id);
+        if (!waiter) return;
+        this.pending.delete(reply.id);
+        if (reply.error) waiter.reject(Object.assign(new Error(reply.error.message), { type: reply.error.type }));
+        else waiter.resolve(reply);
+      };
+    });
+  }
+  async ask(request) {
+    await this.ready;
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.ws.send(JSON.stringify({ ...request, id }));
+    });
+  }
+}
+
+const engine = new Engine(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+
+// ------------------------------------------------------------------ cards and names
+
+const SUITS = {
+  french: { d: "diamonds", c: "hearts", s: "spades", b: "clubs" },
+  italian: { d: "denari", c: "coppe", s: "spade", b: "bastoni" },
+  spanish: { d: "oros", c: "copas", s: "espadas", b: "bastos" },
+};
+const COURTS = {
+  french: { J: "jack", Q: "queen", K: "king" },
+  italian: { J: "fante", Q: "cavallo", K: "re" },
+  spanish: { J: "sota", Q: "caballo", K: "rey" },
+};
+const game = {
+  deck: "french",
+  seat: 0,
+  player: "pimc",
+  match: null, // the match JSON the engine returned last: the client holds it
+  undo: [], // match JSONs from before each of your plays
+  pendingCard: null, // a card of your hand whose captures are being chosen
+  selected: new Set(), // table cards picked for a capture
+  legal: [],
+  busy: false,
+  handOver: null, // {final, events, points} while the end of a hand is shown
+  token: 0, // bumped by a new match or an undo: a computer turn in flight then stops
+};
+
+function cardName(card, deck = game.deck) {
+  const rank = card[0];
+  const value = rank === "A" ? "ace" : COURTS[deck][rank] || rank;
+  return `${value} of ${SUITS[deck][card[1]]}`;
+}
+
+function cardImage(card, deck = game.deck) {
+  const img = document.createElement("img");
+  img.src = `/cards/${deck}/${card}.svg`;
+  img.alt = cardName(card, deck);
+  img.width = 60;
+  img.height = 90;
+  return img;
+}
+
+function backImage(alt = "a card face down") {
+  const img = document.createElement("img");
+  img.src = `/cards/${game.deck}/back.svg`;
+  img.alt = alt;
+  img.width = 60;
+  img.height = 90;
+  return img;
+}
+
+function moveText(move) {
+  const [card, taken] = move.split("x");
+  if (!taken) return `${cardName(card)}, laid down`;
+  const cards = taken.match(/../g).map((c) => cardName(c));
+  return `${cardName(card)} takes ${cards.join(" and ")}`;
+}
+
+function teamName(team) {
+  if (game.match && game.match.position.hands.length === 2) return team === game.seat % 2 ? "you" : "the computer";
+  return team === game.seat % 2 ? "your team" : "their team";
+}
+
+function seatName(seat) {
+  if (seat === game.seat) return "you";
+  if (game.match.position.hands.length === 2) return "the computer";
+  return seat % 2 === game.seat % 2 ? "your partner" : `opponent (seat ${seat})`;
+}
+
+function setStatus(state, text) {
+  const s = $("status");
+  s.dataset.state = state;
+  s.textContent = text;
+}
+
+function log(text, big = false) {
+  const li = document.createElement("li");
+  li.textContent = text;
+  if (big) li.className = "big";
+  $("log").prepend(li);
+}
+
+function pause(ms) {
+  return new Promise((ok) => setTimeout(ok, $("animate").checked ? ms : 0));
+}
+
+function showError(err) {
+  setStatus("error", `Error: ${err.message}`);
+  console.warn(err);
+}
+
+// ------------------------------------------------------------------ drawing
+
+async function render() {
+  const m = game.match;
+  // at the end of a hand its last position stays on the table until Next hand
+  const position = game.handOver ? game.handOver.final : m.position;
+  const view = (await game.engine.ask({ cmd: "view", position, seat: game.seat })).view;
+  document.body.classList.toggle("animate", $("animate").checked);
+  $("board").hidden = false;
+  // the other seats: their cards face down, by count
+  const opp = $("opponents");
+  opp.replaceChildren();
+  view.hands.forEach((h, seat) => {
+    if (seat === game.seat) return;
+    const div = document.createElement("div");
+    div.className = "seat" + (view.turn === seat ? " turn" : "");
+    div.dataset.seat = seat;
+    const label = document.createElement("p");
+    label.textContent = `${seatName(seat)}: ${h} card${h === 1 ? "" : "s"}` + (view.turn === seat ? " (to move)" : "");
+    const cards = document.createElement("div");
+    cards.className = "seat-cards";
+    for (let i = 0; i < h; i++) cards.append(backImage());
+    div.append(label, cards);
+    opp.append(div);
+  });
+  // the table
+  const last = view.history.length ? view.history[view.history.length - 1][1] : null;
+  const table = $("table");
+  table.replaceChildren();
+  for (const card of view.table) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "table-card" + (game.selected.has(card) ? " selected" : "") + (last === card ? " last" : "");
+    b.dataset.card = card;
+    b.setAttribute("aria-pressed", game.selected.has(card) ? "true" : "false");
+    b.setAttribute("aria-label", `${cardName(card)} on the table`);
+    b.append(cardImage(card));
+    b.addEventListener("click", () => pickTableCard(card));
+    table.append(b);
+  }
+  if (!view.table.length) table.textContent = "The table is empty.";
+  const [c0, c1] = view.captured;
+  $("piles").textContent =
+    `${teamName(0)}: ${c0.length} cards, ${view.scope[0]} scope · ${teamName(1)}: ${c1.length} cards, ` +
+    `${view.scope[1]} scope` + (view.stock ? ` · stock ${view.stock}` : "");
+  // your hand: every card a button
+  const hand = $("hand");
+  hand.replaceChildren();
+  const mine = view.turn === game.seat && !game.handOver && m.winner === null;
+  view.hands[game.seat].forEach((card, i) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "card-button";
+    b.dataset.card = card;
+    b.setAttribute("aria-label", `${i + 1}: ${cardName(card)}`);
+    b.append(cardImage(card));
+    b.disabled = !mine || game.busy;
+    b.addEventListener("click", () => playCard(card));
+    hand.append(b);
+  });
+  // the cards already played this hand
+  const played = $("played");
+  played.replaceChildren();
+  const cards = view.history.map(([, move]) => move.slice(0, 2));
+  const p = document.createElement("p");
+  p.textContent = cards.length ? `Played this hand (${cards.length}):` : "Nothing played yet this hand.";
+  const mini = document.createElement("div");
+  mini.className = "mini";
+  for (const c of cards) mini.append(cardImage(c));
+  played.append(p, mini);
+  const [a, b] = m.scores;
+  const me = game.seat % 2;
+  $("match-score").textContent = `Match: ${teamName(me)} ${[a, b][me]}, ${teamName(1 - me)} ${[a, b][1 - me]} — to ${m.target}`;
+  $("undo").disabled = !game.undo.length || game.busy;
+  $("hint").disabled = !mine || game.busy;
+  updateDownload();
+}
+
+function renderCaptures(card) {
+  const box = $("captures");
+  box.replaceChildren();
+  const moves = game.legal.filter((m) => m.startsWith(card));
+  if (moves.length < 2) return;
+  const p = document.createElement("p");
+  p.textContent = `${cardName(card)} can capture in ${moves.length} ways: choose one (or pick the table cards).`;
+  box.append(p);
+  for (const move of moves) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.move = move;
+    b.textContent = moveText(move);
+    b.addEventListener("click", () => submit(move));
+    box.append(b);
+  }
+  box.querySelector("button").focus();
+}
+
+// ------------------------------------------------------------------ playing
+
+async function newMatch() {
+  game.token++;
+  game.deck = $("deck").value;
+  game.player = $("difficulty").value || "pimc";
+  const rules = $("game").value;
+  const target = Math.max(1, Math.min(99, parseInt($("target").value, 10) || 11));
+  const seed = new URLSearchParams(location.search).get("seed");
+  const req = { cmd: "match_new", rules, target };
+  if (seed !== null) req.seed = parseInt(seed, 10);
+  game.match = (await game.engine.ask(req)).match;
+  game.seat = 0;
+  game.undo = [];
+  game.handOver = null;
+  game.selected.clear();
+  game.pendingCard = null;
+  $("log").replaceChildren();
+  $("hand-end").hidden = true;
+  $("hint-text").textContent = "";
+  log(`New match of ${rules} to ${target}: ${seatName(game.match.dealer)} deal${game.match.dealer === game.seat ? "" : "s"}.`);
+  await advance();
+}
+
+// Play the computer seats until it is your turn, the hand ends or the match is over.
+async function advance() {
+  const token = game.token;
+  while (game.match.winner === null && !game.handOver && token === game.token) {
+    const pos = game.match.position;
+    if (pos.turn === game.seat) {
+      game.legal = (await game.engine.ask({ cmd: "legal", position: pos })).moves;
+      setStatus("your-turn", "Your turn: click a card of your hand (or press its number).");
+      await render();
+      return;
+    }
+    setStatus("waiting", `${seatName(pos.turn)} is thinking…`);
+    await render();
+    const view = (await game.engine.ask({ cmd: "view", position: pos, seat: pos.turn })).view;
+    const { move } = await game.engine.ask({ cmd: "bestmove", view, player: game.player, time_ms: 300 });
+    if (token !== game.token) return;
+    await pause(250);
+    await play(move);
+  }
+  if (game.match.winner !== null && !game.handOver) await matchOver();
+}
+
+async function play(move) {
+  const before = game.match;
+  const seat = before.position.turn;
+  const reply = await game.engine.ask({ cmd: "match_play", match: before, move });
+  game.match = reply.match;
+  log(`${seatName(seat)}: ${moveText(move)}`);
+  for (const e of reply.events) {
+    if (e.type === "scopa") log(`Scopa! ${teamName(e.team)} swept the table.`, true);
+    else if (e.type === "table_to_last_capturer") log(`The last cards on the table go to ${teamName(e.team)}: ${e.cards.map((c) => cardName(c)).join(", ")}.`, true);
+    else if (e.type === "refill" && e.seat === game.seat) log(`New cards from the stock: ${e.count} each.`);
+    else if (e.type === "deal") log(`${seatName(e.seat)} deal${e.seat === game.seat ? "" : "s"} the next hand.`);
+  }
+  if (reply.events.some((e) => e.type === "scopa")) flash($("table"));
+  if (reply.events.some((e) => e.type === "hand_over")) {
+    const final = (await game.engine.ask({ cmd: "play", position: before.position, move })).position;
+    const points = reply.events.find((e) => e.type === "hand_over").points;
+    game.handOver = { final, points };
+    await handOver();
+  }
+}
+
+function flash(el) {
+  el.classList.remove("flash");
+  void el.offsetWidth;
+  el.classList.add("flash");
+}
+
+async function playCard(card) {
+  if (game.busy) return;
+  const moves = game.legal.filter((m) => m.startsWith(card));
+  game.selected.clear();
+  if (moves.length === 1) return submit(moves[0]);
+  game.pendingCard = card;
+  renderCaptures(card);
+}
+
+function pickTableCard(card) {
+  if (!game.pendingCard) {
+    $("hint-text").textContent = "First click the card of your hand that captures.";
+    return;
+  }
+  if (game.selected.has(card)) game.selected.delete(card);
+  else game.selected.add(card);
+  document.querySelectorAll("#table .table-card").forEach((b) => {
+    const on = game.selected.has(b.dataset.card);
+    b.classList.toggle("selected", on);
+    b.setAttribute("aria-pressed", on ? "true" : "false");
+  });
+  const chosen = [...game.selected].sort().join("");
+  const match = game.legal.find((m) => m.startsWith(game.pendingCard + "x") && m.slice(3).match(/../g).sort().join("") === chosen);
+  if (match) submit(match);
+}
+
+async function submit(move) {
+  if (game.busy) return;
+  game.busy = true;
+  $("captures").replaceChildren();
+  game.pendingCard = null;
+  game.selected.clear();
+  $("hint-text").textContent = "";
+  try {
+    game.undo.push(game.match);
+    await play(move);
+    game.busy = false;
+    if (game.handOver) await render();
+    else await advance();
+  } catch (err) {
+    game.busy = false;
+    showError(err);
+  }
+}
+
+async function hint() {
+  const view = (await game.engine.ask({ cmd: "view", position: game.match.position, seat: game.seat })).view;
+  $("hint-text").textContent = "Thinking about a hint…";
+  const { moves } = await game.engine.ask({ cmd: "evaluate", view, time_ms: 500 });
+  const ranked = Object.entries(moves).sort((a, b) => b[1] - a[1]);
+  const [best, value] = ranked[0];
+  let text = `Hint: ${moveText(best)} (${value >= 0 ? "+" : ""}${value.toFixed(2)} points)`;
+  if (ranked.length > 1) text += `; next best ${moveText(ranked[1][0])} (${ranked[1][1].toFixed(2)})`;
+  $("hint-text").textContent = text;
+}
+
+async function undo() {
+  if (!game.undo.length || game.busy) return;
+  game.token++;
+  game.match = game.undo.pop();
+  game.handOver = null;
+  $("hand-end").hidden = true;
+  $("captures").replaceChildren();
+  log("Undone: back to your last turn.");
+  await advance();
+}
+
+// ------------------------------------------------------------------ the end of a hand
+
+function handRecord(final, points) {
+  return {
+    format: "scopa-hand",
+    version: 1,
+    rules: final.rules,
+    deal: final.history.start,
+    plays: final.history.plays,
+    score: points,
+  };
+}
+
+async function handOver() {
+  const { final, points } = game.handOver;
+  const over = game.match.winner !== null;
+  setStatus(over ? "match-over" : "hand-over", over ? matchOverText() : "The hand is over: see the score and the review below.");
+  await render();
+  const score = await game.engine.ask({ cmd: "score", position: final });
+  $("score").replaceChildren(scoreTable(score));
+  $("hand-end").hidden = false;
+  $("next-hand").hidden = over;
+  $("review").replaceChildren(Object.assign(document.createElement("p"), { textContent: "Reviewing…" }));
+  try {
+    const record = handRecord(final, points);
+    const review = await game.engine.ask({ cmd: "review", record, time_ms: 100 });
+    renderReview($("review"), review, record, $("review-board"), (s) => s === game.seat);
+  } catch (err) {
+    $("review").textContent = `The review failed: ${err.message}`;
+  }
+}
+
+function matchOverText() {
+  const [a, b] = game.match.scores;
+  const me = game.seat % 2;
+  const won = game.match.winner === me;
+  const two = game.match.position.hands.length === 2;
+  const who = won ? (two ? "You win" : "Your team wins") : two ? "The computer wins" : "Their team wins";
+  return `${who} ${Math.max(a, b)}-${Math.min(a, b)}. Press New match to play again.`;
+}
+
+async function matchOver() {
+  setStatus("match-over", matchOverText());
+  await render();
+}
+
+function scoreTable(score) {
+  const t = document.createElement("table");
+  const me = game.seat % 2;
+  const cols = [me, 1 - me];
+  const head = t.insertRow();
+  for (const text of ["", teamName(me), teamName(1 - me)]) head.append(Object.assign(document.createElement("th"), { textContent: text }));
+  const c = score.categories;
+  const detail = (name, key) => (c[name] && c[name][key] ? c[name][key] : null);
+  const rows = [
+    ["cards", "carte", detail("carte", "cards")],
+    ["coins", "denari", detail("denari", "coins")],
+    ["primiera", "primiera", detail("primiera", "totals")],
+    ["settebello", "settebello", null],
+    ["scope", "scope", null],
+  ];
+  if (c.re_bello) rows.push(["re bello", "re_bello", null]);
+  if (c.napola) rows.push(["napola", "napola", null]);
+  for (const [label, key, counts] of rows) {
+    const r = t.insertRow();
+    r.insertCell().textContent = label;
+    for (const col of cols) {
+      const pts = c[key].points[col];
+      r.insertCell().textContent = counts ? `${pts} (${counts[col] === null ? "-" : counts[col]})` : `${pts}`;
+    }
+  }
+  const total = t.insertRow();
+  total.insertCell().textContent = "total";
+  for (const col of cols) total.insertCell().textContent = `${score.points[col]}`;
+  return t;
+}
+
+function renderReview(box, review, record, board, mine) {
+  box.replaceChildren();
+  const rows = review.plays.filter((p) => mine(p.seat));
+  const t = document.createElement("table");
+  const head = t.insertRow();
+  for (const text of ["play", "move", "best", "loss", "mark", ""]) head.append(Object.assign(document.createElement("th"), { textContent: text }));
+  for (const p of rows) {
+    const r = t.insertRow();
+    r.dataset.play = p.play;
+    r.insertCell().textContent = `${p.play + 1}`;
+    r.insertCell().textContent = p.move;
+    r.insertCell().textContent = p.best;
+    r.insertCell().textContent = p.loss.toFixed(2) + (p.dd_loss === null ? "" : ` (exact ${p.dd_loss})`);
+    const mark = r.insertCell();
+    mark.textContent = (p.mark || "") + (p.reason ? ` ${p.reason}` : "");
+    if (p.mark) mark.className = "mark-bad";
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = "show";
+    b.setAttribute("aria-label", `show the position at play ${p.play + 1}`);
+    b.addEventListener("click", () => showPlay(record, p.play, board));
+    r.insertCell().append(b);
+  }
+  const s = review.summary.seats;
+  const p = document.createElement("p");
+  p.textContent = rows.length ? `Points lost per hand: ${s.map((x, i) => `${seatName(i)} ${x.loss_per_hand.toFixed(2)}`).join(", ")}.` : "No plays to review.";
+  box.append(t, p);
+}
+
+async function showPlay(record, index, board) {
+  let position = record.deal;
+  for (const move of record.plays.slice(0, index)) position = (await game.engine.ask({ cmd: "play", position, move })).position;
+  board.replaceChildren(drawFull(position, `Before play ${index + 1} (${record.plays[index]}):`));
+}
+
+// A position with every hand face up: for replays and reviews, after the hand.
+function drawFull(position, title) {
+  const wrap = document.createElement("div");
+  const h = document.createElement("p");
+  h.textContent = title;
+  wrap.append(h);
+  if (typeof position === "string") {
+    const fields = position.split(" ");
+    position = {
+      hands: fields[1].split("/").map((x) => (x === "-" ? [] : x.match(/../g))),
+      table: fields[2] === "-" ? [] : fields[2].match(/../g),
+    };
+  }
+  position.hands.forEach((cards, seat) => {
+    const row = document.createElement("div");
+    row.className = "mini";
+    row.setAttribute("aria-label", `seat ${seat}`);
+    row.append(`seat ${seat}: `);
+    for (const c of cards) row.append(cardImage(c));
+    wrap.append(row);
+  });
+  const table = document.createElement("div");
+  table.className = "mini";
+  table.append("table: ");
+  for (const c of position.table) table.append(cardImage(c));
+  wrap.append(table);
+  return wrap;
+}
+
+// ------------------------------------------------------------------ records
+
+function matchRecord() {
+  const m = game.match;
+  if (!m) return null;
+  const hands = m.hands.map((h) => ({ deal: h.deal, plays: h.plays, score: h.points }));
+  const current = m.position.history;
+  if (m.winner === null && current && current.plays.length) hands.push({ deal: current.start, plays: current.plays, score: null });
+  const tags = { Event: "scopa serve", Date: new Date().toISOString().slice(0, 10).replaceAll("-", ".") };
+  m.position.hands.forEach((_, seat) => (tags[`Player${seat}`] = seat === game.seat ? "You" : `Computer (${game.player})`));
+  return { format: "scopa-record", version: 1, rules: m.rules, target: m.target, tags, hands };
+}
+
+let downloadUrl = null;
+function updateDownload() {
+  const record = matchRecord();
+  const a = $("download");
+  if (downloadUrl) URL.revokeObjectURL(downloadUrl);
+  downloadUrl = record ? URL.createObjectURL(new Blob([JSON.stringify(record, null, 1)], { type: "application/json" })) : null;
+  a.href = downloadUrl || "#";
+  a.setAttribute("aria-disabled", record ? "false" : "true");
+}
+
+const replay = { record: null, hand: 0, step: 0, positions: [] };
+
+async function loadRecord(file) {
+  const text = await file.text();
+  let record;
+  try {
+    record = JSON.parse(text);
+  } catch (err) {
+    $("replay").hidden = false;
+    $("replay-title").textContent = `Not a record: ${err.message}`;
+    return;
+  }
+  $("replay").hidden = false;
+  $("replay-title").textContent = "Checking the record…";
+  try {
+    const review = await game.engine.ask({ cmd: "review", record, time_ms: 50 });
+    const hands = record.format === "scopa-hand" ? [record] : record.hands;
+    replay.record = record;
+    replay.hands = hands;
+    replay.hand = 0;
+    replay.step = 0;
+    $("replay-title").textContent = `A record of ${hands.length} hand(s), ${review.plays.length} plays. Step through it:`;
+    const first = hands[0];
+    renderReview($("replay-review"), { ...review, plays: review.plays.filter((p) => p.hand === 0) }, { deal: first.deal, plays: first.plays }, $("replay-board"), () => true);
+    await showReplay();
+  } catch (err) {
+    $("replay-title").textContent = `The record was refused: ${err.message}`;
+  }
+}
+
+async function showReplay() {
+  const hand = replay.hands[replay.hand];
+  await showPlay({ deal: hand.deal, plays: [...hand.plays, "(end)"] }, replay.step, $("replay-board"));
+  $("replay-prev").disabled = replay.step === 0;
+  $("replay-next").disabled = replay.step >= hand.plays.length;
+}
+
+// ------------------------------------------------------------------ wiring
+
+function keys(e) {
+  if (e.target.closest("input, select, textarea")) return;
+  const hand = [...document.querySelectorAll("#hand .card-button")];
+  if (/^[0-9]$/.test(e.key)) {
+    const i = e.key === "0" ? 9 : parseInt(e.key, 10) - 1;
+    if (hand[i] && !hand[i].disabled) {
+      e.preventDefault();
+      hand[i].click();
+    }
+  } else if ((e.key === "ArrowRight" || e.key === "ArrowLeft") && hand.length) {
+    const i = hand.indexOf(document.activeElement);
+    const next = i < 0 ? 0 : (i + (e.key === "ArrowRight" ? 1 : hand.length - 1)) % hand.length;
+    hand[next].focus();
+    e.preventDefault();
+  }
+}
+
+async function main() {
+  game.engine = engine;
+  try {
+    const hello = await engine.ask({ cmd: "hello" });
+    const select = $("difficulty");
+    for (const name of hello.levels || hello.players) {
+      const o = document.createElement("option");
+      o.value = name;
+      o.textContent = name;
+      select.append(o);
+    }
+    select.value = (hello.levels || hello.players).includes("pimc") ? "pimc" : select.options[0].value;
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  $("new-game").addEventListener("click", () => newMatch().catch(showError));
+  $("next-hand").addEventListener("click", async () => {
+    game.handOver = null;
+    game.undo = [];
+    $("hand-end").hidden = true;
+    $("review-board").replaceChildren();
+    await advance().catch(showError);
+  });
+  $("hint").addEventListener("click", () => hint().catch(showError));
+  $("undo").addEventListener("click", () => undo().catch(showError));
+  $("show-played").addEventListener("click", () => {
+    const p = $("played");
+    p.hidden = !p.hidden;
+    $("show-played").setAttribute("aria-expanded", p.hidden ? "false" : "true");
+  });
+  $("load").addEventListener("change", (e) => e.target.files[0] && loadRecord(e.target.files[0]).catch(showError));
+  $("replay-prev").addEventListener("click", () => { replay.step = Math.max(0, replay.step - 1); showReplay().catch(showError); });
+  $("replay-next").addEventListener("click", () => { replay.step += 1; showReplay().catch(showError); });
+  $("animate").addEventListener("change", () => document.body.classList.toggle("animate", $("animate").checked));
+  document.addEventListener("keydown", keys);
+  updateDownload();
+}
+
+main();
