@@ -171,11 +171,11 @@ class Match:
 
     def record(self, tags: Mapping[str, str] | None = None) -> MatchRecord:
         """The match as a record (:mod:`scopa.records`): every finished hand, then the current
-        one as far as it has gone."""
+        one as far as it has gone (when a play has been made in it)."""
         from scopa.records import HandRecord, MatchRecord
 
         hands = [HandRecord.from_state(h) for h in self.hands]
-        if not (self.hands and self._state is self.hands[-1]):
+        if self._state.history and not (self.hands and self._state is self.hands[-1]):
             hands.append(HandRecord.from_state(self._state))
         return MatchRecord(self.rules, tuple(hands), dict(tags or {}))
 

@@ -107,6 +107,7 @@ function teamName(team) {
 }
 
 function seatName(seat) {
+  if (!game.match) return `seat ${seat}`;
   if (seat === game.seat) return "you";
   if (game.match.position.hands.length === 2) return "the computer";
   return seat % 2 === game.seat % 2 ? "your partner" : `opponent (seat ${seat})`;

@@ -1,0 +1,259 @@
+"""The browser app in a real headless Chromium (Debian's chromium and chromium-driver, driven
+by selenium) against a real ``scopa serve`` on a free localhost port: whole hands of 2-player
+Scopa and Scopone scientifico played by clicking, a capture chosen among several, undo, the
+score and the review, the keyboard, the record downloaded and loaded, no console errors,
+and pages at phone and desktop sizes (saved as screenshots: SCOPA_SCREENSHOTS=DIR keeps them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import scopa
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+if not (CHROMIUM and DRIVER):
+    pytest.skip(
+        "no Chromium and ChromeDriver on this machine (.ci/run installs Debian's chromium and "
+        "chromium-driver with apt-get)",
+        allow_module_level=True,
+    )
+
+#: A seed whose first hand gives you a card with two captures at your first turn (against greedy):
+#: Qd takes Qs or Qb.
+CHOICE_SEED, CHOICE_CARD = 7, "Qd"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scopa", "serve", "--port", "0", "--log-level", "warning"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert "listening on" in line, line
+    yield line.split("listening on ")[1].strip()
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    o = Options()
+    for arg in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--window-size=1280,900",
+    ):  # fmt: skip
+        o.add_argument(arg)
+    o.binary_location = CHROMIUM
+    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(service=Service(DRIVER), options=o)
+    d.set_script_timeout(30)
+    yield d
+    d.quit()
+
+
+def state(d: Any) -> str:
+    return d.find_element(By.ID, "status").get_attribute("data-state")
+
+
+def wait_for(d: Any, states: tuple[str, ...], timeout: float = 60) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s = state(d)
+        if s in states:
+            return s
+        if s == "error":
+            pytest.fail(d.find_element(By.ID, "status").text)
+        time.sleep(0.05)
+    pytest.fail(f"status stayed {state(d)!r}, expected one of {states}")
+
+
+def hand_cards(d: Any) -> list[str]:
+    return [b.get_attribute("data-card") for b in d.find_elements(By.CSS_SELECTOR, "#hand button")]
+
+
+def start(d: Any, url: str, game: str, seed: int) -> None:
+    d.get(f"{url}/?seed={seed}")
+    wait_for(d, ("idle",))
+    deadline = time.monotonic() + 10
+    while not d.find_elements(By.CSS_SELECTOR, "#difficulty option") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    Select(d.find_element(By.ID, "game")).select_by_value(game)
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+    d.find_element(By.ID, "new-game").click()
+
+
+def play_to_hand_end(d: Any) -> None:
+    """Click the first card of the hand (and the first capture offered) until the hand is over."""
+    while True:
+        s = wait_for(d, ("your-turn", "hand-over", "match-over"))
+        if s != "your-turn":
+            return
+        try:
+            buttons = [b for b in d.find_elements(By.CSS_SELECTOR, "#hand button") if b.is_enabled()]
+            if not buttons:
+                time.sleep(0.05)
+                continue
+            before = len(d.find_element(By.ID, "log").find_elements(By.TAG_NAME, "li"))
+            buttons[0].click()
+            time.sleep(0.05)
+            caps = d.find_elements(By.CSS_SELECTOR, "#captures button")
+            if caps:
+                caps[0].click()
+            deadline = time.monotonic() + 30
+            while len(d.find_element(By.ID, "log").find_elements(By.TAG_NAME, "li")) == before:
+                assert time.monotonic() < deadline, "the click played nothing"
+                time.sleep(0.05)
+        except StaleElementReferenceException:
+            continue
+
+
+def console_errors(d: Any) -> list[dict[str, Any]]:
+    return [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_a_whole_scopa_hand_with_a_capture_choice_undo_score_and_review(server, browser, tmp_path):
+    d = browser
+    start(d, server, "scopa", CHOICE_SEED)
+    wait_for(d, ("your-turn",))
+    assert CHOICE_CARD in hand_cards(d)
+    table = [b.get_attribute("data-card") for b in d.find_elements(By.CSS_SELECTOR, "#table [data-card]")]
+    assert {"Qs", "Qb"} <= set(table)
+    # the card has two captures: each a button in #captures; the second one is played
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{CHOICE_CARD}"]').click()
+    choices = d.find_elements(By.CSS_SELECTOR, "#captures button")
+    assert [b.get_attribute("data-move") for b in choices] == ["QdxQs", "QdxQb"]
+    choices[1].click()
+    wait_for(d, ("your-turn",))
+    assert CHOICE_CARD not in hand_cards(d)
+    table = [b.get_attribute("data-card") for b in d.find_elements(By.CSS_SELECTOR, "#table [data-card]")]
+    assert "Qb" not in table
+    # undo: back to the turn before, the card in the hand again
+    d.find_element(By.ID, "undo").click()
+    wait_for(d, ("your-turn",))
+    deadline = time.monotonic() + 10
+    while CHOICE_CARD not in hand_cards(d) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert CHOICE_CARD in hand_cards(d) and "Undone" in d.find_element(By.ID, "log").text
+    # picking the table cards works too: the card, then Qs
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{CHOICE_CARD}"]').click()
+    d.find_element(By.CSS_SELECTOR, '#table [data-card="Qs"]').click()
+    wait_for(d, ("your-turn",))
+    assert CHOICE_CARD not in hand_cards(d)
+    # the keyboard: key 1 plays the first card of the hand
+    n = len(hand_cards(d))
+    d.find_element(By.TAG_NAME, "body").send_keys("1")
+    deadline = time.monotonic() + 30
+    while len(hand_cards(d)) == n and state(d) == "your-turn" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    play_to_hand_end(d)
+    assert state(d) in ("hand-over", "match-over")
+    score = d.find_element(By.ID, "score").text
+    assert "total" in score and "cards" in score and "primiera" in score
+    deadline = time.monotonic() + 60
+    while not d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    rows = d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")
+    assert len(rows) == 18  # each of your plays, reviewed
+    rows[0].find_element(By.TAG_NAME, "button").click()
+    deadline = time.monotonic() + 10
+    while "Before play" not in d.find_element(By.ID, "review-board").text and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "Before play 1" in d.find_element(By.ID, "review-board").text or "Before play 2" in d.find_element(
+        By.ID, "review-board"
+    ).text
+    # the record, downloaded: a valid scopa-record of the hand just played
+    text = d.execute_async_script(
+        "const done = arguments[0]; fetch(document.getElementById('download').href).then(r => r.text()).then(done);"
+    )
+    record = scopa.load_record(json.loads(text))
+    assert len(record.hands) == 1 and record.hands[0].score is not None
+    assert not console_errors(d)
+    shots(d, tmp_path, "desktop-review")
+
+
+def test_a_whole_scopone_scientifico_hand(server, browser, tmp_path):
+    d = browser
+    start(d, server, "scopone_scientifico", 3)
+    wait_for(d, ("your-turn",))
+    assert len(hand_cards(d)) in (9, 10)
+    seats = d.find_elements(By.CSS_SELECTOR, "#opponents .seat")
+    assert len(seats) == 3 and "your partner" in d.find_element(By.ID, "opponents").text
+    shots(d, tmp_path, "desktop")
+    play_to_hand_end(d)
+    assert "total" in d.find_element(By.ID, "score").text
+    assert not console_errors(d)
+
+
+def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
+    d = browser
+    m = scopa.Match("scopa", seed=2)
+    while not m.hands:
+        m.play(m.state.legal_moves()[0])
+    path = tmp_path / "game.json"
+    m.record({"Event": "loaded"}).save(path)
+    d.get(server + "/")
+    wait_for(d, ("idle",))
+    d.find_element(By.ID, "load").send_keys(str(path))
+    deadline = time.monotonic() + 60
+    while "A record of" not in d.find_element(By.ID, "replay-title").text and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "A record of 1 hand(s), 36 plays" in d.find_element(By.ID, "replay-title").text
+    assert "Before play 1" in d.find_element(By.ID, "replay-board").text
+    d.find_element(By.ID, "replay-next").click()
+    deadline = time.monotonic() + 10
+    while "Before play 2" not in d.find_element(By.ID, "replay-board").text and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "Before play 2" in d.find_element(By.ID, "replay-board").text
+    assert d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")
+    bad = tmp_path / "bad.json"
+    js = m.record().to_json()
+    js["hands"][0]["plays"][0] = "Zz"
+    bad.write_text(json.dumps(js))
+    d.find_element(By.ID, "load").send_keys(str(bad))
+    deadline = time.monotonic() + 20
+    while "refused" not in d.find_element(By.ID, "replay-title").text and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "hand 1, play 1 ('Zz')" in d.find_element(By.ID, "replay-title").text
+    assert not console_errors(d)
+
+
+def test_phone_width(server, browser, tmp_path):
+    d = browser
+    d.set_window_size(360, 800)
+    start(d, server, "scopa", 5)
+    wait_for(d, ("your-turn", "waiting"))
+    wait_for(d, ("your-turn",))
+    width = d.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 360, f"the page is {width} px wide at a 360 px window"
+    images = d.find_elements(By.CSS_SELECTOR, "#hand img")
+    assert images and all(img.get_attribute("alt") for img in images)  # text alternatives
+    shots(d, tmp_path, "phone")
+    assert not console_errors(d)
+
+
+def shots(d: Any, tmp_path: Path, name: str) -> None:
+    where = Path(os.environ.get("SCOPA_SCREENSHOTS") or tmp_path)
+    where.mkdir(parents=True, exist_ok=True)
+    assert d.save_screenshot(str(where / f"app-{name}.png"))
