@@ -180,12 +180,14 @@ def test_a_whole_scopa_hand_with_a_capture_choice_undo_score_and_review(server, 
     deadline = time.monotonic() + 10
     while "Before play" not in d.find_element(By.ID, "review-board").text and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert "Before play 1" in d.find_element(By.ID, "review-board").text or "Before play 2" in d.find_element(
-        By.ID, "review-board"
-    ).text
+    assert (
+        "Before play 1" in d.find_element(By.ID, "review-board").text
+        or "Before play 2" in d.find_element(By.ID, "review-board").text
+    )
     # the record, downloaded: a valid scopa-record of the hand just played
     text = d.execute_async_script(
-        "const done = arguments[0]; fetch(document.getElementById('download').href).then(r => r.text()).then(done);"
+        "const done = arguments[0];"
+        "fetch(document.getElementById('download').href).then(r => r.text()).then(done);"
     )
     record = scopa.load_record(json.loads(text))
     assert len(record.hands) == 1 and record.hands[0].score is not None

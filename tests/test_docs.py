@@ -1,0 +1,74 @@
+"""Every example in the README and on the documentation site runs: the ``python`` code blocks of
+each page in order, in one namespace per page (blocks with ``>>>`` prompts as doctests, their
+output checked; the others executed), and the JavaScript client of the tutorial with Node."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def blocks(page: Path, lang: str) -> list[tuple[int, str]]:
+    text = page.read_text(encoding="utf-8")
+    return [
+        (text[: m.start()].count("\n") + 2, m.group(2)) for m in FENCE.finditer(text) if m.group(1) == lang
+    ]
+
+
+def pages_with(lang: str) -> list[Path]:
+    return [p for p in PAGES if blocks(p, lang)]
+
+
+@pytest.mark.parametrize("page", pages_with("python"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_python_examples_run(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    globs: dict[str, object] = {"__name__": "__docs__"}
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    parser = doctest.DocTestParser()
+    for line, code in blocks(page, "python"):
+        where = f"{page.relative_to(ROOT)}:{line}"
+        if ">>>" in code:
+            test = parser.get_doctest(code, globs, where, str(page), line)
+            result = runner.run(test, out=lambda s: sys.stdout.write(s), clear_globs=False)
+            globs.update(test.globs)  # (a DocTest runs on a copy of the names it is given)
+            assert result.failed == 0, f"a doctest example failed in {where}"
+        else:
+            exec(compile(code, where, "exec"), globs)  # noqa: S102 - the documentation's own examples
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_the_javascript_client_runs(tmp_path):
+    page = ROOT / "docs" / "tutorials" / "javascript.md"
+    (line, code), *_ = blocks(page, "js")
+    script = tmp_path / "client.mjs"
+    script.write_text(code, encoding="utf-8")
+    out = subprocess.run(
+        ["node", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, SCOPA_PYTHON=sys.executable),
+    )
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^points \d+-\d+ cards \d+-\d+$", out.stdout, re.M), out.stdout
+
+
+def test_the_readme_is_a_front_page():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150
+    setup = blocks(ROOT / "README.md", "bash")[0][1].splitlines()
+    assert [line.split("#")[0].strip() for line in setup] == ["pip install . && scopa solve", "bash .ci/test"]
+    for target in re.findall(r"\]\(([^)#]+)", text):  # every link of the README leads somewhere
+        if not target.startswith("http"):
+            assert (ROOT / target).exists(), target
