@@ -41,7 +41,7 @@ def main() -> None:
         game, a, b, hands = PAIRINGS[key]
         n = max(2, int(hands * args.scale))
         t0 = time.perf_counter()
-        r = arena(game, a, b, hands=n, seed=args.seed, jobs=args.jobs)
+        r = arena(game, a, b, deals=n, seed=args.seed, jobs=args.jobs)
         print(f"## {key} ({time.perf_counter() - t0:.0f} s)")
         print(r.table(), flush=True)
         print(flush=True)

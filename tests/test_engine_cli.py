@@ -173,7 +173,7 @@ def test_solve_command_reads_files_and_json(tmp_path):
 
 
 def test_arena_command():
-    out = run("arena", "greedy", "random", "--game", "scopa", "--hands", "10", "--seed", "3")
+    out = run("arena", "greedy", "random", "--game", "scopa", "--deals", "10", "--seed", "3")
     assert out.returncode == 0, out.stderr
     assert "10 duplicate deals (20 hands)" in out.stdout and "95% CI" in out.stdout
 

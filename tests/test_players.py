@@ -459,8 +459,8 @@ def test_random_player_seeded():
 
 
 def test_arena_duplicate_and_reproducible():
-    r1 = arena("scopa", "greedy", "random", hands=30, seed=4)
-    r2 = arena("scopa", "greedy", "random", hands=30, seed=4, jobs=2)
+    r1 = arena("scopa", "greedy", "random", deals=30, seed=4)
+    r2 = arena("scopa", "greedy", "random", deals=30, seed=4, jobs=2)
     assert r1 == dataclasses.replace(r2, seconds_per_move=r1.seconds_per_move)
     assert r1.games == 60 and sum(r1.hand_wins) == 60 and sum(r1.pair_wins) == 30
     assert r1.ci95[0] <= r1.diff <= r1.ci95[1]
@@ -470,14 +470,14 @@ def test_arena_duplicate_and_reproducible():
 
 def test_arena_mirror_match_is_even():
     # The same player on both sides of duplicate deals: exactly level.
-    r = arena("scopone_scientifico", "greedy", "greedy", hands=10, seed=2)
+    r = arena("scopone_scientifico", "greedy", "greedy", deals=10, seed=2)
     assert r.diff == 0 and r.points[0] == r.points[1] and r.pair_wins[2] == 10
 
 
 def test_arena_errors():
     with pytest.raises(scopa.ScopaError, match="unknown player 'nobody'"):
-        arena("scopa", "nobody", "greedy", hands=2)
-    with pytest.raises(scopa.ScopaError, match="bad hands 0"):
-        arena("scopa", "greedy", "greedy", hands=0)
+        arena("scopa", "nobody", "greedy", deals=2)
+    with pytest.raises(scopa.ScopaError, match="bad deals 0"):
+        arena("scopa", "greedy", "greedy", deals=0)
     with pytest.raises(scopa.ScopaError, match="bad player"):
-        arena("scopa", ("pimc",), "greedy", hands=2)  # type: ignore[arg-type]
+        arena("scopa", ("pimc",), "greedy", deals=2)  # type: ignore[arg-type]

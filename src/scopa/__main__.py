@@ -8,6 +8,7 @@ Subcommands:
   arena      computer players against each other on duplicate deals
   engine     the JSON-lines engine protocol on stdin/stdout (docs/engine-protocol.md)
   serve      the same protocol over HTTP and WebSocket, and the browser app
+  batch      solve, analyze or review JSON lines in parallel, on a Dask cluster too
   simulate   random hands inside the core, mean points per category
   deal       deal a hand and print it, its JSON and its position string
   svg        draw a position as SVG
@@ -302,18 +303,18 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
         console=console,
         transient=True,
     ) as bar:
-        task = bar.add_task(f"{args.a} vs {args.b}", total=args.hands)
+        task = bar.add_task(f"{args.a} vs {args.b}", total=args.deals)
         result = arena(
             args.game,
             args.a,
             args.b,
-            hands=args.hands,
+            deals=args.deals,
             seed=args.seed,
             jobs=args.jobs,
             progress=lambda done, total: bar.update(task, completed=done),
         )
     t = Table(
-        title=f"{result.game}: {result.hands} duplicate deals ({result.games} hands)", title_justify="left"
+        title=f"{result.game}: {result.deals} duplicate deals ({result.games} hands)", title_justify="left"
     )
     for col in ("side", "points/hand", "hands won", "deals won", "s/move"):
         t.add_column(col, justify="right" if col != "side" else "left")
@@ -341,6 +342,31 @@ def _engine(args: argparse.Namespace, console: Console) -> int:
         print(json.dumps(schema(), indent=2))
         return 0
     return serve(max_time=args.max_time or None)
+
+
+def _batch(args: argparse.Namespace, console: Console) -> int:
+    from scopa.batch import run_jsonl
+
+    err = Console(stderr=True, highlight=False)
+    executor = args.scheduler
+    with Progress(
+        TextColumn(f"[bold]{args.kind}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=err, transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task(args.kind, total=None)
+        written, skipped, bad = run_jsonl(
+            args.kind,
+            args.input,
+            args.output,
+            executor=executor,
+            workers=args.workers,
+            time_limit=args.time or None,
+            bad_line=lambda n, why: print(f"{args.input}:{n}: skipped: {why}", file=sys.stderr),
+            started=lambda total: bar.update(task, total=total),
+            progress=lambda _: bar.advance(task),
+        )
+    print(f"{written} done, {skipped} already in {args.output}, {bad} bad line(s) skipped", file=sys.stderr)
+    return 0
 
 
 def _serve(args: argparse.Namespace, console: Console) -> int:
@@ -482,7 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("a", choices=list(PLAYERS))
     ar.add_argument("b", choices=list(PLAYERS))
     ar.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
-    ar.add_argument("--hands", type=int, default=100)
+    ar.add_argument("--deals", type=int, default=100, help="duplicate deals (each played twice)")
     ar.add_argument("--jobs", type=int, default=1)
     ar.add_argument("--seed", type=int, default=0)
     ar.set_defaults(func=_arena)
@@ -497,6 +523,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     eng.add_argument("--schema", action="store_true", help="print the protocol's JSON Schema and exit")
     eng.set_defaults(func=_engine)
+
+    bat = sub.add_parser("batch", help="solve, analyze or review JSON lines in parallel (resumable)")
+    bat.add_argument("kind", choices=["solve", "analyze", "review"])
+    bat.add_argument("input", help='JSON lines: {"id": ..., "position": P} (review: {"id": ..., "record": R})')
+    bat.add_argument("-o", "--output", required=True, help="JSON lines out, appended; rerun to resume")
+    place = bat.add_mutually_exclusive_group()
+    place.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="a Dask scheduler (scopa[dask])")
+    place.add_argument("--workers", type=_positive, default=None, help="local processes (default: every core)")
+    bat.add_argument("--time", type=_seconds, default=0, metavar="SECONDS", help="limit per job (review: per play)")
+    bat.set_defaults(func=_batch)
 
     srv = sub.add_parser("serve", help="the engine over HTTP and WebSocket, and the browser app")
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -1,34 +1,42 @@
-"""The arena: players against each other on duplicate deals, in parallel processes.
+"""The arena: players against each other on duplicate deals, on any executor.
 
 Every deal is played twice with the sides swapped (side A holds team 0's seats in the
 first game and team 1's in the second), so the luck of the cards cancels.
 
->>> r = arena("scopa", "greedy", "random", hands=20, seed=1)
->>> r.hands, r.games, r.names
+>>> r = arena("scopa", "greedy", "random", deals=20, seed=1)
+>>> r.deals, r.games, r.names
 (20, 40, ('greedy', 'random'))
 >>> r.diff > 0
 True
+
+A side is a player's name (``"pimc"``), a name with options (``("pimc", {"samples": 8})``),
+a player object (anything with ``choose(view)``; each game gets a fresh copy of it), or a
+factory ``(seed, seat) -> Player``. The deals run on any
+:class:`concurrent.futures.Executor` (``executor=``, a Dask cluster's too, see
+:mod:`scopa.batch`); objects and factories must then pickle.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 from scopa.errors import ScopaError
 from scopa.players import Player, make_player
 from scopa.rules import Rules
+from scopa.scoring import CATEGORIES
 from scopa.state import State
 
 __all__ = ["ArenaResult", "PlayerSpec", "arena", "play_hand"]
 
-#: A player for the arena: a name (``"pimc"``) or a name with options (``("pimc", {"samples": 8})``).
-PlayerSpec = str | tuple[str, dict[str, Any]]
+#: A side of the arena: a name, ``(name, options)``, a player object or a factory ``(seed, seat) -> Player``.
+PlayerSpec = str | tuple[str, dict[str, Any]] | Player | Callable[[int, int], Player]
 
 
 @dataclass(frozen=True)
@@ -37,18 +45,21 @@ class ArenaResult:
 
     Attributes:
         names: the two sides' names.
-        hands: duplicate deals played (each played twice: ``games`` = 2 x ``hands``).
+        deals: duplicate deals played (each played twice: ``games`` = 2 x ``deals`` hands).
+        games: hands played.
         points: mean points per hand of each side.
         diff: mean points per hand of A minus B.
         ci95: the 95% confidence interval of ``diff`` (normal, over the duplicate deals).
         hand_wins: hands won by A, by B, and level.
         pair_wins: duplicate deals won by A, by B, and level (the sum of both games).
         seconds_per_move: mean thinking time per move of each side.
+        categories: ``{category: (A, B)}``, each side's mean points per hand in each scoring
+            category (carte, denari, settebello, primiera, scope, ...): where a side gains or loses.
     """
 
     game: str
     names: tuple[str, str]
-    hands: int
+    deals: int
     games: int
     points: tuple[float, float]
     diff: float
@@ -56,33 +67,63 @@ class ArenaResult:
     hand_wins: tuple[int, int, int]
     pair_wins: tuple[int, int, int]
     seconds_per_move: tuple[float, float]
+    categories: dict[str, tuple[float, float]]
 
     def table(self) -> str:
         """The result as a small text table."""
         a, b = self.names
         lines = [
-            f"{self.game}: {self.hands} duplicate deals ({self.games} hands)",
+            f"{self.game}: {self.deals} duplicate deals ({self.games} hands)",
             f"{'side':<12}{'points/hand':>12}{'hands won':>11}{'deals won':>11}{'s/move':>9}",
             f"{a:<12}{self.points[0]:>12.3f}{self.hand_wins[0]:>11}{self.pair_wins[0]:>11}"
             f"{self.seconds_per_move[0]:>9.4f}",
             f"{b:<12}{self.points[1]:>12.3f}{self.hand_wins[1]:>11}{self.pair_wins[1]:>11}"
             f"{self.seconds_per_move[1]:>9.4f}",
             f"A - B: {self.diff:+.3f} points per hand, 95% CI [{self.ci95[0]:+.3f}, {self.ci95[1]:+.3f}]",
+            "by category (A-B): "
+            + ", ".join(f"{c} {x:.2f}-{y:.2f}" for c, (x, y) in self.categories.items() if x or y),
         ]
         return "\n".join(lines)
 
 
-def _spec(spec: PlayerSpec) -> tuple[str, dict[str, Any]]:
+def _name(spec: Any) -> str:
     if isinstance(spec, str):
-        return spec, {}
-    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
-        return spec[0], dict(spec[1])
-    raise ScopaError(f"bad player {spec!r}: expected a name or (name, options)")
+        return spec
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str):
+        return spec[0]
+    if hasattr(spec, "choose"):
+        return type(spec).__name__
+    return str(getattr(spec, "__name__", type(spec).__name__))
 
 
-def play_hand(state: State, players: Sequence[Player]) -> tuple[tuple[int, int], list[float]]:
-    """Play ``state`` to the end with one player per seat; each team's points and each
-    seat's total thinking time."""
+def _check_spec(spec: Any) -> None:
+    """Fail here, not in a worker, on a bad side."""
+    if isinstance(spec, str):
+        make_player(spec, seed=0)
+    elif isinstance(spec, tuple):
+        if len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
+            make_player(spec[0], seed=0, **spec[1])
+        else:
+            raise ScopaError(f"bad player {spec!r}: expected a name, (name, options), a player or a factory")
+    elif not (hasattr(spec, "choose") or callable(spec)):
+        raise ScopaError(f"bad player {spec!r}: expected a name, (name, options), a player or a factory")
+
+
+def _make(spec: Any, seed: int, seat: int) -> Player:
+    if isinstance(spec, str):
+        return make_player(spec, seed=seed)
+    if isinstance(spec, tuple):
+        return make_player(spec[0], seed=seed, **spec[1])
+    if hasattr(spec, "choose"):
+        player: Player = copy.deepcopy(spec)  # every game starts from the same player
+        return player
+    made: Player = spec(seed, seat)
+    if not hasattr(made, "choose"):
+        raise ScopaError(f"the factory {_name(spec)} returned {made!r}, which has no choose(view)")
+    return made
+
+
+def _play(state: State, players: Sequence[Player]) -> tuple[State, list[float]]:
     thinking = [0.0] * len(players)
     while not state.is_over:
         seat = state.turn
@@ -90,77 +131,96 @@ def play_hand(state: State, players: Sequence[Player]) -> tuple[tuple[int, int],
         move = players[seat].choose(state.view(seat))
         thinking[seat] += time.perf_counter() - t0
         state = state.play(move)
-    return state.score().points, thinking
+    return state, thinking
 
 
-def _deal_job(args: tuple[Rules, PlayerSpec, PlayerSpec, int, int]) -> list[tuple[int, int, float, float]]:
-    """Both games of one duplicate deal: per game, A's points, B's points, and A's and B's
-    thinking time."""
-    rules, spec_a, spec_b, seed, dealer = args
-    sides = (_spec(spec_a), _spec(spec_b))
-    n = rules.players
+def play_hand(state: State, players: Sequence[Player]) -> tuple[tuple[int, int], list[float]]:
+    """Play ``state`` to the end with one player per seat; each team's points and each
+    seat's total thinking time."""
+    final, thinking = _play(state, players)
+    return final.score().points, thinking
+
+
+Game = tuple[int, int, float, float, list[int], list[int]]
+
+
+def _deal_job(task: tuple[int, Rules, Any, Any, int, int]) -> tuple[int, list[Game]]:
+    """Both games of duplicate deal number ``task[0]``: per game, A's points, B's points, A's and
+    B's thinking time, and A's and B's points per category."""
+    number, rules, spec_a, spec_b, seed, dealer = task
+    sides = (spec_a, spec_b)
     games = []
     for a_team in (0, 1):  # game 1: A holds team 0's seats; game 2: team 1's
         players = []
-        for seat in range(n):
-            name, opts = sides[0] if (seat & 1) == a_team else sides[1]
-            players.append(make_player(name, seed=seed * 8 + a_team * 4 + seat, **opts))
-        points, thinking = play_hand(State.deal(rules, seed=seed, dealer=dealer), players)
+        for seat in range(rules.players):
+            spec = sides[0] if (seat & 1) == a_team else sides[1]
+            players.append(_make(spec, seed * 8 + a_team * 4 + seat, seat))
+        final, thinking = _play(State.deal(rules, seed=seed, dealer=dealer), players)
+        score = final.score()
         time_a = sum(t for seat, t in enumerate(thinking) if (seat & 1) == a_team)
-        time_b = sum(thinking) - time_a
-        games.append((points[a_team], points[1 - a_team], time_a, time_b))
-    return games
+        cats = score.breakdown
+        games.append(
+            (
+                score.points[a_team],
+                score.points[1 - a_team],
+                time_a,
+                sum(thinking) - time_a,
+                [cats[c][a_team] for c in CATEGORIES],
+                [cats[c][1 - a_team] for c in CATEGORIES],
+            )
+        )
+    return number, games
 
 
 def arena(
     rules: Rules | str,
     player_a: PlayerSpec,
     player_b: PlayerSpec,
-    hands: int = 100,
+    deals: int = 100,
     seed: int = 0,
     jobs: int = 1,
+    executor: Executor | str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ArenaResult:
-    """Play ``hands`` duplicate deals of A against B and measure them.
+    """Play ``deals`` duplicate deals of A against B and measure them.
 
-    ``jobs`` worker processes share the deals (1: in this process). Each deal's seed and
-    dealer, and each player's seed, come from ``seed`` and the deal's number, so a run is
-    reproducible whatever ``jobs`` is. ``progress(done, total)`` is called as deals finish.
+    The deals run in this process (``jobs=1``), in ``jobs`` worker processes, or on
+    ``executor`` (any :class:`concurrent.futures.Executor`, or ``"dask://HOST:PORT"``). Each
+    deal's seed and dealer, and each player's seed, come from ``seed`` and the deal's
+    number, so a run is reproducible wherever it runs. ``progress(done, total)`` is called
+    as deals finish.
     """
+    from scopa.batch import map_chunks
+
     r = rules if isinstance(rules, Rules) else Rules.from_json(rules)
     for spec in (player_a, player_b):
-        name, opts = _spec(spec)
-        make_player(name, seed=0, **opts)  # fail here, not in a worker, on a bad spec
-    if not isinstance(hands, int) or hands < 1:
-        raise ScopaError(f"bad hands {hands!r}: expected an int >= 1")
-    if not isinstance(jobs, int) or jobs < 1:
+        _check_spec(spec)
+    if not isinstance(deals, int) or isinstance(deals, bool) or deals < 1:
+        raise ScopaError(f"bad deals {deals!r}: expected an int >= 1")
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ScopaError(f"bad jobs {jobs!r}: expected an int >= 1")
     rng = random.Random(seed)
-    tasks = [(r, player_a, player_b, rng.getrandbits(63), rng.randrange(r.players)) for _ in range(hands)]
-    results = []
-    if jobs == 1:
-        for i, task in enumerate(tasks):
-            results.append(_deal_job(task))
-            if progress:
-                progress(i + 1, hands)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for i, res in enumerate(pool.map(_deal_job, tasks, chunksize=max(1, hands // (jobs * 8)))):
-                results.append(res)
-                if progress:
-                    progress(i + 1, hands)
+    tasks = [(i, r, player_a, player_b, rng.getrandbits(63), rng.randrange(r.players)) for i in range(deals)]
+    results: list[list[Game]] = [[] for _ in range(deals)]
+    workers = jobs if executor is None else None
+    chunk = max(1, deals // (8 * jobs)) if executor is None else max(1, min(8, deals // 16))
+    for done, (i, res) in enumerate(map_chunks(_deal_job, tasks, executor, workers, chunk), 1):
+        results[i] = res
+        if progress:
+            progress(done, deals)
     games = [g for deal in results for g in deal]
     diffs = [sum(g[0] - g[1] for g in deal) / 2 for deal in results]
-    mean = sum(diffs) / hands
-    var = sum((d - mean) ** 2 for d in diffs) / (hands - 1) if hands > 1 else 0.0
-    half = 1.96 * math.sqrt(var / hands)
+    mean = sum(diffs) / deals
+    var = sum((d - mean) ** 2 for d in diffs) / (deals - 1) if deals > 1 else 0.0
+    half = 1.96 * math.sqrt(var / deals)
     moves_per_side = len(games) * (40 - r.table_size) / 2
+    n = len(games)
     return ArenaResult(
         game=r.game,
-        names=(_spec(player_a)[0], _spec(player_b)[0]),
-        hands=hands,
-        games=len(games),
-        points=(sum(g[0] for g in games) / len(games), sum(g[1] for g in games) / len(games)),
+        names=(_name(player_a), _name(player_b)),
+        deals=deals,
+        games=n,
+        points=(sum(g[0] for g in games) / n, sum(g[1] for g in games) / n),
         diff=mean,
         ci95=(mean - half, mean + half),
         hand_wins=(
@@ -173,4 +233,7 @@ def arena(
             sum(g[2] for g in games) / moves_per_side,
             sum(g[3] for g in games) / moves_per_side,
         ),
+        categories={
+            c: (sum(g[4][k] for g in games) / n, sum(g[5][k] for g in games) / n) for k, c in enumerate(CATEGORIES)
+        },
     )
