@@ -53,7 +53,7 @@ class _Short(reprlib.Repr):
         super().__init__()
         self.maxlevel = 4
         self.maxtuple = self.maxlist = 12
-        self.maxstring = 60
+        self.maxstring = 400
         self.maxother = 60
 
     def repr_int(self, x: int, level: int) -> str:
@@ -160,12 +160,12 @@ def check_geometry(nplayers: Any, hand_size: Any, table_size: Any) -> None:
         )
 
 
-def check_tuple(pos: Any, block: Any = None) -> None:
+def check_tuple(pos: Any, block: Any) -> None:
     """Raise ValueError unless ``pos`` has the shape the core reads:
     ``(hands, table, stock, captured, scope, turn, last_capture)`` with 2 or 4 hands (card
     masks), a table mask, a stock of at most 40 card indexes, two pile masks, two scope
     counts in 0..MAX_SCOPE, a seat to move among the hands and a last capturer -1, 0 or 1;
-    with ``block`` (the refill size), a stock of whole refills. Tuples or lists; ints only
+    and ``block``, the refill size, one that makes the stock whole refills. Tuples or lists; ints only
     (not bools). Cards may still repeat: :func:`check_playable` checks that."""
 
     def bad(why: str) -> ValueError:
@@ -189,10 +189,9 @@ def check_tuple(pos: Any, block: Any = None) -> None:
         raise bad(f"the seat to move must be an int in 0..{n - 1}")
     if not _is_int(last) or not -1 <= last <= 1:
         raise bad("the last capturer must be -1 (none), 0 or 1")
-    if block is not None:
-        check_block(block)
-        if len(stock) % (n * block):
-            raise bad(f"a stock of {len(stock)} cards is not whole refills of {block} cards for {n} seats")
+    check_block(block)
+    if len(stock) % (n * block):
+        raise bad(f"a stock of {len(stock)} cards is not whole refills of {block} cards for {n} seats")
 
 
 def _mask(x: Any) -> bool:

@@ -1204,8 +1204,8 @@ cdef class Solver:
 
     cdef int _idle(self) except -1:
         if self._busy:
-            raise RuntimeError("this Solver is searching for another thread: use one Solver per "
-                               "thread (scopa.Solver waits its turn instead)")
+            raise RuntimeError("this Solver is searching for another thread: use one per thread, "
+                               "or scopa.Solver, which waits")
         return 0
 
     def clear(self):
@@ -1311,12 +1311,21 @@ cdef class Solver:
         if not is_int_in(node_limit, 0, 1 << 62):
             _checks.check_int(node_limit, "node_limit", 0, (1 << 62) - 1)
         nl = node_limit
+        _checks.check_seconds(time_limit)
+        if stop is not None and not isinstance(stop, StopFlag):
+            raise ValueError(f"bad stop {_checks.short(stop)}: expected a scopa_core.StopFlag or None")
+        # claimed before anything is written (self.stock, the table): no Python code runs
+        # between the check and the claim, so the GIL makes the two one step
         self._idle()
-        pos_from_tuple(p, self.stock, pos, block)
-        if not playable(p):
-            _checks.check_playable(pos)
-        watch_start(&self.S.watch, time_limit, stop)
         self._busy = True
+        try:
+            pos_from_tuple(p, self.stock, pos, block)
+            if not playable(p):
+                _checks.check_playable(pos)
+        except BaseException:
+            self._busy = False
+            raise
+        watch_start(&self.S.watch, time_limit, stop)
         self._stop_ref = stop
         stock = tuple(pos[2])
         ctx = self._context

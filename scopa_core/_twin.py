@@ -189,7 +189,12 @@ def apply_move(pos: tuple, card: int, capture: int, opts: int, block: int) -> tu
     _checks.check_mask(capture, "captured cards")
     _checks.check_opts(opts)
     _checks.check_tuple(pos, block)
-    return _apply(pos, card, capture, opts, block)
+    after = _apply(pos, card, capture, opts, block)
+    if max(after[4]) > _checks.MAX_SCOPE:
+        raise ValueError(
+            f"bad position tuple {_checks.short(pos)}: a scopa now would pass {_checks.MAX_SCOPE} scope"
+        )
+    return after
 
 
 def _apply(pos: tuple, card: int, capture: int, opts: int, block: int) -> tuple:
@@ -229,10 +234,6 @@ def _apply(pos: tuple, card: int, capture: int, opts: int, block: int) -> tuple:
         elif table and last >= 0:
             cap[last] |= table
             table = 0
-    if max(sc) > _checks.MAX_SCOPE:
-        raise ValueError(
-            f"bad position tuple {_checks.short(pos)}: a scopa now would pass {_checks.MAX_SCOPE} scope"
-        )
     return (tuple(hands), table, stock, (cap[0], cap[1]), (sc[0], sc[1]), turn, last)
 
 

@@ -18,6 +18,7 @@ and a summary of the undecided terms, which together form the table's key.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 
@@ -31,11 +32,14 @@ SEVEN_COINS = core.SETTEBELLO
 KING_COINS = core.RE_BELLO
 
 
-def check_position(pos: tuple, block: int = 1) -> None:
+def check_position(pos: tuple, block: int) -> None:
     """Raise ValueError unless ``pos`` can be solved: the shape and ranges of
     ``_checks.check_tuple`` and a playable position (``_checks.check_playable``)."""
     _checks.check_tuple(pos, block)
     _checks.check_playable(pos)
+
+
+_BUSY = "this Solver is searching for another thread: use one per thread, or scopa.Solver, which waits"
 
 
 class SolverAborted(Exception):
@@ -383,25 +387,23 @@ class Solver:
         self._deadline = 0.0
         self._stop: core.StopFlag | None = None
         self._busy = False
+        self._claim = threading.Lock()
         self._root_depth = -1
         self._root_move: tuple[int, int] | None = None
         self._history = [0] * 160
         #: the plain leaf search takes over below this many plays left (as in the compiled solver)
         self.leaf_depth = 11
 
-    def _idle(self) -> None:
-        if self._busy:
-            raise RuntimeError(
-                "this Solver is searching for another thread: use one Solver per "
-                "thread (scopa.Solver waits its turn instead)"
-            )
-
     def clear(self) -> None:
         """Empty the transposition table."""
-        self._idle()
-        self._tt.clear()
-        self._context = None
-        self._history = [0] * 160
+        if not self._claim.acquire(blocking=False):
+            raise RuntimeError(_BUSY)
+        try:
+            self._tt.clear()
+            self._context = None
+            self._history = [0] * 160
+        finally:
+            self._claim.release()
 
     def tt_entries(self) -> int:
         """Number of positions in the transposition table."""
@@ -414,10 +416,12 @@ class Solver:
         ``_begin``); pair with :meth:`_end`."""
         _checks.check_opts(opts)
         _checks.check_int(node_limit, "node_limit", 0, (1 << 62) - 1)
-        self._idle()
-        check_position(pos, block)
+        seconds = _checks.check_seconds(time_limit)  # (in the compiled core's order)
         core.check_stop(stop)
-        seconds = _checks.check_seconds(time_limit)
+        check_position(pos, block)
+        # one step, whatever thread runs: a lock taken without waiting (a second caller is refused)
+        if not self._claim.acquire(blocking=False):
+            raise RuntimeError(_BUSY)
         self._busy = True
         stock = tuple(pos[2])
         ctx = self._context
@@ -443,6 +447,7 @@ class Solver:
         self._deadline = 0.0
         self._stop = None
         self._busy = False
+        self._claim.release()
 
     def _arm(self) -> None:
         self._next_check = self.nodes + CHECK_EVERY
@@ -708,7 +713,7 @@ class Solver:
         stopped it or the hand is over; see the compiled solver."""
         _checks.check_int(plies, "plies", 1, 1000)
         if first is not None:
-            if not isinstance(first, (tuple, list)) or len(first) != 2:
+            if type(first) not in (tuple, list) or len(first) != 2:
                 raise ValueError(f"bad first {_checks.short(first)}: expected a (card, capture) move or None")
             _checks.check_card(first[0])
             _checks.check_mask(first[1], "captured cards")

@@ -105,7 +105,9 @@ def test_batch_on_a_dask_cluster(cluster):
     there = {r["id"]: r["value"] for r in solve_many(items, executor=cluster.get_executor())}
     assert there == here and len(there) == 300
     address = cluster.scheduler.address
-    via_url = {r["id"]: r["value"] for r in solve_many(items[:20], executor="dask://" + address.split("://")[1])}
+    via_url = {
+        r["id"]: r["value"] for r in solve_many(items[:20], executor="dask://" + address.split("://")[1])
+    }
     assert via_url == {i: here[i] for i, _ in items[:20]}
 
 

@@ -89,6 +89,19 @@ def wait_for(d: Any, states: tuple[str, ...], timeout: float = 60) -> str:
     pytest.fail(f"status stayed {state(d)!r}, expected one of {states}")
 
 
+def until(condition: Any, timeout: float = 30) -> None:
+    """Wait until ``condition()`` holds (the page plays asynchronously: a click's effect comes later)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if condition():
+                return
+        except StaleElementReferenceException:
+            pass
+        time.sleep(0.05)
+    assert condition(), "the page never got there"
+
+
 def hand_cards(d: Any) -> list[str]:
     return [b.get_attribute("data-card") for b in d.find_elements(By.CSS_SELECTOR, "#hand button")]
 
@@ -145,22 +158,17 @@ def test_a_whole_scopa_hand_with_a_capture_choice_undo_score_and_review(server, 
     choices = d.find_elements(By.CSS_SELECTOR, "#captures button")
     assert [b.get_attribute("data-move") for b in choices] == ["QdxQs", "QdxQb"]
     choices[1].click()
-    wait_for(d, ("your-turn",))
-    assert CHOICE_CARD not in hand_cards(d)
+    until(lambda: CHOICE_CARD not in hand_cards(d) and state(d) == "your-turn")
     table = [b.get_attribute("data-card") for b in d.find_elements(By.CSS_SELECTOR, "#table [data-card]")]
     assert "Qb" not in table
     # undo: back to the turn before, the card in the hand again
     d.find_element(By.ID, "undo").click()
-    wait_for(d, ("your-turn",))
-    deadline = time.monotonic() + 10
-    while CHOICE_CARD not in hand_cards(d) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert CHOICE_CARD in hand_cards(d) and "Undone" in d.find_element(By.ID, "log").text
+    until(lambda: CHOICE_CARD in hand_cards(d) and state(d) == "your-turn")
+    assert "Undone" in d.find_element(By.ID, "log").text
     # picking the table cards works too: the card, then Qs
     d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{CHOICE_CARD}"]').click()
     d.find_element(By.CSS_SELECTOR, '#table [data-card="Qs"]').click()
-    wait_for(d, ("your-turn",))
-    assert CHOICE_CARD not in hand_cards(d)
+    until(lambda: CHOICE_CARD not in hand_cards(d) and state(d) == "your-turn")
     # the keyboard: key 1 plays the first card of the hand
     n = len(hand_cards(d))
     d.find_element(By.TAG_NAME, "body").send_keys("1")

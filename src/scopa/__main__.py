@@ -526,12 +526,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     bat = sub.add_parser("batch", help="solve, analyze or review JSON lines in parallel (resumable)")
     bat.add_argument("kind", choices=["solve", "analyze", "review"])
-    bat.add_argument("input", help='JSON lines: {"id": ..., "position": P} (review: {"id": ..., "record": R})')
+    bat.add_argument(
+        "input", help='JSON lines: {"id": ..., "position": P} (review: {"id": ..., "record": R})'
+    )
     bat.add_argument("-o", "--output", required=True, help="JSON lines out, appended; rerun to resume")
     place = bat.add_mutually_exclusive_group()
     place.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="a Dask scheduler (scopa[dask])")
-    place.add_argument("--workers", type=_positive, default=None, help="local processes (default: every core)")
-    bat.add_argument("--time", type=_seconds, default=0, metavar="SECONDS", help="limit per job (review: per play)")
+    place.add_argument(
+        "--workers", type=_positive, default=None, help="local processes (default: every core)"
+    )
+    bat.add_argument(
+        "--time", type=_seconds, default=0, metavar="SECONDS", help="limit per job (review: per play)"
+    )
     bat.set_defaults(func=_batch)
 
     srv = sub.add_parser("serve", help="the engine over HTTP and WebSocket, and the browser app")

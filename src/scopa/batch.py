@@ -23,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import ScopaError
+from scopa.errors import ScopaError, show
 
 __all__ = [
     "BatchError",
@@ -71,16 +71,18 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
         if address.startswith("dask://"):
             address = "tcp://" + address[len("dask://") :]
         if not address.startswith(("tcp://", "tls://", "inproc://")):
-            raise BatchError(f"bad executor {executor!r}: expected 'dask://HOST:PORT' or an Executor")
+            raise BatchError(f"bad executor {show(executor)}: expected 'dask://HOST:PORT' or an Executor")
         try:
             from distributed import Client
         except ImportError as exc:
-            raise BatchError(f"a Dask executor needs the dask extra: pip install 'scopa[dask]' ({exc})") from None
-        return _DaskExecutor(Client(address)), True
+            raise BatchError(
+                f"a Dask executor needs the dask extra: pip install 'scopa[dask]' ({exc})"
+            ) from None
+        return _DaskExecutor(Client(address)), True  # type: ignore[no-untyped-call]
     if executor is not None:
-        raise BatchError(f"bad executor {executor!r}: expected an Executor, 'dask://HOST:PORT' or None")
+        raise BatchError(f"bad executor {show(executor)}: expected an Executor, 'dask://HOST:PORT' or None")
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
-        raise BatchError(f"bad workers {workers!r}: expected an int >= 1 or None")
+        raise BatchError(f"bad workers {show(workers)}: expected an int >= 1 or None")
     n = workers or os.cpu_count() or 1
     if n == 1:
         return _Inline(), True
@@ -124,7 +126,7 @@ def map_chunks(
     ex, owned = executor_for(executor, workers)
     size = chunksize or 1
     if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-        raise BatchError(f"bad chunksize {chunksize!r}: expected an int >= 1")
+        raise BatchError(f"bad chunksize {show(chunksize)}: expected an int >= 1")
     limit = in_flight or 4 * max(1, getattr(ex, "_max_workers", None) or workers or os.cpu_count() or 1)
     it = iter(items)
     pending: dict[Future[Any], list[Any]] = {}
@@ -150,7 +152,7 @@ def map_chunks(
                 lost = [chunk, *pending.values()]
                 pending.clear()
                 ex.shutdown(wait=False, cancel_futures=True)
-                ex = ProcessPoolExecutor(max_workers=ex._max_workers)
+                ex = ProcessPoolExecutor(max_workers=getattr(ex, "_max_workers", None))
                 for c in lost:
                     pending[ex.submit(_run_chunk, fn, c)] = c
                 continue
@@ -185,7 +187,9 @@ def _position(p: Any) -> Any:
         return State.from_string(p)
     if isinstance(p, Mapping):
         return State.from_json(p)
-    raise ScopaError(f"bad position {type(p).__name__}: expected a State, a position string or a JSON position")
+    raise ScopaError(
+        f"bad position {type(p).__name__}: expected a State, a position string or a JSON position"
+    )
 
 
 def _limit(options: Mapping[str, Any]) -> Any:
@@ -320,7 +324,11 @@ def thread_pool(workers: int) -> ThreadPoolExecutor:
 
 # ---------------------------------------------------------------------------------- JSON lines
 
-_JOBS = {"solve": (_solve_job, "position", 8), "analyze": (_analyze_job, "position", 4), "review": (_review_job, "record", 1)}
+_JOBS = {
+    "solve": (_solve_job, "position", 8),
+    "analyze": (_analyze_job, "position", 4),
+    "review": (_review_job, "record", 1),
+}
 
 
 def _done_ids(out: str) -> set[Any]:
@@ -373,7 +381,7 @@ def run_jsonl(
     reported to ``bad_line(line number, message)`` and skipped. Returns (done now, skipped as done
     before, bad lines)."""
     if kind not in _JOBS:
-        raise BatchError(f"unknown batch job {kind!r}: expected one of {', '.join(_JOBS)}")
+        raise BatchError(f"unknown batch job {show(kind)}: expected one of {', '.join(_JOBS)}")
     job, field, chunk = _JOBS[kind]
     done = _done_ids(out)
     items: list[tuple[Any, Any, dict[str, Any]]] = []
@@ -387,12 +395,12 @@ def run_jsonl(
             try:
                 obj = jsonio.loads(line)
                 if not isinstance(obj, dict) or "id" not in obj or field not in obj:
-                    raise BatchError(f"expected an object with 'id' and {field!r}")
+                    raise BatchError(f"expected an object with 'id' and {show(field)}")
                 if not isinstance(obj["id"], (str, int)) or isinstance(obj["id"], bool):
-                    raise BatchError(f"bad id {obj['id']!r}: expected a string or an integer")
+                    raise BatchError(f"bad id {show(obj['id'])}: expected a string or an integer")
                 key = _key(obj["id"])
                 if key in seen:
-                    raise BatchError(f"id {obj['id']!r} is given twice")
+                    raise BatchError(f"id {show(obj['id'])} is given twice")
                 seen.add(key)
             except ScopaError as exc:
                 bad += 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Set
 from typing import TypeAlias
 
-from scopa.errors import CardError
+from scopa.errors import CardError, show
 
 __all__ = ["Card", "CardLike", "CardSet", "DECK", "RANKS", "SUITS", "bits", "cards_mask"]
 
@@ -36,7 +36,7 @@ class Card:
 
     def __new__(cls, index: int) -> Card:  # noqa: D102 - use parse() or from_index()
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 40:
-            raise CardError(f"card index must be an int in 0..39, got {index!r}")
+            raise CardError(f"card index must be an int in 0..39, got {show(index)}")
         return DECK[index]
 
     @classmethod
@@ -70,14 +70,14 @@ class Card:
         if isinstance(text, Card):
             return text
         if not isinstance(text, str):
-            raise CardError(f"a card must be a string like '7d', got {text!r}")
+            raise CardError(f"a card must be a string like '7d', got {show(text)}")
         t = text.strip()
         if len(t) != 2:
-            raise CardError(f"unknown card {text!r}: expected rank A234567JQK + suit dcsb, like '7d'")
+            raise CardError(f"unknown card {show(text)}: expected rank A234567JQK + suit dcsb, like '7d'")
         rank, suit = t[0].upper(), _SUIT_SYMBOLS.get(t[1], t[1].lower())
         r, s = RANKS.find(rank), SUITS.find(suit)
         if r < 0 or s < 0:
-            raise CardError(f"unknown card {text!r}: expected rank A234567JQK + suit dcsb, like '7d'")
+            raise CardError(f"unknown card {show(text)}: expected rank A234567JQK + suit dcsb, like '7d'")
         return DECK[s * 10 + r]
 
     @property
@@ -161,12 +161,12 @@ def cards_mask(cards: Iterable[CardLike], what: str = "cards") -> int:
     if isinstance(cards, CardSet):
         return cards.mask
     if isinstance(cards, str):
-        raise CardError(f"{what}: expected a list of cards, got the string {cards!r}")
+        raise CardError(f"{what}: expected a list of cards, got the string {show(cards)}")
     mask = 0
     for c in cards:
         bit = 1 << Card.parse(c).index
         if mask & bit:
-            raise CardError(f"duplicate card {str(Card.parse(c))!r} in {what}")
+            raise CardError(f"duplicate card {show(str(Card.parse(c)))} in {what}")
         mask |= bit
     return mask
 
@@ -188,10 +188,10 @@ class CardSet(Set[Card]):
 
     def __init__(self, cards: Iterable[CardLike] | int = ()) -> None:
         if isinstance(cards, bool):
-            raise CardError(f"expected cards or a card mask, got {cards!r}")
+            raise CardError(f"expected cards or a card mask, got {show(cards)}")
         if isinstance(cards, int):
             if not 0 <= cards < 1 << 40:
-                raise CardError(f"a card mask must be in 0..2**40-1, got {cards!r}")
+                raise CardError(f"a card mask must be in 0..2**40-1, got {show(cards)}")
             mask = cards
         else:
             mask = cards_mask(cards)
@@ -203,6 +203,8 @@ class CardSet(Set[Card]):
     @classmethod
     def parse(cls, text: str) -> CardSet:
         """Parse space- or comma-separated cards (``"7d Kc"``), or ``""``/``"-"`` for none."""
+        if not isinstance(text, str):
+            raise CardError(f"cards must be a string like '7d Kc', got {show(text)}")
         parts = text.replace(",", " ").split()
         if parts == ["-"]:
             parts = []

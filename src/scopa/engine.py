@@ -169,8 +169,10 @@ def serve(
                 continue
             if not line.strip():
                 continue
+            # (the line's end is not part of the request: a line of MAX_LINE characters is taken)
+            body = line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n")
             try:
-                req = protocol.parse(line)
+                req = protocol.parse(body)
             except RequestError as exc:
                 session.write(exc.reply)
                 continue

@@ -14,6 +14,14 @@ __all__ = [
 ]
 
 
+def show(x: object) -> str:
+    """A ``repr`` of a bad input for an error message, bounded in length and safe for any input
+    (an int of thousands of digits, a list nested a thousand deep, a ``repr`` that fails)."""
+    from scopa_core._checks import short
+
+    return short(x)
+
+
 class ScopaError(ValueError):
     """Base class of every error scopa raises for bad input."""
 

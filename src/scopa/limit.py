@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 import scopa_core as core
-from scopa.errors import LimitError
+from scopa.errors import LimitError, show
 
 __all__ = ["Clock", "CoreLimits", "Limit", "StopFlag"]
 
@@ -60,7 +60,7 @@ class Limit:
         if self.nodes is not None:
             _check_nodes(self.nodes, "nodes")
         if self.stop is not None and not isinstance(self.stop, StopFlag):
-            raise LimitError(f"bad stop {self.stop!r}: expected a scopa.StopFlag or None")
+            raise LimitError(f"bad stop {show(self.stop)}: expected a scopa.StopFlag or None")
 
     @classmethod
     def of(
@@ -72,7 +72,7 @@ class Limit:
         """One limit from a ``limit`` and the ``time_limit`` / ``node_limit`` keywords the
         functions also take (the tighter of each, when both give one)."""
         if limit is not None and not isinstance(limit, Limit):
-            raise LimitError(f"bad limit {limit!r}: expected a scopa.Limit or None")
+            raise LimitError(f"bad limit {show(limit)}: expected a scopa.Limit or None")
         if time_limit is not None:
             _check_time(time_limit, "time_limit")
         if node_limit is not None:
@@ -114,13 +114,13 @@ class Limit:
 def _check_time(t: object, what: str) -> float:
     number = isinstance(t, (int, float)) and not isinstance(t, bool)
     if not (number and math.isfinite(t) and 0 < t <= _TIME_MAX):  # type: ignore[arg-type, operator]
-        raise LimitError(f"bad {what} {t!r}: expected seconds, a number in (0, 1e9], or None")
+        raise LimitError(f"bad {what} {show(t)}: expected seconds, a number in (0, 1e9], or None")
     return float(t)  # type: ignore[arg-type]
 
 
 def _check_nodes(n: object, what: str) -> int:
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= _NODE_MAX:
-        raise LimitError(f"bad {what} {n!r}: expected an int in 1..2**62-1 or None")
+        raise LimitError(f"bad {what} {show(n)}: expected an int in 1..2**62-1 or None")
     return n
 
 

@@ -17,7 +17,7 @@ import secrets
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from scopa.errors import IllegalMoveError, PositionError, ScopaError
+from scopa.errors import IllegalMoveError, PositionError, ScopaError, show
 from scopa.events import Event
 from scopa.events import play as play_events
 from scopa.move import Move
@@ -65,13 +65,13 @@ class Match:
         if seed is None:
             seed = secrets.randbits(63)
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < _SEED_LIMIT:
-            raise PositionError(f"bad seed {seed!r}: expected an int in 0..2**64-1 or None")
+            raise PositionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1 or None")
         self.seed = seed
         n = self.rules.players
         if dealer is None:
             dealer = _derive(seed, "dealer") % n
         elif not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
-            raise PositionError(f"bad dealer {dealer!r}: expected a seat in 0..{n - 1}")
+            raise PositionError(f"bad dealer {show(dealer)}: expected a seat in 0..{n - 1}")
         self.first_dealer = dealer
         self.history: list[HandScore] = []
         self.hands: list[State] = []
@@ -252,12 +252,12 @@ class Match:
             raise PositionError(f"unknown field(s) {', '.join(map(repr, unknown))} in match")
         if (obj.get("format"), obj.get("version")) != MATCH_FORMAT:
             raise PositionError(
-                f"not a match: format {obj.get('format')!r} version {obj.get('version')!r}, "
-                f"expected {MATCH_FORMAT[0]!r} version {MATCH_FORMAT[1]}"
+                f"not a match: format {show(obj.get('format'))} version {show(obj.get('version'))}, "
+                f"expected {show(MATCH_FORMAT[0])} version {MATCH_FORMAT[1]}"
             )
         rules = Rules.from_json(obj.get("rules"))
         if "target" in obj and obj["target"] != rules.target:
-            raise PositionError(f"match target {obj['target']!r} differs from its rules' {rules.target}")
+            raise PositionError(f"match target {show(obj['target'])} differs from its rules' {rules.target}")
         m = cls(rules, seed=obj.get("seed"), dealer=obj.get("first_dealer"))
         hands = obj.get("hands", [])
         if not isinstance(hands, list) or len(hands) > 1000:
@@ -290,7 +290,7 @@ class Match:
             ("dealer", m.dealer),
         ):
             if key in obj and obj[key] != value:
-                raise PositionError(f"bad match: {key} {obj[key]!r}, but the hands give {value!r}")
+                raise PositionError(f"bad match: {key} {show(obj[key])}, but the hands give {show(value)}")
         return m
 
     def _check_deal(self, i: int, text: Any) -> State:
@@ -325,13 +325,13 @@ class Match:
             try:
                 state = state.play(move)
             except ScopaError as exc:
-                raise PositionError(f"bad hand {i + 1}, play {j + 1} ({move!r}): {exc}") from None
+                raise PositionError(f"bad hand {i + 1}, play {j + 1} ({show(move)}): {exc}") from None
         if not state.is_over:
             raise PositionError(f"bad hand {i + 1}: its plays do not finish the hand")
         points = state.score().points
         if hand.get("points") != list(points):
             raise PositionError(
-                f"bad hand {i + 1}: points {hand.get('points')!r}, but the plays give {list(points)}"
+                f"bad hand {i + 1}: points {show(hand.get('points'))}, but the plays give {list(points)}"
             )
         self._finish(state)
         self._state = state if self.is_over else self._deal(len(self.hands))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from scopa.card import DECK, Card, CardLike, bits, cards_mask
-from scopa.errors import CardError, InvalidMoveError
+from scopa.errors import CardError, InvalidMoveError, show
 
 __all__ = ["Move"]
 
@@ -68,7 +68,7 @@ class Move:
         scopa.errors.InvalidMoveError: bad move 'zz': unknown card 'zz': expected rank ...
         """
         if not isinstance(text, str):
-            raise InvalidMoveError(f"bad move {text!r}: expected notation like '7d' or '7dx3c4s'")
+            raise InvalidMoveError(f"bad move {show(text)}: expected notation like '7d' or '7dx3c4s'")
         t = text.strip()
         cut = t.lower().find("x")
         head, sep, tail = (t, "", "") if cut < 0 else (t[:cut], "x", t[cut + 1 :])
@@ -76,12 +76,12 @@ class Move:
             card = Card.parse(head)
             caps = [tail[i : i + 2] for i in range(0, len(tail), 2)] if sep else []
             if sep and (not tail or len(tail) % 2):
-                raise CardError(f"captured cards {tail!r} are not whole cards")
+                raise CardError(f"captured cards {show(tail)} are not whole cards")
             mask = cards_mask(caps, "the captured cards")
         except CardError as exc:
-            raise InvalidMoveError(f"bad move {text!r}: {exc}") from None
+            raise InvalidMoveError(f"bad move {show(text)}: {exc}") from None
         if mask >> card.index & 1:
-            raise InvalidMoveError(f"bad move {text!r}: {card} cannot capture itself")
+            raise InvalidMoveError(f"bad move {show(text)}: {card} cannot capture itself")
         return cls._from_core(card.index, mask)
 
     @property

@@ -31,7 +31,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.card import DECK, CardSet, cards_mask
-from scopa.errors import PositionError, RulesError, ScopaError
+from scopa.errors import PositionError, RulesError, ScopaError, show
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
@@ -111,11 +111,13 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
     rules = Rules.from_json(obj["rules"])
     for key in ("hands", "table", "stock", "captured", "scope"):
         if key in obj and not isinstance(obj[key], list):
-            raise PositionError(f"field {key!r} must be a list, got {obj[key]!r}")
+            raise PositionError(f"field {show(key)} must be a list, got {show(obj[key])}")
     for key in ("hands", "captured"):
         for item in obj.get(key, ()):
             if not isinstance(item, list):
-                raise PositionError(f"field {key!r} must be a list of card lists, got {item!r} inside")
+                raise PositionError(
+                    f"field {show(key)} must be a list of card lists, got {show(item)} inside"
+                )
     state = State.from_cards(
         rules,
         obj["hands"],
@@ -153,10 +155,11 @@ def _with_history(state: State, history: Any) -> State:
         try:
             s = s.play(move)
         except ScopaError as exc:
-            raise PositionError(f"bad history: play {i + 1} ({move!r}) cannot be made: {exc}") from None
+            raise PositionError(f"bad history: play {i + 1} ({show(move)}) cannot be made: {exc}") from None
     if s != state or s.rules != state.rules:
         raise PositionError(
-            f"bad history: its plays lead to {s.to_string()!r}, not to this position {state.to_string()!r}"
+            f"bad history: its plays lead to {show(s.to_string())}, "
+            f"not to this position {show(state.to_string())}"
         )
     return s
 
@@ -214,7 +217,7 @@ def _parse_rules(text: str) -> Rules:
     for opt in opts:
         key, sep, value = opt.partition("=")
         if not sep or not key:
-            raise RulesError(f"bad rule option {opt!r} in {text!r}: expected name=value")
+            raise RulesError(f"bad rule option {show(opt)} in {show(text)}: expected name=value")
         options[key] = _parse_value(key, value)
     return Rules.preset(name, **options)
 
@@ -223,7 +226,7 @@ def _split_cards(text: str, what: str) -> list[str]:
     if text == "-":
         return []
     if len(text) % 2:
-        raise PositionError(f"bad {what} {text!r}: cards are two characters each, like 7dKc")
+        raise PositionError(f"bad {what} {show(text)}: cards are two characters each, like 7dKc")
     return [text[i : i + 2] for i in range(0, len(text), 2)]
 
 
@@ -231,7 +234,7 @@ def _int_field(text: str, what: str, nullable: bool) -> int | None:
     if nullable and text == "-":
         return None
     if not _NUMBER.fullmatch(text):
-        raise PositionError(f"bad {what} {text!r}: expected a number{' or -' if nullable else ''}")
+        raise PositionError(f"bad {what} {show(text)}: expected a number{' or -' if nullable else ''}")
     return int(text)
 
 
@@ -244,7 +247,7 @@ def state_from_string(text: str) -> State:
     fields = text.split()
     if len(fields) != len(_FIELDS):
         raise PositionError(
-            f"bad position string {text!r}: expected {len(_FIELDS)} space-separated fields "
+            f"bad position string {show(text)}: expected {len(_FIELDS)} space-separated fields "
             f"({' '.join(_FIELDS)}), got {len(fields)}"
         )
     rules_t, hands_t, table_t, stock_t, cap_t, scope_t, turn_t, last_t, dealer_t = fields
@@ -254,7 +257,7 @@ def state_from_string(text: str) -> State:
         scope = scope_t.split("/")
         if len(captured) != 2 or len(scope) != 2:
             raise PositionError(
-                f"bad captured {cap_t!r} or scope {scope_t!r}: expected two fields joined by /"
+                f"bad captured {show(cap_t)} or scope {show(scope_t)}: expected two fields joined by /"
             )
         return State.from_cards(
             rules,
@@ -270,7 +273,7 @@ def state_from_string(text: str) -> State:
     except ScopaError as exc:
         if isinstance(exc, PositionError) and repr(text) in str(exc):
             raise
-        raise type(exc)(f"{exc} (in position string {text!r})") from None
+        raise type(exc)(f"{exc} (in position string {show(text)})") from None
 
 
 # ---------------------------------------------------------------------- player views
@@ -280,7 +283,7 @@ def _history_from_json(obj: object, players: int, table: int, piles: int) -> tup
     """The optional ``history`` of a view: ``[[seat, "move"], ...]``, the hand's plays in order.
     Every played card must now be on the table or in a pile, every captured card in a pile."""
     if not isinstance(obj, list) or len(obj) > 40:
-        raise PositionError(f"bad history {obj!r}: expected a list of at most 40 [seat, move] pairs")
+        raise PositionError(f"bad history {show(obj)}: expected a list of at most 40 [seat, move] pairs")
     out = []
     played = 0
     for item in obj:
@@ -292,11 +295,11 @@ def _history_from_json(obj: object, players: int, table: int, piles: int) -> tup
             or not 0 <= item[0] < players
             or not isinstance(item[1], str)
         ):
-            raise PositionError(f"bad history entry {item!r}: expected [seat in 0..{players - 1}, move]")
+            raise PositionError(f"bad history entry {show(item)}: expected [seat in 0..{players - 1}, move]")
         move = Move.parse(item[1])
         if not move.card.mask & (table | piles) & ~played or move.capture_mask & ~piles:
             raise PositionError(
-                f"bad history entry {item!r}: the played card must now be on the table or in a pile, "
+                f"bad history entry {show(item)}: the played card must now be on the table or in a pile, "
                 "played once, and the captured cards in a pile"
             )
         played |= move.card.mask
@@ -371,17 +374,17 @@ def view_from_json(obj: object) -> PlayerView:
             raise PositionError(f"hand {seat} must be a number of cards in 0..10, got {_short(h)}")
     stock = d.get("stock", 0)
     if not isinstance(stock, int) or isinstance(stock, bool) or not 0 <= stock <= 40:
-        raise PositionError(f"'stock' in a view must be its number of cards in 0..40, got {stock!r}")
+        raise PositionError(f"'stock' in a view must be its number of cards in 0..40, got {show(stock)}")
     # Validate everything else through a full position with stand-in hidden cards.
     own = hands[me]
     known = cards_mask(own, f"hand {me}")
     table = d.get("table") or []
     if not isinstance(table, list):
-        raise PositionError(f"field 'table' must be a list, got {table!r}")
+        raise PositionError(f"field 'table' must be a list, got {show(table)}")
     known |= cards_mask(table, "the table")
     captured = d.get("captured") or []
     if not isinstance(captured, list):
-        raise PositionError(f"field 'captured' must be a list, got {captured!r}")
+        raise PositionError(f"field 'captured' must be a list, got {show(captured)}")
     for pile in captured:
         known |= cards_mask(pile if isinstance(pile, list) else [], "a pile")
     free = [c for c in range(40) if not known >> c & 1]

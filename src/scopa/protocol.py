@@ -290,6 +290,7 @@ _REVIEW_PROPS = {
                 "dd_loss": _NULLABLE_INT,
                 "mark": {"enum": ["?", "??", None]},
                 "reason": {"type": ["string", "null"]},
+                "reviewed": {"type": "boolean"},
             },
         },
     },

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import PositionError, ScopaError
+from scopa.errors import PositionError, ScopaError, show
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
@@ -75,9 +75,11 @@ class Annotation:
 
     def __post_init__(self) -> None:
         if self.mark is not None and self.mark not in MARKS:
-            raise RecordError(f"bad mark {self.mark!r}: expected one of {', '.join(MARKS)}")
+            raise RecordError(f"bad mark {show(self.mark)}: expected one of {', '.join(MARKS)}")
         if self.comment is not None and (not isinstance(self.comment, str) or len(self.comment) > 2000):
-            raise RecordError(f"bad comment {self.comment!r}: expected a string of at most 2000 characters")
+            raise RecordError(
+                f"bad comment {show(self.comment)}: expected a string of at most 2000 characters"
+            )
 
 
 def _is_deal(state: State) -> str | None:
@@ -127,7 +129,7 @@ class HandRecord:
         why = _is_deal(state.origin)
         if why is not None:
             raise RecordError(
-                f"cannot record {state.to_string()!r}: its history does not start from a deal ({why})"
+                f"cannot record {show(state.to_string())}: its history does not start from a deal ({why})"
             )
         score = state.score().points if state.is_over else None
         return cls(state.origin, tuple(m for _, m in state.history), score)
@@ -178,7 +180,7 @@ class HandRecord:
         if rules is None:
             allowed |= {"format", "version", "rules"}
             if (obj.get("format"), obj.get("version")) != HAND_FORMAT:
-                raise RecordError(f"{where}: not a hand record (format {obj.get('format')!r})")
+                raise RecordError(f"{where}: not a hand record (format {show(obj.get('format'))})")
             try:
                 rules = Rules.from_json(obj.get("rules"))
             except ScopaError as exc:
@@ -188,18 +190,18 @@ class HandRecord:
             raise RecordError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}")
         text = obj.get("deal")
         if not isinstance(text, str):
-            raise RecordError(f"{where}: 'deal' must be a position string, got {text!r}")
+            raise RecordError(f"{where}: 'deal' must be a position string, got {show(text)}")
         try:
             deal = State.from_string(text)
         except ScopaError as exc:
             raise RecordError(f"{where}: bad deal: {exc}") from None
         if deal.rules.replace(target=rules.target) != rules:  # (the target only matters to the match)
-            raise RecordError(f"{where}: the deal's rules {deal.rules.to_json()!r} are not the record's")
+            raise RecordError(f"{where}: the deal's rules {show(deal.rules.to_json())} are not the record's")
         why = _is_deal(deal)
         if why is not None:
-            raise RecordError(f"{where}: bad deal {text!r}: {why}")
+            raise RecordError(f"{where}: bad deal {show(text)}: {why}")
         if "dealer" in obj and obj["dealer"] != deal.dealer:
-            raise RecordError(f"{where}: dealer {obj['dealer']!r} is not the deal's ({deal.dealer})")
+            raise RecordError(f"{where}: dealer {show(obj['dealer'])} is not the deal's ({deal.dealer})")
         plays = obj.get("plays", [])
         if not isinstance(plays, list) or len(plays) > 40:
             raise RecordError(f"{where}: 'plays' must be a list of at most 40 moves")
@@ -207,31 +209,33 @@ class HandRecord:
         moves = []
         for j, text_move in enumerate(plays):
             if state.is_over:
-                raise RecordError(f"{where}, play {j + 1} ({text_move!r}): the hand is already over")
+                raise RecordError(f"{where}, play {j + 1} ({show(text_move)}): the hand is already over")
             try:
                 m = state.resolve(text_move)
             except ScopaError as exc:
-                raise RecordError(f"{where}, play {j + 1} ({text_move!r}): {exc}") from None
+                raise RecordError(f"{where}, play {j + 1} ({show(text_move)}): {exc}") from None
             moves.append(m)
             state = state.play(m)
         score = obj.get("score")
         if state.is_over:
             points = list(state.score().points)
             if score != points:
-                raise RecordError(f"{where}: score {score!r}, but the replay gives {points}")
+                raise RecordError(f"{where}: score {show(score)}, but the replay gives {points}")
         elif score is not None:
-            raise RecordError(f"{where}: a score {score!r} for a hand that is not over")
+            raise RecordError(f"{where}: a score {show(score)} for a hand that is not over")
         notes: dict[int, Annotation] = {}
         raw = obj.get("annotations", [])
         if not isinstance(raw, list):
             raise RecordError(f"{where}: 'annotations' must be a list")
         for a in raw:
             if not isinstance(a, Mapping) or set(a) - {"play", "mark", "comment"} or "play" not in a:
-                raise RecordError(f"{where}: bad annotation {a!r}: expected {{'play', 'mark', 'comment'}}")
+                raise RecordError(
+                    f"{where}: bad annotation {show(a)}: expected {{'play', 'mark', 'comment'}}"
+                )
             i = a["play"]
             if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(moves):
                 raise RecordError(
-                    f"{where}: annotation of play {i!r}: expected a play index in 0..{len(moves) - 1}"
+                    f"{where}: annotation of play {show(i)}: expected a play index in 0..{len(moves) - 1}"
                 )
             notes[i] = Annotation(a.get("comment"), a.get("mark"))
         return cls(deal, tuple(moves), None if score is None else (score[0], score[1]), notes)
@@ -290,8 +294,8 @@ class MatchRecord:
             raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
         if (obj.get("format"), obj.get("version")) != RECORD_FORMAT:
             raise RecordError(
-                f"not a match record: format {obj.get('format')!r} version {obj.get('version')!r}, "
-                f"expected {RECORD_FORMAT[0]!r} version {RECORD_FORMAT[1]}"
+                f"not a match record: format {show(obj.get('format'))} version {show(obj.get('version'))}, "
+                f"expected {show(RECORD_FORMAT[0])} version {RECORD_FORMAT[1]}"
             )
         unknown = sorted(set(obj) - {"format", "version", "rules", "target", "tags", "hands"})
         if unknown:
@@ -306,7 +310,7 @@ class MatchRecord:
         if not isinstance(tags, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) and len(v) <= 500 for k, v in tags.items()
         ):
-            raise RecordError(f"bad tags {tags!r}: expected an object of strings")
+            raise RecordError(f"bad tags {show(tags)}: expected an object of strings")
         raw = obj.get("hands", [])
         if not isinstance(raw, list) or len(raw) > _MAX_HANDS:
             raise RecordError(f"'hands' must be a list of at most {_MAX_HANDS} hands")
@@ -347,7 +351,7 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
         try:
             text = Path(source).read_text(encoding="utf-8")
         except OSError as exc:
-            raise RecordError(f"cannot read the record {str(source)!r}: {exc.strerror}") from None
+            raise RecordError(f"cannot read the record {show(str(source))}: {exc.strerror}") from None
         obj = text
     if isinstance(obj, str):
         try:

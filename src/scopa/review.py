@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import ScopaError
+from scopa.errors import ScopaError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import leaves_sweep
@@ -71,6 +71,8 @@ class PlayReview:
         dd_loss: the exact loss (>= 0), when solved.
         mark: ``"?"``, ``"??"`` or None.
         reason: a short reason for the mark, when one is simple to name.
+        reviewed: False for a play the review's overall limit left out (then it holds no
+            values, a loss of 0 and no mark).
     """
 
     hand: int
@@ -86,6 +88,7 @@ class PlayReview:
     dd_loss: int | None
     mark: str | None
     reason: str | None
+    reviewed: bool = True
 
     @property
     def played_value(self) -> float:
@@ -110,6 +113,7 @@ class PlayReview:
             "dd_loss": self.dd_loss,
             "mark": self.mark,
             "reason": self.reason,
+            "reviewed": self.reviewed,
         }
 
 
@@ -130,6 +134,7 @@ class Review:
         blunders; and the worst plays."""
 
         def totals(sel: list[PlayReview]) -> dict[str, Any]:
+            sel = [p for p in sel if p.reviewed]
             dd = [p.dd_loss for p in sel if p.dd_loss is not None]
             return {
                 "plays": len(sel),
@@ -233,12 +238,12 @@ def review(
 
     ``time_limit`` is the budget per play (seconds: half for the fair evaluation, half for the
     exact one); ``limit`` may bound the whole review (its stop flag or time: the plays after
-    it are reviewed with the least budget, one PIMC sample and no exact search).
+    it are left out, ``reviewed`` False, so the whole review stays within the limit).
     ``progress(done, total)`` is called after each play. Reproducible for a ``seed`` when no
     time limit cuts PIMC's sampling (it samples at most 128 times).
     """
     if not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool) or not 0 < time_limit <= 3600:
-        raise ScopaError(f"bad time_limit {time_limit!r}: expected seconds per play in (0, 3600]")
+        raise ScopaError(f"bad time_limit {show(time_limit)}: expected seconds per play in (0, 3600]")
     hands = _hands(source)
     total = sum(len(p) for _, p in hands)
     lim = limit or Limit()
@@ -263,11 +268,15 @@ def _review_play(
     state: State, move: Move, hand: int, play: int, budget: float, seed: int, solver: Solver, starved: bool
 ) -> PlayReview:
     seat = state.turn
+    if starved:
+        return PlayReview(
+            hand, play, seat, seat & 1, move, move, {move: 0.0}, 0.0, None, None, None, None, None, False
+        )
     legal = state.legal_moves()
     if len(legal) == 1:
         values = {move: 0.0}
     else:
-        player = PIMCPlayer(seed=seed, time_limit=budget / 2, samples=1 if starved else 128)
+        player = PIMCPlayer(seed=seed, time_limit=budget / 2)
         values = {m: v for m, (v, _) in player.evaluate(state.view(seat)).items()}
     best = max(legal, key=lambda m: (values[m], m == move))  # a tie goes to the move played
     loss = max(0.0, values[best] - values[move])
@@ -275,7 +284,7 @@ def _review_play(
     dd_best: Move | None = None
     dd_loss: int | None = None
     plays_left = sum(len(h) for h in state.hands) + len(state.stock)
-    if not starved and plays_left <= _DD_PLAYS[state.rules.players]:
+    if plays_left <= _DD_PLAYS[state.rules.players]:
         a = solver.analyze(state, time_limit=budget / 2)
         if a.exact:
             dd_values = {m: v for m, v in a.items() if v is not None}

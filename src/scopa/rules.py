@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import scopa_core as core
-from scopa.errors import RulesError
+from scopa.errors import RulesError, show
 
 __all__ = ["PRESETS", "Rules"]
 
@@ -69,19 +69,19 @@ class Rules:
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, str) or self.game not in _GEOMETRY:
-            raise RulesError(f"unknown game {self.game!r}: expected one of {', '.join(PRESETS)}")
+            raise RulesError(f"unknown game {show(self.game)}: expected one of {', '.join(PRESETS)}")
         if (
             not isinstance(self.target, int)
             or isinstance(self.target, bool)
             or not 1 <= self.target <= MAX_TARGET
         ):
-            raise RulesError(f"bad target {self.target!r}: expected an int in 1..{MAX_TARGET}")
+            raise RulesError(f"bad target {show(self.target)}: expected an int in 1..{MAX_TARGET}")
         if self.capture_rule not in ("free", "fewest"):
-            raise RulesError(f"bad capture_rule {self.capture_rule!r}: expected 'free' or 'fewest'")
+            raise RulesError(f"bad capture_rule {show(self.capture_rule)}: expected 'free' or 'fewest'")
         for name in _BOOL_OPTIONS:
             value = getattr(self, name)
             if not isinstance(value, bool):
-                raise RulesError(f"bad {name} {value!r}: expected True or False")
+                raise RulesError(f"bad {name} {show(value)}: expected True or False")
         if self.ace_sweep_is_scopa and not self.ace_takes_all:
             raise RulesError("ace_sweep_is_scopa=True needs ace_takes_all=True")
 
@@ -97,7 +97,7 @@ class Rules:
         scopa.errors.RulesError: unknown game 'briscola': expected one of scopa, ...
         """
         if not isinstance(name, str) or name not in _GEOMETRY:
-            raise RulesError(f"unknown game {name!r}: expected one of {', '.join(PRESETS)}")
+            raise RulesError(f"unknown game {show(name)}: expected one of {', '.join(PRESETS)}")
         base = cls(game=name, redeal_on_kings=_GEOMETRY[name][2] > 0)
         return base.replace(**options) if options else base
 
@@ -106,7 +106,9 @@ class Rules:
         known = {f.name for f in dataclasses.fields(self)}
         for key in options:
             if key not in known:
-                raise RulesError(f"unknown rule option {key!r}: expected one of {', '.join(sorted(known))}")
+                raise RulesError(
+                    f"unknown rule option {show(key)}: expected one of {', '.join(sorted(known))}"
+                )
         return dataclasses.replace(self, **options)
 
     @property
@@ -175,8 +177,8 @@ class Rules:
             opts = dict(obj)
             name = opts.pop("preset", None)
             if name is None:
-                raise RulesError(f"rules object {obj!r} has no 'preset'")
+                raise RulesError(f"rules object {show(obj)} has no 'preset'")
             if "game" in opts:
-                raise RulesError(f"rules object {obj!r}: give the game as 'preset', not 'game'")
+                raise RulesError(f"rules object {show(obj)}: give the game as 'preset', not 'game'")
             return cls.preset(name, **opts)
-        raise RulesError(f"bad rules {obj!r}: expected a preset name or an object with 'preset'")
+        raise RulesError(f"bad rules {show(obj)}: expected a preset name or an object with 'preset'")

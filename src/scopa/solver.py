@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import scopa_core as core
-from scopa.errors import ScopaError
+from scopa.errors import ScopaError, show
 from scopa.limit import Clock, CoreLimits, Limit
 from scopa.move import Move
 from scopa.state import State
@@ -274,7 +274,7 @@ class Solver:
 
     def __init__(self, tt_size_mb: int = 64) -> None:
         if not isinstance(tt_size_mb, int) or isinstance(tt_size_mb, bool) or not 1 <= tt_size_mb <= 65536:
-            raise ScopaError(f"bad tt_size_mb {tt_size_mb!r}: expected an int in 1..65536")
+            raise ScopaError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..65536")
         self.tt_size_mb = tt_size_mb
         self._core = core.Solver(tt_size_mb)
         self._lock = threading.Lock()

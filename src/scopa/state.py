@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import scopa_core as core
 from scopa.card import DECK, Card, CardLike, CardSet, cards_mask
-from scopa.errors import AmbiguousMoveError, CardError, IllegalMoveError, PositionError
+from scopa.errors import AmbiguousMoveError, CardError, IllegalMoveError, PositionError, show
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.scoring import HandScore
@@ -117,11 +117,11 @@ class State:
         rules = _rules(rules)
         n = rules.players
         if not _is_int(dealer) or not 0 <= dealer < n:
-            raise PositionError(f"bad dealer {dealer!r}: expected a seat in 0..{n - 1}")
+            raise PositionError(f"bad dealer {show(dealer)}: expected a seat in 0..{n - 1}")
         if seed is None:
             seed = secrets.randbits(64)
         if not _is_int(seed) or not 0 <= seed < _SEED_LIMIT:
-            raise PositionError(f"bad seed {seed!r}: expected an int in 0..2**64-1")
+            raise PositionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1")
         blocks, table, stock = core.deal(n, rules.hand_size, rules.table_size, rules.core_options, seed)
         first = (dealer + 1) % n
         hands = [0] * n
@@ -154,7 +154,7 @@ class State:
         rules = _rules(rules)
         n = rules.players
         if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) or len(hands) != n:
-            raise PositionError(f"bad hands {hands!r}: expected {n} hands, one per seat")
+            raise PositionError(f"bad hands {show(hands)}: expected {n} hands, one per seat")
         seen = 0
         where: dict[int, str] = {}
 
@@ -164,7 +164,7 @@ class State:
             if mask & seen:
                 dup = mask & seen
                 card = DECK[(dup & -dup).bit_length() - 1]
-                raise CardError(f"duplicate card {str(card)!r}: in {where[card.index]} and in {what}")
+                raise CardError(f"duplicate card {show(str(card))}: in {where[card.index]} and in {what}")
             for i in range(40):
                 if mask >> i & 1:
                     where[i] = what
@@ -174,12 +174,12 @@ class State:
         hand_masks = tuple(take(h, f"hand {i}") for i, h in enumerate(hands))
         table_mask = take(table, "the table")
         if isinstance(stock, str):
-            raise CardError(f"the stock: expected a list of cards, got the string {stock!r}")
+            raise CardError(f"the stock: expected a list of cards, got the string {show(stock)}")
         stock_list = list(stock)
         take(stock_list, "the stock")
         stock_cards = tuple(Card.parse(c).index for c in stock_list)
         if isinstance(captured, (str, bytes)) or len(captured) != 2:
-            raise PositionError(f"bad captured {captured!r}: expected two piles, one per team")
+            raise PositionError(f"bad captured {show(captured)}: expected two piles, one per team")
         piles = (take(captured[0], "team 0's pile"), take(captured[1], "team 1's pile"))
         most = rules.most_scope
         if (
@@ -189,15 +189,15 @@ class State:
             or not all(_is_int(x) and 0 <= x <= most for x in scope)
         ):
             raise PositionError(
-                f"bad scope {scope!r}: expected two ints in 0..{most}, one per team "
+                f"bad scope {show(scope)}: expected two ints in 0..{most}, one per team "
                 f"(a team makes at most {most} plays in a hand of {rules.game})"
             )
         if not _is_int(turn) or not 0 <= turn < n:
-            raise PositionError(f"bad turn {turn!r}: expected a seat in 0..{n - 1}")
+            raise PositionError(f"bad turn {show(turn)}: expected a seat in 0..{n - 1}")
         if last_capture is not None and (not _is_int(last_capture) or last_capture not in (0, 1)):
-            raise PositionError(f"bad last_capture {last_capture!r}: expected 0, 1 or null")
+            raise PositionError(f"bad last_capture {show(last_capture)}: expected 0, 1 or null")
         if dealer is not None and (not _is_int(dealer) or not 0 <= dealer < n):
-            raise PositionError(f"bad dealer {dealer!r}: expected a seat in 0..{n - 1} or null")
+            raise PositionError(f"bad dealer {show(dealer)}: expected a seat in 0..{n - 1} or null")
         pos = (
             hand_masks,
             table_mask,
@@ -296,14 +296,14 @@ class State:
         elif isinstance(move, Move):
             parsed, by_card_alone = move, False
         else:
-            raise IllegalMoveError(f"bad move {move!r}: expected a Move or move notation")
+            raise IllegalMoveError(f"bad move {show(move)}: expected a Move or move notation")
         if self.is_over:
-            raise IllegalMoveError(f"illegal move {str(parsed)!r}: the hand is over")
+            raise IllegalMoveError(f"illegal move {show(str(parsed))}: the hand is over")
         card = parsed.card
         hand = self._hands[self._turn]
         if not hand >> card.index & 1:
             raise IllegalMoveError(
-                f"illegal move {str(parsed)!r}: {card} is not in the hand of seat {self._turn} "
+                f"illegal move {show(str(parsed))}: {card} is not in the hand of seat {self._turn} "
                 f"({CardSet._from_mask(hand)})"
             )
         caps = core.captures(card.index, self._table, self._opts)
@@ -312,7 +312,7 @@ class State:
             if len(options) == 1:
                 return options[0]
             raise AmbiguousMoveError(
-                f"ambiguous move {str(parsed)!r}: {card} can capture in several ways: "
+                f"ambiguous move {show(str(parsed))}: {card} can capture in several ways: "
                 + ", ".join(str(m) for m in options)
             )
         if parsed in options:
@@ -323,7 +323,7 @@ class State:
             why = f"{card} must capture (RULES §3.3): " + ", ".join(str(m) for m in options)
         else:
             why = f"the legal captures with {card} are " + ", ".join(str(m) for m in options)
-        raise IllegalMoveError(f"illegal move {str(parsed)!r} in {self.to_string()!r}: {why}")
+        raise IllegalMoveError(f"illegal move {show(str(parsed))} in {show(self.to_string())}: {why}")
 
     def play(self, move: Move | str) -> State:
         """The state after ``move`` (a :class:`Move` or move notation); ``self`` is unchanged.
@@ -366,7 +366,7 @@ class State:
         True
         """
         if not self._history or self._origin is None:
-            raise PositionError(f"nothing to undo: no play is recorded before {self.to_string()!r}")
+            raise PositionError(f"nothing to undo: no play is recorded before {show(self.to_string())}")
         state = self._origin
         for _, card, cap in self._history[:-1]:
             state = state.play(Move._from_core(card, cap))
@@ -387,7 +387,7 @@ class State:
 
         n = self._rules.players
         if not _is_int(seat) or not 0 <= seat < n:
-            raise PositionError(f"bad seat {seat!r}: expected a seat in 0..{n - 1}")
+            raise PositionError(f"bad seat {show(seat)}: expected a seat in 0..{n - 1}")
         return PlayerView._from_state(self, seat)
 
     def score(self) -> HandScore:

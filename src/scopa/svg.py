@@ -28,7 +28,7 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from scopa.card import Card
-from scopa.errors import ScopaError
+from scopa.errors import ScopaError, show
 from scopa.state import State
 from scopa.view import PlayerView
 
@@ -96,7 +96,7 @@ _GLYPHS: dict[str, dict[str, str]] = {
 
 def _check_deck(deck: str) -> str:
     if deck not in DECKS:
-        raise ScopaError(f"unknown deck {deck!r}: expected one of {', '.join(DECKS)}")
+        raise ScopaError(f"unknown deck {show(deck)}: expected one of {', '.join(DECKS)}")
     return deck
 
 

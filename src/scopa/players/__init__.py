@@ -45,11 +45,11 @@ def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
     >>> make_player("pimc", seed=1, samples=8).samples
     8
     """
-    from scopa.errors import ScopaError
+    from scopa.errors import ScopaError, show
 
     cls = PLAYERS.get(name)
     if cls is None:
-        raise ScopaError(f"unknown player {name!r}: expected one of {', '.join(PLAYERS)}")
+        raise ScopaError(f"unknown player {show(name)}: expected one of {', '.join(PLAYERS)}")
     if cls is GreedyPlayer:
         if options:
             raise ScopaError(f"GreedyPlayer takes no options, got {', '.join(options)}")
@@ -57,5 +57,5 @@ def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
     try:
         player: Player = cls(seed=seed, **options)
     except TypeError as exc:
-        raise ScopaError(f"bad options for player {name!r}: {exc}") from None
+        raise ScopaError(f"bad options for player {show(name)}: {exc}") from None
     return player

@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 
 import scopa_core as core
 from scopa.card import CardSet, bits
-from scopa.errors import PositionError
+from scopa.errors import PositionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.state import State
@@ -72,7 +72,7 @@ def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | No
                 str(CardSet._from_mask(mask)) if isinstance(mask, int) and 0 <= mask < 1 << 40 else repr(mask)
             )
             raise PositionError(
-                f"cannot give seat {seat!r} the hand {shown!r}: expected {wanted} seat {view.seat} "
+                f"cannot give seat {show(seat)} the hand {show(shown)}: expected {wanted} seat {view.seat} "
                 "cannot see, not already given to another seat, for a seat other than its own"
             )
         pool &= ~mask
@@ -126,7 +126,7 @@ def check_budget(name: str, value: object, allow_none: bool = False) -> None:
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
         expected = "an int >= 1" + (" or None" if allow_none else "")
     if not ok:
-        raise ScopaError(f"bad {name} {value!r}: expected {expected}")
+        raise ScopaError(f"bad {name} {show(value)}: expected {expected}")
 
 
 @lru_cache(maxsize=65536)

@@ -21,7 +21,7 @@ from itertools import combinations
 
 import scopa_core as core
 from scopa.card import bits
-from scopa.errors import ScopaError
+from scopa.errors import ScopaError, show
 from scopa.players.base import sweepers
 from scopa.view import PlayerView
 
@@ -68,7 +68,7 @@ class OpponentModel:
                 ok = ok and value > 0
             if not ok:
                 expected = "a finite number > 0" if f.name == "temperature" else "a finite number"
-                raise ScopaError(f"bad OpponentModel {f.name} {value!r}: expected {expected}")
+                raise ScopaError(f"bad OpponentModel {f.name} {show(value)}: expected {expected}")
 
     def move_value(self, card: int, capture: int, table: int) -> float:
         """The value of playing ``card`` (an index) capturing ``capture`` (a mask, 0 to lay it

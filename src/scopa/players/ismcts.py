@@ -7,7 +7,7 @@ import random
 import time
 
 import scopa_core as core
-from scopa.errors import ScopaError
+from scopa.errors import ScopaError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import check_budget, determinize
@@ -64,7 +64,7 @@ class ISMCTSPlayer:
         """The most visited root move after the search; ``limit`` may end it sooner (its
         time, its nodes counted as iterations, its stop flag)."""
         if limit is not None and not isinstance(limit, Limit):
-            raise ScopaError(f"bad limit {limit!r}: expected a scopa.Limit or None")
+            raise ScopaError(f"bad limit {show(limit)}: expected a scopa.Limit or None")
         lim = limit or Limit()
         seconds = self.time_limit
         if lim.time is not None:

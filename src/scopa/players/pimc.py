@@ -8,7 +8,7 @@ from itertools import accumulate
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import ScopaError
+from scopa.errors import ScopaError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import check_budget, determinize, leaves_sweep
@@ -72,14 +72,14 @@ class PIMCPlayer:
         if exact_plays is not None and (
             not isinstance(exact_plays, int) or isinstance(exact_plays, bool) or exact_plays < 0
         ):
-            raise ScopaError(f"bad exact_plays {exact_plays!r}: expected an int >= 0 or None")
+            raise ScopaError(f"bad exact_plays {show(exact_plays)}: expected an int >= 0 or None")
         if not isinstance(infer, bool):
-            raise ScopaError(f"bad infer {infer!r}: expected True or False")
+            raise ScopaError(f"bad infer {show(infer)}: expected True or False")
         if model is not None and not isinstance(model, OpponentModel):
-            raise ScopaError(f"bad model {model!r}: expected an OpponentModel or None")
+            raise ScopaError(f"bad model {show(model)}: expected an OpponentModel or None")
         number = isinstance(reply_weight, (int, float)) and not isinstance(reply_weight, bool)
         if not (number and 0 <= reply_weight <= 1):
-            raise ScopaError(f"bad reply_weight {reply_weight!r}: expected a number from 0 to 1")
+            raise ScopaError(f"bad reply_weight {show(reply_weight)}: expected a number from 0 to 1")
         self.samples = samples
         self.time_limit = time_limit
         self.seed = seed
@@ -158,7 +158,7 @@ class PIMCPlayer:
         allows (its time, its nodes: positions the solver searched over the samples, its
         stop flag), whichever comes first; the first sample is always used whole."""
         if limit is not None and not isinstance(limit, Limit):
-            raise ScopaError(f"bad limit {limit!r}: expected a scopa.Limit or None")
+            raise ScopaError(f"bad limit {show(limit)}: expected a scopa.Limit or None")
         lim = limit or Limit()
         seconds = self.time_limit
         if lim.time is not None:
