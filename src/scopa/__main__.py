@@ -32,7 +32,7 @@ from rich.text import Text
 
 import scopa
 from scopa.errors import ScopaError
-from scopa.players import PLAYERS
+from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME
 from scopa.terminal import cards_text, move_text
 
@@ -505,8 +505,8 @@ def build_parser() -> argparse.ArgumentParser:
     rev.set_defaults(func=_review)
 
     ar = sub.add_parser("arena", help="players against each other on duplicate deals")
-    ar.add_argument("a", choices=list(PLAYERS))
-    ar.add_argument("b", choices=list(PLAYERS))
+    ar.add_argument("a", choices=[*PLAYERS, *level_names()])
+    ar.add_argument("b", choices=[*PLAYERS, *level_names()])
     ar.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
     ar.add_argument("--deals", type=int, default=100, help="duplicate deals (each played twice)")
     ar.add_argument("--jobs", type=int, default=1)

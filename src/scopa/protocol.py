@@ -35,7 +35,7 @@ from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
 from scopa.match import Match
 from scopa.notation import FORMAT_VERSION, view_from_json, view_to_dict
-from scopa.players import PLAYERS, PIMCPlayer, make_player
+from scopa.players import PLAYERS, PIMCPlayer, level_names, make_player
 from scopa.players.base import choose
 from scopa.records import MatchRecord, load_record
 from scopa.review import DEFAULT_TIME, review
@@ -158,9 +158,12 @@ def _record(x: Any, name: str) -> MatchRecord:
 
 
 def _player(x: Any, name: str) -> str:
-    if not isinstance(x, str) or x not in PLAYERS:
-        raise ProtocolError(f"{name!r} must be one of {', '.join(PLAYERS)}, got {jsonio_short(x)}")
+    if not isinstance(x, str) or x not in _PLAYER_NAMES:
+        raise ProtocolError(f"{name!r} must be one of {', '.join(_PLAYER_NAMES)}, got {jsonio_short(x)}")
     return x
+
+
+_PLAYER_NAMES = [*PLAYERS, *level_names()]
 
 
 def jsonio_short(x: Any) -> str:
@@ -197,7 +200,7 @@ FIELDS: dict[str, Field] = {
     "progress": Field(
         {"type": "boolean"}, _bool, "stream info lines (depth, nodes, estimate, best) before the reply"
     ),
-    "player": Field({"enum": list(PLAYERS)}, _player, "the computer player (default pimc)"),
+    "player": Field({"enum": [*PLAYERS, *level_names()]}, _player, "the computer player (default pimc)"),
     "seed": Field(
         {"type": "integer", "minimum": 0, "maximum": (1 << 64) - 1},
         _int(0, (1 << 64) - 1),
@@ -329,6 +332,7 @@ COMMANDS: dict[str, Command] = {
                     "presets": {"type": "array", "items": {"type": "string"}},
                     "options": {"type": "object"},
                     "players": {"type": "array", "items": {"type": "string"}},
+                    "levels": {"type": "array", "items": {"type": "string"}},
                     "commands": {"type": "array", "items": {"type": "string"}},
                     "max_time_ms": {"type": ["number", "null"]},
                     "default_time_ms": {"type": ["number", "null"]},
@@ -678,6 +682,7 @@ class Protocol:
             "presets": list(PRESETS),
             "options": {k: v for k, v in defaults.__dict__.items() if k != "game"},
             "players": list(PLAYERS),
+            "levels": level_names(),
             "commands": list(COMMANDS),
             "max_time_ms": max_ms,
             "default_time_ms": max_ms,
@@ -782,7 +787,7 @@ class Protocol:
         view = args["view"]
         name = args.get("player", "pimc")
         limit = self._limit(args, stop, self.bestmove_ms / 1000.0)
-        options = {"time_limit": limit.time} if name in ("pimc", "ismcts") else {}
+        options = {"time_limit": limit.time} if name in ("pimc", "ismcts") or name.startswith("level") else {}
         player = make_player(name, seed=args.get("seed"), **options)
         return {"move": str(choose(player, view, limit))}
 

@@ -16,11 +16,16 @@ from typing import Any
 
 from scopa.players.base import Player, determinize
 from scopa.players.ismcts import ISMCTSPlayer
+from scopa.players.levels import LEVELS, LevelPlayer, level, level_names, make_level
 from scopa.players.pimc import PIMCPlayer
 from scopa.players.simple import GreedyPlayer, RandomPlayer
 
 __all__ = [
+    "LEVELS",
     "PLAYERS",
+    "LevelPlayer",
+    "level",
+    "level_names",
     "GreedyPlayer",
     "ISMCTSPlayer",
     "PIMCPlayer",
@@ -40,16 +45,21 @@ PLAYERS: dict[str, type] = {
 
 
 def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
-    """A player by name (``random``, ``greedy``, ``pimc``, ``ismcts``) with its options.
+    """A player by name (``random``, ``greedy``, ``pimc``, ``ismcts``, or a level ``level1`` to
+    ``level6``) with its options.
 
     >>> make_player("pimc", seed=1, samples=8).samples
     8
     """
     from scopa.errors import ScopaError, show
 
+    lv = make_level(name, seed, options) if isinstance(name, str) else None
+    if lv is not None:
+        return lv
     cls = PLAYERS.get(name)
     if cls is None:
-        raise ScopaError(f"unknown player {show(name)}: expected one of {', '.join(PLAYERS)}")
+        known = ", ".join([*PLAYERS, *level_names()])
+        raise ScopaError(f"unknown player {show(name)}: expected one of {known}")
     if cls is GreedyPlayer:
         if options:
             raise ScopaError(f"GreedyPlayer takes no options, got {', '.join(options)}")

@@ -597,13 +597,18 @@ async function main() {
   try {
     const hello = await engine.ask({ cmd: "hello" });
     const select = $("difficulty");
-    for (const name of hello.levels || hello.players) {
-      const o = document.createElement("option");
-      o.value = name;
-      o.textContent = name;
-      select.append(o);
+    const groups = [
+      ["Levels", hello.levels || [], (n) => `level ${n.slice(5)}` + ({ level1: " (beginner)", level6: " (strongest)" }[n] || "")],
+      ["Players", hello.players, (n) => n],
+    ];
+    for (const [label, names, text] of groups) {
+      if (!names.length) continue;
+      const group = document.createElement("optgroup");
+      group.label = label;
+      for (const name of names) group.append(Object.assign(document.createElement("option"), { value: name, textContent: text(name) }));
+      select.append(group);
     }
-    select.value = (hello.levels || hello.players).includes("pimc") ? "pimc" : select.options[0].value;
+    select.value = [...select.options].some((o) => o.value === "level4") ? "level4" : select.options[0].value;
   } catch (err) {
     showError(err);
     return;

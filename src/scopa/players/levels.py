@@ -1,0 +1,149 @@
+"""Difficulty levels: six fixed configurations of the players, from a beginner to the strongest.
+
+One table names them (:data:`LEVELS`), so the command line, the engine protocol, the server
+and the browser app list the same levels: ``level(n)``, ``make_player("level3")``,
+``"player": "level3"``.
+
+The lower levels play like weaker people rather than like a strong player who sometimes plays
+at random: they look less far ahead, sample fewer deals of the hidden cards, do not read the
+opponent's hand from its plays (no card counting of that kind), choose by a softmax of the move
+values with a temperature (moves of nearly equal value are near coin flips, a clearly better
+one is usually found), and overlook a sweep now and then.
+
+| level | how it plays |
+|---|---|
+| 1 | 4 samples, one play ahead, softmax at temperature 1.0, misses a sweep half the time |
+| 2 | 8 samples, two plays ahead, temperature 0.5, misses a sweep a quarter of the time |
+| 3 | 16 samples, four plays ahead, temperature 0.25, misses a sweep one time in ten |
+| 4 | 32 samples, PIMC's own depths, temperature 0.1; reads the opponent's hand from its plays |
+| 5 | PIMC as the library's default (128 samples, 100 ms), the best move |
+| 6 | PIMC with 512 samples and up to 1 s a move, exact from 20 plays left |
+
+Levels 1-3 see their hand, the table and the piles; from level 4 they also read what the
+opponent's plays say about its hand (2 players). Levels 1-5 take at most about 100 ms a move
+on one core; level 6 up to about a second.
+
+>>> import scopa
+>>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+>>> str(level(5, seed=1).choose(s.view(0)))
+'7dx3c4s'
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from scopa.errors import ScopaError, show
+from scopa.limit import Limit
+from scopa.move import Move
+from scopa.players.pimc import PIMCPlayer
+from scopa.players.simple import _legal
+from scopa.view import PlayerView
+
+__all__ = ["LEVELS", "LevelPlayer", "level"]
+
+
+@dataclass(frozen=True)
+class LevelConfig:
+    """What a level changes: PIMC's budget and depth, the softmax temperature (0: the best
+    move), the chance of overlooking a sweep, and whether it infers the opponent's hand."""
+
+    samples: int
+    depth: int | None
+    exact_plays: int | None
+    time_limit: float
+    temperature: float
+    miss_sweep: float
+    infer: bool
+
+
+#: The levels, 1 (a beginner) to 6 (the strongest this engine has).
+LEVELS: dict[int, LevelConfig] = {
+    1: LevelConfig(
+        samples=4, depth=1, exact_plays=4, time_limit=0.05, temperature=1.0, miss_sweep=0.5, infer=False
+    ),
+    2: LevelConfig(
+        samples=8, depth=2, exact_plays=6, time_limit=0.05, temperature=0.5, miss_sweep=0.25, infer=False
+    ),
+    3: LevelConfig(
+        samples=16, depth=4, exact_plays=8, time_limit=0.08, temperature=0.25, miss_sweep=0.1, infer=False
+    ),
+    4: LevelConfig(
+        samples=32, depth=None, exact_plays=None, time_limit=0.1, temperature=0.1, miss_sweep=0.0, infer=True
+    ),
+    5: LevelConfig(
+        samples=128, depth=None, exact_plays=None, time_limit=0.1, temperature=0.0, miss_sweep=0.0, infer=True
+    ),
+    6: LevelConfig(
+        samples=512, depth=6, exact_plays=20, time_limit=1.0, temperature=0.0, miss_sweep=0.0, infer=True
+    ),
+}
+
+
+class LevelPlayer:
+    """A player of one level (see the module's table): PIMC's move values, then a softmax with
+    the level's temperature over them, after overlooking a sweep with the level's chance."""
+
+    def __init__(self, n: int, seed: int | None = None, time_limit: float | None = None) -> None:
+        if not isinstance(n, int) or isinstance(n, bool) or n not in LEVELS:
+            raise ScopaError(f"unknown level {show(n)}: expected 1 to {len(LEVELS)}")
+        self.level = n
+        self.config = c = LEVELS[n]
+        self.seed = seed
+        self._rng = random.Random(seed)
+        limit = c.time_limit if time_limit is None else min(time_limit, c.time_limit)
+        self._pimc = PIMCPlayer(
+            samples=c.samples,
+            time_limit=limit,
+            seed=seed,
+            depth=c.depth,
+            exact_plays=c.exact_plays,
+            infer=c.infer,
+        )
+
+    def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
+        """The level's move for ``view``."""
+        moves = _legal(view)
+        if len(moves) == 1:
+            return moves[0]
+        c = self.config
+        if c.temperature == 0 and c.miss_sweep == 0:
+            return self._pimc.choose(view, limit)
+        values = {m: v for m, (v, _) in self._pimc.evaluate(view, limit).items()}
+        table = view.table.mask
+        if c.miss_sweep and self._rng.random() < c.miss_sweep:
+            # overlooks the sweeps: they count as the captures they are, no more
+            values = {
+                m: v - (1.0 if m.capture_mask == table and m.is_capture else 0.0) for m, v in values.items()
+            }
+        if c.temperature == 0:
+            return max(moves, key=lambda m: values[m])
+        top = max(values.values())
+        weights = [math.exp((values[m] - top) / c.temperature) for m in moves]
+        return self._rng.choices(moves, weights=weights)[0]
+
+    def __repr__(self) -> str:
+        return f"level({self.level}, seed={self.seed!r})"
+
+
+def level(n: int, *, seed: int | None = None) -> LevelPlayer:
+    """The player of level ``n`` (1 to 6)."""
+    return LevelPlayer(n, seed=seed)
+
+
+def level_names() -> list[str]:
+    """``level1`` ... ``level6``: the names :func:`~scopa.players.make_player` takes."""
+    return [f"level{n}" for n in LEVELS]
+
+
+def make_level(name: str, seed: int | None, options: dict[str, Any]) -> LevelPlayer | None:
+    """The level player named ``name`` (``"level3"``), or None if it is not a level's name."""
+    if not name.startswith("level") or not name[5:].isdecimal() or int(name[5:]) not in LEVELS:
+        return None
+    unknown = set(options) - {"time_limit"}
+    if unknown:
+        raise ScopaError(f"a level takes no options but time_limit, got {', '.join(sorted(unknown))}")
+    return LevelPlayer(int(name[5:]), seed=seed, time_limit=options.get("time_limit"))

@@ -1,0 +1,64 @@
+"""Difficulty levels (scopa.players.levels): the table, the names every way in takes, and
+lower levels that err like people, more often on close calls than on clear ones."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import scopa
+from scopa.players import LEVELS, LevelPlayer, level, level_names, make_player
+from scopa.protocol import Protocol
+
+SWEEP = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")  # 7d sweeps 3c 4s (RULES §3.5)
+
+
+def test_six_fixed_levels():
+    assert list(LEVELS) == [1, 2, 3, 4, 5, 6] and level_names() == [f"level{n}" for n in range(1, 7)]
+    samples = [LEVELS[n].samples for n in range(1, 7)]
+    assert (
+        samples == sorted(samples)
+        and LEVELS[1].temperature > LEVELS[4].temperature > LEVELS[5].temperature == 0
+    )
+    assert not LEVELS[1].infer and LEVELS[5].infer
+    assert isinstance(make_player("level3", seed=1), LevelPlayer) and make_player("level3").level == 3
+    with pytest.raises(scopa.ScopaError, match="unknown level 7"):
+        level(7)
+    with pytest.raises(scopa.ScopaError, match="unknown player 'level9'"):
+        make_player("level9")
+    with pytest.raises(scopa.ScopaError, match="a level takes no options but time_limit"):
+        make_player("level2", samples=3)
+
+
+def test_lower_levels_miss_what_higher_levels_see():
+    # the sweep is worth about a point more than laying the king down: level 5 always takes
+    # it; level 1 (a softmax at temperature 1, and overlooking sweeps) only sometimes
+    view = SWEEP.view(0)
+    best = scopa.Move.parse("7dx3c4s")
+    assert all(level(5, seed=s).choose(view) == best for s in range(5))
+    picks = [level(1, seed=s).choose(view) == best for s in range(200)]
+    assert 0.2 < sum(picks) / len(picks) < 0.95
+    picks3 = [level(3, seed=s).choose(view) == best for s in range(200)]
+    assert sum(picks3) > sum(picks)
+
+
+def test_levels_play_whole_hands_legally():
+    for n in (1, 2, 3, 4):
+        s = scopa.State.deal("scopone_scientifico", seed=n)
+        players = [level(n, seed=n * 10 + i) for i in range(4)]
+        while not s.is_over:
+            move = players[s.turn].choose(s.view(s.turn))
+            assert move in s.legal_moves()
+            s = s.play(move)
+
+
+def test_levels_in_the_protocol():
+    p = Protocol(max_time=2)
+    hello = p.handle('{"cmd": "hello", "id": 1}')
+    assert hello is not None and hello["levels"] == level_names()
+    view = {"rules": "scopa", "hands": [["7d", "Kc"], 2], "table": ["3c", "4s"], "stock": 0, "turn": 0}
+    reply = p.handle(
+        json.dumps({"cmd": "bestmove", "id": 2, "view": view, "player": "level5", "time_ms": 100})
+    )
+    assert reply is not None and reply["move"] == "7dx3c4s"
