@@ -1,6 +1,8 @@
 """Pure-Python twin of the double-dummy solver (``scopa_core._core.Solver``).
 
-The same algorithm as the compiled solver (RULES §8): negamax alpha-beta over the
+The same algorithm as the compiled solver (RULES §8), split as it is: the bounds in
+``_twin_bounds``, the table keys in ``_twin_tt``, move ordering in ``_twin_moves``, the static
+evaluation in ``_twin_horizon``, and here the searches and the API: negamax alpha-beta over the
 open part of the score, null-window (MTD(f)) searches, a transposition table of
 bounds keyed by the cards still in play and a summary of the undecided scoring terms,
 sure-point cutoffs and move ordering. It is the reference the compiled solver is
@@ -24,12 +26,22 @@ from collections.abc import Sequence
 
 from scopa_core import _checks
 from scopa_core import _twin as core
+from scopa_core._twin_bounds import final_difference, leaves_sweep, node_info
+from scopa_core._twin_horizon import static_eval
+from scopa_core._twin_moves import move_class, order_moves, quick_order
+from scopa_core._twin_tt import make_key, neutral_cards, prune_equivalent
 
-_PRIM_CODE = {0: 0, 10: 1, 12: 2, 13: 3, 14: 4, 15: 5, 16: 6, 18: 7, 21: 8}
-_SUIT_BEST = core._SUIT_BEST
-COINS = core.COINS
-SEVEN_COINS = core.SETTEBELLO
-KING_COINS = core.RE_BELLO
+__all__ = [
+    "Solver",
+    "SolverAborted",
+    "analyze_minimax",
+    "check_position",
+    "final_difference",
+    "leaves_sweep",
+    "minimax",
+    "node_info",
+    "replay",
+]
 
 
 def check_position(pos: tuple, block: int) -> None:
@@ -49,319 +61,6 @@ class SolverAborted(Exception):
 #: nodes between two looks at the clock and the stop flag (the node count is compared with
 #: the next check at every node)
 CHECK_EVERY = 1024
-
-
-def _sign(x: int) -> int:
-    return (x > 0) - (x < 0)
-
-
-def _napola(mask: int) -> int:
-    run = 0
-    while run < 10 and mask >> run & 1:
-        run += 1
-    return run if run >= 3 else 0
-
-
-def node_info(pos: tuple, opts: int, nplayers: int) -> tuple[int, int, int, int, int]:
-    """``(B, lo, hi, sig_a, sig_b)`` of a position, team 0's perspective.
-
-    ``B`` is the banked difference, ``[lo, hi]`` the range of the open value ``W``, and
-    ``sig_a``/``sig_b`` the summary of the undecided terms (with the seat to move, the
-    last capturer and the stock's length) that completes the table key.
-    """
-    hands, table, stock, cap, scope, turn, last = pos
-    in_hands = 0
-    for h in hands:
-        in_hands |= h
-    stock_mask = 0
-    for c in stock:
-        stock_mask |= 1 << c
-    rest = in_hands | table | stock_mask
-    c0, c1 = cap
-    B = scope[0] - scope[1]
-    lo = hi = 0
-    sig_a = turn | (last + 1) << 2 | len(stock) << 4
-    sig_b = 0
-    # carte and denari: decided once the remaining cards cannot change the sign.
-    for within, flag, width in ((core.FULL, 10, 7), (COINS, 18, 5)):
-        r = core._popcount(rest & within)
-        d = core._popcount(c0 & within) - core._popcount(c1 & within)
-        a, b = _sign(d - r), _sign(d + r)
-        if a == b:
-            B += a
-        else:
-            lo += a
-            hi += b
-            offset = 1 << (width - 1)
-            sig_a |= (1 << flag) | ((d + offset) & (2 * offset - 1)) << (flag + 1)
-    # settebello and re bello: open while the card is in play.
-    for card_bit, on in ((SEVEN_COINS, True), (KING_COINS, bool(opts & core.OPT_RE_BELLO))):
-        if not on:
-            continue
-        if rest & card_bit:
-            lo -= 1
-            hi += 1
-        elif c0 & card_bit:
-            B += 1
-        elif c1 & card_bit:
-            B -= 1
-    # primiera: bounds on each team's total; open while they overlap.
-    requires = bool(opts & core.OPT_PRIMIERA_ALL_SUITS)
-    t_min, t_max, codes = [], [], 0
-    for t, pile in enumerate((c0, c1)):
-        mn = mx = 0
-        none_min = none_max = False
-        for s in range(4):
-            have = _SUIT_BEST[(pile >> (10 * s)) & COINS]
-            left = _SUIT_BEST[(rest >> (10 * s)) & COINS]
-            codes |= _PRIM_CODE[have] << (4 * (2 * s + t))
-            mn += have
-            mx += max(have, left)
-            if have == 0:
-                none_min = True
-                if left == 0:
-                    none_max = True
-        t_min.append(-1 if requires and none_min else mn)
-        t_max.append(-1 if requires and none_max else mx)
-    if t_min[0] > t_max[1]:
-        B += 1
-    elif t_min[1] > t_max[0]:
-        B -= 1
-    elif t_min[0] == t_max[0] == t_min[1] == t_max[1]:
-        pass
-    else:
-        lo -= 1 if t_max[1] > t_min[0] else 0
-        hi += 1 if t_max[0] > t_min[1] else 0
-        sig_a |= 1 << 24
-        sig_b = codes
-    # napola: open while coins are in play.
-    if opts & core.OPT_NAPOLA:
-        n0, n1 = _napola(c0), _napola(c1)
-        coins_left = rest & COINS
-        if not coins_left:
-            B += n0 - n1
-        else:
-            lo += n0 - _napola(c1 | coins_left)
-            hi += _napola(c0 | coins_left) - n1
-            sig_a |= (1 << 25) | (c0 & COINS) << 26 | (c1 & COINS) << 36
-    # future scope: at most one per play still to make (the last play excepted).
-    plays = [0, 0]
-    total = len(stock)
-    for seat, h in enumerate(hands):
-        k = core._popcount(h)
-        plays[seat & 1] += k
-        total += k
-    plays[0] += len(stock) // 2
-    plays[1] += len(stock) // 2
-    can_sweep_now = leaves_sweep(table, hands[turn], opts)
-    if total and not opts & core.OPT_SCOPA_ON_LAST_PLAY:
-        plays[((turn + total - 1) % nplayers) & 1] -= 1
-        if total > 1 and not can_sweep_now:
-            plays[turn & 1] -= 1  # the play now cannot sweep either
-    elif total and not can_sweep_now:
-        plays[turn & 1] -= 1
-    hi += plays[0]
-    lo -= plays[1]
-    return B, lo, hi, sig_a, sig_b
-
-
-def neutral_cards(pos: tuple, info: tuple, opts: int) -> int:
-    """Cards whose suit no longer matters: two of the same rank are interchangeable.
-
-    A card is neutral when it is not the settebello (nor the re bello under that
-    option), is not a coin unless denari (and napola) are decided, and cannot change
-    either team's primiera (decided, or both teams already hold at least its
-    primiera value in its suit). Swapping two neutral cards of one rank maps the game
-    onto itself, so moves that differ only by such a swap have equal values.
-    """
-    sig_a = info[3]
-    c0, c1 = pos[3]
-    neutral = core.FULL & ~SEVEN_COINS
-    if opts & core.OPT_RE_BELLO:
-        neutral &= ~KING_COINS
-    if sig_a >> 18 & 1 or sig_a >> 25 & 1:
-        neutral &= ~COINS
-    if sig_a >> 24 & 1:
-        for s in range(4):
-            low = min(_SUIT_BEST[(c0 >> (10 * s)) & COINS], _SUIT_BEST[(c1 >> (10 * s)) & COINS])
-            for i in range(10):
-                if core.PRIMIERA_VALUES[i] > low:
-                    neutral &= ~(1 << (10 * s + i))
-    return neutral
-
-
-def prune_equivalent(moves: list, table: int, neutral: int) -> list:
-    """Keep one move of each set of moves that differ only by swapping neutral cards of
-    one rank: the lowest card of each rank in the hand, the lowest table cards captured."""
-    out = []
-    seen_rank = {}
-    for c, m in moves:
-        rank = c % 10
-        if neutral >> c & 1:
-            first = seen_rank.setdefault(rank, c)
-            if first != c:
-                continue
-        redundant = False
-        x = m & neutral
-        while x and not redundant:
-            low = x & -x
-            i = low.bit_length() - 1
-            x ^= low
-            alt = table & ~m & neutral & core.RANK_MASK[i % 10 + 1] & (low - 1)
-            redundant = alt != 0
-        if not redundant:
-            out.append((c, m))
-    return out
-
-
-def make_key(pos: tuple, info: tuple, neutral: int) -> tuple:
-    """The table key: hands and table in canonical form (for each rank, the neutral cards
-    in hands and on the table reassigned lowest suit to lowest seat, the table last, so
-    positions equal up to such swaps share a key) and the summary of undecided terms."""
-    hands, table = pos[0], pos[1]
-    locs = list(hands) + [0] * (4 - len(hands)) + [table]
-    inplay = 0
-    for m in locs:
-        inplay |= m
-    inplay &= neutral
-    for v in range(1, 11):
-        cls = inplay & core.RANK_MASK[v]
-        if core._popcount(cls) < 2:
-            continue
-        counts = [core._popcount(m & cls) for m in locs]
-        locs = [m & ~cls for m in locs]
-        bits = cls
-        for loc, k in enumerate(counts):
-            for _ in range(k):
-                low = bits & -bits
-                locs[loc] |= low
-                bits ^= low
-    return (tuple(locs), info[3], info[4])
-
-
-def quick_order(moves: list, table: int) -> list:
-    """The leaf search's cheap ordering: sweeps, captures by size, then lay-downs, high cards
-    first (they leave tables that fewer sums capture: less time than low cards first)."""
-
-    def score(mv: tuple) -> int:
-        c, m = mv
-        if m:
-            return 100 + 10 * (m == table) + core._popcount(m) + 5 * bool((m | 1 << c) & SEVEN_COINS)
-        return c % 10
-
-    return sorted(moves, key=score, reverse=True)
-
-
-def _trunc_div(a: int, b: int) -> int:
-    """Division rounding toward zero, as in C."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
-def static_eval(pos: tuple, opts: int, nplayers: int) -> int:
-    """Heuristic final difference x 100 (team 0's side) at the horizon; see the compiled
-    ``static_eval``: banked points, open card and coin leads over the cards left, an open
-    settebello 60 to its holder's team (30 to the mover's team on the table), an open
-    primiera 40 to the team ahead on its current bests."""
-    hands, table, stock, cap, scope, turn, last = pos
-    info = node_info(pos, opts, nplayers)
-    rest = table
-    for h in hands:
-        rest |= h
-    for c in stock:
-        rest |= 1 << c
-    e = 100 * info[0]
-    if info[3] >> 10 & 1:
-        d = core._popcount(cap[0]) - core._popcount(cap[1])
-        e += _trunc_div(100 * d, core._popcount(rest) + 1)
-    if info[3] >> 18 & 1:
-        d = core._popcount(cap[0] & COINS) - core._popcount(cap[1] & COINS)
-        e += _trunc_div(100 * d, core._popcount(rest & COINS) + 1)
-    if rest & SEVEN_COINS:
-        if table & SEVEN_COINS:
-            e += 30 if turn & 1 == 0 else -30
-        else:
-            for seat, h in enumerate(hands):
-                if h & SEVEN_COINS:
-                    e += 60 if seat & 1 == 0 else -60
-    if info[3] >> 24 & 1:
-        b0 = sum(_SUIT_BEST[(cap[0] >> (10 * s)) & COINS] for s in range(4))
-        b1 = sum(_SUIT_BEST[(cap[1] >> (10 * s)) & COINS] for s in range(4))
-        e += 40 * _sign(b0 - b1)
-    return e
-
-
-def final_difference(pos: tuple, opts: int) -> int:
-    """Final score difference (team 0 minus team 1) of a finished hand."""
-    row0, row1 = core._score(pos[3][0], pos[3][1], pos[4][0], pos[4][1], opts)
-    return sum(row0) - sum(row1)
-
-
-def leaves_sweep(table: int, next_hand: int, opts: int) -> bool:
-    """Whether a player holding ``next_hand`` might capture the whole ``table``.
-
-    Never False when such a sweep exists (so it is sound for bounds), sometimes True
-    when the "fewest" rule would forbid it; also the move-ordering test for lay-downs.
-    """
-    if not table:
-        return False
-    values = 0
-    m = next_hand
-    while m:
-        low = m & -m
-        values |= 1 << ((low.bit_length() - 1) % 10 + 1)
-        m ^= low
-    if opts & core.OPT_ACE_TAKES_ALL and values & 2 and not table & core.ACES:
-        return True
-    total = 0
-    m = table
-    while m:
-        low = m & -m
-        total += (low.bit_length() - 1) % 10 + 1
-        m ^= low
-    if core._popcount(table) == 1:
-        return bool(values >> total & 1)
-    return total <= 10 and bool(values >> total & 1) and not table & core.RANK_MASK[total]
-
-
-def move_class(card: int, captured: int) -> int:
-    """The history heuristic's slot of a move: its card and how many cards it captures
-    (none, one, two, three or more), so a card's lay-downs and its captures are credited apart."""
-    return card + 40 * min(core._popcount(captured), 3)
-
-
-def order_moves(pos: tuple, moves: list, tt_move, history: list[int], opts: int, nplayers: int) -> list:
-    """Moves sorted best-first: the table's move, sweeps, settebello, sevens, coins, ...
-
-    Captures that leave the next player a sweep go among the lay-downs; lay-downs that do, last.
-    """
-    hands, table, stock, cap, scope, turn, last = pos
-    nxt = hands[(turn + 1) % nplayers]
-    scored = []
-    for i, (c, m) in enumerate(moves):
-        bit = 1 << c
-        if (c, m) == tt_move:
-            s = 1 << 30
-        elif m:
-            took = m | bit
-            s = 100000
-            if m == table:
-                s += 50000
-            if took & SEVEN_COINS:
-                s += 20000
-            s += 3000 * core._popcount(took & core.RANK_MASK[7])
-            s += 1000 * core._popcount(took & COINS)
-            s += 300 * core._popcount(m)
-            s += history[move_class(c, m)]
-            if m != table and leaves_sweep(table & ~m, nxt, opts):
-                s -= 120000
-        else:
-            s = history[c] + 100 * (c % 10) - 400 * bool(bit & COINS)
-            if leaves_sweep(table | bit, nxt, opts):
-                s -= 50000
-        scored.append((-s, i, c, m))
-    scored.sort()
-    return [(c, m) for _, _, c, m in scored]
 
 
 class Solver:
