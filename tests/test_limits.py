@@ -350,3 +350,22 @@ def test_core_calls_in_twin_and_compiled_agree_on_limits_api():
         for name in ("solve", "analyze", "horizon", "analyze_depth", "clear"):
             assert callable(getattr(solver, name))
         assert repr(mod.StopFlag()) == "StopFlag(set=False)"
+
+
+def test_threads_give_the_same_values():
+    # Solver(threads=2) splits analyze's moves over two threads (each its own table), PIMC
+    # values its samples in two threads: the values are one thread's.
+    rnd = random.Random(12)
+    for game in ("scopa4", "scopone_scientifico"):
+        s = played_to(State.deal(game, seed=3), 9 if TWIN_RUN else 16, rnd)
+        assert scopa.Solver(8, threads=2).analyze(s) == scopa.Solver(8).analyze(s)
+    from scopa.players import PIMCPlayer
+
+    for game in ("scopa", "scopone_scientifico"):
+        s = played_to(State.deal(game, seed=4), 30 if game == "scopa" else 36, rnd)
+        v = s.view(s.turn)
+        one = PIMCPlayer(seed=5, samples=12, time_limit=None).evaluate(v)
+        two = PIMCPlayer(seed=5, samples=12, time_limit=None, threads=2).evaluate(v)
+        assert one == two
+    with pytest.raises(scopa.ScopaError, match="bad threads -1"):
+        scopa.Solver(threads=-1)

@@ -26,10 +26,13 @@ move, bounds that hold, and an estimate.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import scopa_core as core
 from scopa.errors import ScopaError, show
@@ -272,11 +275,16 @@ class Solver:
     4
     """
 
-    def __init__(self, tt_size_mb: int = 64) -> None:
+    def __init__(self, tt_size_mb: int = 64, threads: int = 1) -> None:
         if not isinstance(tt_size_mb, int) or isinstance(tt_size_mb, bool) or not 1 <= tt_size_mb <= 65536:
             raise ScopaError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..65536")
+        if not isinstance(threads, int) or isinstance(threads, bool) or not 0 <= threads <= 256:
+            raise ScopaError(f"bad threads {show(threads)}: expected an int in 0..256 (0: every core)")
         self.tt_size_mb = tt_size_mb
+        #: threads an exact ``analyze`` splits the moves over (each with a table of its own)
+        self.threads = threads or os.cpu_count() or 1
         self._core = core.Solver(tt_size_mb)
+        self._helpers: list[Any] = []
         self._lock = threading.Lock()
 
     def clear(self) -> None:
@@ -417,10 +425,44 @@ class Solver:
         with self._lock:
             if not lim.bounded:
                 t0 = time.perf_counter()
-                rows = self._core.analyze(state.masks, state.rules.core_options, state.rules.hand_size)
+                rows, nodes = self._exact_rows(state)
                 values = {Move._from_core(c, m): MoveValue(v, v, v, float(v)) for c, m, v in rows}
-                return Analysis(values, self._core.nodes, time.perf_counter() - t0)
+                return Analysis(values, nodes, time.perf_counter() - t0)
             return self._anytime_analyze(state, lim, progress)
+
+    def _exact_rows(self, state: State) -> tuple[list[tuple[int, int, int]], int]:
+        """Every move's exact value: in this thread, or split over :attr:`threads` threads,
+        each solving its share of the moves on a table of its own (the core releases the GIL
+        while it searches); values and order are the same either way."""
+        pos, opts, block = state.masks, state.rules.core_options, state.rules.hand_size
+        moves = core.legal_moves(pos[0][pos[5]], pos[1], opts)
+        n = min(self.threads, len(moves))
+        if n <= 1:
+            rows = self._core.analyze(pos, opts, block)
+            return rows, self._core.nodes
+        while len(self._helpers) < n - 1:
+            self._helpers.append(core.Solver(self.tt_size_mb))
+        solvers = [self._core, *self._helpers[: n - 1]]
+        sigma = 1 if pos[5] & 1 == 0 else -1
+        out: dict[int, int] = {}
+        nodes = [0] * n
+
+        def work(k: int) -> None:
+            sv = solvers[k]
+            for i in range(k, len(moves), n):
+                c, m = moves[i]
+                child = core.apply_move(pos, c, m, opts, block)
+                if not any(child[0]) and not child[2]:
+                    row0, row1 = core.score(child[3][0], child[3][1], child[4][0], child[4][1], opts)
+                    out[i] = sigma * (sum(row0) - sum(row1))
+                    continue
+                r = sv.solve(child, opts, block, pv=False)
+                out[i] = -r[1]  # the next seat is on the other team
+                nodes[k] += r[6]
+
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            list(pool.map(work, range(n)))
+        return [(c, m, out[i]) for i, (c, m) in enumerate(moves)], sum(nodes)
 
     def _anytime_analyze(self, state: State, lim: Limit, progress: Progress | None) -> Analysis:
         clock = Clock(lim)

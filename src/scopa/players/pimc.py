@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from itertools import accumulate
 from typing import Any
 
@@ -30,7 +32,9 @@ class PIMCPlayer:
     evaluation of the open scoring terms. The move with the best average wins; moves within
     ``tie`` points of it are ranked by how often they leave the next player a sweep, then by
     move order. Sampling stops early when ``time_limit`` seconds have passed (at least one
-    sample is always used); ``time_limit=None`` makes the player strictly reproducible.
+    sample is always used); ``time_limit=None`` makes the player strictly reproducible. With
+    ``threads`` > 1 the samples are valued in that many threads at once (each with a solver of
+    its own): the same moves as one thread for a given seed and sample count.
 
     With two players and ``infer=True`` (the default) the opponent's hand in each sample is
     drawn from :func:`~scopa.players.inference.hand_posterior`: hands that explain the
@@ -65,6 +69,7 @@ class PIMCPlayer:
         infer: bool = True,
         model: OpponentModel | None = None,
         reply_weight: float = 0.5,
+        threads: int = 1,
     ) -> None:
         check_budget("samples", samples)
         check_budget("time_limit", time_limit, allow_none=True)
@@ -89,8 +94,14 @@ class PIMCPlayer:
         self.infer = infer
         self.model = model if model is not None else OpponentModel()
         self.reply_weight = float(reply_weight)
+        if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= 64:
+            raise ScopaError(f"bad threads {show(threads)}: expected an int in 1..64")
+        self.threads = threads
         self._rng = random.Random(seed)
         self._solver = core.Solver(tt_size_mb)
+        self._tt_size_mb = tt_size_mb
+        self._pool: ThreadPoolExecutor | None = None
+        self._local = threading.local()
         #: samples the last :meth:`evaluate` used
         self.last_samples = 0
 
@@ -104,7 +115,9 @@ class PIMCPlayer:
             return self.depth
         return 4 if players == 4 else 8
 
-    def sample_values(self, pos: tuple[Any, ...], rules: Rules) -> list[tuple[int, int, float]]:
+    def sample_values(
+        self, pos: tuple[Any, ...], rules: Rules, solver: Any = None
+    ) -> list[tuple[int, int, float]]:
         """Every legal move's value in one full position (a sample), for the team to move:
         ``[(card, capture mask, points), ...]``, exact when at most ``exact_plays`` plays
         are left, else from the depth-limited search; with two players, the opponent's reply
@@ -119,15 +132,15 @@ class PIMCPlayer:
         exact = sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players)
         depth = self._depth(rules.players)
         if rules.players != 2 or self.reply_weight == 0 or (not exact and depth < 2):
-            return self._minimax_values(pos, rules, exact, depth)
+            return self._minimax_values(pos, rules, exact, depth, solver)
         me = pos[5]
         w = self.reply_weight
         out = []
         for c, m in core.legal_moves(pos[0][me], pos[1], opts):
             child = core.apply_move(pos, c, m, opts, block)
-            replies = self._minimax_values(child, rules, exact, depth - 1) if child[5] != me else []
+            replies = self._minimax_values(child, rules, exact, depth - 1, solver) if child[5] != me else []
             if not replies:  # the opponent has no card (a composed position): no reply to weigh
-                return self._minimax_values(pos, rules, exact, depth)
+                return self._minimax_values(pos, rules, exact, depth, solver)
             # the cards the opponent cannot see: this player's hand and the stock (in the last
             # round it may count them; the model's sweep risk is about cards it cannot see)
             unseen = child[0][me]
@@ -141,13 +154,14 @@ class PIMCPlayer:
         return out
 
     def _minimax_values(
-        self, pos: tuple[Any, ...], rules: Rules, exact: bool, depth: int
+        self, pos: tuple[Any, ...], rules: Rules, exact: bool, depth: int, solver: Any = None
     ) -> list[tuple[int, int, float]]:
         """Every legal move's exact value, or its value from an alpha-beta ``depth`` plays deep."""
         opts, block = rules.core_options, rules.hand_size
+        sv = solver or self._solver
         if exact:
-            return [(c, m, float(v)) for c, m, v in self._solver.analyze(pos, opts, block)]
-        rows = self._solver.analyze_depth(pos, opts, block, depth)
+            return [(c, m, float(v)) for c, m, v in sv.analyze(pos, opts, block)]
+        rows = sv.analyze_depth(pos, opts, block, depth)
         assert rows is not None  # no limit was given
         return rows
 
@@ -166,27 +180,19 @@ class PIMCPlayer:
         nodes = 0
         moves = _legal(view)
         rules = view.rules
-        opts = rules.core_options
         totals = {(m.card.index, m.capture_mask): 0.0 for m in moves}
         risks = dict.fromkeys(totals, 0)
         start = time.perf_counter()
         used = 0
         nxt = (view.seat + 1) % rules.players
         posterior = hand_posterior(view, self.model) if self.infer else None
-        if posterior is not None:
-            hands, cumulative = posterior[0], list(accumulate(posterior[1]))
-        for _ in range(self.samples):
-            if posterior is not None:
-                hand = self._rng.choices(hands, cum_weights=cumulative)[0]
-                pos = determinize(view, self._rng, {1 - view.seat: hand}).masks
-            else:
-                pos = determinize(view, self._rng).masks
-            next_hand = pos[0][nxt]
+        if self.threads > 1:
+            used, nodes = self._parallel_samples(view, rules, posterior, totals, risks, seconds, lim, start)
+        for _ in range(self.samples if self.threads == 1 else 0):
+            pos = self._draw(view, posterior)
             for c, m, v in self.sample_values(pos, rules):
                 totals[(c, m)] += v
-                after = (pos[1] & ~m) if m else (pos[1] | 1 << c)
-                if leaves_sweep(after, next_hand, opts):
-                    risks[(c, m)] += 1
+            self._count_risks(pos, rules, risks, nxt)
             used += 1
             nodes += self._solver.nodes
             if seconds is not None and time.perf_counter() - start > seconds:
@@ -198,6 +204,68 @@ class PIMCPlayer:
             m: (totals[(m.card.index, m.capture_mask)] / used, risks[(m.card.index, m.capture_mask)] / used)
             for m in moves
         }
+
+    def _draw(self, view: PlayerView, posterior: tuple[list[int], list[float]] | None) -> tuple[Any, ...]:
+        """One sample of the hidden cards (from the posterior of the opponent's hand when there is one)."""
+        if posterior is not None:
+            hand = self._rng.choices(posterior[0], cum_weights=list(accumulate(posterior[1])))[0]
+            return determinize(view, self._rng, {1 - view.seat: hand}).masks
+        return determinize(view, self._rng).masks
+
+    def _count_risks(
+        self, pos: tuple[Any, ...], rules: Rules, risks: dict[tuple[int, int], int], nxt: int
+    ) -> None:
+        opts = rules.core_options
+        next_hand = pos[0][nxt]
+        for c, m in risks:
+            after = (pos[1] & ~m) if m else (pos[1] | 1 << c)
+            if leaves_sweep(after, next_hand, opts):
+                risks[(c, m)] += 1
+
+    def _parallel_samples(
+        self,
+        view: PlayerView,
+        rules: Rules,
+        posterior: tuple[list[int], list[float]] | None,
+        totals: dict[tuple[int, int], float],
+        risks: dict[tuple[int, int], int],
+        seconds: float | None,
+        lim: Limit,
+        start: float,
+    ) -> tuple[int, int]:
+        """The samples valued by :attr:`threads` threads, each with a solver of its own: drawn in
+        the order one thread would draw them, valued a batch at a time, added in that order, so
+        the values are one thread's for the same seed and sample count."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="scopa-pimc")
+        nxt = (view.seat + 1) % rules.players
+        used = nodes = 0
+        left = self.samples
+        while left > 0:
+            batch = [self._draw(view, posterior) for _ in range(min(self.threads, left))]
+            left -= len(batch)
+            for pos, (rows, n) in zip(
+                batch, self._pool.map(self._value_in_thread, batch, [rules] * len(batch)), strict=True
+            ):
+                for c, m, v in rows:
+                    totals[(c, m)] += v
+                self._count_risks(pos, rules, risks, nxt)
+                used += 1
+                nodes += n
+            if seconds is not None and time.perf_counter() - start > seconds:
+                break
+            if lim.stopped or (lim.nodes is not None and nodes >= lim.nodes):
+                break
+        return used, nodes
+
+    def _value_in_thread(
+        self, pos: tuple[Any, ...], rules: Rules
+    ) -> tuple[list[tuple[int, int, float]], int]:
+        solver = getattr(self._local, "solver", None)
+        if solver is None:
+            solver = self._local.solver = core.Solver(self._tt_size_mb)
+        rows = self.sample_values(pos, rules, solver)
+        return rows, solver.nodes
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The move with the best mean value over the samples (see the class docstring);
