@@ -364,8 +364,13 @@ def test_threads_give_the_same_values():
     for game in ("scopa", "scopone_scientifico"):
         s = played_to(State.deal(game, seed=4), 30 if game == "scopa" else 36, rnd)
         v = s.view(s.turn)
-        one = PIMCPlayer(seed=5, samples=12, time_limit=None).evaluate(v)
-        two = PIMCPlayer(seed=5, samples=12, time_limit=None, threads=2).evaluate(v)
-        assert one == two
+        for samples, threads in ((12, 2), (7, 3)):  # the samples split evenly, and not
+            one = PIMCPlayer(seed=5, samples=samples, time_limit=None).evaluate(v)
+            many = PIMCPlayer(seed=5, samples=samples, time_limit=None, threads=threads)
+            assert many.evaluate(v) == one and many.last_samples == samples
+        # with a node limit the samples go in batches, checked between them: fewer are used
+        bounded = PIMCPlayer(seed=5, samples=64, time_limit=None, threads=2)
+        bounded.evaluate(v, scopa.Limit(nodes=1))
+        assert bounded.last_samples == 8
     with pytest.raises(scopa.ScopaError, match="bad threads -1"):
         scopa.Solver(threads=-1)

@@ -241,12 +241,16 @@ class PIMCPlayer:
         nxt = (view.seat + 1) % rules.players
         used = nodes = 0
         left = self.samples
+        # a bounded search checks its limit between batches; an unbounded one takes them all at once
+        step = self.threads * 4 if seconds is not None or lim.bounded else left
         while left > 0:
-            batch = [self._draw(view, posterior) for _ in range(min(self.threads, left))]
+            batch = [self._draw(view, posterior) for _ in range(min(step, left))]
             left -= len(batch)
-            for pos, (rows, n) in zip(
-                batch, self._pool.map(self._value_in_thread, batch, [rules] * len(batch)), strict=True
-            ):
+            share = -(-len(batch) // self.threads)
+            slices = [batch[i : i + share] for i in range(0, len(batch), share)]
+            parts = self._pool.map(self._value_slice, slices, [rules] * len(slices))
+            valued = [row for part in parts for row in part]
+            for pos, (rows, n) in zip(batch, valued, strict=True):
                 for c, m, v in rows:
                     totals[(c, m)] += v
                 self._count_risks(pos, rules, risks, nxt)
@@ -258,14 +262,18 @@ class PIMCPlayer:
                 break
         return used, nodes
 
-    def _value_in_thread(
-        self, pos: tuple[Any, ...], rules: Rules
-    ) -> tuple[list[tuple[int, int, float]], int]:
+    def _value_slice(
+        self, batch: list[tuple[Any, ...]], rules: Rules
+    ) -> list[tuple[list[tuple[int, int, float]], int]]:
+        """Samples valued in order in one thread of the pool, by that thread's solver."""
         solver = getattr(self._local, "solver", None)
         if solver is None:
             solver = self._local.solver = core.Solver(self._tt_size_mb)
-        rows = self.sample_values(pos, rules, solver)
-        return rows, solver.nodes
+        out = []
+        for pos in batch:
+            rows = self.sample_values(pos, rules, solver)
+            out.append((rows, solver.nodes))
+        return out
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The move with the best mean value over the samples (see the class docstring);
