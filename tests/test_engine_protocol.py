@@ -350,6 +350,21 @@ def test_a_client_plays_a_whole_match(engine):
     match = play_match(_stdio_ask(e), "scopa", target=5, seed=3)
     assert scopa.Match.from_json(match).winner == match["winner"]
     assert e.close() == 0
+    # a saved match is checked by replay: wrong points, a play too many, a hand cut short
+    import copy
+
+    bad = copy.deepcopy(match)
+    bad["hands"][0]["points"] = [9, 9]
+    with pytest.raises(scopa.PositionError, match=r"hand 1: score \[9, 9\], but the replay gives"):
+        scopa.Match.from_json(bad)
+    bad = copy.deepcopy(match)
+    bad["hands"][0]["plays"].append(bad["hands"][0]["plays"][-1])
+    with pytest.raises(scopa.PositionError, match="hand 1, play 37 .*the hand is already over"):
+        scopa.Match.from_json(bad)
+    bad = copy.deepcopy(match)
+    del bad["hands"][0]["plays"][-1]
+    with pytest.raises(scopa.PositionError, match="hand 1"):
+        scopa.Match.from_json(bad)
 
 
 def test_malformed_requests_of_every_command_get_schema_valid_errors():

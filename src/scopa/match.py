@@ -314,25 +314,21 @@ class Match:
             raise PositionError(f"bad match: hand {i + 1} follows the end of the match")
         if not isinstance(hand, Mapping) or set(hand) - {"deal", "plays", "points"}:
             raise PositionError(f"bad hand {i + 1}: expected {{'deal', 'plays', 'points'}}")
-        deal = self._check_deal(i, hand.get("deal"))
+        self._check_deal(i, hand.get("deal"))
         plays = hand.get("plays")
-        if not isinstance(plays, list) or len(plays) > 40:
-            raise PositionError(f"bad hand {i + 1}: 'plays' must be a list of at most 40 moves")
-        state = deal
-        for j, move in enumerate(plays):
-            if state.is_over:
-                raise PositionError(f"bad hand {i + 1}: play {j + 1} comes after the end of the hand")
-            try:
-                state = state.play(move)
-            except ScopaError as exc:
-                raise PositionError(f"bad hand {i + 1}, play {j + 1} ({show(move)}): {exc}") from None
+        if not isinstance(plays, list):
+            raise PositionError(f"bad hand {i + 1}: 'plays' must be a list of moves, got {show(plays)}")
+        from scopa.records import HandRecord, RecordError
+
+        try:  # the plays replayed, and their points checked, as a record's
+            where = f"hand {i + 1}"
+            obj = {"deal": hand["deal"], "plays": plays, "score": hand.get("points")}
+            record = HandRecord.from_json(obj, self.rules, where)
+        except RecordError as exc:
+            raise PositionError(f"bad match: {exc}") from None
+        state = record.final()
         if not state.is_over:
             raise PositionError(f"bad hand {i + 1}: its plays do not finish the hand")
-        points = state.score().points
-        if hand.get("points") != list(points):
-            raise PositionError(
-                f"bad hand {i + 1}: points {show(hand.get('points'))}, but the plays give {list(points)}"
-            )
         self._finish(state)
         self._state = state if self.is_over else self._deal(len(self.hands))
 
