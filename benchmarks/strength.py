@@ -2,7 +2,9 @@
 
 Usage: python benchmarks/strength.py [--jobs 2] [--scale 1.0] PAIRING...
 Pairings: scopa-pimc-greedy, scopa-greedy-random, scopa-pimc-ismcts, scopa-pimc-plain,
-scientifico-pimc-greedy, scientifico-ismcts-greedy (default: all). ``--scale`` multiplies the
+scientifico-pimc-greedy, scientifico-ismcts-greedy, scopa-greedy-flat, scientifico-greedy-flat
+(default: all). The ``-flat`` pairings play today's greedy against the older rule that marked
+every capture leaving a sweepable table down by the same 4,000 (``FlatRiskGreedy``). ``--scale`` multiplies the
 number of duplicate deals (2,000 and 1,000 in the issue's plan).
 """
 
@@ -12,6 +14,14 @@ import argparse
 import time
 
 from scopa.arena import arena
+from scopa.players import GreedyPlayer
+
+
+class FlatRiskGreedy(GreedyPlayer):
+    """The greedy player before its capture risk was weighed by the chance of a sweep."""
+
+    CAPTURE_SWEEP_RISK = 0
+
 
 PAIRINGS = {
     "scopa-greedy-random": ("scopa", "greedy", "random", 2000),
@@ -27,6 +37,8 @@ PAIRINGS = {
     "scopa-pimc-plain": ("scopa", "pimc", ("pimc", {"reply_weight": 0}), 1000),
     "scientifico-pimc-greedy": ("scopone_scientifico", "pimc", "greedy", 1000),
     "scientifico-ismcts-greedy": ("scopone_scientifico", ("ismcts", {"time_limit": 0.02}), "greedy", 200),
+    "scopa-greedy-flat": ("scopa", "greedy", FlatRiskGreedy(), 2000),
+    "scientifico-greedy-flat": ("scopone_scientifico", "greedy", FlatRiskGreedy(), 2000),
 }
 
 

@@ -98,7 +98,8 @@ def test_engine_session_of_every_command():
             '{"cmd": "bestmove", "id": 9, "player": "nobody", '
             '"view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0}}',
             "ProtocolError",
-            "'player' must be one of random, greedy, pimc, ismcts, got 'nobody'",
+            "'player' must be one of random, greedy, pimc, ismcts, level1, level2, level3, level4, level5, "
+            "level6, got 'nobody'",
         ),
         (
             '{"cmd": "bestmove", "id": 9, "time_ms": -5, "view": {"rules": "scopa", "hands": [["7d"], 1], '

@@ -13,7 +13,7 @@ from conftest import TWIN_RUN
 
 import scopa
 import scopa_core
-from scopa import State
+from scopa import CardSet, State
 from scopa.arena import arena
 from scopa.players import (
     GreedyPlayer,
@@ -24,6 +24,7 @@ from scopa.players import (
     determinize,
     make_player,
 )
+from scopa.players.base import sweep_chance
 from scopa.players.inference import OpponentModel, hand_posterior, sweepers
 from scopa.view import PlayerView
 
@@ -292,6 +293,19 @@ def test_greedy_rules():
     # Laying the 2 down would leave Js+2=10 for a king; the queen leaves 17: safe.
     s = State.from_string("scopa 2bQb/KsAs Js - -/- 0/0 0 - 1")
     assert str(g.choose(s.view(0))) == "Qb"
+    # A capture that leaves the next player a sure sweep ranks below a safe lay-down (RULES §4:
+    # the last round, every other card in a pile, so the opponent's 2c is known to be there):
+    # 5dx5c would leave 2s for the 2c; Qb leaves 5c 2s Qb, which no card takes whole.
+    used = CardSet.parse("5d Qb 2c Ks 5c 2s")
+    rest = "".join(str(c) for c in CardSet(((1 << 40) - 1) & ~used.mask))
+    s = State.from_string(f"scopa 5dQb/2cKs 5c2s - {rest}/- 0/0 0 0 1")
+    assert sweep_chance(CardSet.parse("2s").mask, s.view(0).unseen.mask, 2, s.rules.core_options) == 1.0
+    assert str(g.choose(s.view(0))) == "Qb"
+    assert max(scopa.analyze(s).values()) == scopa.analyze(s)[s.resolve("Qb")]  # and it is right
+    # the chance is what a uniform deal of the unseen cards gives (hypergeometric)
+    table, unseen = CardSet.parse("3c 4s").mask, CardSet.parse("7d 7c Kd Kc Jd Jc").mask
+    assert sweep_chance(table, unseen, 2, 0) == pytest.approx(1 - (4 * 3) / (6 * 5))
+    assert sweep_chance(table, unseen, 0, 0) == 0.0 and sweep_chance(table, 0, 3, 0) == 0.0
 
 
 def test_pimc_with_nothing_hidden_plays_a_best_move():

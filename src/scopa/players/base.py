@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import random
 from functools import lru_cache
+from math import comb
 from typing import Protocol, runtime_checkable
 
 import scopa_core as core
@@ -15,7 +16,7 @@ from scopa.move import Move
 from scopa.state import State
 from scopa.view import PlayerView
 
-__all__ = ["Player", "check_budget", "choose", "determinize", "leaves_sweep", "sweepers"]
+__all__ = ["Player", "check_budget", "choose", "determinize", "leaves_sweep", "sweep_chance", "sweepers"]
 
 
 @runtime_checkable
@@ -147,3 +148,19 @@ def sweepers(table: int, opts: int) -> int:
 def leaves_sweep(table: int, cards: int, opts: int) -> bool:
     """Whether some card among ``cards`` could capture the whole ``table``."""
     return bool(sweepers(table, opts) & cards)
+
+
+def sweep_chance(table: int, unseen: int, hand_size: int, opts: int) -> float:
+    """The chance that a hand of ``hand_size`` cards drawn uniformly from ``unseen`` holds a
+    card that captures the whole ``table`` (hypergeometric: 1 - C(u-w, h) / C(u, h) for ``u``
+    unseen cards of which ``w`` sweep).
+
+    >>> round(sweep_chance(CardSet.parse("3c 4s").mask, CardSet.parse("7d 7c Kd Kc").mask, 2, 0), 3)
+    0.833
+    """
+    w = core.popcount(sweepers(table, opts) & unseen)
+    u = core.popcount(unseen)
+    h = min(hand_size, u)
+    if not w or h <= 0:
+        return 0.0
+    return 1.0 - comb(u - w, h) / comb(u, h)

@@ -8,7 +8,7 @@ import scopa_core as core
 from scopa.errors import IllegalMoveError
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import leaves_sweep
+from scopa.players.base import leaves_sweep, sweep_chance
 from scopa.view import PlayerView
 
 __all__ = ["GreedyPlayer", "RandomPlayer"]
@@ -46,11 +46,18 @@ class GreedyPlayer:
     """One-ply rules a good club player uses.
 
     Captures before lay-downs: a sweep first, then the settebello, sevens, coins, sixes and
-    many cards. Never a move that leaves a table some unseen card could sweep when another
-    move avoids it. Lay-downs: not the settebello, nor sevens or coins; keep pairs (lay down
-    a rank you hold twice, so you can retake it) and prefer ranks whose other cards are all
-    seen (nobody can take them by equal rank).
+    many cards. A capture that leaves a table the next player could sweep is marked down by
+    the chance that the next player holds a sweeping card (the unseen cards dealt uniformly,
+    :func:`~scopa.players.base.sweep_chance`): below a safe lay-down once that chance is
+    above about a half, below other captures sooner. Never a lay-down that leaves a table
+    some unseen card could sweep when another move avoids it. Lay-downs: not the settebello,
+    nor sevens or coins; keep pairs (lay down a rank you hold twice, so you can retake it)
+    and prefer ranks whose other cards are all seen (nobody can take them by equal rank).
     """
+
+    #: A capture that may leave the next player a sweep is marked down by 4,000 and this much
+    #: per unit of the chance that the next player holds a sweeping card.
+    CAPTURE_SWEEP_RISK = 20_000
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The best move by the rules above (the first in move order among equals); it
@@ -58,8 +65,7 @@ class GreedyPlayer:
         moves = _legal(view)
         return max(moves, key=lambda m: self.score(view, m))
 
-    @staticmethod
-    def score(view: PlayerView, move: Move) -> int:
+    def score(self, view: PlayerView, move: Move) -> int:
         """The greedy rating of ``move`` (higher is better)."""
         opts = view.rules.core_options
         table = view.table.mask
@@ -94,6 +100,13 @@ class GreedyPlayer:
             if not unseen & rank:
                 s += 40  # a dead rank: nobody can take it alone
             s -= card % 10  # lay down low cards first
-        if after and not last_play and leaves_sweep(after, unseen, opts):
-            s -= 20_000 if not move.is_capture else 4_000
+        if not after or last_play:
+            return s
+        if move.is_capture:
+            nxt = (view.seat + 1) % view.rules.players
+            chance = sweep_chance(after, unseen, view.hand_sizes[nxt], opts)
+            if chance > 0:
+                s -= 4_000 + round(self.CAPTURE_SWEEP_RISK * chance)
+        elif leaves_sweep(after, unseen, opts):
+            s -= 20_000
         return s
