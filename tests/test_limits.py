@@ -43,10 +43,9 @@ def positions(seed: int) -> list[tuple[str, State]]:
 
 @pytest.mark.parametrize("seed", range(2))
 def test_time_limit_returns_an_anytime_answer(seed):
-    # RULES §8: with time_limit=0.5 every call returns with a legal best move, an estimate
-    # within bounds that hold. How close to 0.5 s it returns is a benchmark figure (printed
-    # here, measured in benchmarks/anytime.py); the test only guards against a call that runs
-    # on (10x the limit, generous on these shared machines).
+    # RULES §8: with time_limit=0.5 every call returns within 1.0 s (the bound: the
+    # answer in the time the caller chose, generous for these machines) with a legal best
+    # move, an estimate within bounds that hold; the worst time is printed for the report.
     solver = scopa.Solver(16)
     worst = 0.0
     for name, s in positions(seed):
@@ -54,7 +53,7 @@ def test_time_limit_returns_an_anytime_answer(seed):
         r = solver.solve(s, time_limit=0.5)
         elapsed = time.perf_counter() - t0
         worst = max(worst, elapsed)
-        assert elapsed < 5.0, (name, elapsed)
+        assert elapsed < 1.0, (name, elapsed)
         assert r.best_move in s.legal_moves(), name
         assert r.lower <= r.estimate <= r.upper, name
         assert r.exact == (r.value is not None) and (not r.exact or r.lower == r.value == r.upper)
@@ -63,7 +62,7 @@ def test_time_limit_returns_an_anytime_answer(seed):
         a = solver.analyze(s, time_limit=0.5)
         elapsed = time.perf_counter() - t0
         worst = max(worst, elapsed)
-        assert elapsed < 5.0, (name, elapsed)
+        assert elapsed < 1.0, (name, elapsed)
         assert list(a.moves) == s.legal_moves()
         for m, v in a.moves.items():
             assert v.lower <= v.estimate <= v.upper, (name, m)
@@ -299,13 +298,12 @@ def _interrupt(
 @pytest.mark.parametrize("call", list(_LONG_CALLS))
 def test_ctrl_c_reaches_the_caller(call):
     # A KeyboardInterrupt reaches the caller of any long call of the core (each would run for
-    # minutes) before the call ends; the delay is printed for the report (11-33 ms here), and
-    # asserted only as a hang guard.
+    # minutes) within 1 s of SIGINT (the bound, generous: 11-33 ms here; printed).
     delay, done = _interrupt(_LONG_CALLS[call])
     print(f"{call}: KeyboardInterrupt {delay * 1000:.0f} ms after SIGINT")
     assert "KeyboardInterrupt" in done.stderr and "finished" not in done.stdout, done.stderr
     assert done.returncode != 0
-    assert delay < 10
+    assert delay < 1.0
 
 
 def test_ctrl_c_leaves_the_solver_usable():
