@@ -4,8 +4,8 @@ Usage: python benchmarks/strength.py [--jobs 2] [--scale 1.0] PAIRING...
 Pairings: scopa-pimc-greedy, scopa-greedy-random, scopa-pimc-ismcts, scopa-pimc-plain,
 scientifico-pimc-greedy, scientifico-ismcts-greedy, scopa-greedy-flat, scientifico-greedy-flat
 (default: all). The ``-flat`` pairings play today's greedy against the older rule that marked
-every capture leaving a sweepable table down by the same 4,000 (``FlatRiskGreedy``). ``--scale`` multiplies the
-number of duplicate deals (2,000 and 1,000 in the issue's plan).
+every capture leaving a sweepable table down by the same 4,000 (``FlatRiskGreedy``).
+``--scale`` multiplies the number of duplicate deals (2,000 and 1,000 in the issue's plan).
 """
 
 from __future__ import annotations
