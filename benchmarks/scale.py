@@ -6,8 +6,9 @@ Rows:
 * ``analyze threads``: ``Solver(threads=2).analyze`` against ``Solver(threads=1)`` on the same
   Scopone scientifico endgames (k = 6 and k = 7 cards a hand, drawn as in
   ``test_bench_solver.py``), alternating which goes first; the values are checked equal.
-* ``solve``: ``Solver(threads=N).solve`` runs one search (the thread count is not used by it),
-  shown for scale.
+* ``solve threads``: ``Solver(threads=2).solve`` against ``Solver(threads=1)`` on the same
+  endgames (k = 6 and 7), alternating which goes first: the two threads share the table; the
+  values are checked equal; totals over the positions, and the median of their ratios.
 * ``pimc threads``: a ``PIMCPlayer(threads=2)`` move against ``threads=1`` at k = 5, each of
   its 32 samples solved exactly (``exact_plays=20``); the same move checked.
 * ``batch``: ``scopa.batch.solve_many`` on k = 6 endgames in this process (``workers=1``), on a
@@ -15,7 +16,8 @@ Rows:
   (positions per second, ratio to the one process).
 * ``arena``: pimc against greedy, 2-player Scopa, on 1 and 2 workers (deals per second).
 
-Run: ``python benchmarks/scale.py`` (about 10 minutes on 2 cores); ``--quick`` for a smoke run.
+Run: ``python benchmarks/scale.py`` (about 12 minutes on 2 cores); ``--quick`` for a smoke run,
+``--solve-only`` for the solve rows alone.
 """
 
 from __future__ import annotations
@@ -62,9 +64,20 @@ def analyze_threads(k: int, n: int) -> str:
 
 
 def solve_row(k: int, n: int) -> str:
-    secs = [timed(scopa.Solver(256).solve, endgame(7000 + 100 * k + i, k))[1] for i in range(n)]
-    m = statistics.median(secs)
-    return f"| solve, k={k} (one search; threads not used) | {n} | {m:.3f} s | {m:.3f} s | 1.00x |"
+    ones, twos = [], []
+    for i in range(n):
+        s = endgame(7000 + 100 * k + i, k)
+        got = {}
+        for t in (1, 2) if i % 2 == 0 else (2, 1):
+            got[t], secs = timed(scopa.Solver(256, threads=t).solve, s)
+            (ones if t == 1 else twos).append(secs)
+        assert got[1].value == got[2].value, "threads changed a value"
+    t1, t2 = sum(ones), sum(twos)
+    per = statistics.median(a / b for a, b in zip(ones, twos, strict=True))
+    return (
+        f"| `Solver(threads=2).solve`, k={k} | {n} | {t1:.3f} s | {t2:.3f} s | {t1 / t2:.2f}x "
+        f"(median of the positions' {per:.2f}x) |"
+    )
 
 
 def pimc_threads(n: int) -> str:
@@ -140,14 +153,18 @@ def arena_rows(deals: int) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--solve-only", action="store_true", help="only the solve threads rows")
     args = ap.parse_args(argv)
     q = args.quick
     print(f"{os.cpu_count()} CPUs, {scopa.CORE_IMPLEMENTATION} core")
     print("| work | positions | 1 thread | 2 threads | speed-up |")
     print("|---|---:|---:|---:|---:|")
+    print(solve_row(6, 4 if q else 10), flush=True)
+    print(solve_row(7, 1 if q else 6), flush=True)
+    if args.solve_only:
+        return 0
     print(analyze_threads(6, 4 if q else 10), flush=True)
     print(analyze_threads(7, 1 if q else 3), flush=True)
-    print(solve_row(7, 1 if q else 3), flush=True)
     print(pimc_threads(2 if q else 6), flush=True)
     print()
     print("| batch solve on | positions | wall | positions/s | vs one process |")

@@ -2,9 +2,12 @@
 
 Usage: python benchmarks/strength.py [--jobs 2] [--scale 1.0] PAIRING...
 Pairings: scopa-pimc-greedy, scopa-greedy-random, scopa-pimc-ismcts, scopa-pimc-plain,
-scientifico-pimc-greedy, scientifico-ismcts-greedy, scopa-greedy-flat, scientifico-greedy-flat
-(default: all). The ``-flat`` pairings play today's greedy against the older rule that marked
-every capture leaving a sweepable table down by the same 4,000 (``FlatRiskGreedy``).
+scientifico-pimc-greedy, scientifico-ismcts-greedy, scopa-ismcts-greedy,
+scientifico-ismcts100-greedy, scopa-ismcts-playout, scientifico-ismcts-playout, scopa-greedy-flat,
+scientifico-greedy-flat (default: all). The ``-playout`` pairings play ISMCTS with its heuristic
+playouts against ISMCTS with uniformly random ones, both at 100 ms a move. The ``-flat``
+pairings play today's greedy against the older rule that marked every capture leaving a
+sweepable table down by the same 4,000 (``FlatRiskGreedy``).
 ``--scale`` multiplies the number of duplicate deals (2,000 and 1,000 in the issue's plan).
 """
 
@@ -37,6 +40,26 @@ PAIRINGS = {
     "scopa-pimc-plain": ("scopa", "pimc", ("pimc", {"reply_weight": 0}), 1000),
     "scientifico-pimc-greedy": ("scopone_scientifico", "pimc", "greedy", 1000),
     "scientifico-ismcts-greedy": ("scopone_scientifico", ("ismcts", {"time_limit": 0.02}), "greedy", 200),
+    # ISMCTS at the issue's 100 ms a move, against greedy and with against without heuristic playouts
+    "scopa-ismcts-greedy": ("scopa", ("ismcts", {"time_limit": 0.1}), "greedy", 1000),
+    "scientifico-ismcts100-greedy": (
+        "scopone_scientifico",
+        ("ismcts", {"time_limit": 0.1}),
+        "greedy",
+        1000,
+    ),
+    "scopa-ismcts-playout": (
+        "scopa",
+        ("ismcts", {"time_limit": 0.1}),
+        ("ismcts", {"time_limit": 0.1, "playout": "random"}),
+        1000,
+    ),
+    "scientifico-ismcts-playout": (
+        "scopone_scientifico",
+        ("ismcts", {"time_limit": 0.1}),
+        ("ismcts", {"time_limit": 0.1, "playout": "random"}),
+        1000,
+    ),
     "scopa-greedy-flat": ("scopa", "greedy", FlatRiskGreedy(), 2000),
     "scientifico-greedy-flat": ("scopone_scientifico", "greedy", FlatRiskGreedy(), 2000),
 }

@@ -119,6 +119,11 @@ def check_count(x: Any, what: str = "number of hands") -> int:
     return check_int(x, what, 0, MAX_COUNT)
 
 
+def check_policy(x: Any) -> int:
+    """``x`` if it is a rollout policy: 0 (uniformly random moves) or 1 (heuristic)."""
+    return check_int(x, "rollout policy", 0, 1)
+
+
 def check_seconds(x: Any, what: str = "time_limit") -> float:
     """``x`` as float seconds if it is a finite number >= 0 (0: no time limit)."""
     ok = (type(x) is int or type(x) is float) and 0 <= x <= 1e9

@@ -45,7 +45,9 @@ def deal(
 def playouts(
     nplayers: int, hand_size: int, table_size: int, opts: int, n: int, seed: int
 ) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]: ...
-def rollouts(pos: Position, opts: int, block: int, n: int, seed: int) -> list[int]: ...
+def rollouts(pos: Position, opts: int, block: int, n: int, seed: int, policy: int = 0) -> list[int]: ...
+
+PARALLEL_MIN_PLAYS: int
 
 class Solver:
     @property
@@ -70,6 +72,7 @@ class Solver:
     iid_plies: int
     guess_plies: int
     guess_min: int
+    defer_depth: int
     def __init__(self, tt_size_mb: int = 64) -> None: ...
     def clear(self) -> None: ...
     def _captures(self, card: int, table: int, opts: int) -> list[int]: ...
@@ -84,6 +87,7 @@ class Solver:
         stop: StopFlag | None = None,
         guess: int | None = None,
         pv: bool = True,
+        threads: int = 1,
     ) -> tuple[bool, int, int, int, int, list[tuple[int, int]], int]: ...
     def analyze(self, pos: Position, opts: int, block: int) -> list[tuple[int, int, int]]: ...
     def horizon(

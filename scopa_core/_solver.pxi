@@ -36,6 +36,97 @@ include "_solver_horizon.pxi"
 include "_solver_search.pxi"
 
 
+# plays left from which a solve with threads > 1 searches on several threads: below, a
+# search takes milliseconds and starting the threads costs more than they gain
+DEF PARALLEL_MIN_PLAYS_C = 20
+PARALLEL_MIN_PLAYS = PARALLEL_MIN_PLAYS_C
+
+
+cdef class _SolveHelper:
+    """A helper thread of a parallel solve: a search state of its own (move stack, capture
+    memo, leaf table, history) on the solver's main table, shared under bucket locks."""
+
+    cdef SState S
+    cdef Pos p
+    cdef Info info
+    cdef int lo, hi, guess, card, iterations
+    cdef uint64_t cap
+    cdef unsigned short last_epoch
+
+    def __cinit__(self):
+        memset(&self.S, 0, sizeof(SState))
+        if not search_mem_alloc(&self.S):
+            search_mem_free(&self.S)
+            raise MemoryError("cannot allocate a helper thread's search memory")
+        self.last_epoch = 0
+
+    def __dealloc__(self):
+        search_mem_free(&self.S)
+
+    cdef void setup(self, const SState* main, const Pos* p, const Info* info, int lo, int hi,
+                    int guess, int skew, int* done) noexcept:
+        """Copy the main search's rules, table and limits; start from its history."""
+        cdef SState* S = &self.S
+        if main.epoch < self.last_epoch:
+            # the epoch wrapped around: entries of an old epoch could pass for current ones
+            memset(S.leaftt, 0, LEAF_TT_BYTES)
+        self.last_epoch = main.epoch
+        S.tt = main.tt
+        S.tt_mask = main.tt_mask
+        S.epoch = main.epoch
+        S.shared = True
+        S.done = done
+        S.root_skew = skew
+        S.busy = main.busy
+        S.defer_depth = main.defer_depth
+        S.opts = main.opts
+        S.nplayers = main.nplayers
+        S.block = main.block
+        S.leaf_depth = main.leaf_depth
+        S.etc_depth = main.etc_depth
+        S.iid_depth = main.iid_depth
+        S.iid_plies = main.iid_plies
+        S.guess_plies = main.guess_plies
+        S.guess_min = main.guess_min
+        S.lt_min = main.lt_min
+        S.lt_max = main.lt_max
+        S.leaf_neutral = 0
+        memcpy(S.hist, main.hist, sizeof(S.hist))
+        S.nodes = 0
+        S.main_nodes = 0
+        S.node_limit = 0
+        S.probes = 0
+        S.hits = 0
+        S.lt_hits = 0
+        S.aborted = False
+        S.sp = 0
+        S.root_depth = plays_left(p)
+        S.root_card = -1
+        S.root_cap = 0
+        # the caller's deadline and stop flag (its StopFlag is kept alive by the call); the
+        # signal handlers are the main thread's to run
+        S.watch.deadline = main.watch.deadline
+        S.watch.stop = main.watch.stop
+        S.watch.signals = False
+        S.watch.interrupted = False
+        S.watch.exc_type = S.watch.exc_value = S.watch.exc_tb = NULL
+        arm_checks(S)
+        self.p = p[0]
+        self.info = info[0]
+        self.lo = lo
+        self.hi = hi
+        self.guess = guess
+        self.card = -1
+        self.cap = 0
+        self.iterations = 0
+
+    def run(self):
+        """The helper thread's work: MTD(f) on the shared table until it is done or stopped."""
+        with nogil:
+            self.iterations = mtdf_loop(&self.S, &self.p, &self.info, &self.lo, &self.hi,
+                                        self.guess, &self.card, &self.cap)
+
+
 cdef class Solver:
     """Double-dummy solver with a reusable transposition table (compiled).
 
@@ -66,6 +157,9 @@ cdef class Solver:
     cdef readonly int iterations
     cdef bint _busy
     cdef object _stop_ref    # the StopFlag whose word S.watch reads, kept alive during a call
+    cdef TTEntry _copy       # where _entry copies an entry of a shared table
+    cdef list _helpers       # the helper threads' search states of a parallel solve (kept for reuse)
+    cdef int _done           # set when one thread of a parallel solve is done: the others stop
 
     def __cinit__(self, tt_size_mb=64):
         cdef uint64_t n_buckets = 1
@@ -77,21 +171,10 @@ cdef class Solver:
         # the big table is zeroed first: the small hot tables written after it stay in the cache
         if self.S.tt != NULL:
             memset(self.S.tt, 0, n_buckets * 2 * sizeof(TTEntry))
-        self.S.mcap = <uint64_t*>malloc(MOVE_STACK * sizeof(uint64_t))
-        self.S.mcard = <signed char*>malloc(MOVE_STACK * sizeof(signed char))
-        self.S.mscore = <int*>malloc(MOVE_STACK * sizeof(int))
-        # the capture memo is written now (not lazily zeroed by calloc), so that its pages
-        # are mapped before the first solve rather than during it
-        self.S.capcache = <CapEntry*>malloc((1 << CAP_CACHE_BITS) * sizeof(CapEntry))
-        if self.S.capcache != NULL:
-            memset(self.S.capcache, 0, (1 << CAP_CACHE_BITS) * sizeof(CapEntry))
-        self.S.leaftt = <LeafEntry*>scopa_table_alloc(LEAF_TT_BYTES)
-        if self.S.leaftt != NULL:
-            memset(self.S.leaftt, 0, LEAF_TT_BYTES)
-        self.S.lt_min = 6
-        self.S.lt_max = 12
-        if (self.S.tt == NULL or self.S.mcap == NULL or self.S.mcard == NULL or self.S.mscore == NULL
-                or self.S.capcache == NULL or self.S.leaftt == NULL):
+        ok = search_mem_alloc(&self.S)
+        self.S.busy = <uint64_t*>malloc(BUSY_SIZE * sizeof(uint64_t))
+        self.S.defer_depth = 18
+        if self.S.tt == NULL or not ok or self.S.busy == NULL:
             raise MemoryError(f"cannot allocate a {tt_size_mb} MB transposition table")
         self.S.tt_mask = n_buckets - 1
         self.S.epoch = 1
@@ -106,15 +189,14 @@ cdef class Solver:
         self._dirty = False
         self._busy = False
         self._stop_ref = None
+        self._helpers = []
+        self._done = 0
         self._clear()
 
     def __dealloc__(self):
         scopa_table_free(self.S.tt)
-        free(self.S.mcap)
-        free(self.S.capcache)
-        scopa_table_free(self.S.leaftt)
-        free(self.S.mcard)
-        free(self.S.mscore)
+        search_mem_free(&self.S)
+        free(self.S.busy)
 
     property leaf_tt_min:
         """Plays left from which the leaf search keeps bounds in its small exact-key table."""
@@ -155,6 +237,15 @@ cdef class Solver:
         self._dirty = False
         memset(self.S.hist, 0, sizeof(self.S.hist))
         self._context = None
+
+    property defer_depth:
+        """Plays left from which a parallel solve's threads put off a move another thread is
+        searching (0: never)."""
+        def __get__(self):
+            return self.S.defer_depth
+        def __set__(self, value):
+            self._idle()
+            self.S.defer_depth = int_arg(value, "defer_depth", 0, 1000)
 
     property leaf_depth:
         """The plain leaf search takes over below this many plays left (a tuning knob)."""
@@ -313,35 +404,85 @@ cdef class Solver:
     cdef TTEntry* _entry(self, const Pos* p, const Info* info):
         cdef Key key
         make_key(p, info, neutral_cards(p, info, self.S.opts), &key)
-        return tt_find(&self.S, &key)
+        return tt_find(&self.S, &key, &self._copy)
 
     cdef tuple _mtdf(self, const Pos* p, const Info* info, int lo, int hi, int guess):
         """Null-window searches from ``guess`` until ``lo == hi`` or the search stops:
         ``(lo, hi, card, capture)``, the move of the last search that proved ``lo``
         (card -1 when none did)."""
-        cdef int g = guess, beta, card = -1
+        cdef int card = -1, it
         cdef uint64_t cap = 0
-        if g < lo:
-            g = lo
-        if g > hi:
-            g = hi
-        while lo < hi:
-            beta = g if g > lo else lo + 1
-            self.S.root_card = -1
-            g = self._search(p, info, beta - 1, beta)
-            if self.S.aborted:
-                break
-            self.iterations += 1
-            if g < beta:
-                hi = g
-            else:
-                lo = g
-                card = self.S.root_card
-                cap = self.S.root_cap
+        with nogil:
+            it = mtdf_loop(&self.S, p, info, &lo, &hi, guess, &card, &cap)
+        self.iterations += it
         return lo, hi, card, cap
 
+    cdef tuple _mtdf_threads(self, const Pos* p, const Info* info, int lo, int hi, int guess,
+                             int threads):
+        """:meth:`_mtdf` on ``threads`` threads sharing the table: each helper runs MTD(f)
+        from another first guess with its root moves in another order; all pool the bounds
+        they prove (``mtdf_loop``), and a move another thread is searching is put off
+        (``search``). When the bounds meet, every thread stops. A stop, a deadline or
+        Ctrl-C stops the main thread, which then stops the helpers: the pooled bounds are
+        the result, as a single thread's would be."""
+        cdef _SolveHelper h
+        cdef int k
+        cdef long long extra = 0
+        cdef Bounds b
+        while len(self._helpers) < threads - 1:
+            self._helpers.append(_SolveHelper())
+        helpers = self._helpers[: threads - 1]
+        memset(&b, 0, sizeof(Bounds))
+        b.lo = lo
+        b.hi = hi
+        b.card = -1
+        for k in range(16):
+            b.testing[k] = NO_TEST
+        self._done = 0
+        memset(self.S.busy, 0, BUSY_SIZE * sizeof(uint64_t))
+        self.S.shared = True
+        self.S.done = &self._done
+        self.S.bounds = &b
+        self.S.thread_no = 0
+        self.S.moot = False
+        for k in range(threads - 1):
+            h = helpers[k]
+            # each helper tests another bound first (guess + 1, + 2, ...), so the threads
+            # prove different bounds at once (k = 7: 1.39x on 2 threads, 1.19x from one guess)
+            h.setup(&self.S, p, info, lo, hi, guess + k + 1, k + 1, &self._done)
+            h.S.bounds = &b
+            h.S.thread_no = k + 1
+            h.S.moot = False
+        workers = [threading.Thread(target=h.run, daemon=True) for h in helpers]
+        try:
+            for t in workers:
+                t.start()
+            out = self._mtdf(p, info, lo, hi, guess)
+        finally:
+            scopa_flag_write(&self._done, 1)
+            for t in workers:
+                t.join()
+            self.S.shared = False
+            self.S.done = NULL
+            self.S.bounds = NULL
+        for k in range(threads - 1):
+            h = helpers[k]
+            extra += h.S.nodes
+            self.iterations += h.iterations
+            h.S.bounds = NULL
+        self.S.nodes += extra
+        if b.lo >= b.hi and not self.S.watch.interrupted:
+            # the threads together proved the value: the main thread stopped for that, not
+            # for a limit
+            self.S.aborted = False
+            return b.lo, b.hi, b.card, b.cap
+        lo2, hi2, card, cap = out
+        if b.lo > lo2:
+            lo2, card, cap = b.lo, b.card, b.cap
+        return lo2, min(hi2, b.hi), card, cap
+
     def solve(self, pos, opts, block, node_limit=0, time_limit=0.0, stop=None, guess=None,
-              bint pv=True) -> tuple:
+              bint pv=True, threads=1) -> tuple:
         """Solve a position tuple: ``(exact, lower, upper, best_card, best_capture, pv, nodes)``.
 
         Values are the final score difference for the team to move; ``pv`` is a list of
@@ -352,15 +493,21 @@ cdef class Solver:
         completed search proved one). A stop during the principal variation's search
         leaves the value exact and the PV shorter. ``guess`` (the expected value, for the
         team to move) is the first null-window search's test; by default a horizon search
-        guesses from ``guess_min`` plays left, a level hand below.
+        guesses from ``guess_min`` plays left, a level hand below. ``threads`` > 1 searches
+        positions of ``PARALLEL_MIN_PLAYS`` plays left or more on that many threads sharing
+        the table (lazy SMP) unless a ``node_limit`` is given: the value is the same, the
+        best move and the PV may be another move of that value, and ``nodes`` counts every
+        thread's positions.
         """
         cdef Pos p
         cdef Info info
         cdef int sigma, lo, hi, card = -1, v, est, wguess = 0, base
         cdef uint64_t cap = 0
         cdef TTEntry* e
+        cdef int nthreads
         if guess is not None and not is_int_in(guess, -10000, 10001):
             _checks.check_int(guess, "guess", -10000, 10000)
+        nthreads = _checks.check_int(threads, "threads", 1, 256)
         self._begin(pos, opts, block, &p, node_limit, time_limit, stop)
         try:
             sigma = 1 if (p.turn & 1) == 0 else -1
@@ -381,7 +528,10 @@ cdef class Solver:
                 with nogil:
                     est = horizon_search(&self.S, &p, self.S.guess_plies, -1000000, 1000000)
                 wguess = (3 * (est - 100 * base) + 20000000) // 200 - 100000
-            lo, hi, card, cap = self._mtdf(&p, &info, lo, hi, wguess)
+            if nthreads > 1 and not self.S.node_limit and plays_left(&p) >= PARALLEL_MIN_PLAYS_C:
+                lo, hi, card, cap = self._mtdf_threads(&p, &info, lo, hi, wguess, nthreads)
+            else:
+                lo, hi, card, cap = self._mtdf(&p, &info, lo, hi, wguess)
             if self.S.aborted:
                 e = self._entry(&p, &info)
                 if e != NULL:

@@ -9,12 +9,16 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     cdef int best_card = -1, tt_card = -1
     cdef uint64_t best_cap = 0, tt_cap = 0, m, neutral
     cdef TTEntry* e
+    cdef TTEntry ecopy    # where a shared table's entry is copied (see tt_find)
     cdef Pos child
     cdef Info cinfo
     cdef Key key
     cdef Key etc_keys[ETC_MAX]
     cdef int etc_gain[ETC_MAX]
-    cdef int c
+    cdef int c, idx, nd, jd
+    cdef int deferred[DEFER_MAX]
+    cdef uint64_t mh = 0
+    cdef bint defer
     S.nodes += 1
     if S.nodes >= S.next_check and poll(S):
         return 0
@@ -42,7 +46,7 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     make_key(p, info, neutral, &key)
     scopa_prefetch(S.tt + 2 * (key.h & S.tt_mask))   # the moves are generated while the bucket is fetched
     n = gen_moves(S, p, neutral)
-    e = tt_probe(S, &key)
+    e = tt_probe(S, &key, &ecopy)
     if e != NULL:
         if e.lower >= beta or e.upper <= alpha or e.lower == e.upper:
             if depth == S.root_depth:
@@ -75,7 +79,7 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
                 scopa_prefetch(S.tt + 2 * (etc_keys[i].h & S.tt_mask))
             for i in range(k):
                 if etc_gain[i] != NO_GAIN:
-                    e = tt_find(S, &etc_keys[i])
+                    e = tt_find(S, &etc_keys[i], &ecopy)
                     if e != NULL and etc_gain[i] - e.upper >= beta:
                         if depth == S.root_depth:
                             S.root_card = S.mcard[S.sp + j + i]
@@ -93,18 +97,60 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
         S.sp -= n
         if S.aborted:
             return 0
+    if S.root_skew and depth == S.root_depth and n > 1:
+        # a helper thread of a parallel solve: its root_skew best-ordered moves go last, so the
+        # threads start on different moves and fill the shared table with different subtrees
+        for k in range(S.root_skew if S.root_skew < n else n - 1):
+            bi = S.sp
+            bs = S.mscore[S.sp]
+            for i in range(S.sp + 1, S.sp + n):
+                if S.mscore[i] > S.mscore[bi]:
+                    bi = i
+                if S.mscore[i] < bs:
+                    bs = S.mscore[i]
+            S.mscore[bi] = bs - 1
     S.sp += n
     best = -1000
-    for i in range(S.sp - n, S.sp):
-        select_best(S, i)
-        c = S.mcard[i]
-        m = S.mcap[i]
+    # shared by threads (simplified ABDADA): a move another thread is searching now is put
+    # off until the other moves are searched (the first move never), so that the threads
+    # split a node's moves instead of racing through the same subtree
+    defer = S.shared and S.defer_depth > 0 and depth >= S.defer_depth
+    nd = 0
+    jd = 0
+    i = S.sp - n
+    while True:
+        if i < S.sp:
+            select_best(S, i)
+            idx = i
+            i += 1
+            c = S.mcard[idx]
+            m = S.mcap[idx]
+            if defer:
+                mh = mix64(key.h ^ (<uint64_t>(c + 1) << 58) ^ m) | 1
+                if idx > S.sp - n and nd < DEFER_MAX and scopa_load64(&S.busy[mh & (BUSY_SIZE - 1)]) == mh:
+                    deferred[nd] = idx
+                    nd += 1
+                    continue
+        elif jd < nd:
+            idx = deferred[jd]
+            jd += 1
+            c = S.mcard[idx]
+            m = S.mcap[idx]
+            mh = mix64(key.h ^ (<uint64_t>(c + 1) << 58) ^ m) | 1
+        else:
+            break
         child = p[0]
         apply_pos(&child, c, m, S.opts)
         node_info(&child, S.opts, &cinfo)
         g = sigma * (cinfo.B - info.B)
         a = alpha if alpha > best else best
-        v = g - search(S, &child, &cinfo, g - beta, g - a)
+        if defer:
+            scopa_store64(&S.busy[mh & (BUSY_SIZE - 1)], mh)
+            v = g - search(S, &child, &cinfo, g - beta, g - a)
+            if scopa_load64(&S.busy[mh & (BUSY_SIZE - 1)]) == mh:
+                scopa_store64(&S.busy[mh & (BUSY_SIZE - 1)], 0)
+        else:
+            v = g - search(S, &child, &cinfo, g - beta, g - a)
         if S.aborted:
             S.sp -= n
             return 0
@@ -115,7 +161,7 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
             if best >= beta:
                 # history: the cutting move gains, the moves tried before it lose as much
                 # (3% fewer nodes at k = 7 than crediting the cutting move alone)
-                for k in range(S.sp - n, i):
+                for k in range(S.sp - n, idx):
                     j = move_class(S.mcard[k], S.mcap[k])
                     S.hist[j] -= depth * depth
                     if S.hist[j] < -(1 << 14):
@@ -132,3 +178,86 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
         S.root_card = best_card
         S.root_cap = best_cap
     return best
+
+
+cdef int mtdf_loop(SState* S, const Pos* p, const Info* info, int* lo, int* hi, int guess,
+                   int* card, uint64_t* cap) noexcept nogil:
+    """MTD(f): null-window searches from ``guess`` until ``lo == hi`` or the search stops,
+    narrowing ``[lo, hi]``; ``card``/``cap`` get the move of the last search that proved
+    ``lo``. Returns the number of completed searches.
+
+    In a parallel solve (``S.bounds``) the threads pool what each search proves: before a
+    search a thread takes the bounds the others proved and picks a test no other thread is
+    running, after it gives what it proved; a test the others answer meanwhile is dropped
+    (``poll``), and the thread that closes the interval sets the ``done`` word that stops
+    the others."""
+    cdef int g = guess, beta, it = 0, cand, off, t
+    cdef bint taken
+    cdef Bounds* b = S.bounds
+    while True:
+        if b != NULL:
+            scopa_lock(&b.lock)
+            if b.lo > lo[0]:
+                lo[0] = b.lo
+                card[0] = b.card
+                cap[0] = b.cap
+            if b.hi < hi[0]:
+                hi[0] = b.hi
+        if lo[0] >= hi[0]:
+            if b != NULL:
+                scopa_unlock(&b.lock)
+            break
+        if g < lo[0]:
+            g = lo[0]
+        if g > hi[0]:
+            g = hi[0]
+        beta = g if g > lo[0] else lo[0] + 1
+        if b != NULL:
+            # the nearest test to beta, in (lo, hi], that no other thread is running
+            for off in range(2 * (hi[0] - lo[0]) + 1):
+                cand = beta + ((off + 1) // 2 if off % 2 else -(off // 2))
+                if cand <= lo[0] or cand > hi[0]:
+                    continue
+                taken = False
+                for t in range(16):
+                    if t != (S.thread_no & 15) and b.testing[t] == cand:
+                        taken = True
+                if not taken:
+                    beta = cand
+                    break
+            b.testing[S.thread_no & 15] = beta
+            scopa_unlock(&b.lock)
+        S.beta = beta
+        S.root_card = -1
+        g = search(S, p, info, beta - 1, beta)
+        if b != NULL:
+            scopa_lock(&b.lock)
+            b.testing[S.thread_no & 15] = NO_TEST
+            scopa_unlock(&b.lock)
+        if S.aborted:
+            if S.moot:
+                S.moot = False
+                S.aborted = False
+                arm_checks(S)
+                g = beta
+                continue
+            break
+        it += 1
+        if g < beta:
+            hi[0] = g
+        else:
+            lo[0] = g
+            card[0] = S.root_card
+            cap[0] = S.root_cap
+        if b != NULL:
+            scopa_lock(&b.lock)
+            if lo[0] > b.lo:
+                b.lo = lo[0]
+                b.card = card[0]
+                b.cap = cap[0]
+            if hi[0] < b.hi:
+                b.hi = hi[0]
+            if b.lo >= b.hi and S.done != NULL:
+                scopa_flag_write(<int*>S.done, 1)
+            scopa_unlock(&b.lock)
+    return it

@@ -1,11 +1,14 @@
 # The solver's shared parts: its state (SState), the table entries' layouts, the precomputed
 # tables, the limits' checks (poll) and small helpers. Included by _solver.pxi before the rest.
 
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 cdef enum:
     MOVE_STACK = 48 * 10 * MAX_CAPTURES
     NO_BOUND = 127
+    BUSY_SIZE = 4096      # slots of the table of moves being searched (a power of two)
+    DEFER_MAX = 64        # moves a node defers at most
+    NO_TEST = -1000000    # Bounds.testing: no test
     ETC_MAX = 32          # children whose keys the enhanced transposition cutoffs make and prefetch at once
     NO_GAIN = -100000
 
@@ -34,7 +37,8 @@ ctypedef struct TTEntry:
     signed char card   # best move: card, -1 for none
     unsigned char depth
     unsigned short epoch   # valid only when equal to SState.epoch (clearing bumps the epoch)
-    char _pad[18]
+    char lock          # the bucket's spin lock (first slot only) while threads share the table
+    char _pad[17]
 
 ctypedef struct CapEntry:
     uint64_t key       # smaller table cards | value << 40 | fewest rule << 44 | 1 << 63; 0 empty
@@ -51,10 +55,28 @@ ctypedef struct LeafEntry:
     signed char lower  # bounds on team 0's final difference minus the position's scope difference
     signed char upper
 
+ctypedef struct Bounds:
+    # what the threads of a parallel solve have proved of the root's value, under ``lock``
+    char lock
+    int lo
+    int hi
+    int card           # the move of the search that proved ``lo`` (-1 for none)
+    uint64_t cap
+    int testing[16]    # the bound each thread is testing now (by thread number mod 16; NO_TEST: none)
+
 ctypedef struct SState:
     TTEntry* tt
     uint64_t tt_mask      # number of buckets - 1 (2 entries per bucket)
     unsigned short epoch  # entries of other epochs are empty
+    bint shared           # threads search on this table: entries are read and written under their bucket's lock
+    const int* done       # a word another thread of the same solve sets when it has the answer (NULL: none)
+    int root_skew         # a helper thread's root order: its k-th best move first, the best last (0: none)
+    uint64_t* busy        # moves some thread is searching (hashes, BUSY_SIZE slots), while shared
+    Bounds* bounds        # the root's bounds that the threads of a parallel solve share (NULL: alone)
+    int thread_no         # this thread's number in a parallel solve (0: the caller's)
+    int beta              # the null-window test running now: is the root's value >= beta?
+    bint moot             # that test was stopped because the other threads answered it
+    int defer_depth       # plays left from which a shared search defers moves another thread is on
     int opts
     int nplayers
     int block
@@ -88,6 +110,12 @@ ctypedef struct SState:
     int* mscore
     int sp
 
+cdef extern from "spinlock.h":
+    void scopa_lock(char* l) noexcept nogil
+    void scopa_unlock(char* l) noexcept nogil
+    uint64_t scopa_load64(const uint64_t* p) noexcept nogil
+    void scopa_store64(uint64_t* p, uint64_t v) noexcept nogil
+
 cdef extern from "table_alloc.h":
     void* scopa_table_alloc(size_t size) nogil
     void scopa_table_free(void* p) nogil
@@ -102,6 +130,34 @@ cdef int PRIM_CODE[22]
 cdef unsigned short SUM_SETS[11][9]
 cdef int SUM_SETS_N[11]
 cdef int PRIM_ABOVE[22]   # PRIM_ABOVE[b]: the ranks (a 10-bit mask) whose primiera value is above b
+
+
+cdef bint search_mem_alloc(SState* S) noexcept nogil:
+    """A search's own memory besides the main table: the move stack, the capture memo, the
+    leaf search's table (a solver's and each helper thread's). False when out of memory."""
+    S.mcap = <uint64_t*>malloc(MOVE_STACK * sizeof(uint64_t))
+    S.mcard = <signed char*>malloc(MOVE_STACK * sizeof(signed char))
+    S.mscore = <int*>malloc(MOVE_STACK * sizeof(int))
+    # the capture memo is written now (not lazily zeroed by calloc), so that its pages
+    # are mapped before the first solve rather than during it
+    S.capcache = <CapEntry*>malloc((1 << CAP_CACHE_BITS) * sizeof(CapEntry))
+    if S.capcache != NULL:
+        memset(S.capcache, 0, (1 << CAP_CACHE_BITS) * sizeof(CapEntry))
+    S.leaftt = <LeafEntry*>scopa_table_alloc(LEAF_TT_BYTES)
+    if S.leaftt != NULL:
+        memset(S.leaftt, 0, LEAF_TT_BYTES)
+    S.lt_min = 6
+    S.lt_max = 12
+    return S.mcap != NULL and S.mcard != NULL and S.mscore != NULL and S.capcache != NULL and S.leaftt != NULL
+
+
+cdef void search_mem_free(SState* S) noexcept nogil:
+    free(S.mcap)
+    free(S.capcache)
+    scopa_table_free(S.leaftt)
+    free(S.mcard)
+    free(S.mscore)
+
 
 
 cdef void _init_solver_tables():
@@ -155,7 +211,13 @@ cdef bint poll(SState* S) noexcept nogil:
     """Called when the node count reaches S.next_check: whether the search must stop now
     (it already stopped, the node limit is passed, or the watch expired: a stop flag, the
     deadline, or a signal handler that raised)."""
-    if S.aborted or (S.node_limit and S.nodes > S.node_limit) or watch_expired(&S.watch):
+    if (S.aborted or (S.node_limit and S.nodes > S.node_limit) or watch_expired(&S.watch)
+            or (S.done != NULL and scopa_flag_read(S.done))):
+        S.aborted = True
+        return True
+    if S.bounds != NULL and (S.beta <= scopa_flag_read(&S.bounds.lo) or S.beta > scopa_flag_read(&S.bounds.hi)):
+        # a parallel solve's other threads proved what this test asks: on to another one
+        S.moot = True
         S.aborted = True
         return True
     arm_checks(S)

@@ -40,8 +40,9 @@ cdef void make_key(const Pos* p, const Info* info, uint64_t neutral, Key* k) noe
     k.h = mix64(k.w[0] ^ mix64(k.w[1] ^ mix64(info.sig_a ^ mix64(info.sig_b))))
 
 
-cdef TTEntry* tt_find(SState* S, const Key* k) noexcept nogil:
-    """The entry of this exact key (fully verified), or NULL."""
+cdef inline TTEntry* tt_slot(SState* S, const Key* k) noexcept nogil:
+    """The entry of this exact key (fully verified) in its bucket, or NULL; a shared table's
+    caller holds the bucket's lock."""
     cdef TTEntry* e = S.tt + 2 * (k.h & S.tt_mask)
     cdef int i
     for i in range(2):
@@ -51,8 +52,25 @@ cdef TTEntry* tt_find(SState* S, const Key* k) noexcept nogil:
     return NULL
 
 
-cdef inline TTEntry* tt_probe(SState* S, const Key* k) noexcept nogil:
-    cdef TTEntry* e = tt_find(S, k)
+cdef TTEntry* tt_find(SState* S, const Key* k, TTEntry* copy) noexcept nogil:
+    """The entry of this exact key, or NULL. Alone on its table, the entry itself; on a table
+    that threads share, a copy of it in ``copy``, taken under its bucket's lock (another
+    thread may rewrite the slot at any time)."""
+    cdef TTEntry* b
+    cdef TTEntry* e
+    if not S.shared:
+        return tt_slot(S, k)
+    b = S.tt + 2 * (k.h & S.tt_mask)
+    scopa_lock(&b.lock)
+    e = tt_slot(S, k)
+    if e != NULL:
+        copy[0] = e[0]
+    scopa_unlock(&b.lock)
+    return copy if e != NULL else NULL
+
+
+cdef inline TTEntry* tt_probe(SState* S, const Key* k, TTEntry* copy) noexcept nogil:
+    cdef TTEntry* e = tt_find(S, k, copy)
     S.probes += 1
     if e != NULL:
         S.hits += 1
@@ -61,8 +79,20 @@ cdef inline TTEntry* tt_probe(SState* S, const Key* k) noexcept nogil:
 
 cdef void tt_store(SState* S, const Key* k, int best, int alpha, int beta, int card,
                    uint64_t capture, int depth) noexcept nogil:
-    """Merge a search result into the table (the probe's entry may have been replaced since)."""
-    cdef TTEntry* found = tt_find(S, k)
+    """Merge a search result into the table (the probe's entry may have been replaced since),
+    under the bucket's lock when threads share the table."""
+    cdef TTEntry* b = S.tt + 2 * (k.h & S.tt_mask)
+    if S.shared:
+        scopa_lock(&b.lock)
+        tt_merge(S, k, best, alpha, beta, card, capture, depth)
+        scopa_unlock(&b.lock)
+    else:
+        tt_merge(S, k, best, alpha, beta, card, capture, depth)
+
+
+cdef inline void tt_merge(SState* S, const Key* k, int best, int alpha, int beta, int card,
+                          uint64_t capture, int depth) noexcept nogil:
+    cdef TTEntry* found = tt_slot(S, k)
     cdef TTEntry* e
     cdef int lower = -NO_BOUND, upper = NO_BOUND
     if found != NULL:

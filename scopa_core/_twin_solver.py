@@ -298,14 +298,18 @@ class Solver:
         stop=None,
         guess: int | None = None,
         pv: bool = True,
+        threads: int = 1,
     ) -> tuple:
         """Solve a position tuple; see ``scopa_core._core.Solver.solve``.
 
         Returns ``(exact, lower, upper, best_card, best_capture, pv, nodes)``: values are
         the final difference for the team to move; ``pv`` a list of ``(card, capture)``.
+        ``threads`` is checked as the compiled core checks it; the twin searches in one
+        thread (its values are the same on any number).
         """
         if guess is not None:
             _checks.check_int(guess, "guess", -10000, 10000)
+        _checks.check_int(threads, "threads", 1, 256)
         self._begin(pos, opts, block, node_limit, time_limit, stop)
         try:
             info, sigma, w_lo, w_hi = self._root(pos)

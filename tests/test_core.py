@@ -233,6 +233,22 @@ def test_bad_position_tuples(core):
             core.rollouts(pos, 0, 3, 1, 1)
 
 
+def test_heuristic_rollouts_sweep(core):
+    # RULES §4 (a capture of every table card is a scopa): seat 0 holds 7d and Kc, the table
+    # 3c 4s; its moves are the sweep 7dx3c4s and laying Kc down. The heuristic policy sweeps
+    # on 7 draws in 8 (a random move a quarter of the time), the uniform one on half of them;
+    # a sweep finishes +5 for team 0 here, laying the king down +4.
+    pos = ((mask("7d Kc"), mask("5d As")), mask("3c 4s"), (), (0, 0), (0, 0), 0, -1)
+    opts, block = 0, 3
+    assert sorted(core.legal_moves(pos[0][0], pos[1], opts)) == [(idx("7d"), mask("3c 4s")), (idx("Kc"), 0)]
+    heur = core.rollouts(pos, opts, block, 400, 5, 1)
+    rand = core.rollouts(pos, opts, block, 400, 5, 0)
+    assert set(heur) | set(rand) == {4, 5}
+    assert heur.count(5) >= 320 and rand.count(5) <= 260
+    with pytest.raises(ValueError, match=r"bad rollout policy 2: expected an int in 0\.\.1"):
+        core.rollouts(pos, opts, block, 1, 1, 2)
+
+
 @pytest.mark.parametrize("game", GEOMETRIES)
 def test_playouts_are_valid_hands(core, game):
     n_hands = 200 if core.__name__.endswith("_twin") else 5000
@@ -318,6 +334,19 @@ def test_diff_playouts(game, opts):
     a = cc.playouts(*GEOMETRIES[game], opts, 60, 2024)
     b = tw.playouts(*GEOMETRIES[game], opts, 60, 2024)
     assert (a[0] == b[0]).all() and (a[1] == b[1]).all()
+
+
+@pytestmark_diff
+@pytest.mark.parametrize("game", GEOMETRIES)
+@pytest.mark.parametrize("policy", [0, 1])
+def test_diff_rollouts(game, policy):
+    # Both rollout policies: the same seed gives the same finishes in both cores.
+    tw, cc = CORES
+    n, hs, ts = GEOMETRIES[game]
+    for seed in range(4):
+        hands, table, stock = cc.deal(n, hs, ts, cc.OPT_REDEAL_ON_KINGS, seed)
+        pos = (hands, table, stock, (0, 0), (0, 0), 0, -1)
+        assert cc.rollouts(pos, 0, hs, 40, seed, policy) == tw.rollouts(pos, 0, hs, 40, seed, policy)
 
 
 @pytestmark_diff

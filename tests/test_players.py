@@ -432,6 +432,22 @@ def test_ismcts_search_counts_iterations():
     assert p.last_iterations == 50
 
 
+def test_ismcts_playout_policies_sweep():
+    # RULES §4: the sweep 7dx3c4s against laying Kc down. A search on uniformly random
+    # playouts values the sweep by finishes that throw its follow-ups away; on heuristic
+    # playouts the follow-ups are played as players would. Both find the sweep; the
+    # heuristic one is the default, and the policy is the core's rollout policy 1.
+    s = scopa.State.from_string("scopa 7dKc/5dAs 3c4s - -/- 0/0 0 - -")
+    sweep = s.legal_moves()[0]
+    assert str(sweep) == "7dx3c4s"
+    for playout in ("heuristic", "random"):
+        p = ISMCTSPlayer(iterations=200, time_limit=None, seed=3, playout=playout)
+        assert p.choose(s.view(0)) == sweep
+        assert p.playout == playout
+    assert ISMCTSPlayer().playout == "heuristic"
+    assert make_player("ismcts", playout="random")._policy == 0
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -441,6 +457,10 @@ def test_ismcts_search_counts_iterations():
         (lambda: make_player("pimc", depth=0), "bad depth 0"),
         (lambda: make_player("ismcts", iterations=0), "bad iterations 0"),
         (lambda: make_player("ismcts", time_limit=-1), "bad time_limit -1"),
+        (
+            lambda: make_player("ismcts", playout="smart"),
+            "bad playout 'smart': expected one of random, heuristic$",
+        ),
         (lambda: make_player("pimc", colour=3), "bad options for player 'pimc'"),
         (lambda: make_player("greedy", depth=3), "GreedyPlayer takes no options"),
         (lambda: make_player("pimc", infer="yes"), "bad infer 'yes'"),

@@ -270,6 +270,11 @@ class Solver:
     answered from the table at once, so a tight ``node_limit`` can still give an exact
     result, and ``nodes`` reports only this call's positions.
 
+    ``threads=N`` (0: every core) searches on N threads: ``solve`` shares the table between
+    them (from 20 plays left, without a node limit; the compiled core only), an exact
+    ``analyze`` splits the moves. Values never depend on the threads; where several moves
+    have the best value, which one ``best_move`` and the PV name may vary from run to run.
+
     >>> solver = Solver(tt_size_mb=16)
     >>> solver.solve(State.from_string("scopa 7d/Kc 3c4s - -/- 0/0 0 - -")).value
     4
@@ -281,7 +286,9 @@ class Solver:
         if not isinstance(threads, int) or isinstance(threads, bool) or not 0 <= threads <= 256:
             raise ScopaError(f"bad threads {show(threads)}: expected an int in 0..256 (0: every core)")
         self.tt_size_mb = tt_size_mb
-        #: threads an exact ``analyze`` splits the moves over (each with a table of its own)
+        #: threads a search uses: ``solve`` shares its table between them (positions of 20
+        #: plays left and more, without a node limit), an exact ``analyze`` splits the moves
+        #: over them (each with a table of its own)
         self.threads = threads or os.cpu_count() or 1
         self._core = core.Solver(tt_size_mb)
         self._helpers: list[Any] = []
@@ -318,7 +325,7 @@ class Solver:
     def _exact_solve(self, state: State) -> SolveResult:
         t0 = time.perf_counter()
         exact, lower, upper, card, cap, pv, nodes = self._core.solve(
-            state.masks, state.rules.core_options, state.rules.hand_size
+            state.masks, state.rules.core_options, state.rules.hand_size, threads=self.threads
         )
         return self._result(lower, upper, card, cap, pv, nodes, time.perf_counter() - t0, True, lower, 0)
 
@@ -380,7 +387,7 @@ class Solver:
             # (the core guesses from its own horizon search, scaled as tuned for unbounded solves;
             # a level-hand guess costs 19% more nodes at k = 6)
             exact, lower, upper, card, cap, pv, nodes = self._core.solve(
-                pos, opts, block, **clock.core_args()
+                pos, opts, block, threads=self.threads, **clock.core_args()
             )
             clock.add(nodes)
         if card < 0:

@@ -14,7 +14,13 @@ from scopa.players.base import check_budget, determinize
 from scopa.players.simple import _legal
 from scopa.view import PlayerView
 
-__all__ = ["ISMCTSPlayer"]
+__all__ = ["ISMCTSPlayer", "PLAYOUTS"]
+
+#: The playout policies, by name: the core's rollout policy numbers.
+#: ``"random"``: uniformly random legal moves; ``"heuristic"``: a quarter of the moves at
+#: random, the others the best by a fixed score (sweeps, then captures of many cards, coins,
+#: sevens and settebello; lay-downs that do not offer sevens, settebello or coins).
+PLAYOUTS = {"random": 0, "heuristic": 1}
 
 
 class _Node:
@@ -29,11 +35,12 @@ class _Node:
 
 
 class ISMCTSPlayer:
-    """Single-observer information-set MCTS on the core's random playouts.
+    """Single-observer information-set MCTS on the core's playouts.
 
     Each iteration samples the hidden cards (a determinization), walks the tree choosing
     among the moves legal in that sample by UCB1 with availability counts, adds one node,
-    finishes the hand with random moves inside the core, and backs the result up, each
+    finishes the hand inside the core with the ``playout`` policy (see :data:`PLAYOUTS`;
+    ``"heuristic"`` by default, ``"random"`` the uniform one), and backs the result up, each
     node scoring it for the team that moved into it (the final difference, mapped to
     [0, 1]). Plays the most visited move after ``iterations`` iterations or
     ``time_limit`` seconds (``None``: strictly reproducible).
@@ -50,9 +57,14 @@ class ISMCTSPlayer:
         time_limit: float | None = 0.1,
         seed: int | None = None,
         exploration: float = 0.7,
+        playout: str = "heuristic",
     ) -> None:
         check_budget("iterations", iterations)
         check_budget("time_limit", time_limit, allow_none=True)
+        if playout not in PLAYOUTS:
+            raise ScopaError(f"bad playout {show(playout)}: expected one of {', '.join(PLAYOUTS)}")
+        self.playout = playout
+        self._policy = PLAYOUTS[playout]
         self.iterations = iterations
         self.time_limit = time_limit
         self.seed = seed
@@ -108,7 +120,7 @@ class ISMCTSPlayer:
                 pos = core.apply_move(pos, best[0], best[1], opts, block)
                 path.append(node)
             if any(pos[0]):
-                diff = core.rollouts(pos, opts, block, 1, rng.getrandbits(64))[0]
+                diff = core.rollouts(pos, opts, block, 1, rng.getrandbits(64), self._policy)[0]
             else:
                 row0, row1 = core.score(pos[3][0], pos[3][1], pos[4][0], pos[4][1], opts)
                 diff = sum(row0) - sum(row1)
