@@ -33,14 +33,18 @@ def test_six_fixed_levels():
 
 def test_lower_levels_miss_what_higher_levels_see():
     # the sweep is worth about a point more than laying the king down: level 5 always takes
-    # it; level 1 (a softmax at temperature 1, and overlooking sweeps) only sometimes
+    # it; level 1 (a softmax at temperature 1.5, and overlooking sweeps) only sometimes
     view = SWEEP.view(0)
     best = scopa.Move.parse("7dx3c4s")
     assert all(level(5, seed=s).choose(view) == best for s in range(5))
     picks = [level(1, seed=s).choose(view) == best for s in range(200)]
     assert 0.2 < sum(picks) / len(picks) < 0.95
-    picks3 = [level(3, seed=s).choose(view) == best for s in range(200)]
-    assert sum(picks3) > sum(picks)
+    # level 4 (temperature 0.15, no missed sweeps) all but always; levels 1-3 less often (how
+    # much less is not monotone here: level 1's one-play evaluation overstates the sweep)
+    picks4 = [level(4, seed=s).choose(view) == best for s in range(200)]
+    assert sum(picks4) >= 190
+    for n in (1, 2, 3):
+        assert sum(level(n, seed=s).choose(view) == best for s in range(200)) < sum(picks4)
 
 
 def test_levels_play_whole_hands_legally():

@@ -12,16 +12,16 @@ one is usually found), and overlook a sweep now and then.
 
 | level | how it plays |
 |---|---|
-| 1 | 4 samples, one play ahead, softmax at temperature 1.0, misses a sweep half the time |
-| 2 | 8 samples, two plays ahead, temperature 0.5, misses a sweep a quarter of the time |
-| 3 | 16 samples, four plays ahead, temperature 0.25, misses a sweep one time in ten |
-| 4 | 32 samples, PIMC's own depths, temperature 0.1; reads the opponent's hand from its plays |
-| 5 | PIMC as the library's default (128 samples, 100 ms), the best move |
-| 6 | PIMC with 512 samples and up to 1 s a move, exact from 20 plays left |
+| 1 | 2 samples, one play ahead, softmax at temperature 1.5, misses a sweep half the time |
+| 2 | 4 samples, one play ahead, temperature 0.6, misses a sweep a quarter of the time |
+| 3 | 8 samples, two plays ahead, temperature 0.4, misses a sweep one time in seven |
+| 4 | 16 samples, four plays ahead, temperature 0.15 |
+| 5 | PIMC as the library's default (128 samples, 100 ms), reads the opponent's hand, the best move |
+| 6 | PIMC with 512 samples and up to 1 s a move |
 
-Levels 1-3 see their hand, the table and the piles; from level 4 they also read what the
-opponent's plays say about its hand (2 players). Levels 1-5 take at most about 100 ms a move
-on one core; level 6 up to about a second.
+Levels 1-4 see their hand, the table and the piles; levels 5 and 6 also read what the
+opponent's plays say about its hand (2 players). Levels 1-5 take at most 100 ms a move on one
+core; level 6 up to a second (about 50 ms on average in 2-player Scopa here).
 
 >>> import scopa
 >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
@@ -63,22 +63,22 @@ class LevelConfig:
 #: The levels, 1 (a beginner) to 6 (the strongest this engine has).
 LEVELS: dict[int, LevelConfig] = {
     1: LevelConfig(
-        samples=4, depth=1, exact_plays=4, time_limit=0.05, temperature=1.0, miss_sweep=0.5, infer=False
+        samples=2, depth=1, exact_plays=2, time_limit=0.05, temperature=1.5, miss_sweep=0.5, infer=False
     ),
     2: LevelConfig(
-        samples=8, depth=2, exact_plays=6, time_limit=0.05, temperature=0.5, miss_sweep=0.25, infer=False
+        samples=4, depth=1, exact_plays=4, time_limit=0.05, temperature=0.6, miss_sweep=0.25, infer=False
     ),
     3: LevelConfig(
-        samples=16, depth=4, exact_plays=8, time_limit=0.08, temperature=0.25, miss_sweep=0.1, infer=False
+        samples=8, depth=2, exact_plays=6, time_limit=0.05, temperature=0.4, miss_sweep=0.15, infer=False
     ),
     4: LevelConfig(
-        samples=32, depth=None, exact_plays=None, time_limit=0.1, temperature=0.1, miss_sweep=0.0, infer=True
+        samples=16, depth=4, exact_plays=8, time_limit=0.08, temperature=0.15, miss_sweep=0.0, infer=False
     ),
     5: LevelConfig(
         samples=128, depth=None, exact_plays=None, time_limit=0.1, temperature=0.0, miss_sweep=0.0, infer=True
     ),
     6: LevelConfig(
-        samples=512, depth=6, exact_plays=20, time_limit=1.0, temperature=0.0, miss_sweep=0.0, infer=True
+        samples=512, depth=None, exact_plays=None, time_limit=1.0, temperature=0.0, miss_sweep=0.0, infer=True
     ),
 }
 
