@@ -444,8 +444,31 @@ def test_ismcts_playout_policies_sweep():
         p = ISMCTSPlayer(iterations=200, time_limit=None, seed=3, playout=playout)
         assert p.choose(s.view(0)) == sweep
         assert p.playout == playout
-    assert ISMCTSPlayer().playout == "heuristic"
+    assert ISMCTSPlayer().playout == "auto"
     assert make_player("ismcts", playout="random")._policy == 0
+
+
+def test_ismcts_auto_playouts_follow_the_number_of_players():
+    # "auto" (the default) plays heuristic playouts with four players, uniform ones with two:
+    # with the same seed and iterations its search is the named policy's, visit for visit (the
+    # other policy's playouts give other results, and so other visits).
+    rnd = random.Random(7)
+    for game, same, other in (
+        ("scopone_scientifico", "heuristic", "random"),
+        ("scopa", "random", "heuristic"),
+    ):
+        for seed in range(3):
+            s = scopa.State.deal(game, seed=seed)
+            for _ in range(rnd.randrange(4)):
+                s = s.play(rnd.choice(s.legal_moves()))
+            v = s.view(s.turn)
+            after = {}
+            for p in ("auto", same, other):
+                player = ISMCTSPlayer(iterations=300, time_limit=None, seed=seed, playout=p)
+                after[p] = (player.choose(v), player.last_visits)
+            assert after["auto"] == after[same], (game, seed)
+            assert after["auto"][1] != after[other][1], (game, seed)
+            assert sum(after["auto"][1].values()) == 300
 
 
 @pytest.mark.parametrize(
@@ -459,7 +482,7 @@ def test_ismcts_playout_policies_sweep():
         (lambda: make_player("ismcts", time_limit=-1), "bad time_limit -1"),
         (
             lambda: make_player("ismcts", playout="smart"),
-            "bad playout 'smart': expected one of random, heuristic$",
+            "bad playout 'smart': expected one of random, heuristic, auto$",
         ),
         (lambda: make_player("pimc", colour=3), "bad options for player 'pimc'"),
         (lambda: make_player("greedy", depth=3), "GreedyPlayer takes no options"),

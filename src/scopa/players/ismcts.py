@@ -20,7 +20,10 @@ __all__ = ["ISMCTSPlayer", "PLAYOUTS"]
 #: ``"random"``: uniformly random legal moves; ``"heuristic"``: a quarter of the moves at
 #: random, the others the best by a fixed score (sweeps, then captures of many cards, coins,
 #: sevens and settebello; lay-downs that do not offer sevens, settebello or coins).
-PLAYOUTS = {"random": 0, "heuristic": 1}
+#: ``"auto"`` (the default): heuristic with four players, random with two, as measured at
+#: 100 ms a move (heuristic against random: +0.670 [+0.345, +0.995] points per hand in Scopone
+#: scientifico, -0.138 [-0.347, +0.072] in 2-player Scopa; 200 duplicate deals each).
+PLAYOUTS = {"random": 0, "heuristic": 1, "auto": -1}
 
 
 class _Node:
@@ -39,8 +42,9 @@ class ISMCTSPlayer:
 
     Each iteration samples the hidden cards (a determinization), walks the tree choosing
     among the moves legal in that sample by UCB1 with availability counts, adds one node,
-    finishes the hand inside the core with the ``playout`` policy (see :data:`PLAYOUTS`;
-    ``"heuristic"`` by default, ``"random"`` the uniform one), and backs the result up, each
+    finishes the hand inside the core with the ``playout`` policy (see :data:`PLAYOUTS`:
+    ``"auto"``, the default, is ``"heuristic"`` with four players and ``"random"``, the
+    uniform one, with two), and backs the result up, each
     node scoring it for the team that moved into it (the final difference, mapped to
     [0, 1]). Plays the most visited move after ``iterations`` iterations or
     ``time_limit`` seconds (``None``: strictly reproducible).
@@ -57,7 +61,7 @@ class ISMCTSPlayer:
         time_limit: float | None = 0.1,
         seed: int | None = None,
         exploration: float = 0.7,
-        playout: str = "heuristic",
+        playout: str = "auto",
     ) -> None:
         check_budget("iterations", iterations)
         check_budget("time_limit", time_limit, allow_none=True)
@@ -71,6 +75,8 @@ class ISMCTSPlayer:
         self.exploration = exploration
         self._rng = random.Random(seed)
         self.last_iterations = 0
+        #: the root moves' visit counts of the last search (a move played without a search: {})
+        self.last_visits: dict[Move, int] = {}
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The most visited root move after the search; ``limit`` may end it sooner (its
@@ -84,9 +90,11 @@ class ISMCTSPlayer:
         iterations = self.iterations if lim.nodes is None else min(self.iterations, lim.nodes)
         moves = _legal(view)
         if len(moves) == 1:
+            self.last_visits = {}
             return moves[0]
         rules = view.rules
         opts, block = rules.core_options, rules.hand_size
+        policy = self._policy if self._policy >= 0 else (1 if rules.players == 4 else 0)
         root = _Node(team=1 - view.team)
         rng = self._rng
         start = time.perf_counter()
@@ -120,7 +128,7 @@ class ISMCTSPlayer:
                 pos = core.apply_move(pos, best[0], best[1], opts, block)
                 path.append(node)
             if any(pos[0]):
-                diff = core.rollouts(pos, opts, block, 1, rng.getrandbits(64), self._policy)[0]
+                diff = core.rollouts(pos, opts, block, 1, rng.getrandbits(64), policy)[0]
             else:
                 row0, row1 = core.score(pos[3][0], pos[3][1], pos[4][0], pos[4][1], opts)
                 diff = sum(row0) - sum(row1)
@@ -133,7 +141,10 @@ class ISMCTSPlayer:
             if lim.stopped:
                 break
         self.last_iterations = done
-        best_move = max(
-            moves, key=lambda m: root.children.get((m.card.index, m.capture_mask), _Node(0)).visits
-        )
-        return best_move
+        self.last_visits = {
+            m: root.children[(m.card.index, m.capture_mask)].visits
+            if (m.card.index, m.capture_mask) in root.children
+            else 0
+            for m in moves
+        }
+        return max(moves, key=lambda m: self.last_visits[m])
