@@ -461,7 +461,8 @@ cdef class Solver:
         finally:
             scopa_flag_write(&self._done, 1)
             for t in workers:
-                t.join()
+                if t.ident is not None:   # a thread that could not start has nothing to join
+                    t.join()
             self.S.shared = False
             self.S.done = NULL
             self.S.bounds = NULL
