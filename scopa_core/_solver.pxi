@@ -64,34 +64,27 @@ cdef class _SolveHelper:
         search_mem_free(&self.S)
 
     cdef void setup(self, const SState* main, const Pos* p, const Info* info, int lo, int hi,
-                    int guess, int skew, int* done) noexcept:
-        """Copy the main search's rules, table and limits; start from its history."""
+                    int guess, int number, int* done, Bounds* bounds) noexcept:
+        """Copy the main search's rules, tuning, table, limits and history, keeping this
+        helper's own memory (move stack, capture memo, leaf table); reset its counters."""
         cdef SState* S = &self.S
+        cdef SState own = self.S
         if main.epoch < self.last_epoch:
             # the epoch wrapped around: entries of an old epoch could pass for current ones
-            memset(S.leaftt, 0, LEAF_TT_BYTES)
+            memset(own.leaftt, 0, LEAF_TT_BYTES)
         self.last_epoch = main.epoch
-        S.tt = main.tt
-        S.tt_mask = main.tt_mask
-        S.epoch = main.epoch
+        S[0] = main[0]
+        S.mcap = own.mcap
+        S.mcard = own.mcard
+        S.mscore = own.mscore
+        S.capcache = own.capcache
+        S.leaftt = own.leaftt
         S.shared = True
         S.done = done
-        S.root_skew = skew
-        S.busy = main.busy
-        S.defer_depth = main.defer_depth
-        S.opts = main.opts
-        S.nplayers = main.nplayers
-        S.block = main.block
-        S.leaf_depth = main.leaf_depth
-        S.etc_depth = main.etc_depth
-        S.iid_depth = main.iid_depth
-        S.iid_plies = main.iid_plies
-        S.guess_plies = main.guess_plies
-        S.guess_min = main.guess_min
-        S.lt_min = main.lt_min
-        S.lt_max = main.lt_max
+        S.bounds = bounds
+        S.thread_no = number
+        S.moot = False
         S.leaf_neutral = 0
-        memcpy(S.hist, main.hist, sizeof(S.hist))
         S.nodes = 0
         S.main_nodes = 0
         S.node_limit = 0
@@ -104,9 +97,7 @@ cdef class _SolveHelper:
         S.root_card = -1
         S.root_cap = 0
         # the caller's deadline and stop flag (its StopFlag is kept alive by the call); the
-        # signal handlers are the main thread's to run
-        S.watch.deadline = main.watch.deadline
-        S.watch.stop = main.watch.stop
+        # signal handlers, and what they raise, are the main thread's
         S.watch.signals = False
         S.watch.interrupted = False
         S.watch.exc_type = S.watch.exc_value = S.watch.exc_tb = NULL
@@ -436,7 +427,7 @@ cdef class Solver:
         b.lo = lo
         b.hi = hi
         b.card = -1
-        for k in range(16):
+        for k in range(TEST_SLOTS):
             b.testing[k] = NO_TEST
         self._done = 0
         memset(self.S.busy, 0, BUSY_SIZE * sizeof(uint64_t))
@@ -449,10 +440,7 @@ cdef class Solver:
             h = helpers[k]
             # each helper tests another bound first (guess + 1, + 2, ...), so the threads
             # prove different bounds at once (k = 7: 1.39x on 2 threads, 1.19x from one guess)
-            h.setup(&self.S, p, info, lo, hi, guess + k + 1, k + 1, &self._done)
-            h.S.bounds = &b
-            h.S.thread_no = k + 1
-            h.S.moot = False
+            h.setup(&self.S, p, info, lo, hi, guess + k + 1, k + 1, &self._done, &b)
         workers = [threading.Thread(target=h.run, daemon=True) for h in helpers]
         try:
             for t in workers:

@@ -18,6 +18,7 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     cdef int c, idx, nd, jd
     cdef int deferred[DEFER_MAX]
     cdef uint64_t mh = 0
+    cdef uint64_t* slot = NULL   # the busy-table slot of the move being searched (deferring nodes)
     cdef bint defer
     S.nodes += 1
     if S.nodes >= S.next_check and poll(S):
@@ -97,10 +98,10 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
         S.sp -= n
         if S.aborted:
             return 0
-    if S.root_skew and depth == S.root_depth and n > 1:
-        # a helper thread of a parallel solve: its root_skew best-ordered moves go last, so the
-        # threads start on different moves and fill the shared table with different subtrees
-        for k in range(S.root_skew if S.root_skew < n else n - 1):
+    if S.thread_no and depth == S.root_depth and n > 1:
+        # helper thread k of a parallel solve: its k best-ordered moves go last, so the threads
+        # start on different moves and fill the shared table with different subtrees
+        for k in range(S.thread_no if S.thread_no < n else n - 1):
             bi = S.sp
             bs = S.mscore[S.sp]
             for i in range(S.sp + 1, S.sp + n):
@@ -123,32 +124,30 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
             select_best(S, i)
             idx = i
             i += 1
-            c = S.mcard[idx]
-            m = S.mcap[idx]
-            if defer:
-                mh = mix64(key.h ^ (<uint64_t>(c + 1) << 58) ^ m) | 1
-                if idx > S.sp - n and nd < DEFER_MAX and scopa_load64(&S.busy[mh & (BUSY_SIZE - 1)]) == mh:
-                    deferred[nd] = idx
-                    nd += 1
-                    continue
         elif jd < nd:
-            idx = deferred[jd]
+            idx = deferred[jd]   # (jd > 0 from here on: the deferred moves are not put off again)
             jd += 1
-            c = S.mcard[idx]
-            m = S.mcap[idx]
-            mh = mix64(key.h ^ (<uint64_t>(c + 1) << 58) ^ m) | 1
         else:
             break
+        c = S.mcard[idx]
+        m = S.mcap[idx]
+        if defer:
+            mh = mix64(key.h ^ (<uint64_t>(c + 1) << 58) ^ m) | 1
+            slot = &S.busy[mh & (BUSY_SIZE - 1)]
+            if jd == 0 and idx > S.sp - n and nd < DEFER_MAX and scopa_load64(slot) == mh:
+                deferred[nd] = idx
+                nd += 1
+                continue
         child = p[0]
         apply_pos(&child, c, m, S.opts)
         node_info(&child, S.opts, &cinfo)
         g = sigma * (cinfo.B - info.B)
         a = alpha if alpha > best else best
         if defer:
-            scopa_store64(&S.busy[mh & (BUSY_SIZE - 1)], mh)
+            scopa_store64(slot, mh)
             v = g - search(S, &child, &cinfo, g - beta, g - a)
-            if scopa_load64(&S.busy[mh & (BUSY_SIZE - 1)]) == mh:
-                scopa_store64(&S.busy[mh & (BUSY_SIZE - 1)], 0)
+            if scopa_load64(slot) == mh:
+                scopa_store64(slot, 0)
         else:
             v = g - search(S, &child, &cinfo, g - beta, g - a)
         if S.aborted:
@@ -192,6 +191,7 @@ cdef int mtdf_loop(SState* S, const Pos* p, const Info* info, int* lo, int* hi, 
     (``poll``), and the thread that closes the interval sets the ``done`` word that stops
     the others."""
     cdef int g = guess, beta, it = 0, cand, off, t
+    cdef int me = S.thread_no % TEST_SLOTS
     cdef bint taken
     cdef Bounds* b = S.bounds
     while True:
@@ -219,45 +219,44 @@ cdef int mtdf_loop(SState* S, const Pos* p, const Info* info, int* lo, int* hi, 
                 if cand <= lo[0] or cand > hi[0]:
                     continue
                 taken = False
-                for t in range(16):
-                    if t != (S.thread_no & 15) and b.testing[t] == cand:
+                for t in range(TEST_SLOTS):
+                    if t != me and b.testing[t] == cand:
                         taken = True
                 if not taken:
                     beta = cand
                     break
-            b.testing[S.thread_no & 15] = beta
+            b.testing[me] = beta
             scopa_unlock(&b.lock)
         S.beta = beta
         S.root_card = -1
         g = search(S, p, info, beta - 1, beta)
+        if not S.aborted:
+            it += 1
+            if g < beta:
+                hi[0] = g
+            else:
+                lo[0] = g
+                card[0] = S.root_card
+                cap[0] = S.root_cap
         if b != NULL:
+            # this test is over: its slot is free, and what it proved is everyone's
             scopa_lock(&b.lock)
-            b.testing[S.thread_no & 15] = NO_TEST
+            b.testing[me] = NO_TEST
+            if not S.aborted:
+                if lo[0] > b.lo:
+                    b.lo = lo[0]
+                    b.card = card[0]
+                    b.cap = cap[0]
+                if hi[0] < b.hi:
+                    b.hi = hi[0]
+                if b.lo >= b.hi and S.done != NULL:
+                    scopa_flag_write(<int*>S.done, 1)
             scopa_unlock(&b.lock)
         if S.aborted:
-            if S.moot:
-                S.moot = False
-                S.aborted = False
-                arm_checks(S)
-                g = beta
-                continue
-            break
-        it += 1
-        if g < beta:
-            hi[0] = g
-        else:
-            lo[0] = g
-            card[0] = S.root_card
-            cap[0] = S.root_cap
-        if b != NULL:
-            scopa_lock(&b.lock)
-            if lo[0] > b.lo:
-                b.lo = lo[0]
-                b.card = card[0]
-                b.cap = cap[0]
-            if hi[0] < b.hi:
-                b.hi = hi[0]
-            if b.lo >= b.hi and S.done != NULL:
-                scopa_flag_write(<int*>S.done, 1)
-            scopa_unlock(&b.lock)
+            if not S.moot:
+                break
+            S.moot = False
+            S.aborted = False
+            arm_checks(S)
+            g = beta
     return it

@@ -9,6 +9,7 @@ cdef enum:
     BUSY_SIZE = 4096      # slots of the table of moves being searched (a power of two)
     DEFER_MAX = 64        # moves a node defers at most
     NO_TEST = -1000000    # Bounds.testing: no test
+    TEST_SLOTS = 16       # Bounds.testing's slots, by thread number modulo TEST_SLOTS
     ETC_MAX = 32          # children whose keys the enhanced transposition cutoffs make and prefetch at once
     NO_GAIN = -100000
 
@@ -62,7 +63,7 @@ ctypedef struct Bounds:
     int hi
     int card           # the move of the search that proved ``lo`` (-1 for none)
     uint64_t cap
-    int testing[16]    # the bound each thread is testing now (by thread number mod 16; NO_TEST: none)
+    int testing[TEST_SLOTS]  # the bound each thread is testing now (NO_TEST: none)
 
 ctypedef struct SState:
     TTEntry* tt
@@ -70,10 +71,10 @@ ctypedef struct SState:
     unsigned short epoch  # entries of other epochs are empty
     bint shared           # threads search on this table: entries are read and written under their bucket's lock
     const int* done       # a word another thread of the same solve sets when it has the answer (NULL: none)
-    int root_skew         # a helper thread's root order: its k-th best move first, the best last (0: none)
     uint64_t* busy        # moves some thread is searching (hashes, BUSY_SIZE slots), while shared
     Bounds* bounds        # the root's bounds that the threads of a parallel solve share (NULL: alone)
-    int thread_no         # this thread's number in a parallel solve (0: the caller's)
+    int thread_no         # this thread's number in a parallel solve (0: the caller's); helper k
+                          # searches the root's k best-ordered moves last
     int beta              # the null-window test running now: is the root's value >= beta?
     bint moot             # that test was stopped because the other threads answered it
     int defer_depth       # plays left from which a shared search defers moves another thread is on

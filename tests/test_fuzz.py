@@ -128,6 +128,18 @@ class Tally:
         assert self.counts[OTHER] == 0, self.failures()
 
 
+def run_hypothesis(check: Callable[[], None], *tallies: Tally) -> None:
+    """Run a hypothesis test that feeds ``tallies``: their counts are printed even when
+    hypothesis reports a failure (with the smallest failing input it finds), then checked."""
+    try:
+        check()
+    finally:
+        for tally in tallies:
+            print(tally.row())
+    for tally in tallies:
+        tally.check()
+
+
 def lit(obj: Any, limit: int = 400) -> str:
     """A short Python literal of ``obj`` for a reproducer (``_checks.short`` for the huge
     and the deep)."""
@@ -1072,7 +1084,10 @@ def core_seed(rng: random.Random, fn: str | None = None) -> CoreCase:
     if fn == "playouts":
         return CoreCase(fn, [*geometry, opts, rng.randint(0, 4), rng.getrandbits(64)], {})
     if fn == "rollouts":
-        return CoreCase(fn, [pos, opts, block, rng.randint(0, 8), rng.getrandbits(64)], {})
+        args = [pos, opts, block, rng.randint(0, 8), rng.getrandbits(64)]
+        if rng.random() < 0.5:
+            args.append(rng.randint(0, 1))  # the playout policy: uniform or heuristic
+        return CoreCase(fn, args, {})
     if fn == "analyze":
         s = rng.choice(c.small)
         return CoreCase(fn, [s.masks, s.rules.core_options, s.rules.hand_size], {})
@@ -1087,6 +1102,8 @@ def core_seed(rng: random.Random, fn: str | None = None) -> CoreCase:
             kwargs["guess"] = rng.randint(-30, 30)
         if rng.random() < 0.3:
             kwargs["pv"] = rng.random() < 0.5
+        if rng.random() < 0.3:
+            kwargs["threads"] = rng.randint(1, 3)
     else:
         args.append(rng.randint(1, 6))
         if fn == "horizon" and rng.random() < 0.3:
@@ -1614,11 +1631,7 @@ def test_parsers_hypothesis():
         outcome = tally.add(run_parser(name, arg), f"{name}({lit(arg)})")
         assert outcome.kind != OTHER, outcome.detail
 
-    try:
-        check()  # hypothesis reports the smallest failing input it finds
-    finally:
-        print(tally.row())
-    tally.check()
+    run_hypothesis(check, tally)
 
 
 @needs_jsonschema
@@ -1682,11 +1695,7 @@ def test_protocol_hypothesis():
         outcome = tally.add(checker.run(line, info=as_bytes), f"handle({lit(line)})")
         assert outcome.kind != OTHER, outcome.detail
 
-    try:
-        check()  # hypothesis reports the smallest failing input it finds
-    finally:
-        print(tally.row())
-    tally.check()
+    run_hypothesis(check, tally)
 
 
 def test_core_mutation_fuzz():
@@ -1734,13 +1743,7 @@ def test_core_hypothesis():
             tallies[name].add(outcome, case.repro(name))
             assert outcome.kind != OTHER, f"{case.repro(name)}: {outcome.detail}"
 
-    try:
-        check()
-    finally:
-        for tally in tallies.values():
-            print(tally.row())
-    for tally in tallies.values():
-        tally.check()
+    run_hypothesis(check, *tallies.values())
 
 
 @needs_jsonschema
