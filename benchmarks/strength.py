@@ -4,10 +4,14 @@ Usage: python benchmarks/strength.py [--jobs 2] [--scale 1.0] PAIRING...
 Pairings: scopa-pimc-greedy, scopa-greedy-random, scopa-pimc-ismcts, scopa-pimc-plain,
 scientifico-pimc-greedy, scientifico-ismcts-greedy, scopa-ismcts-greedy,
 scientifico-ismcts100-greedy, scopa-ismcts-playout, scientifico-ismcts-playout, scopa-greedy-flat,
-scientifico-greedy-flat (default: all). The ``-playout`` pairings play ISMCTS with its heuristic
-playouts against ISMCTS with uniformly random ones, both at 100 ms a move. The ``-flat``
-pairings play today's greedy against the older rule that marked every capture leaving a
-sweepable table down by the same 4,000 (``FlatRiskGreedy``).
+scientifico-greedy-flat, scopa-greedy-chance, scientifico-greedy-chance, scientifico-pimc-deals
+(default: all). The
+``-playout`` pairings play ISMCTS with its heuristic playouts against ISMCTS with uniformly
+random ones, both at 100 ms a move. The ``-flat`` and ``-chance`` pairings play the rebuilt
+greedy player against the one-ply greedy players of before (benchmarks/baselines.py): the one
+the strength issue measured, which marked every capture leaving a sweepable table down by the
+same 4,000 (``FlatRiskGreedy``), and the one that weighed that risk by the chance of a sweep
+(``ChanceGreedy``).
 ``--scale`` multiplies the number of duplicate deals (2,000 and 1,000 in the issue's plan).
 """
 
@@ -16,15 +20,10 @@ from __future__ import annotations
 import argparse
 import time
 
+from baselines import ChanceGreedy, FlatRiskGreedy
+
 from scopa.arena import arena
-from scopa.players import GreedyPlayer
-
-
-class FlatRiskGreedy(GreedyPlayer):
-    """The greedy player before its capture risk was weighed by the chance of a sweep."""
-
-    CAPTURE_SWEEP_RISK = 0
-
+from scopa.players.inference import OpponentModel
 
 PAIRINGS = {
     "scopa-greedy-random": ("scopa", "greedy", "random", 2000),
@@ -60,8 +59,18 @@ PAIRINGS = {
         ("ismcts", {"time_limit": 0.1, "playout": "random"}),
         1000,
     ),
+    # the rebuilt greedy against the greedy player the issue measured and the one before the rebuild
     "scopa-greedy-flat": ("scopa", "greedy", FlatRiskGreedy(), 2000),
     "scientifico-greedy-flat": ("scopone_scientifico", "greedy", FlatRiskGreedy(), 2000),
+    "scopa-greedy-chance": ("scopa", "greedy", ChanceGreedy(), 2000),
+    # PIMC reading the three other hands from their plays (model at temperature 0.5) against PIMC
+    "scientifico-pimc-deals": (
+        "scopone_scientifico",
+        ("pimc", {"deal_inference": True, "model": OpponentModel(temperature=0.5)}),
+        "pimc",
+        1000,
+    ),
+    "scientifico-greedy-chance": ("scopone_scientifico", "greedy", ChanceGreedy(), 2000),
 }
 
 

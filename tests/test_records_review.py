@@ -13,7 +13,7 @@ from conftest import TWIN_RUN
 
 import scopa
 from scopa import Match, State
-from scopa.players import GreedyPlayer, RandomPlayer
+from scopa.players import PIMCPlayer, RandomPlayer
 from scopa.records import HandRecord, MatchRecord, RecordError, load_record, schema
 from scopa.review import BLUNDER, MISTAKE, review
 
@@ -174,19 +174,19 @@ def test_review_json_of_a_whole_game():
 
 @pytest.mark.skipif(TWIN_RUN, reason="slow on the twin")
 def test_review_sees_the_random_players_mistakes():
-    # Greedy against Random on the same deals: the review charges Random much more per play.
+    # PIMC against Random on the same deals: the review charges Random much more per play.
     losses = {0: [], 1: []}
     for seed in range(3):
         m = Match(scopa.Rules.preset("scopa", target=1), seed=seed)
-        players = {0: GreedyPlayer(), 1: RandomPlayer(seed=seed)}
+        players = {0: PIMCPlayer(samples=16, time_limit=None, seed=seed), 1: RandomPlayer(seed=seed)}
         while not m.hands:
             st = m.state
             m.play(players[st.turn].choose(st.view(st.turn)))
         r = review(m.record(), time_limit=0.05)
         for p in r.plays:
             losses[p.seat].append(p.loss)
-    greedy, rand = (sum(v) / len(v) for v in (losses[0], losses[1]))
-    assert rand > 1.5 * greedy, (greedy, rand)
+    pimc, rand = (sum(v) / len(v) for v in (losses[0], losses[1]))
+    assert rand > 1.5 * pimc, (pimc, rand)
 
 
 def test_review_and_replay_commands(tmp_path):

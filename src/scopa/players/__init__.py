@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from scopa.players.base import Player, determinize
+from scopa.players.greedy import GreedyPlayer, GreedyWeights
 from scopa.players.ismcts import ISMCTSPlayer
 from scopa.players.levels import LEVELS, LevelPlayer, level, level_names, make_level
 from scopa.players.pimc import PIMCPlayer
-from scopa.players.simple import GreedyPlayer, RandomPlayer
+from scopa.players.simple import RandomPlayer
 
 __all__ = [
     "LEVELS",
@@ -27,6 +28,7 @@ __all__ = [
     "level",
     "level_names",
     "GreedyPlayer",
+    "GreedyWeights",
     "ISMCTSPlayer",
     "PIMCPlayer",
     "Player",

@@ -10,7 +10,7 @@ from typing import Protocol, runtime_checkable
 
 import scopa_core as core
 from scopa.card import CardSet, bits
-from scopa.errors import PositionError, show
+from scopa.errors import IllegalMoveError, PositionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.state import State
@@ -112,6 +112,14 @@ def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | No
     )
     history = tuple((seat, m.card.index, m.capture_mask) for seat, m in view.history)
     return State._make(view.rules, pos, view.dealer, history)
+
+
+def _legal(view: PlayerView) -> list[Move]:
+    """The legal moves of ``view`` (raise :class:`IllegalMoveError` if its seat is not to move)."""
+    moves = view.legal_moves()
+    if not moves:
+        raise IllegalMoveError(f"seat {view.seat} is not to move (seat {view.turn} is)")
+    return moves
 
 
 def check_budget(name: str, value: object, allow_none: bool = False) -> None:

@@ -16,8 +16,12 @@ samples of the opponent's hand from that posterior (``PIMCPlayer(infer=True)``).
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from itertools import combinations
+
+import numpy as np
 
 import scopa_core as core
 from scopa.card import bits
@@ -25,7 +29,7 @@ from scopa.errors import ScopaError, show
 from scopa.players.base import sweepers
 from scopa.view import PlayerView
 
-__all__ = ["OpponentModel", "hand_posterior", "sweepers"]
+__all__ = ["OpponentModel", "deal_posterior", "hand_posterior", "sweepers"]
 
 _SEVENS = core.RANK_MASK[7]
 _SIXES = core.RANK_MASK[6]
@@ -140,6 +144,31 @@ class OpponentModel:
         return [w / total for w in weights]
 
 
+def _play_records(view: PlayerView, who: int, plays: int) -> list[tuple[int, int, int, int, int]] | None:
+    """The last ``plays`` plays of seat ``who``, latest first, each as (card, capture, table
+    before it, both piles before it, ``who``'s cards played after it), rebuilt by walking the
+    public history back; ``None`` when the history is shorter."""
+    table = view.table.mask
+    piles = [view.captured[0].mask, view.captured[1].mask]
+    later = 0  # the seat's cards played after the point reached walking back
+    records: list[tuple[int, int, int, int, int]] = []
+    if plays <= 0:
+        return records
+    for seat, move in reversed(view.history):
+        c, cap = move.card.index, move.capture_mask
+        if cap:
+            table |= cap
+            piles[seat & 1] &= ~(cap | 1 << c)
+        else:
+            table &= ~(1 << c)
+        if seat == who:
+            records.append((c, cap, table, piles[0] | piles[1], later))
+            later |= 1 << c
+            if len(records) == plays:
+                return records
+    return None
+
+
 def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], list[float]] | None:
     """Every hand the opponent may hold (2 players), as masks, with its posterior probability
     given the opponent's plays since its last refill, under ``model``; ``None`` when there
@@ -165,23 +194,8 @@ def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], l
     if k == 0 or plays <= 0:
         return None
     opts = rules.core_options
-    table = view.table.mask
-    piles = [view.captured[0].mask, view.captured[1].mask]
-    later = 0  # the opponent's cards played after the point reached walking back
-    records = []
-    for seat, move in reversed(view.history):
-        c, cap = move.card.index, move.capture_mask
-        if cap:
-            table |= cap
-            piles[seat & 1] &= ~(cap | 1 << c)
-        else:
-            table &= ~(1 << c)
-        if seat == opp:
-            records.append((c, cap, table, piles[0] | piles[1], later))
-            later |= 1 << c
-            if len(records) == plays:
-                break
-    if len(records) < plays:
+    records = _play_records(view, opp, plays)
+    if records is None:
         return None
     pool = list(bits(view.unseen.mask))
     hands = [sum(1 << c for c in combo) for combo in combinations(pool, k)]
@@ -214,3 +228,97 @@ def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], l
     weights = [math.exp(x - top) for x in logw]
     norm = sum(weights)
     return hands, [w / norm for w in weights]
+
+
+@lru_cache(maxsize=1 << 16)
+def _card_logsum(model: OpponentModel, card: int, table: int, hidden: int, opts: int) -> float:
+    """log of the sum over ``card``'s legal moves on ``table`` of exp(log-weight), the sweep
+    risk judged on ``hidden`` (-inf if it has none, which a card in hand always has)."""
+    logs = [
+        b if sw & hidden else a
+        for a, b, sw in model.move_logits(core.legal_moves(1 << card, table, opts), table, opts)
+    ]
+    if not logs:
+        return -math.inf
+    top = max(logs)
+    return top + math.log(sum(math.exp(x - top) for x in logs))
+
+
+def deal_posterior(
+    view: PlayerView, model: OpponentModel, rng: random.Random, candidates: int = 512
+) -> tuple[list[dict[int, int]], list[float]] | None:
+    """Four players (or three): ``candidates`` deals of the other seats' hands, drawn
+    uniformly from the cards ``view`` cannot see, each with its weight (summing to 1): the
+    likelihood, under ``model``, of every other seat's plays since its current cards were
+    dealt — the partner's and the opponents' alike. Each deal is ``{seat: hand mask}``.
+    ``None`` with two players (:func:`hand_posterior` enumerates those hands exactly), when
+    no other seat has played with its current cards yet, or when the history does not reach
+    back that far or does not fit the rules (a composed view).
+
+    An importance sample, not an enumeration (the hands of three seats are far too many).
+    At each recorded play the seat held its candidate hand plus the cards it played from
+    then on; its sweep risk is judged on every card it could not see then, its own candidate
+    hand included (the one approximation: the rare table that only its own cards could
+    sweep still counts as risky).
+
+    >>> import random, scopa
+    >>> s = scopa.State.deal("scopone_scientifico", seed=2)
+    >>> deal_posterior(s.view(s.turn), OpponentModel(), random.Random(1)) is None  # no play yet
+    True
+    >>> for _ in range(3):
+    ...     s = s.play(s.legal_moves()[0])
+    >>> deals, weights = deal_posterior(s.view(s.turn), OpponentModel(), random.Random(1), 64)
+    >>> len(deals), round(sum(weights), 9), sorted(deals[0])
+    (64, 1.0, [1, 2, 3])
+    """
+    rules = view.rules
+    if rules.players == 2:
+        return None
+    if not isinstance(candidates, int) or isinstance(candidates, bool) or candidates < 1:
+        raise ScopaError(f"bad candidates {show(candidates)}: expected an int >= 1")
+    opts = rules.core_options
+    others = [j for j in range(rules.players) if j != view.seat]
+    records = {}
+    for j in others:
+        k = view.hand_sizes[j]
+        got = _play_records(view, j, rules.hand_size - k if k else 0)
+        if got is None:
+            return None
+        for c, cap, table_t, _, _ in got:
+            if (c, cap) not in core.legal_moves(1 << c, table_t, opts):
+                return None  # a history that does not fit the rules
+        records[j] = got
+    if not any(records.values()):
+        return None
+    pool = np.array(list(bits(view.unseen.mask)), dtype=np.int64)
+    np_rng = np.random.default_rng(rng.getrandbits(64))
+    drawn = pool[np.argsort(np_rng.random((candidates, len(pool))), axis=1)]
+    powers = np.left_shift(np.int64(1), np.arange(40, dtype=np.int64))
+    rows = np.arange(candidates)[:, None]
+    logw = np.zeros(candidates)
+    hands = {}
+    at = 0
+    for j in others:
+        k = view.hand_sizes[j]
+        member = np.zeros((candidates, 40))
+        member[rows, drawn[:, at : at + k]] = 1.0
+        at += k
+        hands[j] = member.astype(np.int64) @ powers
+        for c, cap, table_t, piles_t, later_t in records[j]:
+            known = later_t | 1 << c  # held then, besides the candidate hand
+            hidden = core.FULL & ~(known | table_t | piles_t | view.out_of_play.mask)
+            logs = np.full(40, -np.inf)
+            for x in (*pool.tolist(), *bits(known)):
+                logs[x] = _card_logsum(model, x, table_t, hidden, opts)
+            top = float(logs.max())
+            each = np.exp(logs - top)
+            base = float(sum(each[x] for x in bits(known)))
+            pool_each = np.zeros(40)
+            pool_each[pool] = each[pool]
+            a, b, sw = model.move_logits([(c, cap)], table_t, opts)[0]
+            played = b if sw & hidden else a
+            logw += played - top - np.log(base + member @ pool_each)
+    weights = np.exp(logw - logw.max())
+    weights /= weights.sum()
+    deals = [{j: int(hands[j][n]) for j in others} for n in range(candidates)]
+    return deals, weights.tolist()

@@ -10,8 +10,7 @@ import scopa_core as core
 from scopa.errors import ScopaError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import check_budget, determinize
-from scopa.players.simple import _legal
+from scopa.players.base import _legal, check_budget, determinize
 from scopa.view import PlayerView
 
 __all__ = ["ISMCTSPlayer", "PLAYOUTS"]

@@ -39,8 +39,8 @@ from typing import Any
 from scopa.errors import ScopaError, show
 from scopa.limit import Limit
 from scopa.move import Move
+from scopa.players.base import _legal
 from scopa.players.pimc import PIMCPlayer
-from scopa.players.simple import _legal
 from scopa.view import PlayerView
 
 __all__ = ["LEVELS", "LevelPlayer", "level"]

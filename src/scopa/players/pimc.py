@@ -13,13 +13,15 @@ import scopa_core as core
 from scopa.errors import ScopaError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import check_budget, determinize, leaves_sweep
-from scopa.players.inference import OpponentModel, hand_posterior
-from scopa.players.simple import _legal
+from scopa.players.base import _legal, check_budget, determinize, leaves_sweep
+from scopa.players.inference import OpponentModel, deal_posterior, hand_posterior
 from scopa.rules import Rules
 from scopa.view import PlayerView
 
 __all__ = ["PIMCPlayer"]
+
+#: hands to give other seats ({seat: mask}) with their cumulative weights
+Posterior = tuple[list[dict[int, int]], list[float]]
 
 
 class PIMCPlayer:
@@ -40,7 +42,12 @@ class PIMCPlayer:
     drawn from :func:`~scopa.players.inference.hand_posterior`: hands that explain the
     opponent's plays since its last refill under ``model`` (an
     :class:`~scopa.players.inference.OpponentModel`, default ``OpponentModel()``) are drawn
-    more often. ``infer=False`` samples uniformly.
+    more often. ``infer=False`` samples uniformly. With four players and
+    ``deal_inference=True`` (and ``infer``) the other three hands are drawn from
+    :func:`~scopa.players.inference.deal_posterior`: ``candidates`` uniform deals of them,
+    weighed by how well each explains the partner's and the opponents' plays since the deal
+    under ``model``. It is off by default: against PIMC without it in Scopone scientifico it
+    gained nothing measurable (docs/benchmarks.md).
 
     With two players the opponent's reply to each move is not only taken to be its best
     reply in the sample, as if it saw every card and solved the rest: the move's value is
@@ -70,6 +77,8 @@ class PIMCPlayer:
         model: OpponentModel | None = None,
         reply_weight: float = 0.5,
         threads: int = 1,
+        deal_inference: bool = False,
+        candidates: int = 512,
     ) -> None:
         check_budget("samples", samples)
         check_budget("time_limit", time_limit, allow_none=True)
@@ -97,6 +106,11 @@ class PIMCPlayer:
         if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= 64:
             raise ScopaError(f"bad threads {show(threads)}: expected an int in 1..64")
         self.threads = threads
+        if not isinstance(deal_inference, bool):
+            raise ScopaError(f"bad deal_inference {show(deal_inference)}: expected True or False")
+        check_budget("candidates", candidates)
+        self.deal_inference = deal_inference
+        self.candidates = candidates
         self._rng = random.Random(seed)
         self._solver = core.Solver(tt_size_mb)
         self._tt_size_mb = tt_size_mb
@@ -185,7 +199,7 @@ class PIMCPlayer:
         start = time.perf_counter()
         used = 0
         nxt = (view.seat + 1) % rules.players
-        posterior = hand_posterior(view, self.model) if self.infer else None
+        posterior = self._posterior(view) if self.infer else None
         if self.threads > 1:
             used, nodes = self._parallel_samples(view, rules, posterior, totals, risks, seconds, lim, start)
         for _ in range(self.samples if self.threads == 1 else 0):
@@ -205,11 +219,24 @@ class PIMCPlayer:
             for m in moves
         }
 
-    def _draw(self, view: PlayerView, posterior: tuple[list[int], list[float]] | None) -> tuple[Any, ...]:
-        """One sample of the hidden cards (from the posterior of the opponent's hand when there is one)."""
+    def _posterior(self, view: PlayerView) -> Posterior | None:
+        """What the other seats' plays say about their hands: the hands to give them, each
+        with its cumulative weight (``None``: nothing to infer from, sample uniformly)."""
+        if view.rules.players == 2:
+            post = hand_posterior(view, self.model)
+            if post is None:
+                return None
+            return [{1 - view.seat: h} for h in post[0]], list(accumulate(post[1]))
+        if not self.deal_inference:
+            return None
+        deals = deal_posterior(view, self.model, self._rng, self.candidates)
+        return None if deals is None else (deals[0], list(accumulate(deals[1])))
+
+    def _draw(self, view: PlayerView, posterior: Posterior | None) -> tuple[Any, ...]:
+        """One sample of the hidden cards (the other hands from the posterior when there is one)."""
         if posterior is not None:
-            hand = self._rng.choices(posterior[0], cum_weights=list(accumulate(posterior[1])))[0]
-            return determinize(view, self._rng, {1 - view.seat: hand}).masks
+            fixed = self._rng.choices(posterior[0], cum_weights=posterior[1])[0]
+            return determinize(view, self._rng, fixed).masks
         return determinize(view, self._rng).masks
 
     def _count_risks(
@@ -226,7 +253,7 @@ class PIMCPlayer:
         self,
         view: PlayerView,
         rules: Rules,
-        posterior: tuple[list[int], list[float]] | None,
+        posterior: Posterior | None,
         totals: dict[tuple[int, int], float],
         risks: dict[tuple[int, int], int],
         seconds: float | None,

@@ -1,0 +1,317 @@
+"""The greedy club player: its own move, the next player's likely reply, and the answer to it.
+
+A club player does not search; it looks at the table it leaves. :class:`GreedyPlayer` rates
+each legal move in points:
+
+1. what the move takes (:meth:`GreedyWeights.value` of the cards, a sweep);
+2. minus what the next player, an opponent, is expected to take from the table it leaves: its
+   hand is drawn uniformly from the cards the mover cannot see, and it plays its best capture
+   (:func:`reply_outcomes`, exact hypergeometric odds, no sampling);
+3. plus what the answer to that reply is expected to take: in 2-player games the mover's own
+   best capture with the cards it keeps; in 4-player games the partner's best capture, its hand
+   drawn like the opponent's (the partner does not see the mover's hand).
+
+The rules of the Scopone manuals (Chitarrella's and Saracino's) come out of these three terms
+or are added to them:
+
+- *do not give a sweep*, *do not lay down what the opponent can take*, and the *dead-rank
+  count* (a rank whose other cards are all seen cannot be taken by its equal): term 2 counts
+  exactly which unseen cards could take the table left, and how likely the opponent holds one;
+- *keep the matching card of a rank the opponents hold*, *keep pairs* (lay down a rank you can
+  retake): term 3 in 2-player games;
+- *play to the partner* and *answer the partner's lay-down*: term 3 in 4-player games values
+  the tables the partner can take from;
+- the *spariglio*: with four players the team that leads (the dealer's opponents) gains from
+  captures by a sum of several cards, which break the pairing of the ranks, and the dealer's
+  team from captures of one card (``spariglio``, counted for or against a capture of two or
+  more cards when the dealer is known).
+
+>>> import scopa
+>>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+>>> g = GreedyPlayer()
+>>> str(g.choose(s.view(0)))
+'7dx3c4s'
+>>> GreedyWeights().value(scopa.CardSet.parse("7d 7c").mask)  # two cards, a coin, two sevens
+1.84
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from math import comb
+
+import scopa_core as core
+from scopa.errors import ScopaError, show
+from scopa.limit import Limit
+from scopa.move import Move
+from scopa.players.base import _legal
+from scopa.view import PlayerView
+
+__all__ = ["GreedyPlayer", "GreedyWeights", "expected_gain", "reply_outcomes"]
+
+_SEVENS = core.RANK_MASK[7]
+_SIXES = core.RANK_MASK[6]
+_ACES = core.RANK_MASK[1]
+
+
+_CARD_VALUES: dict[GreedyWeights, tuple[float, ...]] = {}
+
+
+@dataclass(frozen=True)
+class GreedyWeights:
+    """The greedy player's values, in points per hand.
+
+    ``card``, ``coin``, ``seven``, ``six``, ``ace`` and ``settebello`` value the cards taken
+    (the majority of cards and of coins, primiera, the settebello); ``sweep`` is a scopa's
+    point and the tempo of an empty table; ``lay_risk`` is the share of a laid-down card's
+    value counted as lost later; ``follow`` weighs the mover's own answer (2 players),
+    ``partner`` the partner's (4 players); ``spariglio`` is the bonus (leading team) or
+    malus (dealer's team) of a capture of several cards. Tuned by the arena (docs/players.md).
+
+    >>> GreedyWeights(sweep=-1)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.ScopaError: bad GreedyWeights sweep -1: expected a finite number >= 0
+    """
+
+    card: float = 0.06
+    coin: float = 0.12
+    seven: float = 0.3
+    six: float = 0.12
+    ace: float = 0.05
+    settebello: float = 1.0
+    sweep: float = 2.0
+    lay_risk: float = 0.5
+    follow: float = 1.0
+    partner: float = 0.5
+    spariglio: float = 0.2
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0):
+                raise ScopaError(f"bad GreedyWeights {f.name} {show(v)}: expected a finite number >= 0")
+
+    @property
+    def card_values(self) -> tuple[float, ...]:
+        """:meth:`value` of each card, by index."""
+        got = _CARD_VALUES.get(self)
+        if got is None:
+            got = _CARD_VALUES[self] = tuple(self.value(1 << c) for c in range(40))
+        return got
+
+    def value(self, mask: int) -> float:
+        """What the cards of ``mask`` are worth when taken."""
+        v = (
+            self.card * core.popcount(mask)
+            + self.coin * core.popcount(mask & core.COINS)
+            + self.seven * core.popcount(mask & _SEVENS)
+            + self.six * core.popcount(mask & _SIXES)
+            + self.ace * core.popcount(mask & _ACES)
+        )
+        if mask & core.SETTEBELLO:
+            v += self.settebello
+        return round(v, 10)
+
+
+#: per weights, ``(table, opts, sweeps)`` -> each rank's most valuable capture (see _by_rank)
+_CAPTURES: dict[GreedyWeights, dict[tuple[int, int, bool], tuple[tuple[float, int] | None, ...]]] = {}
+
+
+def _by_rank(table: int, opts: int, w: GreedyWeights, sweeps: bool) -> tuple[tuple[float, int] | None, ...]:
+    """For each rank 1-10 (at index rank - 1) the most valuable capture of a card of that rank
+    on ``table``, without the card itself: (value, captured mask), or ``None`` when such a
+    card can only be laid down. Captures depend on the rank only."""
+    cache = _CAPTURES.setdefault(w, {})
+    key = (table, opts, sweeps)
+    got = cache.get(key)
+    if got is None:
+        if len(cache) >= 1 << 16:
+            cache.clear()
+        best: list[tuple[float, int] | None] = []
+        for rank in range(1, 11):
+            top: tuple[float, int] | None = None
+            # a card of the rank that is not on the table (if all four are, none is unseen)
+            card = next(
+                (rank - 1 + 10 * suit for suit in range(4) if not table >> (rank - 1 + 10 * suit) & 1), -1
+            )
+            for cap in core.captures(card, table, opts) if card >= 0 else ():
+                v = w.value(cap) + (w.sweep if sweeps and cap == table else 0.0)
+                if top is None or v > top[0]:
+                    top = (v, cap)
+            best.append(top)
+        got = cache[key] = tuple(best)
+    return got
+
+
+@lru_cache(maxsize=1024)
+def _odds(u: int, h: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """For a hand of ``h`` cards drawn from ``u``: the chance that the i-th card holds it and
+    none of the i before it (C(u-i-1, h-1) / C(u, h)), and the chance that it holds none of
+    the first n (C(u-n, h) / C(u, h))."""
+    total = comb(u, h)
+    return (
+        tuple(comb(u - i - 1, h - 1) / total for i in range(u)),
+        tuple(comb(u - n, h) / total for n in range(u + 1)),
+    )
+
+
+def _cards(
+    unseen: int, table: int, opts: int, w: GreedyWeights, sweeps: bool
+) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """The cards of ``unseen`` that capture on ``table``, as (value taken, table left, card)
+    from the most valuable (the lowest card first among equal values, to 1e-9), and the
+    others (those that can only be laid down)."""
+    best = _by_rank(table, opts, w, sweeps)
+    takes: list[tuple[float, int, int]] = []
+    lays: list[int] = []
+    m = unseen
+    while m:
+        low = m & -m
+        m ^= low
+        c = low.bit_length() - 1
+        top = best[c % 10]
+        if top is None:
+            lays.append(c)
+        else:
+            takes.append((round(top[0] + w.card_values[c], 9), table & ~top[1], c))
+    takes.sort(key=lambda t: -t[0])
+    return takes, lays
+
+
+def reply_outcomes(
+    table: int, unseen: int, hand_size: int, opts: int, w: GreedyWeights, sweeps: bool = True
+) -> list[tuple[float, float, int, int]]:
+    """What a player whose ``hand_size`` cards are drawn uniformly from ``unseen`` does on
+    ``table`` if it plays its most valuable capture, else lays down one of its cards at
+    random: each outcome as (probability, value taken, table left, card played). The
+    probabilities sum to
+    1 (to 0 when it holds no card). ``sweeps``: whether clearing the table scores a sweep
+    (not on the last play of the hand).
+
+    The capturing cards are ordered by what they take; the i-th (from 0) is the one played
+    when the hand holds it and none before it: C(u-i-1, h-1) / C(u, h) for ``u`` unseen cards.
+
+    >>> import scopa
+    >>> table, unseen = scopa.CardSet.parse("3c 4s").mask, scopa.CardSet.parse("7b Kd").mask
+    >>> [(p, v) for p, v, _, _ in reply_outcomes(table, unseen, 1, 0, GreedyWeights())]
+    [(0.5, 2.48), (0.5, 0.0)]
+    """
+    u = core.popcount(unseen)
+    h = min(hand_size, u)
+    if h <= 0:
+        return []
+    takes, lays = _cards(unseen, table, opts, w, sweeps)
+    first, none = _odds(u, h)
+    out = [(first[i], v, left, c) for i, (v, left, c) in enumerate(takes) if first[i] > 0]
+    if lays and none[len(takes)] > 0:
+        each = none[len(takes)] / len(lays)
+        out += [(each, 0.0, table | 1 << c, c) for c in lays]
+    return out
+
+
+def expected_gain(
+    table: int, unseen: int, hand_size: int, opts: int, w: GreedyWeights, sweeps: bool = True
+) -> float:
+    """The expected value taken by the player of :func:`reply_outcomes`.
+
+    >>> import scopa
+    >>> table, unseen = scopa.CardSet.parse("3c 4s").mask, scopa.CardSet.parse("7b Kd").mask
+    >>> expected_gain(table, unseen, 1, 0, GreedyWeights())
+    1.24
+    """
+    u = core.popcount(unseen)
+    h = min(hand_size, u)
+    if h <= 0:
+        return 0.0
+    takes, _ = _cards(unseen, table, opts, w, sweeps)
+    first = _odds(u, h)[0]
+    return round(sum(first[i] * v for i, (v, _, _) in enumerate(takes)), 10)
+
+
+class GreedyPlayer:
+    """The club player: one move ahead, with the opponent's likely reply and the answer to it
+    (the module's three terms and the manuals' rules). Deterministic; about 0.1 ms a move with
+    two players and 2 ms with four.
+
+    >>> import scopa
+    >>> s = scopa.State.from_string("scopa 2bQb/KsAs Js - -/- 0/0 0 - 1")
+    >>> str(GreedyPlayer().choose(s.view(0)))  # the 2 would leave Js+2 for a king
+    'Qb'
+    """
+
+    def __init__(self, weights: GreedyWeights | None = None) -> None:
+        if weights is not None and not isinstance(weights, GreedyWeights):
+            raise ScopaError(f"bad GreedyPlayer weights {show(weights)}: expected a GreedyWeights")
+        self.weights = weights or GreedyWeights()
+
+    def __repr__(self) -> str:
+        return (
+            "GreedyPlayer()" if self.weights == GreedyWeights() else f"GreedyPlayer(weights={self.weights!r})"
+        )
+
+    def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
+        """The best move by :meth:`score` (the first in move order among equals); it decides
+        at once, so ``limit`` changes nothing."""
+        return max(_legal(view), key=lambda m: self.score(view, m))
+
+    def score(self, view: PlayerView, move: Move) -> float:
+        """The greedy rating of ``move`` in points (higher is better)."""
+        w = self.weights
+        rules = view.rules
+        opts = rules.core_options
+        players = rules.players
+        table = view.table.mask
+        bit = 1 << move.card.index
+        unseen = view.unseen.mask
+        plays_left = sum(view.hand_sizes) + view.stock_size
+        if move.is_capture:
+            after = table & ~move.capture_mask
+            s = w.value(move.capture_mask | bit)
+            if not after and plays_left > 1:
+                s += w.sweep
+            if players == 4 and view.dealer is not None and core.popcount(move.capture_mask) > 1:
+                s += w.spariglio if (view.seat - view.dealer) % 2 else -w.spariglio
+        else:
+            after = table | bit
+            s = -w.lay_risk * w.value(bit)
+        if plays_left <= 1:
+            return s
+
+        def hand_of(seat: int) -> int:
+            k = view.hand_sizes[seat]
+            return k if k or not view.stock_size else min(rules.hand_size, view.stock_size // players)
+
+        replies = reply_outcomes(after, unseen, hand_of((view.seat + 1) % players), opts, w, plays_left > 2)
+        s -= sum(p * v for p, v, _, _ in replies)
+        answer_sweeps = plays_left > 3
+        if players == 2 and w.follow:
+            mine = view.hand.mask & ~bit
+            if mine:
+                s += w.follow * sum(
+                    p * self._own_best(left, mine, opts, answer_sweeps) for p, _, left, _ in replies
+                )
+        elif players == 4 and w.partner and plays_left > 2:
+            mate = hand_of((view.seat + 2) % 4)
+            s += w.partner * sum(
+                p * expected_gain(left, unseen & ~(1 << c), mate, opts, w, answer_sweeps)
+                for p, _, left, c in replies
+            )
+        return round(s, 10)
+
+    def _own_best(self, table: int, hand: int, opts: int, sweeps: bool) -> float:
+        """The value of the best capture among the cards of ``hand`` on ``table`` (0 if none)."""
+        by_rank = _by_rank(table, opts, self.weights, sweeps)
+        values = self.weights.card_values
+        best = 0.0
+        m = hand
+        while m:
+            low = m & -m
+            m ^= low
+            c = low.bit_length() - 1
+            take = by_rank[c % 10]
+            if take is not None and take[0] + values[c] > best:
+                best = take[0] + values[c]
+        return best

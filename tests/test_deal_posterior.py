@@ -1,0 +1,124 @@
+"""PIMC's inference with four players: the weights of the deal posterior against the model's
+likelihoods, what it reads from a play, and how PIMC samples from it. The games are the greedy
+player's, which give the plays to infer from."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+import scopa
+import scopa_core as core
+from scopa import State
+from scopa.players import GreedyPlayer, PIMCPlayer
+from scopa.players.inference import OpponentModel, deal_posterior
+
+
+def forward_records(game: str, seed: int, plays: int) -> tuple[State, list[tuple[int, int, int, int, int]]]:
+    """A game of greedy players after ``plays`` plays, and every play as (seat, card, capture,
+    table before, both piles before), recorded going forward."""
+    s = State.deal(game, seed=seed)
+    g = GreedyPlayer()
+    out = []
+    for _ in range(plays):
+        m = g.choose(s.view(s.turn))
+        out.append(
+            (s.turn, m.card.index, m.capture_mask, s.table.mask, s.captured[0].mask | s.captured[1].mask)
+        )
+        s = s.play(m)
+    return s, out
+
+
+@pytest.mark.parametrize(("game", "seed", "plays"), [("scopone_scientifico", 3, 13), ("scopone", 1, 9)])
+def test_deal_posterior_weights_equal_the_models_likelihoods(game, seed, plays):
+    # RULES §2 (four players, every card dealt in Scopone scientifico): each candidate deal's
+    # weight is the product over the other seats' plays of the model's probability of each play,
+    # computed here from a forward replay with reply_probabilities over all the held cards' moves
+    s, played = forward_records(game, seed, plays)
+    view = s.view(s.turn)
+    model = OpponentModel(temperature=0.3)
+    deals, weights = deal_posterior(view, model, random.Random(9), candidates=48)
+    opts = view.rules.core_options
+    logs = []
+    for deal in deals:
+        assert sorted(deal) == sorted(j for j in range(4) if j != view.seat)
+        assert all(
+            core.popcount(deal[j]) == view.hand_sizes[j] and not deal[j] & ~view.unseen.mask for j in deal
+        )
+        total = 0.0
+        for i, (seat, c, cap, table, piles) in enumerate(played):
+            if seat == view.seat:
+                continue
+            later = sum(1 << x for j, x, *_ in played[i + 1 :] if j == seat)
+            known = later | 1 << c
+            held = deal[seat] | known
+            hidden = core.FULL & ~(known | table | piles)
+            moves = core.legal_moves(held, table, opts)
+            probs = model.reply_probabilities(moves, table, hidden, opts)
+            total += math.log(probs[moves.index((c, cap))])
+        logs.append(total)
+    top = max(logs)
+    ref = [math.exp(x - top) for x in logs]
+    norm = sum(ref)
+    assert weights == pytest.approx([r / norm for r in ref], rel=1e-6, abs=1e-12)
+
+
+def test_deal_posterior_reads_a_refused_settebello():
+    # A seat that laid a card down while the settebello lay on the table (RULES §4: a seven
+    # would have taken it) probably holds no seven: less likely in the posterior than uniformly.
+    checked = 0
+    for seed in range(40):
+        s = State.deal("scopone_scientifico", seed=seed)
+        rng = random.Random(seed)
+        while not s.is_over and checked < 3:
+            m = rng.choice(s.legal_moves())
+            refused = not m.is_capture and s.table.mask & core.SETTEBELLO and m.card.index % 10 != 6
+            seat = s.turn
+            s = s.play(m)
+            if refused and s.turn != seat and not s.is_over:
+                view = s.view(s.turn)
+                if seat == view.seat or view.hand_sizes[seat] < 3:
+                    continue
+                deals, weights = deal_posterior(view, OpponentModel(), random.Random(1), candidates=4000)
+                has_seven = [bool(d[seat] & core.RANK_MASK[7]) for d in deals]
+                uniform = sum(has_seven) / len(deals)
+                posterior = sum(w for w, h in zip(weights, has_seven, strict=True) if h)
+                assert posterior < 0.5 * uniform, (seed, posterior, uniform)
+                checked += 1
+                break
+        if checked >= 3:
+            break
+    assert checked == 3
+
+
+def test_deal_posterior_when_there_is_nothing_to_read():
+    s = State.deal("scopone_scientifico", seed=2)
+    assert deal_posterior(s.view(s.turn), OpponentModel(), random.Random(1)) is None  # no play yet
+    two = State.deal("scopa", seed=2)
+    assert deal_posterior(two.view(two.turn), OpponentModel(), random.Random(1)) is None  # 2 players
+    s = s.play(s.legal_moves()[0])
+    composed = State.from_string(s.to_string())  # the same position without its history
+    assert deal_posterior(composed.view(composed.turn), OpponentModel(), random.Random(1)) is None
+    with pytest.raises(scopa.ScopaError, match=r"bad candidates 0: expected an int >= 1"):
+        deal_posterior(s.view(s.turn), OpponentModel(), random.Random(1), candidates=0)
+
+
+def test_pimc_with_four_players_samples_from_the_deal_posterior():
+    s, _ = forward_records("scopone_scientifico", 5, 14)
+    view = s.view(s.turn)
+    kw = {"samples": 6, "time_limit": None, "depth": 2}
+    a = PIMCPlayer(seed=3, deal_inference=True, **kw).evaluate(view)
+    assert a == PIMCPlayer(seed=3, deal_inference=True, **kw).evaluate(view)
+    plain = PIMCPlayer(seed=3, **kw).evaluate(view)  # off by default: uniform samples
+    assert plain == PIMCPlayer(seed=3, infer=False, **kw).evaluate(view) != a
+    # the samples come from the posterior's deals: reproduce the first sample's draw
+    assert PIMCPlayer(seed=3, **kw)._posterior(view) is None
+    p = PIMCPlayer(seed=3, deal_inference=True, candidates=32, **kw)
+    post = p._posterior(view)
+    assert post is not None and len(post[0]) == 32 and post[1][-1] == pytest.approx(1.0)
+    with pytest.raises(scopa.ScopaError, match=r"bad candidates 0: expected an int >= 1"):
+        PIMCPlayer(candidates=0)
+    with pytest.raises(scopa.ScopaError, match=r"bad deal_inference 1: expected True or False"):
+        PIMCPlayer(deal_inference=1)  # type: ignore[arg-type]

@@ -1,0 +1,208 @@
+"""The rebuilt greedy player: its reply odds against enumeration, its rating against a brute
+force of the same model, the manuals' rules it encodes, and its arguments."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from itertools import combinations
+
+import pytest
+
+import scopa
+import scopa_core as core
+from scopa import CardSet, State
+from scopa.card import bits
+from scopa.players import GreedyPlayer, GreedyWeights, make_player
+from scopa.players.greedy import expected_gain, reply_outcomes
+
+W = GreedyWeights()
+
+
+def best_take(card: int, table: int, opts: int, sweeps: bool) -> tuple[float, int] | None:
+    """The most valuable capture of ``card`` (its own value included), first in core order."""
+    best = None
+    for cap in core.captures(card, table, opts):
+        v = W.value(cap | 1 << card) + (W.sweep if sweeps and cap == table else 0.0)
+        if best is None or v > best[0]:
+            best = (v, cap)
+    return best
+
+
+def enumerate_replies(
+    table: int, unseen: int, h: int, opts: int, sweeps: bool
+) -> dict[tuple[float, int, int], float]:
+    """Every hand of ``h`` unseen cards, equally likely: it plays its most valuable capture (the
+    lowest card among equals), else lays down each of its cards with chance 1/h. Returns
+    {(value taken, table left, card played): probability}."""
+    hands = list(combinations(bits(unseen), h))
+    out: dict[tuple[float, int, int], float] = {}
+    for hand in hands:
+        takes = [(t[0], c, t[1]) for c in hand if (t := best_take(c, table, opts, sweeps)) is not None]
+        if takes:
+            v, c, cap = max(takes, key=lambda x: (round(x[0], 9), -x[1]))
+            key = (round(v, 9), table & ~cap, c)
+            out[key] = out.get(key, 0.0) + 1 / len(hands)
+        else:
+            for c in hand:
+                key = (0.0, table | 1 << c, c)
+                out[key] = out.get(key, 0.0) + 1 / len(hands) / h
+    return out
+
+
+def random_case(rng: random.Random) -> tuple[int, int, int]:
+    cards = rng.sample(range(40), rng.randint(6, 12))
+    n_table = rng.randint(1, 4)
+    table = sum(1 << c for c in cards[:n_table])
+    unseen = sum(1 << c for c in cards[n_table:])
+    return table, unseen, rng.randint(1, min(3, len(cards) - n_table))
+
+
+@pytest.mark.parametrize("opts", [0, 1, 2, 3])
+def test_reply_odds_equal_an_enumeration_of_the_hands(opts):
+    # RULES §4 (captures, by the core): the hypergeometric odds are the enumeration's exactly
+    rng = random.Random(opts)
+    for _ in range(60):
+        table, unseen, h = random_case(rng)
+        sweeps = rng.random() < 0.8
+        got = {
+            (round(v, 9), left, c): p for p, v, left, c in reply_outcomes(table, unseen, h, opts, W, sweeps)
+        }
+        ref = enumerate_replies(table, unseen, h, opts, sweeps)
+        assert got.keys() == ref.keys()
+        assert all(abs(got[k] - ref[k]) < 1e-9 for k in ref)
+        assert abs(sum(got.values()) - 1) < 1e-9
+        mean = sum(p * v for (v, _, _), p in ref.items())
+        assert expected_gain(table, unseen, h, opts, W, sweeps) == pytest.approx(mean, abs=1e-9)
+    assert reply_outcomes(1, 0, 3, 0, W) == [] and expected_gain(1, 0, 3, 0, W) == 0.0
+    # a hand larger than the unseen cards holds them all
+    table, unseen = CardSet.parse("3c 4s").mask, CardSet.parse("7b Kd").mask
+    assert reply_outcomes(table, unseen, 5, 0, W) == reply_outcomes(table, unseen, 2, 0, W)
+
+
+def brute_force_score(view: scopa.PlayerView, move: scopa.Move) -> float:
+    """GreedyPlayer.score for 2 players, by enumerating the opponent's hands."""
+    opts = view.rules.core_options
+    table, bit = view.table.mask, 1 << move.card.index
+    left = sum(view.hand_sizes) + view.stock_size
+    if move.is_capture:
+        after = table & ~move.capture_mask
+        s = W.value(move.capture_mask | bit) + (W.sweep if not after and left > 1 else 0.0)
+    else:
+        after = table | bit
+        s = -W.lay_risk * W.value(bit)
+    if left <= 1:
+        return s
+    h = view.hand_sizes[1 - view.seat] or min(view.rules.hand_size, view.stock_size // 2)
+    mine = view.hand.mask & ~bit
+    for (v, t, _), p in enumerate_replies(after, view.unseen.mask, h, opts, left > 2).items():
+        answers = [b[0] for c in bits(mine) if (b := best_take(c, t, opts, left > 3)) is not None]
+        s += p * (-v + W.follow * max([0.0, *answers]))
+    return s
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [scopa.Rules("scopa"), scopa.Rules("scopa", capture_rule="fewest", ace_takes_all=True)],
+    ids=["scopa", "fewest-ace"],
+)
+def test_two_player_rating_equals_a_brute_force_of_its_model(rules):
+    # RULES §4-5 (and the capture options of §4): the rating of every legal move late in a hand
+    # (few unseen cards), in played games
+    checked = 0
+    for seed in range(6):
+        s = State.deal(rules, seed=seed)
+        g = GreedyPlayer()
+        while not s.is_over:
+            view = s.view(s.turn)
+            if len(view.unseen) <= 12:
+                for m in view.legal_moves():
+                    assert g.score(view, m) == pytest.approx(brute_force_score(view, m), abs=1e-9)
+                    checked += 1
+            s = s.play(g.choose(view))
+    assert checked > 100
+
+
+def test_four_player_partner_term_equals_an_enumeration():
+    # RULES §2 (four players, partners opposite): the partner's answer to each reply, its hand
+    # drawn from the cards the mover cannot see, as the model says
+    s = State.deal("scopone_scientifico", seed=4)
+    g = GreedyPlayer()
+    for _ in range(30):
+        s = s.play(g.choose(s.view(s.turn)))
+    view = s.view(s.turn)
+    opts = view.rules.core_options
+    left = sum(view.hand_sizes) + view.stock_size
+    nw = dataclasses.replace(W, partner=0.0)
+    for m in view.legal_moves():
+        after = view.table.mask & ~m.capture_mask if m.is_capture else view.table.mask | 1 << m.card.index
+        term = 0.0
+        replies = enumerate_replies(
+            after, view.unseen.mask, view.hand_sizes[(view.seat + 1) % 4], opts, left > 2
+        )
+        for (_, t, c), p in replies.items():
+            # the opponent's card is no longer unseen: it is on the table or in its pile
+            hidden = view.unseen.mask & ~(1 << c)
+            mate = enumerate_replies(t, hidden, view.hand_sizes[(view.seat + 2) % 4], opts, left > 3)
+            term += p * sum(q * v for (v, _, _), q in mate.items())
+        with_mate = g.score(view, m)
+        assert with_mate - GreedyPlayer(nw).score(view, m) == pytest.approx(W.partner * term, abs=1e-9)
+
+
+def test_spariglio_favours_the_leading_team():
+    # Saracino's spariglio: a capture of several cards gains for the dealer's opponents, who lead,
+    # and costs the dealer's team; nothing when the dealer is unknown
+    g = GreedyPlayer()
+    found = 0
+    for seed in range(20):
+        s = State.deal("scopone_scientifico", seed=seed, dealer=3)
+        while not s.is_over and found < 6:
+            view = s.view(s.turn)
+            many = [m for m in view.legal_moves() if core.popcount(m.capture_mask) > 1]
+            if many:
+                m = many[0]
+                lead = dataclasses.replace(view, dealer=(view.seat + 1) % 4)
+                dealt = dataclasses.replace(view, dealer=(view.seat + 2) % 4)
+                unknown = dataclasses.replace(view, dealer=None)
+                assert g.score(lead, m) - g.score(unknown, m) == pytest.approx(W.spariglio)
+                assert g.score(dealt, m) - g.score(unknown, m) == pytest.approx(-W.spariglio)
+                single = [x for x in view.legal_moves() if core.popcount(x.capture_mask) <= 1]
+                for x in single:
+                    assert g.score(lead, x) == g.score(dealt, x) == g.score(unknown, x)
+                found += 1
+            s = s.play(g.choose(view))
+        if found >= 6:
+            break
+    assert found >= 6
+
+
+def test_keeps_a_pair_to_retake():
+    # 2 players: with 4c 4s and Qb in hand on Kd, laying a 4 down costs the same now as the queen
+    # would (the opponent takes either by its equal) but leaves a 4 to retake it with; the queen
+    # is worth keeping for nothing. (RULES §4: a card takes its equal.)
+    s = State.from_string("scopa 4c4sQb/5b6s7b Kd - -/- 0/0 0 - 1")
+    g = GreedyPlayer()
+    scores = {str(m): g.score(s.view(0), m) for m in s.legal_moves()}
+    assert str(g.choose(s.view(0)).card)[0] == "4", scores
+    no_follow = GreedyPlayer(dataclasses.replace(W, follow=0.0))
+    assert no_follow.score(s.view(0), s.resolve("4c")) < scores["4c"]
+
+
+def test_greedy_arguments_and_repr():
+    with pytest.raises(scopa.ScopaError, match=r"bad GreedyWeights sweep -1: expected a finite number >= 0"):
+        GreedyWeights(sweep=-1)
+    with pytest.raises(scopa.ScopaError, match=r"bad GreedyWeights card nan"):
+        GreedyWeights(card=float("nan"))
+    with pytest.raises(scopa.ScopaError, match=r"bad GreedyWeights follow True"):
+        GreedyWeights(follow=True)
+    with pytest.raises(
+        scopa.ScopaError, match=r"bad GreedyPlayer weights \{'sweep': 1\}: expected a GreedyWeights"
+    ):
+        GreedyPlayer({"sweep": 1})  # type: ignore[arg-type]
+    assert repr(GreedyPlayer()) == "GreedyPlayer()"
+    p = GreedyPlayer(GreedyWeights(sweep=1.5))
+    again = eval(repr(p), {"GreedyPlayer": GreedyPlayer, "GreedyWeights": GreedyWeights})
+    assert again.weights == p.weights
+    assert isinstance(make_player("greedy"), GreedyPlayer)
+    # the value of cards taken: two cards, a coin, two sevens, the settebello
+    assert W.value(CardSet.parse("7d 7c").mask) == pytest.approx(2 * 0.06 + 0.12 + 2 * 0.3 + 1.0)
