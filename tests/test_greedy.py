@@ -206,3 +206,23 @@ def test_greedy_arguments_and_repr():
     assert isinstance(make_player("greedy"), GreedyPlayer)
     # the value of cards taken: two cards, a coin, two sevens, the settebello
     assert W.value(CardSet.parse("7d 7c").mask) == pytest.approx(2 * 0.06 + 0.12 + 2 * 0.3 + 1.0)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((-1, 5, 3, 0, W, True), r"bad table -1: expected a card mask"),
+        ((1, 1 << 50, 3, 0, W, True), r"bad unseen 1125899906842624: expected a card mask"),
+        ((1, 3, 3, 0, W, True), r"bad unseen 3: expected no card of the table 1"),
+        ((1, 6, -3, 0, W, True), r"bad hand_size -3: expected an int >= 0"),
+        ((1, 6, 3.5, 0, W, True), r"bad hand_size 3.5: expected an int >= 0"),
+        ((1, 6, 3, 999, W, True), r"bad opts 999: expected rule options"),
+        ((1, 6, 3, 0, None, True), r"bad weights None: expected a GreedyWeights"),
+        ((1, 6, 3, 0, W, 1), r"bad sweeps 1: expected True or False"),
+        (("x", 6, 3, 0, W, True), r"bad table 'x': expected a card mask"),
+    ],
+)
+def test_reply_functions_check_their_arguments(args, message):
+    for f in (reply_outcomes, expected_gain):
+        with pytest.raises(scopa.ScopaError, match=message):
+            f(*args)

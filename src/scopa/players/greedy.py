@@ -181,6 +181,55 @@ def _cards(
     return takes, lays
 
 
+def _reply_outcomes(
+    table: int, unseen: int, hand_size: int, opts: int, w: GreedyWeights, sweeps: bool = True
+) -> list[tuple[float, float, int, int]]:
+    """:func:`reply_outcomes` without the argument checks."""
+    u = core.popcount(unseen)
+    h = min(hand_size, u)
+    if h <= 0:
+        return []
+    takes, lays = _cards(unseen, table, opts, w, sweeps)
+    first, none = _odds(u, h)
+    out = [(first[i], v, left, c) for i, (v, left, c) in enumerate(takes) if first[i] > 0]
+    if lays and none[len(takes)] > 0:
+        each = none[len(takes)] / len(lays)
+        out += [(each, 0.0, table | 1 << c, c) for c in lays]
+    return out
+
+
+def _expected_gain(
+    table: int, unseen: int, hand_size: int, opts: int, w: GreedyWeights, sweeps: bool = True
+) -> float:
+    """:func:`expected_gain` without the argument checks."""
+    u = core.popcount(unseen)
+    h = min(hand_size, u)
+    if h <= 0:
+        return 0.0
+    takes, _ = _cards(unseen, table, opts, w, sweeps)
+    first = _odds(u, h)[0]
+    return round(sum(first[i] * v for i, (v, _, _) in enumerate(takes)), 10)
+
+
+def _check_reply(
+    table: object, unseen: object, hand_size: object, opts: object, w: object, sweeps: object
+) -> None:
+    """Raise :class:`ScopaError` unless the arguments of :func:`reply_outcomes` make sense."""
+    for name, x in (("table", table), ("unseen", unseen)):
+        if type(x) is not int or not 0 <= x < 1 << 40:
+            raise ScopaError(f"bad {name} {show(x)}: expected a card mask, an int in 0..2**40-1")
+    if table & unseen:  # type: ignore[operator]
+        raise ScopaError(f"bad unseen {show(unseen)}: expected no card of the table {show(table)}")
+    if type(hand_size) is not int or hand_size < 0:
+        raise ScopaError(f"bad hand_size {show(hand_size)}: expected an int >= 0")
+    if type(opts) is not int or not 0 <= opts <= 255:
+        raise ScopaError(f"bad opts {show(opts)}: expected rule options, an int in 0..255")
+    if not isinstance(w, GreedyWeights):
+        raise ScopaError(f"bad weights {show(w)}: expected a GreedyWeights")
+    if not isinstance(sweeps, bool):
+        raise ScopaError(f"bad sweeps {show(sweeps)}: expected True or False")
+
+
 def reply_outcomes(
     table: int, unseen: int, hand_size: int, opts: int, w: GreedyWeights, sweeps: bool = True
 ) -> list[tuple[float, float, int, int]]:
@@ -199,17 +248,8 @@ def reply_outcomes(
     >>> [(p, v) for p, v, _, _ in reply_outcomes(table, unseen, 1, 0, GreedyWeights())]
     [(0.5, 2.48), (0.5, 0.0)]
     """
-    u = core.popcount(unseen)
-    h = min(hand_size, u)
-    if h <= 0:
-        return []
-    takes, lays = _cards(unseen, table, opts, w, sweeps)
-    first, none = _odds(u, h)
-    out = [(first[i], v, left, c) for i, (v, left, c) in enumerate(takes) if first[i] > 0]
-    if lays and none[len(takes)] > 0:
-        each = none[len(takes)] / len(lays)
-        out += [(each, 0.0, table | 1 << c, c) for c in lays]
-    return out
+    _check_reply(table, unseen, hand_size, opts, w, sweeps)
+    return _reply_outcomes(table, unseen, hand_size, opts, w, sweeps)
 
 
 def expected_gain(
@@ -222,13 +262,8 @@ def expected_gain(
     >>> expected_gain(table, unseen, 1, 0, GreedyWeights())
     1.24
     """
-    u = core.popcount(unseen)
-    h = min(hand_size, u)
-    if h <= 0:
-        return 0.0
-    takes, _ = _cards(unseen, table, opts, w, sweeps)
-    first = _odds(u, h)[0]
-    return round(sum(first[i] * v for i, (v, _, _) in enumerate(takes)), 10)
+    _check_reply(table, unseen, hand_size, opts, w, sweeps)
+    return _expected_gain(table, unseen, hand_size, opts, w, sweeps)
 
 
 class GreedyPlayer:
@@ -284,7 +319,7 @@ class GreedyPlayer:
             k = view.hand_sizes[seat]
             return k if k or not view.stock_size else min(rules.hand_size, view.stock_size // players)
 
-        replies = reply_outcomes(after, unseen, hand_of((view.seat + 1) % players), opts, w, plays_left > 2)
+        replies = _reply_outcomes(after, unseen, hand_of((view.seat + 1) % players), opts, w, plays_left > 2)
         s -= sum(p * v for p, v, _, _ in replies)
         answer_sweeps = plays_left > 3
         if players == 2 and w.follow:
@@ -296,7 +331,7 @@ class GreedyPlayer:
         elif players == 4 and w.partner and plays_left > 2:
             mate = hand_of((view.seat + 2) % 4)
             s += w.partner * sum(
-                p * expected_gain(left, unseen & ~(1 << c), mate, opts, w, answer_sweeps)
+                p * _expected_gain(left, unseen & ~(1 << c), mate, opts, w, answer_sweeps)
                 for p, _, left, c in replies
             )
         return round(s, 10)
