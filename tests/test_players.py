@@ -471,6 +471,25 @@ def test_ismcts_auto_playouts_follow_the_number_of_players():
             assert sum(after["auto"][1].values()) == 300
 
 
+def test_ismcts_root_prior_is_the_greedy_rating():
+    # prior > 0 adds prior x the greedy rating (scaled to 0..1 over the root moves) / (visits + 1)
+    # to each root move's UCB score: a strong prior sends more visits to greedy's move; prior=0
+    # (the default) is the search without it, visit for visit.
+    for game, seed in (("scopone_scientifico", 1), ("scopa", 2)):
+        s = scopa.State.deal(game, seed=seed)
+        v = s.view(s.turn)
+        greedy = GreedyPlayer().choose(v)
+        strong = ISMCTSPlayer(iterations=300, time_limit=None, seed=4, prior=50.0)
+        assert strong.choose(v) == greedy
+        bias = strong._root_bias(v, v.legal_moves())
+        assert max(bias.values()) == pytest.approx(50.0) and min(bias.values()) == 0.0
+        plain, zero = (
+            ISMCTSPlayer(iterations=300, time_limit=None, seed=4, **kw) for kw in ({}, {"prior": 0})
+        )
+        assert (plain.choose(v), plain.last_visits) == (zero.choose(v), zero.last_visits)
+        assert strong.last_visits[greedy] > plain.last_visits[greedy]
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -478,6 +497,9 @@ def test_ismcts_auto_playouts_follow_the_number_of_players():
         (lambda: make_player("pimc", samples=0), "bad samples 0"),
         (lambda: make_player("pimc", exact_plays=-1), "bad exact_plays -1"),
         (lambda: make_player("pimc", depth=0), "bad depth 0"),
+        (lambda: make_player("ismcts", prior=-1), "bad prior -1: expected a finite number >= 0"),
+        (lambda: make_player("ismcts", prior=float("inf")), "bad prior inf"),
+        (lambda: make_player("ismcts", prior=True), "bad prior True"),
         (lambda: make_player("ismcts", iterations=0), "bad iterations 0"),
         (lambda: make_player("ismcts", time_limit=-1), "bad time_limit -1"),
         (
