@@ -4,8 +4,8 @@ Usage: python benchmarks/strength.py [--jobs 2] [--scale 1.0] PAIRING...
 Pairings: scopa-pimc-greedy, scopa-greedy-random, scopa-pimc-ismcts, scopa-pimc-plain,
 scientifico-pimc-greedy, scientifico-ismcts-greedy, scopa-ismcts-greedy,
 scientifico-ismcts100-greedy, scopa-ismcts-playout, scientifico-ismcts-playout, scopa-greedy-flat,
-scientifico-greedy-flat, scopa-greedy-chance, scientifico-greedy-chance, scientifico-pimc-deals
-(default: all). The
+scientifico-greedy-flat, scopa-greedy-chance, scientifico-greedy-chance, scientifico-pimc-deals,
+scientifico-ismcts-prior1-greedy (default: all). The
 ``-playout`` pairings play ISMCTS with its heuristic playouts against ISMCTS with uniformly
 random ones, both at 100 ms a move. The ``-flat`` and ``-chance`` pairings play the rebuilt
 greedy player against the one-ply greedy players of before (benchmarks/baselines.py): the one
@@ -44,6 +44,13 @@ PAIRINGS = {
     "scientifico-ismcts100-greedy": (
         "scopone_scientifico",
         ("ismcts", {"time_limit": 0.1}),
+        "greedy",
+        1000,
+    ),
+    # ISMCTS with a weaker root prior (the default is 4)
+    "scientifico-ismcts-prior1-greedy": (
+        "scopone_scientifico",
+        ("ismcts", {"time_limit": 0.1, "prior": 1.0}),
         "greedy",
         1000,
     ),
