@@ -23,7 +23,6 @@ import time
 from baselines import ChanceGreedy, FlatRiskGreedy
 
 from scopa.arena import arena
-from scopa.players.inference import OpponentModel
 
 PAIRINGS = {
     "scopa-greedy-random": ("scopa", "greedy", "random", 2000),
@@ -70,13 +69,8 @@ PAIRINGS = {
     "scopa-greedy-flat": ("scopa", "greedy", FlatRiskGreedy(), 2000),
     "scientifico-greedy-flat": ("scopone_scientifico", "greedy", FlatRiskGreedy(), 2000),
     "scopa-greedy-chance": ("scopa", "greedy", ChanceGreedy(), 2000),
-    # PIMC reading the three other hands from their plays (model at temperature 0.5) against PIMC
-    "scientifico-pimc-deals": (
-        "scopone_scientifico",
-        ("pimc", {"deal_inference": True, "model": OpponentModel(temperature=0.5)}),
-        "pimc",
-        1000,
-    ),
+    # PIMC reading the three other hands from their plays (the default) against PIMC without
+    "scientifico-pimc-deals": ("scopone_scientifico", "pimc", ("pimc", {"deal_inference": False}), 1000),
     "scientifico-greedy-chance": ("scopone_scientifico", "greedy", ChanceGreedy(), 2000),
 }
 

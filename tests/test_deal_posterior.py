@@ -14,6 +14,7 @@ import scopa_core as core
 from scopa import State
 from scopa.players import GreedyPlayer, PIMCPlayer
 from scopa.players.inference import OpponentModel, deal_posterior
+from scopa.players.pimc import FOUR_PLAYER_MODEL
 
 
 def forward_records(game: str, seed: int, plays: int) -> tuple[State, list[tuple[int, int, int, int, int]]]:
@@ -109,13 +110,15 @@ def test_pimc_with_four_players_samples_from_the_deal_posterior():
     s, _ = forward_records("scopone_scientifico", 5, 14)
     view = s.view(s.turn)
     kw = {"samples": 6, "time_limit": None, "depth": 2}
-    a = PIMCPlayer(seed=3, deal_inference=True, **kw).evaluate(view)
+    a = PIMCPlayer(seed=3, **kw).evaluate(view)  # on by default
     assert a == PIMCPlayer(seed=3, deal_inference=True, **kw).evaluate(view)
-    plain = PIMCPlayer(seed=3, **kw).evaluate(view)  # off by default: uniform samples
+    plain = PIMCPlayer(seed=3, deal_inference=False, **kw).evaluate(view)  # uniform samples
     assert plain == PIMCPlayer(seed=3, infer=False, **kw).evaluate(view) != a
+    assert PIMCPlayer().deal_model == FOUR_PLAYER_MODEL == OpponentModel(temperature=0.5)
+    assert PIMCPlayer(model=OpponentModel(temperature=0.2)).deal_model.temperature == 0.2
     # the samples come from the posterior's deals: reproduce the first sample's draw
-    assert PIMCPlayer(seed=3, **kw)._posterior(view) is None
-    p = PIMCPlayer(seed=3, deal_inference=True, candidates=32, **kw)
+    assert PIMCPlayer(seed=3, deal_inference=False, **kw)._posterior(view) is None
+    p = PIMCPlayer(seed=3, candidates=32, **kw)
     post = p._posterior(view)
     assert post is not None and len(post[0]) == 32 and post[1][-1] == pytest.approx(1.0)
     with pytest.raises(scopa.ScopaError, match=r"bad candidates 0: expected an int >= 1"):

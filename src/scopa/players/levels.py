@@ -19,8 +19,9 @@ one is usually found), and overlook a sweep now and then.
 | 5 | PIMC as the library's default (128 samples, 100 ms), reads the opponent's hand, the best move |
 | 6 | PIMC with 512 samples and up to 1 s a move |
 
-Levels 1-4 see their hand, the table and the piles; levels 5 and 6 also read what the
-opponent's plays say about its hand (2 players). Levels 1-5 take at most 100 ms a move on one
+Levels 1-4 see their hand, the table and the piles; levels 5 and 6 also read what the other
+players' plays say about their hands (with two players the opponent's, with four the partner's
+and the opponents'). Levels 1-5 take at most 100 ms a move on one
 core; level 6 up to a second (about 50 ms on average in 2-player Scopa here).
 
 >>> import scopa
