@@ -26,7 +26,7 @@ import numpy as np
 import scopa_core as core
 from scopa.card import bits
 from scopa.errors import ScopaError, show
-from scopa.players.base import sweepers
+from scopa.players.base import check_budget, sweepers
 from scopa.view import PlayerView
 
 __all__ = ["OpponentModel", "deal_posterior", "hand_posterior", "sweepers"]
@@ -274,8 +274,7 @@ def deal_posterior(
     rules = view.rules
     if rules.players == 2:
         return None
-    if not isinstance(candidates, int) or isinstance(candidates, bool) or candidates < 1:
-        raise ScopaError(f"bad candidates {show(candidates)}: expected an int >= 1")
+    check_budget("candidates", candidates)
     opts = rules.core_options
     others = [j for j in range(rules.players) if j != view.seat]
     records = {}
