@@ -1,11 +1,12 @@
-"""Strength of the computer players, measured with the arena (results in the README).
+"""Strength of the computer players, measured with the arena (results in docs/benchmarks.md).
 
 Usage: python benchmarks/strength.py [--jobs 2] [--scale 1.0] PAIRING...
 Pairings: scopa-pimc-greedy, scopa-greedy-random, scopa-pimc-ismcts, scopa-pimc-plain,
 scientifico-pimc-greedy, scientifico-ismcts-greedy, scopa-ismcts-greedy,
 scientifico-ismcts100-greedy, scopa-ismcts-playout, scientifico-ismcts-playout, scopa-greedy-flat,
 scientifico-greedy-flat, scopa-greedy-chance, scientifico-greedy-chance, scientifico-pimc-deals,
-scientifico-ismcts-prior1-greedy, scopa-pimc-deep (default: all). The
+scientifico-ismcts-prior1-greedy, scopa-pimc-deep, scopa-level1-random,
+scientifico-level1-random (default: all). The
 ``-playout`` pairings play ISMCTS with its heuristic playouts against ISMCTS with uniformly
 random ones, both at 100 ms a move. The ``-flat`` and ``-chance`` pairings play the rebuilt
 greedy player against the one-ply greedy players of before (benchmarks/baselines.py): the one
@@ -72,6 +73,9 @@ PAIRINGS = {
     # PIMC reading the three other hands from their plays (the default) against PIMC without
     "scientifico-pimc-deals": ("scopone_scientifico", "pimc", ("pimc", {"deal_inference": False}), 1000),
     "scientifico-greedy-chance": ("scopone_scientifico", "greedy", ChanceGreedy(), 2000),
+    # the weakest level against the random player (how much room the scale leaves below it)
+    "scopa-level1-random": ("scopa", "level1", "random", 1000),
+    "scientifico-level1-random": ("scopone_scientifico", "level1", "random", 1000),
     # PIMC searching deeper with two players (exact from 24 plays left, else 16 deep) against
     # the defaults (12 and 8): no gain (docs/design-notes.md)
     "scopa-pimc-deep": (

@@ -33,7 +33,7 @@ def test_six_fixed_levels():
 
 def test_lower_levels_miss_what_higher_levels_see():
     # the sweep is worth about a point more than laying the king down: level 5 always takes
-    # it; level 1 (a softmax at temperature 1.5, and overlooking sweeps) only sometimes
+    # it; level 1 (a softmax at temperature 2, and overlooking sweeps) only sometimes
     view = SWEEP.view(0)
     best = scopa.Move.parse("7dx3c4s")
     assert all(level(5, seed=s).choose(view) == best for s in range(5))

@@ -12,9 +12,9 @@ one is usually found), and overlook a sweep now and then.
 
 | level | how it plays |
 |---|---|
-| 1 | 2 samples, one play ahead, softmax at temperature 1.5, misses a sweep half the time |
+| 1 | 2 samples, one play ahead, softmax at temperature 2, misses a sweep three times in five |
 | 2 | 4 samples, one play ahead, temperature 0.6, misses a sweep a quarter of the time |
-| 3 | 8 samples, two plays ahead, temperature 0.4, misses a sweep one time in seven |
+| 3 | 8 samples, two plays ahead, temperature 0.5, misses a sweep one time in five |
 | 4 | 16 samples, four plays ahead, temperature 0.15 |
 | 5 | PIMC as the library's default (128 samples, 100 ms), reads the opponent's hand, the best move |
 | 6 | PIMC with 512 samples and up to 1 s a move |
@@ -64,13 +64,13 @@ class LevelConfig:
 #: The levels, 1 (a beginner) to 6 (the strongest this engine has).
 LEVELS: dict[int, LevelConfig] = {
     1: LevelConfig(
-        samples=2, depth=1, exact_plays=2, time_limit=0.05, temperature=1.5, miss_sweep=0.5, infer=False
+        samples=2, depth=1, exact_plays=2, time_limit=0.05, temperature=2.0, miss_sweep=0.6, infer=False
     ),
     2: LevelConfig(
         samples=4, depth=1, exact_plays=4, time_limit=0.05, temperature=0.6, miss_sweep=0.25, infer=False
     ),
     3: LevelConfig(
-        samples=8, depth=2, exact_plays=6, time_limit=0.05, temperature=0.4, miss_sweep=0.15, infer=False
+        samples=8, depth=2, exact_plays=6, time_limit=0.05, temperature=0.5, miss_sweep=0.2, infer=False
     ),
     4: LevelConfig(
         samples=16, depth=4, exact_plays=8, time_limit=0.08, temperature=0.15, miss_sweep=0.0, infer=False
