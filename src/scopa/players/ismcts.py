@@ -52,7 +52,7 @@ class ISMCTSPlayer:
     :class:`~scopa.players.GreedyPlayer` rating of the move scaled to 0..1 over the legal
     moves, divided by its visits + 1 (``prior=0``: none; the default 4 was measured at 100 ms
     a move: 1 and 4 against greedy in Scopone scientifico -0.278 and +0.338 on 200 deals, 4
-    +0.275 on 1,000; 4 in Scopa +0.273 on 200, docs/benchmarks.md). Plays the most visited
+    +0.275 on 1,000; 4 in Scopa +0.439 on 1,000, docs/benchmarks.md). Plays the most visited
     move after ``iterations`` iterations or ``time_limit`` seconds (``None``: strictly
     reproducible).
 
