@@ -70,9 +70,9 @@ PAIRINGS = {
     "scopa-greedy-flat": ("scopa", "greedy", FlatRiskGreedy(), 2000),
     "scientifico-greedy-flat": ("scopone_scientifico", "greedy", FlatRiskGreedy(), 2000),
     "scopa-greedy-chance": ("scopa", "greedy", ChanceGreedy(), 2000),
+    "scientifico-greedy-chance": ("scopone_scientifico", "greedy", ChanceGreedy(), 2000),
     # PIMC reading the three other hands from their plays (the default) against PIMC without
     "scientifico-pimc-deals": ("scopone_scientifico", "pimc", ("pimc", {"deal_inference": False}), 1000),
-    "scientifico-greedy-chance": ("scopone_scientifico", "greedy", ChanceGreedy(), 2000),
     # the weakest level against the random player (how much room the scale leaves below it)
     "scopa-level1-random": ("scopa", "level1", "random", 1000),
     "scientifico-level1-random": ("scopone_scientifico", "level1", "random", 1000),
