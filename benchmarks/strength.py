@@ -6,7 +6,7 @@ scientifico-pimc-greedy, scientifico-ismcts-greedy, scopa-ismcts-greedy,
 scientifico-ismcts100-greedy, scopa-ismcts-playout, scientifico-ismcts-playout, scopa-greedy-flat,
 scientifico-greedy-flat, scopa-greedy-chance, scientifico-greedy-chance, scientifico-pimc-deals,
 scientifico-ismcts-prior1-greedy, scopa-pimc-deep, scopa-level1-random,
-scientifico-level1-random (default: all). The
+scientifico-level1-random, scientifico-pimc-partner, scientifico-pimc-partner-1s (default: all). The
 ``-playout`` pairings play ISMCTS with its heuristic playouts against ISMCTS with uniformly
 random ones, both at 100 ms a move. The ``-flat`` and ``-chance`` pairings play the rebuilt
 greedy player against the one-ply greedy players of before (benchmarks/baselines.py): the one
@@ -82,6 +82,16 @@ PAIRINGS = {
         "scopa",
         ("pimc", {"depth": 16, "exact_plays": 24}),
         ("pimc", {"depth": 8, "exact_plays": 12}),
+        1000,
+    ),
+    # PIMC valuing the partner's reply as a partner who does not see this hand would play
+    # (partner_weight 0.5) against PIMC whose partner sees every card: at the same 100 ms cap,
+    # and with up to 1 s a move (the same 128 samples)
+    "scientifico-pimc-partner": ("scopone_scientifico", ("pimc", {"partner_weight": 0.5}), "pimc", 1000),
+    "scientifico-pimc-partner-1s": (
+        "scopone_scientifico",
+        ("pimc", {"partner_weight": 0.5, "time_limit": 1.0}),
+        "pimc",
         1000,
     ),
 }

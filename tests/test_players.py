@@ -414,6 +414,92 @@ def test_pimc_reply_weight_needs_a_reply_to_search():
     assert got == core.Solver(4).analyze_depth(s.masks, opts, block, 1)
 
 
+def expected_partner_values(s: State, weight: float, exact: bool, depth: int) -> dict[tuple[int, int], float]:
+    """Each move's value with four players when the partner, after the next opponent's best
+    reply, plays as the model says a player who does not see the other hands would; re-derived
+    here with the softmax written out and the sweep risk found by trying every hidden card."""
+    import scopa_core as core
+
+    model, opts, block = OpponentModel(), s.rules.core_options, s.rules.hand_size
+    solver = core.Solver(4)
+    me, partner = s.turn, (s.turn + 2) % 4
+    out = {}
+    for c, m in core.legal_moves(s.hands[me].mask, s.table.mask, opts):
+        child = core.apply_move(s.masks, c, m, opts, block)
+        opponent = child[5]
+        values = []
+        for rc, rm in core.legal_moves(child[0][opponent], child[1], opts):
+            grand = core.apply_move(child, rc, rm, opts, block)
+            assert grand[5] == partner
+            if exact:
+                replies = solver.analyze(grand, opts, block)
+            else:
+                replies = solver.analyze_depth(grand, opts, block, depth - 2)
+            others = [grand[0][seat] for seat in range(4) if seat != partner]
+            hidden = [x for x in range(40) if any(h >> x & 1 for h in others)]
+            weights = []
+            for pc, pm, _ in replies:
+                left = (grand[1] & ~pm) if pm else (grand[1] | 1 << pc)
+                swept = any((x, left) in core.legal_moves(1 << x, left, opts) for x in hidden)
+                risk = (model.risk_capture if pm else model.risk_lay) if swept and left else 0.0
+                weights.append(math.exp((model.move_value(pc, pm, grand[1]) - risk) / model.temperature))
+            expected = sum(w * v for w, (_, _, v) in zip(weights, replies, strict=True)) / sum(weights)
+            values.append((1 - weight) * max(v for _, _, v in replies) + weight * expected)
+        out[c, m] = min(values)
+    return out
+
+
+@pytest.mark.parametrize("weight", [0.5, 1.0])
+@pytest.mark.parametrize("exact", [True, False])
+def test_pimc_weighs_the_partners_reply_by_the_model(weight, exact):
+    # Four players: after the next opponent's best reply, the partner's reply is valued
+    # (1 - w) x its best reply + w x the model's expected reply, the model not seeing the
+    # other three hands (the team is not one mind).
+    import scopa_core as core
+
+    cases = [
+        midgame("scopone_scientifico", 3, 26),
+        midgame("scopone_scientifico", 5, 28),
+        midgame("scopone", 8, 24),
+    ]
+    changed = 0
+    for s in cases:
+        assert sum(len(h) for h in s.hands) >= 12 and not s.is_over
+        player = PIMCPlayer(exact_plays=40 if exact else 0, depth=4, partner_weight=weight)
+        got = {(c, m): v for c, m, v in player.sample_values(s.masks, s.rules)}
+        want = expected_partner_values(s, weight, exact, 4)
+        assert got.keys() == want.keys()
+        assert all(math.isclose(got[k], want[k], abs_tol=1e-9) for k in want), (got, want)
+        opts, block = s.rules.core_options, s.rules.hand_size
+        solver = core.Solver(4)
+        if exact:
+            plain = solver.analyze(s.masks, opts, block)
+        else:
+            plain = solver.analyze_depth(s.masks, opts, block, 4)
+        # a partner who does not see every card is never worth more than one who does
+        assert all(got[c, m] <= v + 1e-9 for c, m, v in plain)
+        changed += any(got[c, m] < v - 1e-9 for c, m, v in plain)
+    assert changed  # the weighting does change values
+
+
+def test_pimc_partner_weight_zero_and_no_partner_to_weigh_are_the_solvers_values():
+    # Weight 0, two players, or a partner with no card left to play third: the plain values.
+    import scopa_core as core
+
+    s = midgame("scopone_scientifico", 3, 24)
+    opts, block = s.rules.core_options, s.rules.hand_size
+    got = PIMCPlayer(exact_plays=40, partner_weight=0).sample_values(s.masks, s.rules)
+    assert got == [(c, m, float(v)) for c, m, v in core.Solver(4).analyze(s.masks, opts, block)]
+    late = midgame("scopone_scientifico", 4, 38)
+    assert sum(len(h) for h in late.hands) == 2 and not late.is_over
+    opts, block = late.rules.core_options, late.rules.hand_size
+    got = PIMCPlayer(partner_weight=1).sample_values(late.masks, late.rules)
+    assert got == [(c, m, float(v)) for c, m, v in core.Solver(4).analyze(late.masks, opts, block)]
+    two = refused_settebello()
+    plain = PIMCPlayer(exact_plays=40).sample_values(two.masks, two.rules)
+    assert PIMCPlayer(exact_plays=40, partner_weight=1).sample_values(two.masks, two.rules) == plain
+
+
 def test_reply_probabilities_follow_the_model():
     # Js on the table: laying down 2b makes 12 for a king, the queen does not (RULES §4).
     s = State.from_string("scopa 2bQb/KsAs Js - -/- 0/0 0 - 1")
@@ -516,6 +602,11 @@ def test_ismcts_root_prior_is_the_greedy_rating():
         (lambda: make_player("pimc", reply_weight=-0.5), "bad reply_weight -0.5: expected a number from"),
         (lambda: make_player("pimc", reply_weight=True), "bad reply_weight True"),
         (lambda: make_player("pimc", reply_weight="half"), "bad reply_weight 'half'"),
+        (
+            lambda: make_player("pimc", partner_weight=2),
+            "bad partner_weight 2: expected a number from 0 to 1$",
+        ),
+        (lambda: make_player("pimc", partner_weight=False), "bad partner_weight False"),
         (lambda: OpponentModel(temperature=0), "bad OpponentModel temperature 0"),
         (lambda: OpponentModel().reply_probabilities([], 0, 0, 0), "no moves to weigh"),
         (lambda: OpponentModel(seven=float("nan")), "bad OpponentModel seven nan"),

@@ -64,6 +64,14 @@ class PIMCPlayer:
     same search. ``reply_weight=0`` takes the best reply only (PIMC as it was), which never
     strays from the solver's values where nothing is hidden.
 
+    With four players the team is not one mind: a sample's solve lets the partner play as if
+    it saw this player's hand. With ``partner_weight`` > 0 each move is valued over the next
+    opponent's replies (its best one, as in the sample) and, after each, the partner's reply
+    as ``(1 - partner_weight)`` times its best reply plus ``partner_weight`` times its
+    expected value when the partner plays as ``model`` predicts of a player who cannot see
+    the other three hands. It costs about six times a sample's search; ``partner_weight=0``
+    (the default) keeps the solver's values (docs/design-notes.md has the measurements).
+
     >>> import scopa
     >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     >>> str(PIMCPlayer(samples=4, seed=1).choose(s.view(0)))
@@ -85,6 +93,7 @@ class PIMCPlayer:
         threads: int = 1,
         deal_inference: bool = True,
         candidates: int = 512,
+        partner_weight: float = 0.0,
     ) -> None:
         check_budget("samples", samples)
         check_budget("time_limit", time_limit, allow_none=True)
@@ -100,6 +109,9 @@ class PIMCPlayer:
         number = isinstance(reply_weight, (int, float)) and not isinstance(reply_weight, bool)
         if not (number and 0 <= reply_weight <= 1):
             raise ScopaError(f"bad reply_weight {show(reply_weight)}: expected a number from 0 to 1")
+        number = isinstance(partner_weight, (int, float)) and not isinstance(partner_weight, bool)
+        if not (number and 0 <= partner_weight <= 1):
+            raise ScopaError(f"bad partner_weight {show(partner_weight)}: expected a number from 0 to 1")
         self.samples = samples
         self.time_limit = time_limit
         self.seed = seed
@@ -110,6 +122,7 @@ class PIMCPlayer:
         self.model = model if model is not None else OpponentModel()
         self.deal_model = model if model is not None else FOUR_PLAYER_MODEL
         self.reply_weight = float(reply_weight)
+        self.partner_weight = float(partner_weight)
         if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= 64:
             raise ScopaError(f"bad threads {show(threads)}: expected an int in 1..64")
         self.threads = threads
@@ -152,6 +165,8 @@ class PIMCPlayer:
         opts, block = rules.core_options, rules.hand_size
         exact = sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players)
         depth = self._depth(rules.players)
+        if rules.players == 4 and self.partner_weight > 0 and (exact or depth >= 3):
+            return self._partner_values(pos, rules, exact, depth, solver)
         if rules.players != 2 or self.reply_weight == 0 or (not exact and depth < 2):
             return self._minimax_values(pos, rules, exact, depth, solver)
         me = pos[5]
@@ -172,6 +187,47 @@ class PIMCPlayer:
             best = max(v for _, _, v in replies)
             expected = sum(p * v for p, (_, _, v) in zip(probs, replies, strict=True))
             out.append((c, m, -((1 - w) * best + w * expected)))
+        return out
+
+    def _partner_values(
+        self, pos: tuple[Any, ...], rules: Rules, exact: bool, depth: int, solver: Any = None
+    ) -> list[tuple[int, int, float]]:
+        """With four players: every legal move's value when the partner, after the next
+        opponent's best reply, plays as a partner who does not see this player's hand would:
+        ``(1 - partner_weight)`` times its best reply in the sample plus ``partner_weight``
+        times its expected value under ``model`` (the cards it cannot see: the other three
+        hands and the stock). Positions where the partner does not move third fall back to
+        the plain values."""
+        opts, block = rules.core_options, rules.hand_size
+        me = pos[5]
+        partner = (me + 2) % 4
+        w = self.partner_weight
+        out = []
+        for c, m in core.legal_moves(pos[0][me], pos[1], opts):
+            child = core.apply_move(pos, c, m, opts, block)
+            opponent = child[5]
+            if opponent == me or opponent == partner or not child[0][opponent]:
+                return self._minimax_values(pos, rules, exact, depth, solver)
+            worst = None
+            for rc, rm in core.legal_moves(child[0][opponent], child[1], opts):
+                grand = core.apply_move(child, rc, rm, opts, block)
+                if grand[5] != partner or not grand[0][partner]:
+                    return self._minimax_values(pos, rules, exact, depth, solver)
+                replies = self._minimax_values(grand, rules, exact, depth - 2, solver)
+                unseen = 0
+                for seat in range(4):
+                    if seat != partner:
+                        unseen |= grand[0][seat]
+                for x in grand[2]:
+                    unseen |= 1 << x
+                moves = [(pc, pm) for pc, pm, _ in replies]
+                probs = self.model.reply_probabilities(moves, grand[1], unseen, opts)
+                best = max(v for _, _, v in replies)
+                expected = sum(p * v for p, (_, _, v) in zip(probs, replies, strict=True))
+                value = (1 - w) * best + w * expected
+                worst = value if worst is None else min(worst, value)
+            assert worst is not None  # the opponent holds a card, so it has a move
+            out.append((c, m, worst))
         return out
 
     def _minimax_values(
