@@ -480,6 +480,9 @@ def test_pimc_weighs_the_partners_reply_by_the_model(weight, exact):
         assert all(got[c, m] <= v + 1e-9 for c, m, v in plain)
         changed += any(got[c, m] < v - 1e-9 for c, m, v in plain)
     assert changed  # the weighting does change values
+    s = cases[0]
+    move = PIMCPlayer(samples=2, time_limit=None, seed=1, partner_weight=weight).choose(s.view(s.turn))
+    assert move in s.legal_moves()
 
 
 def test_pimc_partner_weight_zero_and_no_partner_to_weigh_are_the_solvers_values():
