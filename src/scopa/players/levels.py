@@ -22,7 +22,7 @@ one is usually found), and overlook a sweep now and then.
 Levels 1-4 see their hand, the table and the piles; levels 5 and 6 also read what the other
 players' plays say about their hands (with two players the opponent's, with four the partner's
 and the opponents'). Levels 1-5 take at most 100 ms a move on one
-core; level 6 up to a second (47 ms on average in 2-player Scopa here, 68 ms in Scopone
+core; level 6 up to a second (47 ms on average in 2-player Scopa here, 69 ms in Scopone
 scientifico). Levels 1-5 rate at least 100 Elo points apart in both games; level 6 is not
 measurably stronger than level 5 (docs/benchmarks.md).
 
