@@ -357,15 +357,25 @@ def expected_reply_values(s: State, weight: float, exact: bool, depth: int) -> d
         else:
             replies = solver.analyze_depth(child, opts, block, depth - 1)
         hidden = [x for x in range(40) if child[0][s.turn] >> x & 1] + list(child[2])
-        weights = []
-        for rc, rm, _ in replies:
-            left = (child[1] & ~rm) if rm else (child[1] | 1 << rc)
-            swept = any((x, left) in core.legal_moves(1 << x, left, opts) for x in hidden)
-            risk = (model.risk_capture if rm else model.risk_lay) if swept and left else 0.0
-            weights.append(math.exp((model.move_value(rc, rm, child[1]) - risk) / model.temperature))
-        expected = sum(w * v for w, (_, _, v) in zip(weights, replies, strict=True)) / sum(weights)
+        expected = model_expectation(model, replies, child[1], hidden, opts)
         out[c, m] = -((1 - weight) * max(v for _, _, v in replies) + weight * expected)
     return out
+
+
+def model_expectation(
+    model: OpponentModel, replies: list[tuple[int, int, float]], table: int, hidden: list[int], opts: int
+) -> float:
+    """The mean of ``replies``' values under ``model``, its softmax written out and its sweep
+    risk found by trying every card in ``hidden``."""
+    import scopa_core as core
+
+    weights = []
+    for rc, rm, _ in replies:
+        left = (table & ~rm) if rm else (table | 1 << rc)
+        swept = any((x, left) in core.legal_moves(1 << x, left, opts) for x in hidden)
+        risk = (model.risk_capture if rm else model.risk_lay) if swept and left else 0.0
+        weights.append(math.exp((model.move_value(rc, rm, table) - risk) / model.temperature))
+    return sum(w * v for w, (_, _, v) in zip(weights, replies, strict=True)) / sum(weights)
 
 
 @pytest.mark.parametrize("weight", [0.0, 0.5, 1.0])
@@ -436,14 +446,8 @@ def expected_partner_values(s: State, weight: float, exact: bool, depth: int) ->
             else:
                 replies = solver.analyze_depth(grand, opts, block, depth - 2)
             others = [grand[0][seat] for seat in range(4) if seat != partner]
-            hidden = [x for x in range(40) if any(h >> x & 1 for h in others)]
-            weights = []
-            for pc, pm, _ in replies:
-                left = (grand[1] & ~pm) if pm else (grand[1] | 1 << pc)
-                swept = any((x, left) in core.legal_moves(1 << x, left, opts) for x in hidden)
-                risk = (model.risk_capture if pm else model.risk_lay) if swept and left else 0.0
-                weights.append(math.exp((model.move_value(pc, pm, grand[1]) - risk) / model.temperature))
-            expected = sum(w * v for w, (_, _, v) in zip(weights, replies, strict=True)) / sum(weights)
+            hidden = [x for x in range(40) if any(h >> x & 1 for h in others)] + list(grand[2])
+            expected = model_expectation(model, replies, grand[1], hidden, opts)
             values.append((1 - weight) * max(v for _, _, v in replies) + weight * expected)
         out[c, m] = min(values)
     return out

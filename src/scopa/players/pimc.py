@@ -179,15 +179,26 @@ class PIMCPlayer:
                 return self._minimax_values(pos, rules, exact, depth, solver)
             # the cards the opponent cannot see: this player's hand and the stock (in the last
             # round it may count them; the model's sweep risk is about cards it cannot see)
-            unseen = child[0][me]
-            for x in child[2]:
-                unseen |= 1 << x
-            moves = [(rc, rm) for rc, rm, _ in replies]
-            probs = self.model.reply_probabilities(moves, child[1], unseen, opts)
-            best = max(v for _, _, v in replies)
-            expected = sum(p * v for p, (_, _, v) in zip(probs, replies, strict=True))
-            out.append((c, m, -((1 - w) * best + w * expected)))
+            out.append((c, m, -self._weighed(replies, child, w, opts)))
         return out
+
+    def _weighed(
+        self, replies: list[tuple[int, int, float]], pos: tuple[Any, ...], w: float, opts: int
+    ) -> float:
+        """The mover's value in ``pos`` when it plays its best reply with weight ``1 - w`` and
+        as ``model`` predicts with weight ``w``, judging its sweep risk on the cards it cannot
+        see (the other hands and the stock); ``replies`` are its moves' values there."""
+        unseen = 0
+        for seat, hand in enumerate(pos[0]):
+            if seat != pos[5]:
+                unseen |= hand
+        for x in pos[2]:
+            unseen |= 1 << x
+        moves = [(rc, rm) for rc, rm, _ in replies]
+        probs = self.model.reply_probabilities(moves, pos[1], unseen, opts)
+        best = max(v for _, _, v in replies)
+        expected = sum(p * v for p, (_, _, v) in zip(probs, replies, strict=True))
+        return (1 - w) * best + w * expected
 
     def _partner_values(
         self, pos: tuple[Any, ...], rules: Rules, exact: bool, depth: int, solver: Any = None
@@ -214,17 +225,7 @@ class PIMCPlayer:
                 if grand[5] != partner or not grand[0][partner]:
                     return self._minimax_values(pos, rules, exact, depth, solver)
                 replies = self._minimax_values(grand, rules, exact, depth - 2, solver)
-                unseen = 0
-                for seat in range(4):
-                    if seat != partner:
-                        unseen |= grand[0][seat]
-                for x in grand[2]:
-                    unseen |= 1 << x
-                moves = [(pc, pm) for pc, pm, _ in replies]
-                probs = self.model.reply_probabilities(moves, grand[1], unseen, opts)
-                best = max(v for _, _, v in replies)
-                expected = sum(p * v for p, (_, _, v) in zip(probs, replies, strict=True))
-                value = (1 - w) * best + w * expected
+                value = self._weighed(replies, grand, w, opts)
                 worst = value if worst is None else min(worst, value)
             assert worst is not None  # the opponent holds a card, so it has a move
             out.append((c, m, worst))
