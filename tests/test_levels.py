@@ -8,7 +8,7 @@ import json
 import pytest
 
 import scopa
-from scopa.players import LEVELS, LevelPlayer, level, level_names, make_player
+from scopa.players import FOUR_PLAYER_LEVELS, LEVELS, LevelPlayer, level, level_names, make_player
 from scopa.protocol import Protocol
 
 SWEEP = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")  # 7d sweeps 3c 4s (RULES §3.5)
@@ -29,6 +29,28 @@ def test_six_fixed_levels():
         make_player("level9")
     with pytest.raises(scopa.ScopaError, match="a level takes no options but time_limit"):
         make_player("level2", samples=3)
+
+
+def test_four_players_play_their_own_levels_four_and_five():
+    # with four players default PIMC is no weaker than level 6 (docs/benchmarks.md): level 5
+    # samples 8 deals uniformly, level 4 chooses at a higher temperature; the rest are the same
+    assert list(FOUR_PLAYER_LEVELS) == list(LEVELS)
+    assert all(FOUR_PLAYER_LEVELS[n] == LEVELS[n] for n in LEVELS if n not in (4, 5))
+    four, two = FOUR_PLAYER_LEVELS[5], LEVELS[5]
+    assert (four.samples, four.infer, four.temperature) == (8, False, 0.0) and two.infer
+    assert FOUR_PLAYER_LEVELS[4].temperature > LEVELS[4].temperature > 0
+    p = level(5, seed=3)
+    assert p.config_for(4) == four and p.config_for(2) == two
+    s = scopa.State.deal("scopone_scientifico", seed=5)
+    move = p.choose(s.view(s.turn))
+    assert move in s.legal_moves()
+    searcher = p.searcher(4)
+    assert (searcher.samples, searcher.infer, searcher.depth, searcher.exact_plays) == (8, False, 4, 12)
+    assert 1 <= searcher.last_samples <= 8
+    # the same player in a 2-player game plays the 2-player level 5 with its own searcher
+    assert p.choose(SWEEP.view(0)) == scopa.Move.parse("7dx3c4s")
+    assert p.searcher(2) is not searcher and p.searcher(2).samples == 128
+    assert p.searcher(2).last_samples >= 1
 
 
 def test_lower_levels_miss_what_higher_levels_see():
