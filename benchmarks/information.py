@@ -6,12 +6,16 @@ with the evaluation of the open terms) and plays the best average over ``--sampl
 samples of what it does not see:
 
 - ``honest``: sees what a person sees (this is PIMC);
+- ``sees-played``: sees another hand once its holder has played a card of it (since the hand
+  was dealt or refilled), samples the rest as ``honest`` does: the most that inference from
+  the plays could learn about the hands, were it perfect;
 - ``sees-hands``: also sees the other hands; samples the stock order;
 - ``clairvoyant``: sees everything (one search per move, no sampling).
 
 ``clairvoyant`` minus ``sees-hands`` is what the stock order is worth (and so roughly what
 PIMC's solver, which knows each sample's stock order, can be misled by); ``sees-hands`` minus
-``honest`` is what the other hands are worth. (A mode that sees only the stock order would
+``honest`` is what the other hands are worth, and ``sees-played`` minus ``honest`` the part of
+it an inference from the plays could at best recover. (A mode that sees only the stock order would
 see everything in a 2-player game, where the other hand is what is left.) Each deal is
 played twice with the sides swapped, as in the arena.
 
@@ -31,7 +35,7 @@ from scopa.players.base import determinize
 from scopa.rules import Rules
 from scopa.state import State
 
-MODES = ("honest", "sees-hands", "clairvoyant")
+MODES = ("honest", "sees-played", "sees-hands", "clairvoyant")
 
 
 class Reference:
@@ -49,6 +53,11 @@ class Reference:
         hands, table, stock, captured, scope, turn, last = state.masks
         if self.mode == "honest":
             return determinize(state.view(turn), self.rng).masks
+        if self.mode == "sees-played":
+            view = state.view(turn)
+            full = self.rules.hand_size
+            shown = {s: h for s, h in enumerate(hands) if s != turn and 0 < view.hand_sizes[s] < full}
+            return determinize(view, self.rng, shown).masks
         # sees-hands: only the order of the stock is sampled
         shuffled = list(stock)
         self.rng.shuffle(shuffled)

@@ -6,7 +6,8 @@ scientifico-pimc-greedy, scientifico-ismcts-greedy, scopa-ismcts-greedy,
 scientifico-ismcts100-greedy, scopa-ismcts-playout, scientifico-ismcts-playout, scopa-greedy-flat,
 scientifico-greedy-flat, scopa-greedy-chance, scientifico-greedy-chance, scientifico-pimc-deals,
 scientifico-ismcts-prior1-greedy, scopa-pimc-deep, scopa-level1-random,
-scientifico-level1-random, scientifico-pimc-partner, scientifico-pimc-partner-1s (default: all). The
+scientifico-level1-random, scientifico-pimc-partner, scientifico-pimc-partner-1s,
+scopa-pimc-fitted-model (default: all). The
 ``-playout`` pairings play ISMCTS with its heuristic playouts against ISMCTS with uniformly
 random ones, both at 100 ms a move. The ``-flat`` and ``-chance`` pairings play the rebuilt
 greedy player against the one-ply greedy players of before (benchmarks/baselines.py): the one
@@ -24,6 +25,21 @@ import time
 from baselines import ChanceGreedy, FlatRiskGreedy
 
 from scopa.arena import arena
+from scopa.players.inference import OpponentModel
+
+#: the opponent model fitted to PIMC's own choices (benchmarks/opponent_fit.py, 600 hands)
+FITTED_MODEL = OpponentModel(
+    temperature=0.1,
+    capture=-0.032,
+    card=0.07,
+    coin=0.016,
+    settebello=0.051,
+    seven=0.045,
+    six=0.025,
+    sweep=0.181,
+    risk_lay=0.156,
+    risk_capture=0.162,
+)
 
 PAIRINGS = {
     "scopa-greedy-random": ("scopa", "greedy", "random", 2000),
@@ -94,6 +110,9 @@ PAIRINGS = {
         "pimc",
         1000,
     ),
+    # PIMC inferring the opponent's hand and weighing its reply with the model fitted to PIMC's
+    # own choices against the default model: no gain (docs/benchmarks.md)
+    "scopa-pimc-fitted-model": ("scopa", ("pimc", {"model": FITTED_MODEL}), "pimc", 1000),
 }
 
 

@@ -1,0 +1,64 @@
+"""The measuring tools of benchmarks/ that the strength figures rest on: the opponent model's
+maximum-likelihood fit (opponent_fit.py) and the references that see hidden cards
+(information.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import scopa
+from scopa.players.inference import OpponentModel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import information  # noqa: E402
+import opponent_fit  # noqa: E402
+
+
+def test_opponent_fit_features_are_the_models_and_the_fit_raises_the_likelihood():
+    choices = opponent_fit.selfplay(("scopa", 3, 5))
+    assert len(choices) > 20 and all(len(m) > 1 and 0 <= i < len(m) for m, _, _, i in choices)
+    opts = scopa.Rules.preset("scopa").core_options
+    default = OpponentModel()
+    # design() checks every move's features against OpponentModel.move_logits
+    x, real, chosen = opponent_fit.design(choices, opts, default)
+    theta0 = np.array([getattr(default, n) for n in opponent_fit.NAMES]) / default.temperature
+    theta = opponent_fit.fit(x, real, chosen, theta0)
+    before, _ = opponent_fit.loglik(theta0, x, real, chosen)
+    after, grad = opponent_fit.loglik(theta, x, real, chosen)
+    assert after > before and np.abs(grad).max() < 1e-3  # near the maximum (1e-6 unless the data separate)
+    # features that no longer match the model's scores are caught
+    real_features = opponent_fit.features
+
+    def drifted(*args):
+        f = real_features(*args)
+        return [f[0] + 1, *f[1:]]
+
+    opponent_fit.features = drifted
+    try:
+        with pytest.raises(AssertionError, match="features drifted"):
+            opponent_fit.design(choices, opts, default)
+    finally:
+        opponent_fit.features = real_features
+
+
+def test_sees_played_sees_a_hand_once_it_has_been_played_from():
+    rules = scopa.Rules.preset("scopa")
+    ref = information.Reference("sees-played", rules, samples=1, exact=0, depth=1, seed=3)
+    s = scopa.State.deal("scopa", seed=8)
+    me, opp = s.turn, 1 - s.turn
+    # before the opponent has played from its hand it is sampled, so it varies
+    assert len({ref._sample(s)[0][opp] for _ in range(20)}) > 1
+    s = s.play(s.legal_moves()[0])  # this seat plays
+    s = s.play(s.legal_moves()[0])  # the opponent plays from its three cards
+    assert s.turn == me and len(s.hands[opp]) == 2
+    # now this seat sees the opponent's two cards; only the stock order is sampled
+    for _ in range(5):
+        pos = ref._sample(s)
+        assert pos[0] == s.masks[0] and sorted(pos[2]) == sorted(s.masks[2])
+    honest = information.Reference("honest", rules, samples=1, exact=0, depth=1, seed=3)
+    assert len({honest._sample(s)[0][opp] for _ in range(20)}) > 1
