@@ -29,6 +29,9 @@ def test_six_fixed_levels():
         make_player("level9")
     with pytest.raises(scopa.ScopaError, match="a level takes no options but time_limit"):
         make_player("level2", samples=3)
+    for bad in ("fast", 0, -1.0, True):  # checked when the player is made, not at its first move
+        with pytest.raises(scopa.ScopaError, match="bad time_limit"):
+            make_player("level2", time_limit=bad)
 
 
 def test_four_players_play_their_own_levels_four_and_five():

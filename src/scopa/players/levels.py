@@ -1,8 +1,8 @@
 """Difficulty levels: six fixed configurations of the players, from a beginner to the strongest.
 
-One table names them (:data:`LEVELS`), so the command line, the engine protocol, the server
-and the browser app list the same levels: ``level(n)``, ``make_player("level3")``,
-``"player": "level3"``.
+One table names them (:data:`LEVELS`, and :data:`FOUR_PLAYER_LEVELS` with four players), so
+the command line, the engine protocol, the server and the browser app list the same levels:
+``level(n)``, ``make_player("level3")``, ``"player": "level3"``.
 
 The lower levels play like weaker people rather than like a strong player who sometimes plays
 at random: they look less far ahead, sample fewer deals of the hidden cards, do not read the
@@ -46,7 +46,7 @@ from typing import Any
 from scopa.errors import ScopaError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal
+from scopa.players.base import _legal, check_budget
 from scopa.players.pimc import PIMCPlayer
 from scopa.view import PlayerView
 
@@ -112,6 +112,7 @@ class LevelPlayer:
     def __init__(self, n: int, seed: int | None = None, time_limit: float | None = None) -> None:
         if not isinstance(n, int) or isinstance(n, bool) or n not in LEVELS:
             raise ScopaError(f"unknown level {show(n)}: expected 1 to {len(LEVELS)}")
+        check_budget("time_limit", time_limit, allow_none=True)
         self.level = n
         self.seed = seed
         self.time_limit = time_limit
