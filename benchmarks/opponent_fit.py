@@ -38,6 +38,11 @@ Choice = tuple[list[tuple[int, int]], int, int, int]
 Arrays = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
+def theta_of(model: OpponentModel) -> np.ndarray:
+    """The model's parameters over its temperature, in the order of :data:`NAMES`."""
+    return np.array([getattr(model, n) for n in NAMES]) / model.temperature
+
+
 def features(card: int, capture: int, table: int, unseen: int, opts: int) -> list[int]:
     """The move's score in ``OpponentModel`` is the dot product of these with the parameters
     (over the temperature); checked against ``move_logits`` in :func:`design`."""
@@ -63,19 +68,13 @@ def selfplay(args: tuple[str, int, int]) -> list[Choice]:
         s = State.deal(game, seed=rng.randrange(1 << 30))
         players = [PIMCPlayer(seed=rng.randrange(1 << 30)) for _ in range(s.rules.players)]
         while not s.is_over:
-            me = s.turn
-            move = players[me].choose(s.view(me))
+            view = s.view(s.turn)
+            move = players[s.turn].choose(view)
             legal = s.legal_moves()
             if len(legal) > 1:
-                hands_, table, stock, *_ = s.masks
-                unseen = 0
-                for seat, h in enumerate(hands_):
-                    if seat != me:
-                        unseen |= h
-                for c in stock:
-                    unseen |= 1 << c
                 moves = [(m.card.index, m.capture_mask) for m in legal]
-                out.append((moves, table, unseen, moves.index((move.card.index, move.capture_mask))))
+                chosen = moves.index((move.card.index, move.capture_mask))
+                out.append((moves, view.table.mask, view.unseen.mask, chosen))
             s = s.play(move)
     return out
 
@@ -86,7 +85,7 @@ def design(choices: list[Choice], opts: int, model: OpponentModel) -> Arrays:
     x = np.zeros((len(choices), k, len(NAMES)))
     real = np.zeros((len(choices), k), bool)
     chosen = np.array([c[3] for c in choices])
-    theta = np.array([getattr(model, n) for n in NAMES]) / model.temperature
+    theta = theta_of(model)
     for i, (moves, table, unseen, _) in enumerate(choices):
         logits = model.move_logits(moves, table, opts)
         for j, (c, m) in enumerate(moves):
@@ -148,7 +147,7 @@ def main() -> None:
     opts = State.deal(args.game, seed=1).rules.core_options
     default = OpponentModel()
     x, real, chosen = design(choices, opts, default)
-    theta0 = np.array([getattr(default, n) for n in NAMES]) / default.temperature
+    theta0 = theta_of(default)
     theta = fit(x, real, chosen, theta0)
     params = {n: round(float(t) * default.temperature, 3) for n, t in zip(NAMES, theta, strict=True)}
     fitted = OpponentModel(temperature=default.temperature, **params)

@@ -19,14 +19,14 @@ import information  # noqa: E402
 import opponent_fit  # noqa: E402
 
 
-def test_opponent_fit_features_are_the_models_and_the_fit_raises_the_likelihood():
+def test_opponent_fit_features_are_the_models_and_the_fit_raises_the_likelihood(monkeypatch):
     choices = opponent_fit.selfplay(("scopa", 3, 5))
     assert len(choices) > 20 and all(len(m) > 1 and 0 <= i < len(m) for m, _, _, i in choices)
     opts = scopa.Rules.preset("scopa").core_options
     default = OpponentModel()
     # design() checks every move's features against OpponentModel.move_logits
     x, real, chosen = opponent_fit.design(choices, opts, default)
-    theta0 = np.array([getattr(default, n) for n in opponent_fit.NAMES]) / default.temperature
+    theta0 = opponent_fit.theta_of(default)
     theta = opponent_fit.fit(x, real, chosen, theta0)
     before, _ = opponent_fit.loglik(theta0, x, real, chosen)
     after, grad = opponent_fit.loglik(theta, x, real, chosen)
@@ -38,12 +38,9 @@ def test_opponent_fit_features_are_the_models_and_the_fit_raises_the_likelihood(
         f = real_features(*args)
         return [f[0] + 1, *f[1:]]
 
-    opponent_fit.features = drifted
-    try:
-        with pytest.raises(AssertionError, match="features drifted"):
-            opponent_fit.design(choices, opts, default)
-    finally:
-        opponent_fit.features = real_features
+    monkeypatch.setattr(opponent_fit, "features", drifted)
+    with pytest.raises(AssertionError, match="features drifted"):
+        opponent_fit.design(choices, opts, default)
 
 
 def test_sees_played_sees_a_hand_once_it_has_been_played_from():
