@@ -439,8 +439,15 @@ def playouts(nplayers: int, hand_size: int, table_size: int, opts: int, n: int, 
     return breakdown.sum(axis=2, dtype=np.int16), breakdown
 
 
-# The solver has its own module; the twin's API includes it (and the plain minimax).
-from scopa_core._twin_solver import Solver as Solver  # noqa: E402
-from scopa_core._twin_solver import analyze_minimax as analyze_minimax  # noqa: E402
-from scopa_core._twin_solver import minimax as minimax  # noqa: E402
-from scopa_core._twin_solver import replay as replay  # noqa: E402
+# The solver has its own module; the twin's API includes it (and the plain minimax). It is
+# loaded on first use (PEP 562), so that the solver's helper modules, which import this one,
+# can be imported first.
+_SOLVER_NAMES = ("Solver", "analyze_minimax", "minimax", "replay")
+
+
+def __getattr__(name: str) -> object:
+    if name in _SOLVER_NAMES:
+        from scopa_core import _twin_solver
+
+        return getattr(_twin_solver, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

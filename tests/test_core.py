@@ -366,3 +366,20 @@ def test_diff_apply_random_games(game):
             nxt = tw.apply_move(pos, card, cap, opts, hs)
             assert cc.apply_move(pos, card, cap, opts, hs) == nxt
             pos = nxt
+
+
+@pytest.mark.parametrize(
+    "module", ["_twin", "_twin_bounds", "_twin_horizon", "_twin_moves", "_twin_tt", "_twin_solver"]
+)
+@pytest.mark.parametrize("no_ext", ["0", "1"])
+def test_twin_modules_import_in_any_order(module, no_ext):
+    # Each module of the twin can be the first one imported, with either core selected (the
+    # solver's helpers once failed with a circular import when imported first).
+    import subprocess
+    import sys
+
+    code = f"import scopa_core.{module}; from scopa_core._twin import Solver; print(Solver.__name__)"
+    env = {**os.environ, "SCOPA_NO_EXTENSIONS": no_ext}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "Solver"
