@@ -77,6 +77,15 @@ def _slow_square(x: int) -> tuple[int, int]:
     return x, x * x
 
 
+def test_a_finished_run_leaves_no_worker_behind():
+    # A run read to its end joins its pool's processes before the generator returns (they
+    # were once left to the interpreter's exit, which could print an ignored OSError).
+    import multiprocessing
+
+    assert sorted(map_chunks(_slow_square, range(8), workers=2)) == [(x, x * x) for x in range(8)]
+    assert multiprocessing.active_children() == []
+
+
 def test_a_killed_worker_of_the_local_pool_loses_nothing():
     # A worker process killed mid-run breaks the pool: a new one runs the lost chunks again.
     results: list[tuple[int, int]] = []

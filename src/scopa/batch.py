@@ -160,7 +160,9 @@ def map_chunks(
             fill()
     finally:
         if owned:
-            ex.shutdown(wait=False, cancel_futures=True)
+            # a run read to its end joins its workers; one left early (closed, or failed)
+            # cancels what waits and does not wait for the chunks still running
+            ex.shutdown(wait=not pending, cancel_futures=True)
 
 
 # ---------------------------------------------------------------------------------- jobs
