@@ -91,3 +91,48 @@ def test_levels_in_the_protocol():
         json.dumps({"cmd": "bestmove", "id": 2, "view": view, "player": "level5", "time_ms": 100})
     )
     assert reply is not None and reply["move"] == "7dx3c4s"
+
+
+def _doc_rows(text: str, header: str) -> dict[str, list[str]]:
+    """The rows of the Markdown table under ``header`` (its first cell), by their first cell."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {header} |"))
+    rows = {}
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = cells
+    return rows
+
+
+def test_the_documented_level_tables_are_the_configurations():
+    # docs/players.md writes both tables out: each row must say what the configuration plays
+    from pathlib import Path
+
+    misses = {"never": 0.0, "three times in five": 0.6, "a quarter": 0.25, "one in five": 0.2}
+    page = (Path(__file__).parent.parent / "docs" / "players.md").read_text(encoding="utf-8")
+    for header, table in (("level", LEVELS), ("level, four players", FOUR_PLAYER_LEVELS)):
+        rows = _doc_rows(page, header)
+        assert rows and {int(n) for n in rows} <= set(table), header
+        for n, (_, samples, ahead, temp, miss, read, cap) in rows.items():
+            c = table[int(n)]
+            assert int(samples) == c.samples, (header, n)
+            assert (0.0 if temp == "best move" else float(temp)) == c.temperature, (header, n)
+            assert misses[miss] == c.miss_sweep, (header, n)
+            assert read.startswith("yes") == c.infer, (header, n)
+            ms = float(cap.split()[0]) * (1000 if cap.endswith(" s") else 1)
+            assert ms == c.time_limit * 1000, (header, n)
+            if c.exact_plays is None:
+                assert ahead == "PIMC's depths", (header, n)
+            else:
+                assert f"exact from {c.exact_plays}" in ahead, (header, n)
+    # the module docstring's table names each level's samples and temperature
+    from scopa.players import levels as module
+
+    doc = _doc_rows(module.__doc__ or "", "level")
+    assert set(doc) == {str(n) for n in LEVELS} | {"5, four players"}
+    for n, (_, how) in doc.items():
+        c = FOUR_PLAYER_LEVELS[5] if n == "5, four players" else LEVELS[int(n)]
+        assert f"{c.samples} samples" in how, n
+        assert (c.temperature == 0) == ("temperature" not in how), n
