@@ -17,12 +17,11 @@ from typing import Any
 from scopa.players.base import Player, determinize
 from scopa.players.greedy import GreedyPlayer, GreedyWeights
 from scopa.players.ismcts import ISMCTSPlayer
-from scopa.players.levels import FOUR_PLAYER_LEVELS, LEVELS, LevelPlayer, level, level_names, make_level
+from scopa.players.levels import LEVELS, LevelPlayer, level, level_names, make_level
 from scopa.players.pimc import PIMCPlayer
 from scopa.players.simple import RandomPlayer
 
 __all__ = [
-    "FOUR_PLAYER_LEVELS",
     "LEVELS",
     "PLAYERS",
     "LevelPlayer",

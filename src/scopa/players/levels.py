@@ -1,34 +1,31 @@
 """Difficulty levels: six fixed configurations of the players, from a beginner to the strongest.
 
-One table names them (:data:`LEVELS`, and :data:`FOUR_PLAYER_LEVELS` with four players), so
-the command line, the engine protocol, the server and the browser app list the same levels:
-``level(n)``, ``make_player("level3")``, ``"player": "level3"``.
+One table names them (:data:`LEVELS`), the same in every game, so the command line, the
+engine protocol, the server and the browser app list the same levels: ``level(n)``,
+``make_player("level3")``, ``"player": "level3"``.
 
 The lower levels play like weaker people rather than like a strong player who sometimes plays
 at random: they look less far ahead, sample fewer deals of the hidden cards, do not read the
-opponent's hand from its plays (no card counting of that kind), choose by a softmax of the move
-values with a temperature (moves of nearly equal value are near coin flips, a clearly better
-one is usually found), and overlook a sweep now and then.
+other players' hands from their plays (no card counting of that kind), choose by a softmax of
+the move values with a temperature (moves of nearly equal value are near coin flips, a clearly
+better one is usually found), and overlook a sweep now and then.
 
 | level | how it plays |
 |---|---|
 | 1 | 2 samples, one play ahead, softmax at temperature 2, misses a sweep three times in five |
 | 2 | 4 samples, one play ahead, temperature 0.6, misses a sweep a quarter of the time |
 | 3 | 8 samples, two plays ahead, temperature 0.5, misses a sweep one time in five |
-| 4 | 16 samples, four plays ahead, temperature 0.15 (0.2 with four players) |
-| 5 | PIMC as the library's default (128 samples, 100 ms), reads the opponent's hand, the best move |
-| 5, four players | 8 samples, four plays ahead, the best move, reads no hand |
-| 6 | PIMC with 512 samples and up to 1 s a move |
+| 4 | 16 samples, four plays ahead, temperature 0.2 |
+| 5 | 8 samples, four plays ahead (exact from 12 plays left), the best move |
+| 6 | PIMC with 512 samples and up to 1 s a move, reads the other hands, the best move |
 
-With four players levels 4 and 5 differ (:data:`FOUR_PLAYER_LEVELS`): there default PIMC is
-not measurably weaker than level 6, so level 5 is a weaker searcher between levels 4 and 6.
-Levels 1-4 see their hand, the table and the piles, as level 5 does with four players; level 6,
-and level 5 with two players, also read what the other players' plays say about their hands
-(with two players the opponent's, with four the partner's and the opponents'). Levels 1-5 take
-at most 100 ms a move on one core; level 6 up to a second (47 ms on average in 2-player Scopa
-here, 72 ms in Scopone scientifico). In Scopone scientifico the six rate at least 100 Elo
-points apart; in 2-player Scopa levels 1-5 do, and level 6 is not measurably stronger than
-level 5 (docs/benchmarks.md).
+Levels 1-5 see their hand, the table and the piles, and sample the hidden cards uniformly;
+level 6 also reads what the other players' plays say about their hands (with two players the
+opponent's, with four the partner's and the opponents'). Levels 1-5 take at most 100 ms a move
+on one core; level 6 up to a second (21-47 ms on average in 2-player Scopa here, 72 ms in
+Scopone scientifico). In Scopone scientifico the six rate at least 100 Elo points apart; in
+2-player Scopa, where more search buys much less, they are clearly ordered but closer
+(docs/benchmarks.md).
 
 >>> import scopa
 >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
@@ -50,13 +47,13 @@ from scopa.players.base import _legal, check_budget
 from scopa.players.pimc import PIMCPlayer
 from scopa.view import PlayerView
 
-__all__ = ["FOUR_PLAYER_LEVELS", "LEVELS", "LevelPlayer", "level"]
+__all__ = ["LEVELS", "LevelPlayer", "level"]
 
 
 @dataclass(frozen=True)
 class LevelConfig:
     """What a level changes: PIMC's budget and depth, the softmax temperature (0: the best
-    move), the chance of overlooking a sweep, and whether it infers the opponent's hand."""
+    move), the chance of overlooking a sweep, and whether it infers the other players' hands."""
 
     samples: int
     depth: int | None
@@ -79,35 +76,20 @@ LEVELS: dict[int, LevelConfig] = {
         samples=8, depth=2, exact_plays=6, time_limit=0.05, temperature=0.5, miss_sweep=0.2, infer=False
     ),
     4: LevelConfig(
-        samples=16, depth=4, exact_plays=8, time_limit=0.08, temperature=0.15, miss_sweep=0.0, infer=False
+        samples=16, depth=4, exact_plays=8, time_limit=0.08, temperature=0.2, miss_sweep=0.0, infer=False
     ),
     5: LevelConfig(
-        samples=128, depth=None, exact_plays=None, time_limit=0.1, temperature=0.0, miss_sweep=0.0, infer=True
+        samples=8, depth=4, exact_plays=12, time_limit=0.1, temperature=0.0, miss_sweep=0.0, infer=False
     ),
     6: LevelConfig(
         samples=512, depth=None, exact_plays=None, time_limit=1.0, temperature=0.0, miss_sweep=0.0, infer=True
     ),
 }
 
-#: The levels with four players: :data:`LEVELS` but for levels 4 and 5. There PIMC as the
-#: library's default is not measurably weaker than level 6, so level 5 samples 8 deals
-#: uniformly (it does not read the other hands) and takes the best move, and level 4 chooses at
-#: temperature 0.2: the six then stand at least 100 points apart (docs/benchmarks.md).
-FOUR_PLAYER_LEVELS: dict[int, LevelConfig] = {
-    **LEVELS,
-    4: LevelConfig(
-        samples=16, depth=4, exact_plays=8, time_limit=0.08, temperature=0.2, miss_sweep=0.0, infer=False
-    ),
-    5: LevelConfig(
-        samples=8, depth=4, exact_plays=12, time_limit=0.1, temperature=0.0, miss_sweep=0.0, infer=False
-    ),
-}
-
 
 class LevelPlayer:
     """A player of one level (see the module's table): PIMC's move values, then a softmax with
-    the level's temperature over them, after overlooking a sweep with the level's chance. It
-    plays the configuration of the game's number of players (:meth:`config_for`)."""
+    the level's temperature over them, after overlooking a sweep with the level's chance."""
 
     def __init__(self, n: int, seed: int | None = None, time_limit: float | None = None) -> None:
         if not isinstance(n, int) or isinstance(n, bool) or n not in LEVELS:
@@ -116,22 +98,18 @@ class LevelPlayer:
         self.level = n
         self.seed = seed
         self.time_limit = time_limit
+        self.config: LevelConfig = LEVELS[n]
         self._rng = random.Random(seed)
-        self._pimc: dict[LevelConfig, PIMCPlayer] = {}
+        self._pimc: PIMCPlayer | None = None
 
-    def config_for(self, players: int) -> LevelConfig:
-        """The level's configuration in a game of ``players`` players: :data:`FOUR_PLAYER_LEVELS`
-        with four, :data:`LEVELS` otherwise."""
-        return (FOUR_PLAYER_LEVELS if players == 4 else LEVELS)[self.level]
-
-    def searcher(self, players: int) -> PIMCPlayer:
-        """The PIMC player whose move values the level uses with ``players`` players (made on
-        first use, with the level's seed)."""
-        c = self.config_for(players)
-        pimc = self._pimc.get(c)
-        if pimc is None:
+    @property
+    def searcher(self) -> PIMCPlayer:
+        """The PIMC player whose move values the level uses (made on first use, with the
+        level's seed)."""
+        if self._pimc is None:
+            c = self.config
             limit = c.time_limit if self.time_limit is None else min(self.time_limit, c.time_limit)
-            pimc = self._pimc[c] = PIMCPlayer(
+            self._pimc = PIMCPlayer(
                 samples=c.samples,
                 time_limit=limit,
                 seed=self.seed,
@@ -139,15 +117,15 @@ class LevelPlayer:
                 exact_plays=c.exact_plays,
                 infer=c.infer,
             )
-        return pimc
+        return self._pimc
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The level's move for ``view``."""
         moves = _legal(view)
         if len(moves) == 1:
             return moves[0]
-        c = self.config_for(view.rules.players)
-        pimc = self.searcher(view.rules.players)
+        c = self.config
+        pimc = self.searcher
         if c.temperature == 0 and c.miss_sweep == 0:
             return pimc.choose(view, limit)
         values = {m: v for m, (v, _) in pimc.evaluate(view, limit).items()}
