@@ -449,5 +449,10 @@ def __getattr__(name: str) -> object:
     if name in _SOLVER_NAMES:
         from scopa_core import _twin_solver
 
-        return getattr(_twin_solver, name)
+        value = globals()[name] = getattr(_twin_solver, name)  # once: later lookups find it
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_SOLVER_NAMES})

@@ -82,8 +82,9 @@ def test_a_finished_run_leaves_no_worker_behind():
     # were once left to the interpreter's exit, which could print an ignored OSError).
     import multiprocessing
 
+    before = set(multiprocessing.active_children())
     assert sorted(map_chunks(_slow_square, range(8), workers=2)) == [(x, x * x) for x in range(8)]
-    assert multiprocessing.active_children() == []
+    assert set(multiprocessing.active_children()) <= before
 
 
 def test_a_killed_worker_of_the_local_pool_loses_nothing():
