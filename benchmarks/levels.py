@@ -8,6 +8,9 @@ of those results (Elo's scale: a 100-point gap means 64% of the deals, level 1 a
 deals. The arena's point differences are printed too.
 
 Run: ``python benchmarks/levels.py --game scopa --deals 1000 --pairs all --jobs 2``.
+
+``--move-times HANDS`` instead times every move of ``HANDS`` hands that each level plays
+against itself in this process (one core): the mean, the 99th percentile and the longest move.
 """
 
 from __future__ import annotations
@@ -47,6 +50,26 @@ def fit(results: dict[tuple[int, int], tuple[int, int, int]], n: int, iters: int
     return [1000 + 400 * (math.log10(p[i]) - base) for i in range(1, n + 1)]
 
 
+def move_times(game: str, hands: int, levels: list[int], seed: int = 1000) -> dict[int, list[float]]:
+    """Seconds of every move of ``hands`` hands of ``game`` in which every seat plays the same
+    level, for each of ``levels``."""
+    import scopa
+    from scopa.players import level
+
+    out: dict[int, list[float]] = {}
+    for n in levels:
+        times = out[n] = []
+        for h in range(hands):
+            s = scopa.State.deal(game, seed=seed + h)
+            players = [level(n, seed=10 * h + i) for i in range(s.rules.players)]
+            while not s.is_over:
+                t = time.perf_counter()
+                move = players[s.turn].choose(s.view(s.turn))
+                times.append(time.perf_counter() - t)
+                s = s.play(move)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--game", default="scopa")
@@ -55,8 +78,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--levels", type=int, default=len(LEVELS), help="rate levels 1..N")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--move-times", type=int, metavar="HANDS", help="time the levels' moves instead")
     args = ap.parse_args(argv)
     n = args.levels
+    if args.move_times:
+        print(f"{args.game}: every move of {args.move_times} hands a level, each level against itself")
+        print("| level | moves | mean | 99th percentile | longest |")
+        print("|---|---:|---:|---:|---:|")
+        for k, times in move_times(args.game, args.move_times, list(range(1, n + 1))).items():
+            times.sort()
+            mean = sum(times) / len(times)
+            p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+            ms = [f"{1000 * x:.1f} ms" for x in (mean, p99, times[-1])]
+            print(f"| {k} | {len(times)} | {' | '.join(ms)} |")
+        return 0
     pairs = [
         (a, b) for a in range(1, n + 1) for b in range(a + 1, n + 1) if args.pairs == "all" or b == a + 1
     ]

@@ -1,6 +1,6 @@
 """The measuring tools of benchmarks/ that the strength figures rest on: the opponent model's
-maximum-likelihood fit (opponent_fit.py) and the references that see hidden cards
-(information.py)."""
+maximum-likelihood fit (opponent_fit.py), the references that see hidden cards
+(information.py), and the levels' ratings and move times (levels.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from scopa.players.inference import OpponentModel
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import information  # noqa: E402
+import levels  # noqa: E402
 import opponent_fit  # noqa: E402
 
 
@@ -59,3 +60,20 @@ def test_sees_played_sees_a_hand_once_it_has_been_played_from():
         assert pos[0] == s.masks[0] and sorted(pos[2]) == sorted(s.masks[2])
     honest = information.Reference("honest", rules, samples=1, exact=0, depth=1, seed=3)
     assert len({honest._sample(s)[0][opp] for _ in range(20)}) > 1
+
+
+def test_the_levels_fit_orders_and_anchors_the_ratings():
+    # level 2 beats level 1 three deals in four, level 3 beats level 2 as often: Bradley-Terry
+    # puts them about 190 Elo apart each (400 log10 3), level 1 at 1000
+    r = levels.fit({(2, 1): (75, 25, 0), (3, 2): (75, 25, 0)}, 3)
+    assert r[0] == 1000 and 150 < r[1] - r[0] < 200 and 150 < r[2] - r[1] < 200
+    level_pair = levels.fit({(2, 1): (10, 10, 80)}, 2)
+    assert abs(level_pair[1] - 1000) < 1
+
+
+def test_move_times_time_every_move_of_the_hands(capsys):
+    times = levels.move_times("scopa", 1, [1, 2])
+    assert set(times) == {1, 2} and all(len(t) == 36 and min(t) >= 0 for t in times.values())
+    assert levels.main(["--game", "scopa", "--move-times", "1", "--levels", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "| 1 | 36 |" in out and "longest" in out
