@@ -54,19 +54,15 @@ def move_times(game: str, hands: int, levels: list[int], seed: int = 1000) -> di
     """Seconds of every move of ``hands`` hands of ``game`` in which every seat plays the same
     level, for each of ``levels``."""
     import scopa
+    from scopa.arena import _play
     from scopa.players import level
 
     out: dict[int, list[float]] = {}
     for n in levels:
-        times = out[n] = []
+        out[n] = []
         for h in range(hands):
             s = scopa.State.deal(game, seed=seed + h)
-            players = [level(n, seed=10 * h + i) for i in range(s.rules.players)]
-            while not s.is_over:
-                t = time.perf_counter()
-                move = players[s.turn].choose(s.view(s.turn))
-                times.append(time.perf_counter() - t)
-                s = s.play(move)
+            _play(s, [level(n, seed=10 * h + i) for i in range(s.rules.players)], out[n])
     return out
 
 

@@ -125,13 +125,20 @@ def _make(spec: Any, seed: int, seat: int) -> Player:
     return made
 
 
-def _play(state: State, players: Sequence[Player]) -> tuple[State, list[float]]:
+def _play(
+    state: State, players: Sequence[Player], per_move: list[float] | None = None
+) -> tuple[State, list[float]]:
+    """The final state and each seat's thinking time; each move's time is appended to
+    ``per_move`` too when it is given."""
     thinking = [0.0] * len(players)
     while not state.is_over:
         seat = state.turn
         t0 = time.perf_counter()
         move = players[seat].choose(state.view(seat))
-        thinking[seat] += time.perf_counter() - t0
+        spent = time.perf_counter() - t0
+        thinking[seat] += spent
+        if per_move is not None:
+            per_move.append(spent)
         state = state.play(move)
     return state, thinking
 
