@@ -8,29 +8,29 @@ The lower levels play like weaker people rather than like a strong player who so
 at random: they look less far ahead, sample fewer deals of the hidden cards, do not read the
 other players' hands from their plays (no card counting of that kind), choose by a softmax of
 the move values with a temperature (moves of nearly equal value are near coin flips, a clearly
-better one is usually found), and overlook a sweep now and then. Level 5 samples fewer deals
-than level 4, but solves exactly from 12 plays left and always takes the best move.
+better one is usually found), and overlook a sweep now and then. The first two also hold their
+captures back, the beginner's habit of waiting for a fuller table: with that chance a move lays
+a card down, when one of its cards captures nothing.
 
 | level | how it plays |
 |---|---|
-| 1 | 2 samples, one play ahead, softmax at temperature 2, misses a sweep three times in five |
-| 2 | 4 samples, one play ahead, temperature 0.6, misses a sweep a quarter of the time |
-| 3 | 8 samples, two plays ahead, temperature 0.5, misses a sweep one time in five |
-| 4 | 16 samples, four plays ahead, temperature 0.2 |
-| 5 | 8 samples, four plays ahead (exact from 12 plays left), the best move |
+| 1 | 2 samples, 1 play ahead, temperature 2, misses 3 sweeps in 5, holds its captures back 7 in 10 |
+| 2 | 2 samples, 1 play ahead, temperature 2, misses 3 sweeps in 5, holds its captures back 1 in 10 |
+| 3 | 4 samples, one play ahead, temperature 0.85, misses a sweep a quarter of the time |
+| 4 | 8 samples, two plays ahead, temperature 0.6, misses a sweep one time in five |
+| 5 | 16 samples, four plays ahead, temperature 0.22 |
 | 6 | PIMC with 512 samples and up to 1 s a move, reads the other hands, the best move |
 
 Levels 1-5 see their hand, the table and the piles, and sample the hidden cards uniformly;
 level 6 also reads what the other players' plays say about their hands (with two players the
 opponent's, with four the partner's and the opponents'). Levels 1-5 take at most 100 ms a move
-on one core; level 6 up to a second (21-47 ms on average in 2-player Scopa here, 72 ms in
-Scopone scientifico). In Scopone scientifico the six rate at least 100 Elo points apart; in
-2-player Scopa, where more search buys much less, they are clearly ordered but closer
-(docs/benchmarks.md).
+on one core; level 6 up to a second (about 20 ms on average in 2-player Scopa here, 40 ms in
+Scopone scientifico). In both 2-player Scopa and Scopone scientifico the six rate at least 100
+Elo points apart (docs/benchmarks.md); level 1 is weaker than the random player.
 
 >>> import scopa
 >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
->>> str(level(5, seed=1).choose(s.view(0)))
+>>> str(level(6, seed=1).choose(s.view(0)))
 '7dx3c4s'
 """
 
@@ -54,7 +54,9 @@ __all__ = ["LEVELS", "LevelPlayer", "level"]
 @dataclass(frozen=True)
 class LevelConfig:
     """What a level changes: PIMC's budget and depth, the softmax temperature (0: the best
-    move), the chance of overlooking a sweep, and whether it infers the other players' hands."""
+    move), the chance of overlooking a sweep, whether it infers the other players' hands, and
+    the chance of holding its captures back (laying a card down instead, when one of its cards
+    captures nothing)."""
 
     samples: int
     depth: int | None
@@ -63,24 +65,39 @@ class LevelConfig:
     temperature: float
     miss_sweep: float
     infer: bool
+    hold_back: float = 0.0
 
 
 #: The levels, 1 (a beginner) to 6 (the strongest this engine has).
 LEVELS: dict[int, LevelConfig] = {
     1: LevelConfig(
-        samples=2, depth=1, exact_plays=2, time_limit=0.05, temperature=2.0, miss_sweep=0.6, infer=False
+        samples=2,
+        depth=1,
+        exact_plays=2,
+        time_limit=0.05,
+        temperature=2.0,
+        miss_sweep=0.6,
+        infer=False,
+        hold_back=0.7,
     ),
     2: LevelConfig(
-        samples=4, depth=1, exact_plays=4, time_limit=0.05, temperature=0.6, miss_sweep=0.25, infer=False
+        samples=2,
+        depth=1,
+        exact_plays=2,
+        time_limit=0.05,
+        temperature=2.0,
+        miss_sweep=0.6,
+        infer=False,
+        hold_back=0.1,
     ),
     3: LevelConfig(
-        samples=8, depth=2, exact_plays=6, time_limit=0.05, temperature=0.5, miss_sweep=0.2, infer=False
+        samples=4, depth=1, exact_plays=4, time_limit=0.05, temperature=0.85, miss_sweep=0.25, infer=False
     ),
     4: LevelConfig(
-        samples=16, depth=4, exact_plays=8, time_limit=0.08, temperature=0.2, miss_sweep=0.0, infer=False
+        samples=8, depth=2, exact_plays=6, time_limit=0.05, temperature=0.6, miss_sweep=0.2, infer=False
     ),
     5: LevelConfig(
-        samples=8, depth=4, exact_plays=12, time_limit=0.1, temperature=0.0, miss_sweep=0.0, infer=False
+        samples=16, depth=4, exact_plays=8, time_limit=0.08, temperature=0.22, miss_sweep=0.0, infer=False
     ),
     6: LevelConfig(
         samples=512, depth=None, exact_plays=None, time_limit=1.0, temperature=0.0, miss_sweep=0.0, infer=True
@@ -90,7 +107,9 @@ LEVELS: dict[int, LevelConfig] = {
 
 class LevelPlayer:
     """A player of one level (see the module's table): PIMC's move values, then a softmax with
-    the level's temperature over them, after overlooking a sweep with the level's chance.
+    the level's temperature over them, after overlooking a sweep with the level's chance; with
+    the level's chance of holding its captures back, the softmax is over the moves that lay a
+    card down (all the moves when every card captures).
     :attr:`config` is the level's :class:`LevelConfig`, :attr:`searcher` the PIMC player that
     values the moves."""
 
@@ -133,7 +152,12 @@ class LevelPlayer:
             return moves[0]
         c = self.config
         pimc = self.searcher
-        if c.temperature == 0 and c.miss_sweep == 0:
+        if c.hold_back and self._rng.random() < c.hold_back:
+            # holds its captures back, waiting for a fuller table: lays a card down if it can
+            moves = [m for m in moves if not m.is_capture] or moves
+            if len(moves) == 1:
+                return moves[0]
+        if c.temperature == 0 and c.miss_sweep == 0 and not c.hold_back:
             return pimc.choose(view, limit)
         values = {m: v for m, (v, _) in pimc.evaluate(view, limit).items()}
         table = view.table.mask
@@ -144,7 +168,7 @@ class LevelPlayer:
             }
         if c.temperature == 0:
             return max(moves, key=lambda m: values[m])
-        top = max(values.values())
+        top = max(values[m] for m in moves)
         weights = [math.exp((values[m] - top) / c.temperature) for m in moves]
         return self._rng.choices(moves, weights=weights)[0]
 
