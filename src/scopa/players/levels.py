@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from scopa.errors import ScopaError, show
@@ -68,28 +68,15 @@ class LevelConfig:
     hold_back: float = 0.0
 
 
+#: Levels 1 and 2: the same beginner, who holds its captures back more or less often.
+_BEGINNER = LevelConfig(
+    samples=2, depth=1, exact_plays=2, time_limit=0.05, temperature=2.0, miss_sweep=0.6, infer=False
+)
+
 #: The levels, 1 (a beginner) to 6 (the strongest this engine has).
 LEVELS: dict[int, LevelConfig] = {
-    1: LevelConfig(
-        samples=2,
-        depth=1,
-        exact_plays=2,
-        time_limit=0.05,
-        temperature=2.0,
-        miss_sweep=0.6,
-        infer=False,
-        hold_back=0.7,
-    ),
-    2: LevelConfig(
-        samples=2,
-        depth=1,
-        exact_plays=2,
-        time_limit=0.05,
-        temperature=2.0,
-        miss_sweep=0.6,
-        infer=False,
-        hold_back=0.1,
-    ),
+    1: replace(_BEGINNER, hold_back=0.7),
+    2: replace(_BEGINNER, hold_back=0.1),
     3: LevelConfig(
         samples=4, depth=1, exact_plays=4, time_limit=0.05, temperature=0.85, miss_sweep=0.25, infer=False
     ),
