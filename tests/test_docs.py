@@ -72,3 +72,22 @@ def test_the_readme_is_a_front_page():
     for target in re.findall(r"\]\(([^)#]+)", text):  # every link of the README leads somewhere
         if not target.startswith("http"):
             assert (ROOT / target).exists(), target
+
+
+def test_the_readme_strength_figures_are_the_documented_ones():
+    """The README's strength section repeats figures of docs/benchmarks.md: each interval it quotes
+    is there, and its ratings are the first (the current) rating table of each game there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    bench = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    section = readme.split("## Strength", 1)[1].split("\n## ", 1)[0]
+    intervals = re.findall(r"[+-]\d\.\d{3} \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]", section)
+    assert len(intervals) >= 7
+    for figure in intervals:
+        assert figure in bench, figure
+    for game in ("2-player Scopa", "Scopone scientifico"):
+        row = re.search(rf"^\| {game} \|(.*)\|$", section, re.M)
+        assert row, game
+        ratings = [int(x) for x in row.group(1).split("|")]
+        table = bench.split(f"| level | rating, {game} |", 1)[1].split("\n\n", 1)[0]
+        documented = [int(r) for r in re.findall(r"^\| \d \| (\d+) \|", table, re.M)]
+        assert ratings == documented, game

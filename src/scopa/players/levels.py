@@ -24,9 +24,10 @@ a card down, when one of its cards captures nothing.
 Levels 1-5 see their hand, the table and the piles, and sample the hidden cards uniformly;
 level 6 also reads what the other players' plays say about their hands (with two players the
 opponent's, with four the partner's and the opponents'). Levels 1-5 take at most 100 ms a move
-on one core; level 6 up to a second (about 20 ms on average in 2-player Scopa here, 40 ms in
-Scopone scientifico). In 2-player Scopa the six rate at least 111 Elo points apart, every pair
-on 1,000 duplicate deals (docs/benchmarks.md); level 1 is weaker than the random player.
+on one core; level 6 up to a second (about 19 ms on average in 2-player Scopa here, 35 ms in
+Scopone scientifico). Every pair of levels on 1,000 duplicate deals rates the six at least 111
+Elo points apart in 2-player Scopa and at least 196 in Scopone scientifico (docs/benchmarks.md);
+level 1 is weaker than the random player.
 
 >>> import scopa
 >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
