@@ -7,7 +7,7 @@ scientifico-ismcts100-greedy, scopa-ismcts-playout, scientifico-ismcts-playout, 
 scientifico-greedy-flat, scopa-greedy-chance, scientifico-greedy-chance, scientifico-pimc-deals,
 scientifico-ismcts-prior1-greedy, scopa-pimc-deep, scopa-level1-random,
 scientifico-level1-random, scientifico-pimc-partner, scientifico-pimc-partner-1s,
-scopa-pimc-fitted-model (default: all). The
+scopa-pimc-fitted-model, scopa-pimc-tie0, scopa-pimc-tie25 (default: all). The
 ``-playout`` pairings play ISMCTS with its heuristic playouts against ISMCTS with uniformly
 random ones, both at 100 ms a move. The ``-flat`` and ``-chance`` pairings play the rebuilt
 greedy player against the one-ply greedy players of before (benchmarks/baselines.py): the one
@@ -113,6 +113,10 @@ PAIRINGS = {
     # PIMC inferring the opponent's hand and weighing its reply with the model fitted to PIMC's
     # own choices against the default model: no gain (docs/benchmarks.md)
     "scopa-pimc-fitted-model": ("scopa", ("pimc", {"model": FITTED_MODEL}), "pimc", 1000),
+    # PIMC ranking by sweep risk only the moves of the very best mean (tie 0), or those within a
+    # quarter of a point of it (tie 0.25), against the default 0.05 (docs/benchmarks.md)
+    "scopa-pimc-tie0": ("scopa", ("pimc", {"tie": 0.0}), "pimc", 1000),
+    "scopa-pimc-tie25": ("scopa", ("pimc", {"tie": 0.25}), "pimc", 1000),
 }
 
 
