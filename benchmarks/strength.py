@@ -7,7 +7,8 @@ scientifico-ismcts100-greedy, scopa-ismcts-playout, scientifico-ismcts-playout, 
 scientifico-greedy-flat, scopa-greedy-chance, scientifico-greedy-chance, scientifico-pimc-deals,
 scientifico-ismcts-prior1-greedy, scopa-pimc-deep, scopa-level1-random,
 scientifico-level1-random, scientifico-pimc-partner, scientifico-pimc-partner-1s,
-scopa-pimc-fitted-model, scopa-pimc-tie0, scopa-pimc-tie25 (default: all). The
+scopa-pimc-fitted-model, scopa-pimc-tie0, scopa-pimc-tie25, scopa-pimc-reply75,
+scopa-pimc-reply25, scopa-pimc-uniform, scopa-pimc-depth10, scopa-pimc-exact14 (default: all). The
 ``-playout`` pairings play ISMCTS with its heuristic playouts against ISMCTS with uniformly
 random ones, both at 100 ms a move. The ``-flat`` and ``-chance`` pairings play the rebuilt
 greedy player against the one-ply greedy players of before (benchmarks/baselines.py): the one
@@ -117,6 +118,13 @@ PAIRINGS = {
     # quarter of a point of it (tie 0.25), against the default 0.05 (docs/benchmarks.md)
     "scopa-pimc-tie0": ("scopa", ("pimc", {"tie": 0.0}), "pimc", 1000),
     "scopa-pimc-tie25": ("scopa", ("pimc", {"tie": 0.25}), "pimc", 1000),
+    # one option of 2-player PIMC changed against the default, measured with --seed 77: all
+    # within the noise (docs/benchmarks.md)
+    "scopa-pimc-reply75": ("scopa", ("pimc", {"reply_weight": 0.75}), "pimc", 1000),
+    "scopa-pimc-reply25": ("scopa", ("pimc", {"reply_weight": 0.25}), "pimc", 1000),
+    "scopa-pimc-uniform": ("scopa", ("pimc", {"infer": False}), "pimc", 1000),
+    "scopa-pimc-depth10": ("scopa", ("pimc", {"depth": 10}), "pimc", 1000),
+    "scopa-pimc-exact14": ("scopa", ("pimc", {"exact_plays": 14}), "pimc", 1000),
 }
 
 
