@@ -8,7 +8,9 @@ scientifico-greedy-flat, scopa-greedy-chance, scientifico-greedy-chance, scienti
 scientifico-ismcts-prior1-greedy, scopa-pimc-deep, scopa-level1-random,
 scientifico-level1-random, scientifico-pimc-partner, scientifico-pimc-partner-1s,
 scopa-pimc-fitted-model, scopa-pimc-tie0, scopa-pimc-tie25, scopa-pimc-reply75,
-scopa-pimc-reply25, scopa-pimc-uniform, scopa-pimc-depth10, scopa-pimc-exact14 (default: all). The
+scopa-pimc-reply25, scopa-pimc-uniform, scopa-pimc-depth10, scopa-pimc-exact14, scopa-pimc-round,
+scopa-pimc-round-exact6, scopa-pimc-simulated, scopa-pimc-simulated-t5, scopa-pimc-simulated-deep
+(default: all). The
 ``-playout`` pairings play ISMCTS with its heuristic playouts against ISMCTS with uniformly
 random ones, both at 100 ms a move. The ``-flat`` and ``-chance`` pairings play the rebuilt
 greedy player against the one-ply greedy players of before (benchmarks/baselines.py): the one
@@ -24,6 +26,7 @@ import argparse
 import time
 
 from baselines import ChanceGreedy, FlatRiskGreedy
+from pimc_variants import Factory, RoundPIMC, SimulatedInferencePIMC
 
 from scopa.arena import arena
 from scopa.players.inference import OpponentModel
@@ -125,6 +128,20 @@ PAIRINGS = {
     "scopa-pimc-uniform": ("scopa", ("pimc", {"infer": False}), "pimc", 1000),
     "scopa-pimc-depth10": ("scopa", ("pimc", {"depth": 10}), "pimc", 1000),
     "scopa-pimc-exact14": ("scopa", ("pimc", {"exact_plays": 14}), "pimc", 1000),
+    # PIMC whose searches stop at the next refill (exact from 12 plays left, or in the last round
+    # only), and PIMC inferring the opponent's hand from a simulated PIMC-like opponent
+    # (benchmarks/pimc_variants.py), against default PIMC: no gain (docs/benchmarks.md)
+    "scopa-pimc-round": ("scopa", Factory(RoundPIMC), "pimc", 1000),
+    "scopa-pimc-round-exact6": ("scopa", Factory(RoundPIMC, exact_plays=6), "pimc", 1000),
+    "scopa-pimc-simulated": ("scopa", Factory(SimulatedInferencePIMC), "pimc", 1000),
+    "scopa-pimc-simulated-t5": ("scopa", Factory(SimulatedInferencePIMC, sim_temperature=0.5), "pimc", 1000),
+    # the sharper simulated opponent (32 deals, 8 plays deep, 0.1 points), no time cap on PIMC's samples
+    "scopa-pimc-simulated-deep": (
+        "scopa",
+        Factory(SimulatedInferencePIMC, sim_samples=32, sim_depth=8, sim_temperature=0.1, time_limit=None),
+        "pimc",
+        1000,
+    ),
 }
 
 

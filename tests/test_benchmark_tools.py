@@ -1,9 +1,11 @@
 """The measuring tools of benchmarks/ that the strength figures rest on: the opponent model's
 maximum-likelihood fit (opponent_fit.py), the references that see hidden cards
-(information.py), and the levels' ratings and move times (levels.py)."""
+(information.py), the levels' ratings and move times (levels.py), and the PIMC variants
+screened against PIMC (pimc_variants.py)."""
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -18,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import information  # noqa: E402
 import levels  # noqa: E402
 import opponent_fit  # noqa: E402
+import pimc_variants  # noqa: E402
 
 
 def test_opponent_fit_features_are_the_models_and_the_fit_raises_the_likelihood(monkeypatch):
@@ -77,3 +80,66 @@ def test_move_times_time_every_move_of_the_hands(capsys):
     assert levels.main(["--game", "scopa", "--move-times", "1", "--levels", "1"]) == 0
     out = capsys.readouterr().out
     assert "| 1 | 36 |" in out and "longest" in out
+
+
+def test_round_pimc_searches_no_further_than_the_next_refill():
+    rules = scopa.Rules.preset("scopa")
+    s = scopa.State.deal("scopa", seed=4)
+    round_pimc = pimc_variants.RoundPIMC(seed=1)
+    for _ in range(3):  # six, five and four cards in the hands, stock left: as deep as the round
+        left = sum(len(h) for h in s.hands)
+        plain = scopa.players.PIMCPlayer(seed=1, depth=left).sample_values(s.masks, rules)
+        assert round_pimc.sample_values(s.masks, rules) == plain
+        assert plain != scopa.players.PIMCPlayer(seed=1).sample_values(s.masks, rules)  # depth 8 differs
+        s = s.play(s.legal_moves()[0])
+    while s.stock:  # the last round: no stock left, PIMC's own values
+        s = s.play(s.legal_moves()[0])
+    last_round = scopa.players.PIMCPlayer().sample_values(s.masks, rules)
+    assert round_pimc.sample_values(s.masks, rules) == last_round
+
+
+def test_opponent_records_rebuild_the_position_before_each_play():
+    s = scopa.State.deal("scopa", seed=11)
+    states = []
+    for _ in range(4):
+        states.append(s)
+        s = s.play(s.legal_moves()[-1])
+    view = s.view(s.turn)
+    opp = 1 - s.turn
+    records = pimc_variants.opponent_records(view, opp, 2)
+    assert records is not None and len(records) == 2
+    plays = [i for i, (seat, _) in enumerate(view.history) if seat == opp]
+    for rec, idx in zip(records, reversed(plays), strict=True):
+        i, c, cap, table, piles, later, _ = rec
+        before = states[idx]
+        assert i == idx and (c, cap) == (view.history[idx][1].card.index, view.history[idx][1].capture_mask)
+        assert table == before.table.mask and piles == (before.captured[0].mask, before.captured[1].mask)
+        assert before.hands[opp].mask == s.hands[opp].mask | later | 1 << c
+    assert pimc_variants.opponent_records(view, opp, 9) is None  # the history is shorter
+
+
+def test_the_simulated_inference_doubts_hands_that_would_have_swept():
+    # RULES §3.6 (a scopa): the opponent laid 7d (the settebello) on 2b 6b, where a jack would have swept both
+    s = scopa.State.deal("scopa", seed=8)
+    me = s.turn
+    s = s.play(s.legal_moves()[0])
+    assert str(s.table) == "2b 6b"
+    s = s.play(scopa.Move.parse("7d"))
+    view = s.view(me)
+    player = pimc_variants.SimulatedInferencePIMC(seed=3)
+    hands, cum = player._posterior(view)
+    weights = [b - a for a, b in zip([0.0, *cum[:-1]], cum, strict=True)]
+    assert abs(cum[-1] - 1) < 1e-9 and len(hands) == math.comb(len(view.unseen), 2)
+    jacks = scopa.CardSet.parse("Jd Jc Js Jb").mask
+    with_jack = [w for h, w in zip(hands, weights, strict=True) if h[1 - me] & jacks]
+    without = [w for h, w in zip(hands, weights, strict=True) if not h[1 - me] & jacks]
+    assert with_jack and without
+    assert sum(with_jack) / len(with_jack) < 0.25 * sum(without) / len(without)  # 0.12 here
+    # the likelihoods are kept per play: a second call draws nothing new and agrees
+    assert player._posterior(view) == (hands, cum)
+
+
+def test_the_simulated_opponent_predicts_pimc_better_than_chance():
+    r = pimc_variants.predict(hands=1, samples=2, depth=2, seed=5, temperatures=(0.2, 1.0))
+    assert r["choices"] > 5 and r["top"] > r["chance"] > 0  # better than a uniform guess
+    assert 0 > r["loglik"][1.0] > r["uniform"]  # and the softmax than the uniform likelihood

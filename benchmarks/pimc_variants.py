@@ -1,0 +1,240 @@
+"""PIMC variants screened against default PIMC in 2-player Scopa; none is a gain (docs/benchmarks.md).
+
+``RoundPIMC``: each sample's depth-limited search stops at the next refill, so no sample's
+search sees the order of the stock (``exact_plays=6``: exact in the last round only).
+``SimulatedInferencePIMC``: the opponent's hand is drawn from a posterior whose likelihood
+is a simulated PIMC-like opponent (for each hand it may have held, a few samples of the cards
+it could not see, each move valued by the depth-limited search, a softmax over the mean
+values) instead of the one-ply :class:`~scopa.players.inference.OpponentModel`. The pairings
+``scopa-pimc-round``, ``scopa-pimc-round-exact6`` and ``scopa-pimc-simulated`` of
+benchmarks/strength.py play them against default PIMC.
+
+Run as a script it measures how well the simulated opponent predicts default PIMC's own
+choices in self-play (the share of choices whose top move it predicts and the mean
+log-likelihood of the choice at several temperatures), the measure
+``python benchmarks/opponent_fit.py`` gives for the one-ply model.
+
+Usage: python benchmarks/pimc_variants.py [--hands 60] [--samples 8] [--depth 4] [--seed 99]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from itertools import accumulate, combinations
+from typing import Any
+
+import scopa_core as core
+from scopa.card import bits
+from scopa.players import PIMCPlayer
+from scopa.players.inference import _play_records
+from scopa.rules import Rules
+from scopa.state import State
+from scopa.view import PlayerView
+
+#: one play of the opponent's: (history index, card, capture, table before it, both sides'
+#: piles before it, the opponent's cards played after it, the seat that captured last before it)
+Record = tuple[int, int, int, int, tuple[int, int], int, int]
+
+
+class RoundPIMC(PIMCPlayer):
+    """PIMC whose depth-limited searches stop at the next refill while stock is left."""
+
+    def sample_values(
+        self, pos: tuple[Any, ...], rules: Rules, solver: Any = None
+    ) -> list[tuple[int, int, float]]:
+        """As PIMC's, searched at most to the end of the round while stock is left."""
+        in_hands = sum(core.popcount(h) for h in pos[0])
+        depth = self._depth(rules.players)
+        if not pos[2] or depth <= in_hands:
+            return super().sample_values(pos, rules, solver)
+        saved, self.depth = self.depth, in_hands
+        try:
+            return super().sample_values(pos, rules, solver)
+        finally:
+            self.depth = saved
+
+
+def opponent_records(view: PlayerView, who: int, plays: int) -> list[Record] | None:
+    """The last ``plays`` plays of seat ``who``, latest first, each with the public position
+    before it (see :data:`Record`): the library's walk back through the history
+    (``_play_records``) with each side's pile and the last capturer added; ``None`` when the
+    history is shorter."""
+    got = _play_records(view, who, plays)
+    if got is None:
+        return None
+    hist = view.history
+    ids = [i for i in range(len(hist) - 1, -1, -1) if hist[i][0] == who]
+    out: list[Record] = []
+    for (c, cap, table, _, later), idx in zip(got, ids, strict=False):
+        piles = [view.captured[0].mask, view.captured[1].mask]
+        for seat, move in hist[idx:]:  # take out what was captured from then on
+            piles[seat & 1] &= ~(move.capture_mask | 1 << move.card.index) if move.capture_mask else -1
+        last = next((hist[j][0] for j in range(idx - 1, -1, -1) if hist[j][1].capture_mask), -1)
+        out.append((idx, c, cap, table, (piles[0], piles[1]), later, last))
+    return out
+
+
+def simulated_values(
+    solver: Any,
+    rng: random.Random,
+    rules: Rules,
+    held: int,
+    mover: int,
+    others: int,
+    table: int,
+    piles: tuple[int, int],
+    last: int,
+    seen: int,
+    samples: int,
+    depth: int,
+) -> dict[tuple[int, int], float]:
+    """The mean value of each move of ``mover`` (2 players) holding ``held`` over ``samples``
+    uniform deals of the cards it cannot see (``others`` cards to the other seat, the rest to
+    the stock), each valued by the depth-limited search; banked scope left out (a constant)."""
+    pool = list(bits(core.FULL & ~(held | seen)))
+    totals: dict[tuple[int, int], float] = {}
+    for _ in range(samples):
+        rng.shuffle(pool)
+        hands = [0, 0]
+        hands[mover] = held
+        hands[1 - mover] = sum(1 << x for x in pool[:others])
+        pos = (tuple(hands), table, tuple(pool[others:]), piles, (0, 0), mover, last)
+        rows = solver.analyze_depth(pos, rules.core_options, rules.hand_size, depth)
+        for c, m, v in rows:
+            totals[(c, m)] = totals.get((c, m), 0.0) + v / samples
+    return totals
+
+
+def log_softmax(values: dict[tuple[int, int], float], key: tuple[int, int], temperature: float) -> float:
+    """log of the probability of ``key`` under a softmax of ``values`` at ``temperature``."""
+    top = max(values.values())
+    total = sum(math.exp((v - top) / temperature) for v in values.values())
+    return (values[key] - top) / temperature - math.log(total)
+
+
+class SimulatedInferencePIMC(PIMCPlayer):
+    """PIMC (2 players) whose hand posterior uses a simulated PIMC-like opponent as likelihood:
+    ``sim_samples`` samples, ``sim_depth`` plays deep, softmax at ``sim_temperature`` points."""
+
+    def __init__(
+        self, sim_samples: int = 8, sim_depth: int = 4, sim_temperature: float = 0.2, **options: Any
+    ) -> None:
+        super().__init__(**options)
+        self.sim_samples, self.sim_depth, self.sim_temperature = sim_samples, sim_depth, sim_temperature
+        self._sim_solver = core.Solver(2)
+        self._sim_rng = random.Random(self.seed)
+        #: per recorded play, the log-likelihood of each hand the opponent may have held then
+        self._cache: dict[tuple[int, ...], dict[int, float]] = {}
+
+    def _record_loglik(self, view: PlayerView, rec: Record, held: int) -> float:
+        idx, c, cap, table, piles, _, last = rec
+        me = view.seat
+        later_plays = view.history[idx + 1 :]
+        mine_then = view.hand_sizes[me] + sum(1 for seat, _ in later_plays if seat == me)
+        seen = table | piles[0] | piles[1] | view.out_of_play.mask
+        values = simulated_values(
+            self._sim_solver, self._sim_rng, view.rules, held, 1 - me, mine_then,
+            table, piles, last, seen, self.sim_samples, self.sim_depth,
+        )  # fmt: skip
+        return log_softmax(values, (c, cap), self.sim_temperature) if (c, cap) in values else -50.0
+
+    def _posterior(self, view: PlayerView) -> Any:
+        rules = view.rules
+        if rules.players != 2:
+            return super()._posterior(view)
+        opp = 1 - view.seat
+        k = view.hand_sizes[opp]
+        records = opponent_records(view, opp, rules.hand_size - k) if k else None
+        if not records:
+            return None
+        hands = [sum(1 << c for c in combo) for combo in combinations(bits(view.unseen.mask), k)]
+        logw = [0.0] * len(hands)
+        for rec in records:
+            idx, c, cap, table, piles, later, _ = rec
+            cache = self._cache.setdefault((idx, c, cap, table, *piles), {})
+            for i, h in enumerate(hands):
+                held = h | later | 1 << c
+                if held not in cache:
+                    cache[held] = self._record_loglik(view, rec, held)
+                logw[i] += cache[held]
+        top = max(logw)
+        weights = [math.exp(x - top) for x in logw]
+        norm = sum(weights)
+        return [{opp: h} for h in hands], list(accumulate(w / norm for w in weights))
+
+
+class Factory:
+    """An arena side: ``cls(seed=seed, **options)`` for each game (a player with a solver
+    cannot be deep-copied)."""
+
+    def __init__(self, cls: type, **options: Any) -> None:
+        self.cls, self.options = cls, options
+        self.__name__ = cls.__name__ + (json.dumps(options) if options else "")
+
+    def __call__(self, seed: int, seat: int) -> Any:
+        return self.cls(seed=seed, **self.options)
+
+
+def predict(
+    hands: int, samples: int, depth: int, seed: int, temperatures: tuple[float, ...]
+) -> dict[str, Any]:
+    """Default PIMC self-play: at each choice among two or more moves, the simulated opponent
+    from the mover's view (its own hand, uniform deals of the rest) predicts the move. Returns
+    the choices, the share whose move it ranks first, the same for a uniform guess
+    (``chance``), and the mean log-likelihood of the choices at each temperature and under a
+    uniform guess (``uniform``)."""
+    rng = random.Random(seed)
+    solver = core.Solver(2)
+    logliks = dict.fromkeys(temperatures, 0.0)
+    hits = n = 0
+    chance = uniform = 0.0
+    for _ in range(hands):
+        s = State.deal("scopa", seed=rng.randrange(1 << 30))
+        players = [PIMCPlayer(seed=rng.randrange(1 << 30)) for _ in range(2)]
+        while not s.is_over:
+            view = s.view(s.turn)
+            move = players[s.turn].choose(view)
+            legal = len(s.legal_moves())
+            if legal > 1:
+                chance += 1 / legal
+                uniform -= math.log(legal)
+                held, pos = view.hand.mask, s.masks  # the table, piles and last capturer are public
+                values = simulated_values(
+                    solver, rng, s.rules, held, s.turn, view.hand_sizes[1 - s.turn], pos[1],
+                    pos[3], pos[6], core.FULL & ~(view.unseen.mask | held), samples, depth,
+                )  # fmt: skip
+                key = (move.card.index, move.capture_mask)
+                hits += max(values, key=values.__getitem__) == key
+                n += 1
+                for t in temperatures:
+                    logliks[t] += log_softmax(values, key, t)
+            s = s.play(move)
+    loglik = {t: v / n for t, v in logliks.items()}
+    return {"choices": n, "top": hits / n, "chance": chance / n, "uniform": uniform / n, "loglik": loglik}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=60)
+    parser.add_argument("--samples", type=int, default=8)
+    parser.add_argument("--depth", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=99)
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    temps = (0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
+    r = predict(args.hands, args.samples, args.depth, args.seed, temps)
+    print(f"{r['choices']} choices of {args.hands} hands of PIMC self-play (seed {args.seed});")
+    print(f"simulated opponent, {args.samples} samples, {args.depth} plays deep: top move {r['top']:.3f}")
+    print(f"(a uniform guess: top move {r['chance']:.3f}, mean log-likelihood {r['uniform']:.3f})")
+    print("| temperature | " + " | ".join(str(t) for t in temps) + " |")
+    print("|---" * (len(temps) + 1) + "|")
+    print("| mean log-likelihood | " + " | ".join(f"{r['loglik'][t]:.3f}" for t in temps) + " |")
+    print(f"({time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
