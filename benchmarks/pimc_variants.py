@@ -6,8 +6,9 @@ search sees the order of the stock (``exact_plays=6``: exact in the last round o
 is a simulated PIMC-like opponent (for each hand it may have held, a few samples of the cards
 it could not see, each move valued by the depth-limited search, a softmax over the mean
 values) instead of the one-ply :class:`~scopa.players.inference.OpponentModel`. The pairings
-``scopa-pimc-round``, ``scopa-pimc-round-exact6`` and ``scopa-pimc-simulated`` of
-benchmarks/strength.py play them against default PIMC.
+``scopa-pimc-round``, ``scopa-pimc-round-exact6``, ``scopa-pimc-simulated``,
+``scopa-pimc-simulated-t5`` and ``scopa-pimc-simulated-deep`` of benchmarks/strength.py play
+them against default PIMC.
 
 Run as a script it measures how well the simulated opponent predicts default PIMC's own
 choices in self-play (the share of choices whose top move it predicts and the mean
@@ -72,7 +73,8 @@ def opponent_records(view: PlayerView, who: int, plays: int) -> list[Record] | N
     for (c, cap, table, _, later), idx in zip(got, ids, strict=False):
         piles = [view.captured[0].mask, view.captured[1].mask]
         for seat, move in hist[idx:]:  # take out what was captured from then on
-            piles[seat & 1] &= ~(move.capture_mask | 1 << move.card.index) if move.capture_mask else -1
+            if move.capture_mask:
+                piles[seat & 1] &= ~(move.capture_mask | 1 << move.card.index)
         last = next((hist[j][0] for j in range(idx - 1, -1, -1) if hist[j][1].capture_mask), -1)
         out.append((idx, c, cap, table, (piles[0], piles[1]), later, last))
     return out
