@@ -112,7 +112,12 @@ def until(condition: Any, timeout: float = 30) -> None:
 
 
 def hand_cards(d: Any) -> list[str]:
-    return [b.get_attribute("data-card") for b in d.find_elements(By.CSS_SELECTOR, "#hand button")]
+    """The hand's cards, read in one script call: the page may redraw the hand between the
+    lookup of its buttons and the reading of each (a stale element)."""
+    cards: list[str] = d.execute_script(
+        "return Array.from(document.querySelectorAll('#hand button'), b => b.getAttribute('data-card'))"
+    )
+    return cards
 
 
 def start(d: Any, url: str, game: str, seed: int) -> None:
