@@ -31,7 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 import scopa
-from scopa.errors import ScopaError
+from scopa.errors import OptionError, RulesError, ScopaError
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME
 from scopa.terminal import cards_text, move_text
@@ -211,7 +211,7 @@ def _options(pairs: Sequence[str] | None) -> dict[str, Any]:
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise ScopaError(f"bad option {pair!r}: expected name=value, like capture_rule=fewest")
+            raise RulesError(f"bad option {pair!r}: expected name=value, like capture_rule=fewest")
         out[key.strip()] = _parse_value(key, value.strip())
     return out
 
@@ -417,7 +417,7 @@ def _write(path: str, text: str) -> None:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as exc:
-        raise ScopaError(f"cannot write {path!r}: {exc.strerror}") from None
+        raise OptionError(f"cannot write {path!r}: {exc.strerror}") from None
 
 
 def _svg(args: argparse.Namespace, console: Console) -> int:

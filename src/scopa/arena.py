@@ -27,7 +27,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
-from scopa.errors import ScopaError, show
+from scopa.errors import OptionError, show
 from scopa.players import Player, make_player
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
@@ -104,11 +104,11 @@ def _check_spec(spec: Any) -> None:
         if len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
             make_player(spec[0], seed=0, **spec[1])
         else:
-            raise ScopaError(
+            raise OptionError(
                 f"bad player {show(spec)}: expected a name, (name, options), a player or a factory"
             )
     elif not (hasattr(spec, "choose") or callable(spec)):
-        raise ScopaError(f"bad player {show(spec)}: expected a name, (name, options), a player or a factory")
+        raise OptionError(f"bad player {show(spec)}: expected a name, (name, options), a player or a factory")
 
 
 def _make(spec: Any, seed: int, seat: int) -> Player:
@@ -121,7 +121,7 @@ def _make(spec: Any, seed: int, seat: int) -> Player:
         return player
     made: Player = spec(seed, seat)
     if not hasattr(made, "choose"):
-        raise ScopaError(f"the factory {_name(spec)} returned {show(made)}, which has no choose(view)")
+        raise OptionError(f"the factory {_name(spec)} returned {show(made)}, which has no choose(view)")
     return made
 
 
@@ -205,9 +205,9 @@ def arena(
     for spec in (player_a, player_b):
         _check_spec(spec)
     if not isinstance(deals, int) or isinstance(deals, bool) or deals < 1:
-        raise ScopaError(f"bad deals {show(deals)}: expected an int >= 1")
+        raise OptionError(f"bad deals {show(deals)}: expected an int >= 1")
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise ScopaError(f"bad jobs {show(jobs)}: expected an int >= 1")
+        raise OptionError(f"bad jobs {show(jobs)}: expected an int >= 1")
     rng = random.Random(seed)
     tasks = [(i, r, player_a, player_b, rng.getrandbits(63), rng.randrange(r.players)) for i in range(deals)]
     results: list[list[Game]] = [[] for _ in range(deals)]

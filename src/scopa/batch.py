@@ -23,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import ScopaError, show
+from scopa.errors import PositionError, ScopaError, show
 
 __all__ = [
     "BatchError",
@@ -189,7 +189,7 @@ def _position(p: Any) -> Any:
         return State.from_string(p)
     if isinstance(p, Mapping):
         return State.from_json(p)
-    raise ScopaError(
+    raise PositionError(
         f"bad position {type(p).__name__}: expected a State, a position string or a JSON position"
     )
 

@@ -8,6 +8,7 @@ __all__ = [
     "IllegalMoveError",
     "InvalidMoveError",
     "LimitError",
+    "OptionError",
     "PositionError",
     "RulesError",
     "ScopaError",
@@ -40,6 +41,12 @@ class PositionError(ScopaError):
 
 class LimitError(ScopaError):
     """A bad search limit: a time, a node count or a stop flag that cannot be used."""
+
+
+class OptionError(ScopaError):
+    """A bad argument where no more specific error fits: a count, a budget, a weight or a
+    flag of the wrong type or out of range, an unknown player, level or deck, an object of
+    the wrong kind, a file that cannot be written."""
 
 
 class InvalidMoveError(ScopaError):

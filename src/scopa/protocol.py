@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import ScopaError
+from scopa.errors import LimitError, ScopaError
 from scopa.events import EVENT_TYPES
 from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
@@ -555,7 +555,7 @@ class Protocol:
 
     def __init__(self, max_time: float | None = DEFAULT_MAX_TIME, bestmove_ms: float = 100.0) -> None:
         if max_time is not None and not (isinstance(max_time, (int, float)) and 0 < max_time <= 1e6):
-            raise ScopaError(f"bad max_time {max_time!r}: expected seconds in (0, 1e6] or None")
+            raise LimitError(f"bad max_time {max_time!r}: expected seconds in (0, 1e6] or None")
         self.max_time = None if max_time is None else float(max_time)
         self.bestmove_ms = bestmove_ms
         self._local = threading.local()

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import ScopaError, show
+from scopa.errors import LimitError, OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import leaves_sweep
@@ -223,7 +223,7 @@ def _hands(source: MatchRecord | HandRecord | State) -> list[tuple[State, tuple[
         return [(source.deal, source.plays)]
     if isinstance(source, MatchRecord):
         return [(h.deal, h.plays) for h in source.hands]
-    raise ScopaError(f"cannot review {type(source).__name__}: expected a record or a State")
+    raise OptionError(f"cannot review {type(source).__name__}: expected a record or a State")
 
 
 def review(
@@ -243,7 +243,7 @@ def review(
     time limit cuts PIMC's sampling (it samples at most 128 times).
     """
     if not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool) or not 0 < time_limit <= 3600:
-        raise ScopaError(f"bad time_limit {show(time_limit)}: expected seconds per play in (0, 3600]")
+        raise LimitError(f"bad time_limit {show(time_limit)}: expected seconds per play in (0, 3600]")
     hands = _hands(source)
     total = sum(len(p) for _, p in hands)
     lim = limit or Limit()

@@ -18,7 +18,7 @@ from typing import Any
 
 import scopa_core as core
 from scopa.card import CardLike, CardSet, cards_mask
-from scopa.errors import CardError, ScopaError, show
+from scopa.errors import CardError, PositionError, show
 from scopa.rules import Rules
 
 __all__ = ["CATEGORIES", "HandScore", "primiera_total"]
@@ -136,5 +136,5 @@ class HandScore:
         if m0 & m1:
             raise CardError(f"card(s) {CardSet(m0 & m1)} are in both piles")
         if len(scope) != 2 or any(not isinstance(s, int) or s < 0 for s in scope):
-            raise ScopaError(f"bad scope {show(scope)}: expected two non-negative ints")
+            raise PositionError(f"bad scope {show(scope)}: expected two non-negative ints")
         return cls._from_masks(rules, m0, m1, (scope[0], scope[1]))

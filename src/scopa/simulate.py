@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import scopa_core as core
-from scopa.errors import ScopaError
+from scopa.errors import OptionError
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
 
@@ -55,10 +55,10 @@ def random_playouts(rules: Rules | str, n: int, seed: int | None = None) -> Play
     """
     r = rules if isinstance(rules, Rules) else Rules.from_json(rules)
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise ScopaError(f"bad number of hands {n!r}: expected an int >= 0")
+        raise OptionError(f"bad number of hands {n!r}: expected an int >= 0")
     if seed is None:
         seed = secrets.randbits(64)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
-        raise ScopaError(f"bad seed {seed!r}: expected an int in 0..2**64-1")
+        raise OptionError(f"bad seed {seed!r}: expected an int in 0..2**64-1")
     points, breakdown = core.playouts(r.players, r.hand_size, r.table_size, r.core_options, n, seed)
     return Playouts(r, points, breakdown)

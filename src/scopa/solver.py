@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import ScopaError, show
+from scopa.errors import OptionError, PositionError, show
 from scopa.limit import Clock, CoreLimits, Limit
 from scopa.move import Move
 from scopa.state import State
@@ -197,7 +197,7 @@ Progress = Callable[[SearchInfo], None]
 
 def _check_state(state: State) -> State:
     if not isinstance(state, State):
-        raise ScopaError(f"expected a scopa.State, got {type(state).__name__}")
+        raise PositionError(f"expected a scopa.State, got {type(state).__name__}")
     return state
 
 
@@ -282,9 +282,9 @@ class Solver:
 
     def __init__(self, tt_size_mb: int = 64, threads: int = 1) -> None:
         if not isinstance(tt_size_mb, int) or isinstance(tt_size_mb, bool) or not 1 <= tt_size_mb <= 65536:
-            raise ScopaError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..65536")
+            raise OptionError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..65536")
         if not isinstance(threads, int) or isinstance(threads, bool) or not 0 <= threads <= 256:
-            raise ScopaError(f"bad threads {show(threads)}: expected an int in 0..256 (0: every core)")
+            raise OptionError(f"bad threads {show(threads)}: expected an int in 0..256 (0: every core)")
         self.tt_size_mb = tt_size_mb
         #: threads a search uses: ``solve`` shares its table between them (positions of 20
         #: plays left and more, without a node limit), an exact ``analyze`` splits the moves

@@ -28,7 +28,7 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from scopa.card import Card
-from scopa.errors import ScopaError, show
+from scopa.errors import OptionError, show
 from scopa.state import State
 from scopa.view import PlayerView
 
@@ -96,7 +96,7 @@ _GLYPHS: dict[str, dict[str, str]] = {
 
 def _check_deck(deck: str) -> str:
     if deck not in DECKS:
-        raise ScopaError(f"unknown deck {show(deck)}: expected one of {', '.join(DECKS)}")
+        raise OptionError(f"unknown deck {show(deck)}: expected one of {', '.join(DECKS)}")
     return deck
 
 
@@ -221,7 +221,7 @@ def position(
     elif isinstance(state_or_view, PlayerView):
         src = state_or_view
     else:
-        raise ScopaError(f"cannot draw {type(state_or_view).__name__}: expected a State or a PlayerView")
+        raise OptionError(f"cannot draw {type(state_or_view).__name__}: expected a State or a PlayerView")
     is_view = isinstance(src, PlayerView)
     n = src.rules.players
     me = src.seat if is_view else (seat if seat is not None else 0)

@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from scopa.card import DECK, Card, CardSet
-from scopa.errors import ScopaError
+from scopa.errors import OptionError, ScopaError
 from scopa.events import Event
 from scopa.match import Match
 from scopa.move import Move
@@ -380,7 +380,7 @@ def start(
         match = Match(rules, seed=seed)
     n = rules.players
     if not 0 <= seat < n:
-        raise ScopaError(f"bad seat {seat}: expected a seat in 0..{n - 1} for {rules.game}")
+        raise OptionError(f"bad seat {seat}: expected a seat in 0..{n - 1} for {rules.game}")
     players = {}
     for s in range(n):
         if s == seat:

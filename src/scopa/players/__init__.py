@@ -53,7 +53,7 @@ def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
     >>> make_player("pimc", seed=1, samples=8).samples
     8
     """
-    from scopa.errors import ScopaError, show
+    from scopa.errors import OptionError, show
 
     lv = make_level(name, seed, options) if isinstance(name, str) else None
     if lv is not None:
@@ -61,13 +61,13 @@ def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
     cls = PLAYERS.get(name)
     if cls is None:
         known = ", ".join([*PLAYERS, *level_names()])
-        raise ScopaError(f"unknown player {show(name)}: expected one of {known}")
+        raise OptionError(f"unknown player {show(name)}: expected one of {known}")
     if cls is GreedyPlayer:
         if options:
-            raise ScopaError(f"GreedyPlayer takes no options, got {', '.join(options)}")
+            raise OptionError(f"GreedyPlayer takes no options, got {', '.join(options)}")
         return GreedyPlayer()
     try:
         player: Player = cls(seed=seed, **options)
     except TypeError as exc:
-        raise ScopaError(f"bad options for player {show(name)}: {exc}") from None
+        raise OptionError(f"bad options for player {show(name)}: {exc}") from None
     return player

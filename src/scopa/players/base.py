@@ -123,8 +123,8 @@ def _legal(view: PlayerView) -> list[Move]:
 
 
 def check_budget(name: str, value: object, allow_none: bool = False) -> None:
-    """Raise :class:`ScopaError` unless ``value`` is a positive number (an int for counts)."""
-    from scopa.errors import ScopaError
+    """Raise :class:`~scopa.errors.OptionError` unless ``value`` is a positive number (an int for counts)."""
+    from scopa.errors import OptionError
 
     if value is None and allow_none:
         return
@@ -135,7 +135,7 @@ def check_budget(name: str, value: object, allow_none: bool = False) -> None:
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
         expected = "an int >= 1" + (" or None" if allow_none else "")
     if not ok:
-        raise ScopaError(f"bad {name} {show(value)}: expected {expected}")
+        raise OptionError(f"bad {name} {show(value)}: expected {expected}")
 
 
 @lru_cache(maxsize=65536)

@@ -44,7 +44,7 @@ from math import comb
 
 import scopa_core as core
 from scopa.card import bits
-from scopa.errors import ScopaError, show
+from scopa.errors import CardError, OptionError, RulesError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import _legal
@@ -71,7 +71,7 @@ class GreedyWeights:
     >>> GreedyWeights(sweep=-1)
     Traceback (most recent call last):
     ...
-    scopa.errors.ScopaError: bad GreedyWeights sweep -1: expected a finite number >= 0
+    scopa.errors.OptionError: bad GreedyWeights sweep -1: expected a finite number >= 0
     """
 
     card: float = 0.06
@@ -90,7 +90,7 @@ class GreedyWeights:
         for f in fields(self):
             v = getattr(self, f.name)
             if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0):
-                raise ScopaError(f"bad GreedyWeights {f.name} {show(v)}: expected a finite number >= 0")
+                raise OptionError(f"bad GreedyWeights {f.name} {show(v)}: expected a finite number >= 0")
 
     @cached_property
     def card_values(self) -> tuple[float, ...]:
@@ -205,20 +205,21 @@ def _expected_gain(
 def _check_reply(
     table: object, unseen: object, hand_size: object, opts: object, w: object, sweeps: object
 ) -> None:
-    """Raise :class:`ScopaError` unless the arguments of :func:`reply_outcomes` make sense."""
+    """Raise a :class:`~scopa.errors.ScopaError` subclass unless the arguments of
+    :func:`reply_outcomes` make sense."""
     for name, x in (("table", table), ("unseen", unseen)):
         if type(x) is not int or not 0 <= x < 1 << 40:
-            raise ScopaError(f"bad {name} {show(x)}: expected a card mask, an int in 0..2**40-1")
+            raise CardError(f"bad {name} {show(x)}: expected a card mask, an int in 0..2**40-1")
     if table & unseen:  # type: ignore[operator]
-        raise ScopaError(f"bad unseen {show(unseen)}: expected no card of the table {show(table)}")
+        raise CardError(f"bad unseen {show(unseen)}: expected no card of the table {show(table)}")
     if type(hand_size) is not int or hand_size < 0:
-        raise ScopaError(f"bad hand_size {show(hand_size)}: expected an int >= 0")
+        raise OptionError(f"bad hand_size {show(hand_size)}: expected an int >= 0")
     if type(opts) is not int or not 0 <= opts <= 255:
-        raise ScopaError(f"bad opts {show(opts)}: expected rule options, an int in 0..255")
+        raise RulesError(f"bad opts {show(opts)}: expected rule options, an int in 0..255")
     if not isinstance(w, GreedyWeights):
-        raise ScopaError(f"bad weights {show(w)}: expected a GreedyWeights")
+        raise OptionError(f"bad weights {show(w)}: expected a GreedyWeights")
     if not isinstance(sweeps, bool):
-        raise ScopaError(f"bad sweeps {show(sweeps)}: expected True or False")
+        raise OptionError(f"bad sweeps {show(sweeps)}: expected True or False")
 
 
 def reply_outcomes(
@@ -270,7 +271,7 @@ class GreedyPlayer:
 
     def __init__(self, weights: GreedyWeights | None = None) -> None:
         if weights is not None and not isinstance(weights, GreedyWeights):
-            raise ScopaError(f"bad GreedyPlayer weights {show(weights)}: expected a GreedyWeights")
+            raise OptionError(f"bad GreedyPlayer weights {show(weights)}: expected a GreedyWeights")
         self.weights = weights or GreedyWeights()
 
     def __repr__(self) -> str:

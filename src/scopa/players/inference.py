@@ -25,7 +25,7 @@ import numpy as np
 
 import scopa_core as core
 from scopa.card import bits
-from scopa.errors import ScopaError, show
+from scopa.errors import OptionError, show
 from scopa.players.base import check_budget, sweepers
 from scopa.view import PlayerView
 
@@ -50,7 +50,7 @@ class OpponentModel:
     >>> OpponentModel(temperature=0)
     Traceback (most recent call last):
     ...
-    scopa.errors.ScopaError: bad OpponentModel temperature 0: expected a finite number > 0
+    scopa.errors.OptionError: bad OpponentModel temperature 0: expected a finite number > 0
     """
 
     temperature: float = 0.1
@@ -72,7 +72,7 @@ class OpponentModel:
                 ok = ok and value > 0
             if not ok:
                 expected = "a finite number > 0" if f.name == "temperature" else "a finite number"
-                raise ScopaError(f"bad OpponentModel {f.name} {show(value)}: expected {expected}")
+                raise OptionError(f"bad OpponentModel {f.name} {show(value)}: expected {expected}")
 
     def move_value(self, card: int, capture: int, table: int) -> float:
         """The value of playing ``card`` (an index) capturing ``capture`` (a mask, 0 to lay it
@@ -136,7 +136,7 @@ class OpponentModel:
         [1.0, 0.0]
         """
         if not moves:
-            raise ScopaError("no moves to weigh: expected the mover's legal moves (at least one)")
+            raise OptionError("no moves to weigh: expected the mover's legal moves (at least one)")
         logs = [b if sw & unseen else a for a, b, sw in self.move_logits(moves, table, opts)]
         top = max(logs)
         weights = [math.exp(x - top) for x in logs]

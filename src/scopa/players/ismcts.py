@@ -7,7 +7,7 @@ import random
 import time
 
 import scopa_core as core
-from scopa.errors import ScopaError, show
+from scopa.errors import LimitError, OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import _legal, check_budget, determinize
@@ -74,11 +74,11 @@ class ISMCTSPlayer:
         check_budget("iterations", iterations)
         check_budget("time_limit", time_limit, allow_none=True)
         if playout not in PLAYOUTS:
-            raise ScopaError(f"bad playout {show(playout)}: expected one of {', '.join(PLAYOUTS)}")
+            raise OptionError(f"bad playout {show(playout)}: expected one of {', '.join(PLAYOUTS)}")
         self.playout = playout
         number = isinstance(prior, (int, float)) and not isinstance(prior, bool)
         if not (number and 0 <= prior < math.inf):
-            raise ScopaError(f"bad prior {show(prior)}: expected a finite number >= 0")
+            raise OptionError(f"bad prior {show(prior)}: expected a finite number >= 0")
         self.prior = float(prior)
         self._policy = PLAYOUTS[playout]
         self.iterations = iterations
@@ -94,7 +94,7 @@ class ISMCTSPlayer:
         """The most visited root move after the search; ``limit`` may end it sooner (its
         time, its nodes counted as iterations, its stop flag)."""
         if limit is not None and not isinstance(limit, Limit):
-            raise ScopaError(f"bad limit {show(limit)}: expected a scopa.Limit or None")
+            raise LimitError(f"bad limit {show(limit)}: expected a scopa.Limit or None")
         lim = limit or Limit()
         seconds = self.time_limit
         if lim.time is not None:

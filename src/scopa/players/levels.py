@@ -42,7 +42,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from scopa.errors import ScopaError, show
+from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import _legal, check_budget
@@ -103,7 +103,7 @@ class LevelPlayer:
 
     def __init__(self, n: int, seed: int | None = None, time_limit: float | None = None) -> None:
         if not isinstance(n, int) or isinstance(n, bool) or n not in LEVELS:
-            raise ScopaError(f"unknown level {show(n)}: expected 1 to {len(LEVELS)}")
+            raise OptionError(f"unknown level {show(n)}: expected 1 to {len(LEVELS)}")
         check_budget("time_limit", time_limit, allow_none=True)
         self.level = n
         self.seed = seed
@@ -180,5 +180,5 @@ def make_level(name: str, seed: int | None, options: dict[str, Any]) -> LevelPla
         return None
     unknown = set(options) - {"time_limit"}
     if unknown:
-        raise ScopaError(f"a level takes no options but time_limit, got {', '.join(sorted(unknown))}")
+        raise OptionError(f"a level takes no options but time_limit, got {', '.join(sorted(unknown))}")
     return LevelPlayer(int(name[5:]), seed=seed, time_limit=options.get("time_limit"))

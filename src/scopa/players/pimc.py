@@ -10,7 +10,7 @@ from itertools import accumulate
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import ScopaError, show
+from scopa.errors import LimitError, OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import _legal, check_budget, determinize, leaves_sweep
@@ -101,17 +101,17 @@ class PIMCPlayer:
         if exact_plays is not None and (
             not isinstance(exact_plays, int) or isinstance(exact_plays, bool) or exact_plays < 0
         ):
-            raise ScopaError(f"bad exact_plays {show(exact_plays)}: expected an int >= 0 or None")
+            raise OptionError(f"bad exact_plays {show(exact_plays)}: expected an int >= 0 or None")
         if not isinstance(infer, bool):
-            raise ScopaError(f"bad infer {show(infer)}: expected True or False")
+            raise OptionError(f"bad infer {show(infer)}: expected True or False")
         if model is not None and not isinstance(model, OpponentModel):
-            raise ScopaError(f"bad model {show(model)}: expected an OpponentModel or None")
+            raise OptionError(f"bad model {show(model)}: expected an OpponentModel or None")
         number = isinstance(reply_weight, (int, float)) and not isinstance(reply_weight, bool)
         if not (number and 0 <= reply_weight <= 1):
-            raise ScopaError(f"bad reply_weight {show(reply_weight)}: expected a number from 0 to 1")
+            raise OptionError(f"bad reply_weight {show(reply_weight)}: expected a number from 0 to 1")
         number = isinstance(partner_weight, (int, float)) and not isinstance(partner_weight, bool)
         if not (number and 0 <= partner_weight <= 1):
-            raise ScopaError(f"bad partner_weight {show(partner_weight)}: expected a number from 0 to 1")
+            raise OptionError(f"bad partner_weight {show(partner_weight)}: expected a number from 0 to 1")
         self.samples = samples
         self.time_limit = time_limit
         self.seed = seed
@@ -124,10 +124,10 @@ class PIMCPlayer:
         self.reply_weight = float(reply_weight)
         self.partner_weight = float(partner_weight)
         if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= 64:
-            raise ScopaError(f"bad threads {show(threads)}: expected an int in 1..64")
+            raise OptionError(f"bad threads {show(threads)}: expected an int in 1..64")
         self.threads = threads
         if not isinstance(deal_inference, bool):
-            raise ScopaError(f"bad deal_inference {show(deal_inference)}: expected True or False")
+            raise OptionError(f"bad deal_inference {show(deal_inference)}: expected True or False")
         check_budget("candidates", candidates)
         self.deal_inference = deal_inference
         self.candidates = candidates
@@ -250,7 +250,7 @@ class PIMCPlayer:
         allows (its time, its nodes: positions the solver searched over the samples, its
         stop flag), whichever comes first; the first sample is always used whole."""
         if limit is not None and not isinstance(limit, Limit):
-            raise ScopaError(f"bad limit {show(limit)}: expected a scopa.Limit or None")
+            raise LimitError(f"bad limit {show(limit)}: expected a scopa.Limit or None")
         lim = limit or Limit()
         seconds = self.time_limit
         if lim.time is not None:

@@ -32,7 +32,7 @@ from importlib import resources
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import ScopaError
+from scopa.errors import OptionError, ScopaError
 from scopa.limit import StopFlag
 from scopa.protocol import DEFAULT_MAX_TIME, Protocol, Request, RequestError, error_reply
 from scopa.version import __version__
@@ -274,7 +274,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
         try:
             text = svg.card_back() if name == "back" else svg.card(name, deck=deck)
             if name == "back" and deck not in svg.DECKS:
-                raise ScopaError(f"unknown deck {deck!r}")
+                raise OptionError(f"unknown deck {deck!r}")
         except ScopaError as exc:
             return Response(str(exc), status_code=404, media_type="text/plain")
         return Response(text, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
