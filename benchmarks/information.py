@@ -1,4 +1,5 @@
-"""What the hidden cards are worth: reference players that see some of them, against Greedy.
+"""What the hidden cards are worth: reference players that see some of them, against Greedy
+(or, with ``--opponent pimc``, against default PIMC).
 
 Every reference values the legal moves with the same search as ``PIMCPlayer`` (the exact
 solver when at most ``--exact`` plays are left, else an alpha-beta ``--depth`` plays deep
@@ -19,7 +20,12 @@ it an inference from the plays could at best recover. (A mode that sees only the
 see everything in a 2-player game, where the other hand is what is left.) Each deal is
 played twice with the sides swapped, as in the arena.
 
-Usage: python benchmarks/information.py [--game scopa] [--deals 1000] [MODE...]
+Against default PIMC (``--opponent pimc``, strictly reproducible: all 128 samples, no time
+cap) ``sees-played`` minus ``honest`` bounds what any inference from the plays could add to a
+PIMC-like player in a match against PIMC, and ``clairvoyant`` what any information could.
+
+Usage: python benchmarks/information.py [--game scopa] [--deals 1000] [--opponent greedy|pimc]
+[MODE...]
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ import argparse
 import random
 import statistics
 import time
+
+from baselines import PIMC_BEFORE
 
 from scopa.move import Move
 from scopa.players import GreedyPlayer, PIMCPlayer
@@ -46,7 +54,13 @@ class Reference:
         self.rng = random.Random(seed)
         # PIMC's own valuation of one full position
         self.search = PIMCPlayer(
-            samples=1, time_limit=None, seed=seed, exact_plays=exact, depth=depth, tt_size_mb=16
+            samples=1,
+            time_limit=None,
+            seed=seed,
+            exact_plays=exact,
+            depth=depth,
+            tt_size_mb=16,
+            reply_weight=PIMC_BEFORE["reply_weight"],
         )
 
     def _sample(self, state: State) -> tuple:
@@ -76,20 +90,38 @@ class Reference:
         return max(moves, key=lambda m: totals[(m.card.index, m.capture_mask)])
 
 
-def run(mode: str, rules: Rules, deals: int, samples: int, exact: int, depth: int, seed: int) -> list[float]:
-    """Per duplicate deal: the reference's points minus Greedy's, averaged over both games."""
+def opponent_for(name: str, seed: int) -> GreedyPlayer | PIMCPlayer:
+    """The reference's opponent: today's Greedy, or default PIMC without its time cap."""
+    if name == "greedy":
+        return GreedyPlayer()
+    if name == "pimc":
+        return PIMCPlayer(seed=seed, time_limit=None)
+    raise ValueError(f"unknown opponent {name!r}: expected greedy or pimc")
+
+
+def run(
+    mode: str,
+    rules: Rules,
+    deals: int,
+    samples: int,
+    exact: int,
+    depth: int,
+    seed: int,
+    opponent: str = "greedy",
+) -> list[float]:
+    """Per duplicate deal: the reference's points minus the opponent's, averaged over both games."""
     rng = random.Random(seed)
-    greedy = GreedyPlayer()
     out = []
     for _ in range(deals):
         deal_seed, dealer = rng.getrandbits(63), rng.randrange(rules.players)
         total = 0
         for ref_team in (0, 1):
             ref = Reference(mode, rules, samples, exact, depth, deal_seed * 2 + ref_team)
+            other = opponent_for(opponent, deal_seed * 2 + 1 - ref_team)
             state = State.deal(rules, seed=deal_seed, dealer=dealer)
             while not state.is_over:
                 seat = state.turn
-                move = ref.choose(state) if seat % 2 == ref_team else greedy.choose(state.view(seat))
+                move = ref.choose(state) if seat % 2 == ref_team else other.choose(state.view(seat))
                 state = state.play(move)
             points = state.score().points
             total += points[ref_team] - points[1 - ref_team]
@@ -106,19 +138,20 @@ def main() -> None:
     parser.add_argument("--exact", type=int, default=12)
     parser.add_argument("--depth", type=int, default=8)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--opponent", choices=("greedy", "pimc"), default="greedy")
     args = parser.parse_args()
     rules = Rules.preset(args.game)
     print(
-        f"{args.game}, {args.deals} duplicate deals against Greedy, {args.samples} samples, "
+        f"{args.game}, {args.deals} duplicate deals against {args.opponent}, {args.samples} samples, "
         f"exact from {args.exact} plays left, else depth {args.depth}"
     )
-    print("| reference | points per hand over Greedy [95% CI] | seconds |")
+    print(f"| reference | points per hand over {args.opponent} [95% CI] | seconds |")
     print("|---|---|---:|")
     for mode in args.modes:
         if mode not in MODES:
             parser.error(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
         t0 = time.perf_counter()
-        diffs = run(mode, rules, args.deals, args.samples, args.exact, args.depth, args.seed)
+        diffs = run(mode, rules, args.deals, args.samples, args.exact, args.depth, args.seed, args.opponent)
         mean = statistics.mean(diffs)
         half = 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5
         print(

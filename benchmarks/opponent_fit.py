@@ -23,6 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import fields
 
 import numpy as np
+from baselines import PIMC_BEFORE
 
 import scopa_core as core
 from scopa.players import PIMCPlayer
@@ -66,7 +67,7 @@ def selfplay(args: tuple[str, int, int]) -> list[Choice]:
     out: list[Choice] = []
     for _ in range(hands):
         s = State.deal(game, seed=rng.randrange(1 << 30))
-        players = [PIMCPlayer(seed=rng.randrange(1 << 30)) for _ in range(s.rules.players)]
+        players = [PIMCPlayer(seed=rng.randrange(1 << 30), **PIMC_BEFORE) for _ in range(s.rules.players)]
         while not s.is_over:
             view = s.view(s.turn)
             move = players[s.turn].choose(view)

@@ -5,10 +5,13 @@ search sees the order of the stock (``exact_plays=6``: exact in the last round o
 ``SimulatedInferencePIMC``: the opponent's hand is drawn from a posterior whose likelihood
 is a simulated PIMC-like opponent (for each hand it may have held, a few samples of the cards
 it could not see, each move valued by the depth-limited search, a softmax over the mean
-values) instead of the one-ply :class:`~scopa.players.inference.OpponentModel`. The pairings
-``scopa-pimc-round``, ``scopa-pimc-round-exact6``, ``scopa-pimc-simulated``,
-``scopa-pimc-simulated-t5`` and ``scopa-pimc-simulated-deep`` of benchmarks/strength.py play
-them against default PIMC.
+values) instead of the one-ply :class:`~scopa.players.inference.OpponentModel`.
+``FusionPIMC``: one level of strategy fusion taken out: after each of its moves and each reply,
+its next move is chosen once for every sample in which it would see the same thing, not in
+each sample with sight of that sample's hidden cards. The pairings ``scopa-pimc-round``,
+``scopa-pimc-round-exact6``, ``scopa-pimc-simulated``, ``scopa-pimc-simulated-t5``,
+``scopa-pimc-simulated-deep`` and ``scopa-pimc-fusion`` of benchmarks/strength.py play them
+against default PIMC.
 
 Run as a script it measures how well the simulated opponent predicts default PIMC's own
 choices in self-play (the share of choices whose top move it predicts and the mean
@@ -28,9 +31,12 @@ import time
 from itertools import accumulate, combinations
 from typing import Any
 
+from baselines import PIMC_BEFORE
+
 import scopa_core as core
 from scopa.card import bits
 from scopa.players import PIMCPlayer
+from scopa.players.base import _legal
 from scopa.players.inference import _play_records
 from scopa.rules import Rules
 from scopa.state import State
@@ -169,6 +175,104 @@ class SimulatedInferencePIMC(PIMCPlayer):
         return [{opp: h} for h in hands], list(accumulate(w / norm for w in weights))
 
 
+#: one move of the mover's in one sample (see :meth:`FusionPIMC._sample_rows`): the move, its
+#: value from replies too unlikely to group, and per grouped reply the group's key (the
+#: mover's move, the reply, the mover's hand after it), the reply's weight and the mover's next
+#: moves' values after it
+Row = tuple[
+    tuple[int, int], float, list[tuple[tuple[int, int, int, int, int], float, list[tuple[int, int, float]]]]
+]
+
+
+class FusionPIMC(PIMCPlayer):
+    """PIMC (2 players) with one level of strategy fusion taken out: after each of its moves
+    and each reply of the opponent's, its next move is chosen once for all the samples in which
+    it would see the same thing (the same reply, the same hand after it), by their summed
+    values, instead of in each sample with sight of that sample's hidden cards. The opponent's
+    reply is weighed as PIMC's (``reply_weight``); replies less likely than ``min_reply`` keep
+    their per-sample value."""
+
+    def __init__(self, min_reply: float = 0.05, **options: Any) -> None:
+        super().__init__(**options)
+        self.min_reply = min_reply
+
+    def _sample_rows(self, pos: tuple[Any, ...], rules: Rules) -> list[Row]:
+        """For each of the mover's moves: its per-sample value part already fixed (replies too
+        unlikely to group), and for each grouped reply its group key, its weight and the
+        mover's next moves' values after it."""
+        opts, block = rules.core_options, rules.hand_size
+        exact = sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players)
+        depth = self._depth(rules.players)
+        me = pos[5]
+        w = self.reply_weight
+        out = []
+        for c, m in core.legal_moves(pos[0][me], pos[1], opts):
+            child = core.apply_move(pos, c, m, opts, block)
+            if child[5] == me or not child[0][child[5]] or (not exact and depth < 3):
+                return []
+            replies = self._minimax_values(child, rules, exact, depth - 1)
+            unseen = child[0][me]
+            for x in child[2]:
+                unseen |= 1 << x
+            moves = [(rc, rm) for rc, rm, _ in replies]
+            probs = self.model.reply_probabilities(moves, child[1], unseen, opts)
+            top = max(range(len(replies)), key=lambda i: replies[i][2])
+            fixed = 0.0
+            groups = []
+            for i, (rc, rm, v) in enumerate(replies):
+                p = w * probs[i] + (1 - w) * (i == top)
+                if p < self.min_reply:
+                    fixed -= p * v
+                    continue
+                grand = core.apply_move(child, rc, rm, opts, block)
+                if grand[5] != me or not grand[0][me]:
+                    fixed -= p * v
+                    continue
+                nexts = self._minimax_values(grand, rules, exact, depth - 2)
+                groups.append(((c, m, rc, rm, grand[0][me]), p, nexts))
+            out.append(((c, m), fixed, groups))
+        return out
+
+    def evaluate(self, view: PlayerView, limit: Any = None) -> dict[Any, tuple[float, float]]:
+        rules = view.rules
+        if rules.players != 2:
+            return super().evaluate(view, limit)
+        moves = _legal(view)
+        keys = [(m.card.index, m.capture_mask) for m in moves]
+        fixed = dict.fromkeys(keys, 0.0)
+        #: group -> summed values of the next moves; and each sample's (move, group, weight)
+        sums: dict[tuple[int, ...], dict[tuple[int, int], float]] = {}
+        members: list[tuple[tuple[int, int], tuple[int, ...], float, dict[tuple[int, int], float]]] = []
+        risks = dict.fromkeys(keys, 0)
+        nxt = 1 - view.seat
+        posterior = self._posterior(view) if self.infer else None
+        start = time.perf_counter()
+        used = 0
+        for _ in range(self.samples):
+            pos = self._draw(view, posterior)
+            rows = self._sample_rows(pos, rules)
+            if not rows:  # nothing to group here: plain PIMC
+                return super().evaluate(view, limit)
+            for key, part, groups in rows:
+                fixed[key] += part
+                for g, p, nexts in groups:
+                    vals = {(a, b): v for a, b, v in nexts}
+                    acc = sums.setdefault(g, {})
+                    for k2, v in vals.items():
+                        acc[k2] = acc.get(k2, 0.0) + p * v
+                    members.append((key, g, p, vals))
+            self._count_risks(pos, rules, risks, nxt)
+            used += 1
+            if self.time_limit is not None and time.perf_counter() - start > self.time_limit:
+                break
+        choice = {g: max(acc, key=acc.__getitem__) for g, acc in sums.items()}
+        totals = dict(fixed)
+        for key, g, p, vals in members:
+            totals[key] += p * vals[choice[g]]
+        self.last_samples = used
+        return {m: (totals[k] / used, risks[k] / used) for m, k in zip(moves, keys, strict=True)}
+
+
 class Factory:
     """An arena side: ``cls(seed=seed, **options)`` for each game (a player with a solver
     cannot be deep-copied)."""
@@ -196,7 +300,7 @@ def predict(
     chance = uniform = 0.0
     for _ in range(hands):
         s = State.deal("scopa", seed=rng.randrange(1 << 30))
-        players = [PIMCPlayer(seed=rng.randrange(1 << 30)) for _ in range(2)]
+        players = [PIMCPlayer(seed=rng.randrange(1 << 30), **PIMC_BEFORE) for _ in range(2)]
         while not s.is_over:
             view = s.view(s.turn)
             move = players[s.turn].choose(view)

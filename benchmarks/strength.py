@@ -8,9 +8,10 @@ scientifico-greedy-flat, scopa-greedy-chance, scientifico-greedy-chance, scienti
 scientifico-ismcts-prior1-greedy, scopa-pimc-deep, scopa-level1-random,
 scientifico-level1-random, scientifico-pimc-partner, scientifico-pimc-partner-1s,
 scopa-pimc-fitted-model, scopa-pimc-tie0, scopa-pimc-tie25, scopa-pimc-reply75,
-scopa-pimc-reply25, scopa-pimc-uniform, scopa-pimc-depth10, scopa-pimc-exact14, scopa-pimc-round,
-scopa-pimc-round-exact6, scopa-pimc-simulated, scopa-pimc-simulated-t5, scopa-pimc-simulated-deep
-(default: all). The
+scopa-pimc-reply25, scopa-pimc-uniform, scopa-pimc-depth10, scopa-pimc-exact14,
+scopa-pimc-tie0-reply25, scopa-pimc-tie0-reply25-512, scopa-pimc-round,
+scopa-pimc-round-exact6, scopa-pimc-simulated, scopa-pimc-simulated-t5, scopa-pimc-simulated-deep,
+scopa-pimc-fusion (default: all). The
 ``-playout`` pairings play ISMCTS with its heuristic playouts against ISMCTS with uniformly
 random ones, both at 100 ms a move. The ``-flat`` and ``-chance`` pairings play the rebuilt
 greedy player against the one-ply greedy players of before (benchmarks/baselines.py): the one
@@ -25,8 +26,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from baselines import ChanceGreedy, FlatRiskGreedy
-from pimc_variants import Factory, RoundPIMC, SimulatedInferencePIMC
+from baselines import PIMC_BEFORE, ChanceGreedy, FlatRiskGreedy
+from pimc_variants import Factory, FusionPIMC, RoundPIMC, SimulatedInferencePIMC
 
 from scopa.arena import arena
 from scopa.players.inference import OpponentModel
@@ -45,18 +46,22 @@ FITTED_MODEL = OpponentModel(
     risk_capture=0.162,
 )
 
+#: 2-player PIMC with the options it had before today's defaults (benchmarks/baselines.py): the
+#: 2-player PIMC screens below were measured against it, so their figures repeat
+OLD = ("pimc", PIMC_BEFORE)
+
 PAIRINGS = {
     "scopa-greedy-random": ("scopa", "greedy", "random", 2000),
     "scopa-pimc-greedy": ("scopa", "pimc", "greedy", 2000),
     # the same thinking time per move: both stop at 50 ms
     "scopa-pimc-ismcts": (
         "scopa",
-        ("pimc", {"samples": 10_000, "time_limit": 0.05}),
+        ("pimc", {**PIMC_BEFORE, "samples": 10_000, "time_limit": 0.05}),
         ("ismcts", {"time_limit": 0.05}),
         1000,
     ),
     # PIMC against itself without the opponent model's reply weighting (reply_weight=0)
-    "scopa-pimc-plain": ("scopa", "pimc", ("pimc", {"reply_weight": 0}), 1000),
+    "scopa-pimc-plain": ("scopa", ("pimc", PIMC_BEFORE), ("pimc", {**PIMC_BEFORE, "reply_weight": 0}), 1000),
     "scientifico-pimc-greedy": ("scopone_scientifico", "pimc", "greedy", 1000),
     "scientifico-ismcts-greedy": ("scopone_scientifico", ("ismcts", {"time_limit": 0.02}), "greedy", 200),
     # ISMCTS at the issue's 100 ms a move, against greedy and with against without heuristic playouts
@@ -100,8 +105,8 @@ PAIRINGS = {
     # the defaults (12 and 8): no gain (docs/design-notes.md)
     "scopa-pimc-deep": (
         "scopa",
-        ("pimc", {"depth": 16, "exact_plays": 24}),
-        ("pimc", {"depth": 8, "exact_plays": 12}),
+        ("pimc", {**PIMC_BEFORE, "depth": 16, "exact_plays": 24}),
+        ("pimc", {**PIMC_BEFORE, "depth": 8, "exact_plays": 12}),
         1000,
     ),
     # PIMC valuing the partner's reply as a partner who does not see this hand would play
@@ -116,32 +121,57 @@ PAIRINGS = {
     ),
     # PIMC inferring the opponent's hand and weighing its reply with the model fitted to PIMC's
     # own choices against the default model: no gain (docs/benchmarks.md)
-    "scopa-pimc-fitted-model": ("scopa", ("pimc", {"model": FITTED_MODEL}), "pimc", 1000),
+    "scopa-pimc-fitted-model": ("scopa", ("pimc", {**PIMC_BEFORE, "model": FITTED_MODEL}), OLD, 1000),
     # PIMC ranking by sweep risk only the moves of the very best mean (tie 0), or those within a
     # quarter of a point of it (tie 0.25), against the default 0.05 (docs/benchmarks.md)
-    "scopa-pimc-tie0": ("scopa", ("pimc", {"tie": 0.0}), "pimc", 1000),
-    "scopa-pimc-tie25": ("scopa", ("pimc", {"tie": 0.25}), "pimc", 1000),
+    "scopa-pimc-tie0": ("scopa", ("pimc", {**PIMC_BEFORE, "tie": 0.0}), OLD, 1000),
+    "scopa-pimc-tie25": ("scopa", ("pimc", {**PIMC_BEFORE, "tie": 0.25}), OLD, 1000),
     # one option of 2-player PIMC changed against the default, measured with --seed 77: all
     # within the noise (docs/benchmarks.md)
-    "scopa-pimc-reply75": ("scopa", ("pimc", {"reply_weight": 0.75}), "pimc", 1000),
-    "scopa-pimc-reply25": ("scopa", ("pimc", {"reply_weight": 0.25}), "pimc", 1000),
-    "scopa-pimc-uniform": ("scopa", ("pimc", {"infer": False}), "pimc", 1000),
-    "scopa-pimc-depth10": ("scopa", ("pimc", {"depth": 10}), "pimc", 1000),
-    "scopa-pimc-exact14": ("scopa", ("pimc", {"exact_plays": 14}), "pimc", 1000),
+    "scopa-pimc-reply75": ("scopa", ("pimc", {**PIMC_BEFORE, "reply_weight": 0.75}), OLD, 1000),
+    "scopa-pimc-reply25": ("scopa", ("pimc", {**PIMC_BEFORE, "reply_weight": 0.25}), OLD, 1000),
+    "scopa-pimc-uniform": ("scopa", ("pimc", {**PIMC_BEFORE, "infer": False}), OLD, 1000),
+    "scopa-pimc-depth10": ("scopa", ("pimc", {**PIMC_BEFORE, "depth": 10}), OLD, 1000),
+    "scopa-pimc-exact14": ("scopa", ("pimc", {**PIMC_BEFORE, "exact_plays": 14}), OLD, 1000),
+    # the two screens above whose intervals' tops came nearest the aim, together: today's
+    # 2-player defaults against the earlier ones (seeds 2026, 77 and 4242)
+    "scopa-pimc-tie0-reply25": ("scopa", ("pimc", {"tie": 0.0, "reply_weight": 0.25}), OLD, 1000),
+    # the same with four times the samples (at most 100 ms a move, as the default)
+    "scopa-pimc-tie0-reply25-512": (
+        "scopa",
+        ("pimc", {"tie": 0.0, "reply_weight": 0.25, "samples": 512}),
+        OLD,
+        1000,
+    ),
     # PIMC whose searches stop at the next refill (exact from 12 plays left, or in the last round
     # only), and PIMC inferring the opponent's hand from a simulated PIMC-like opponent
     # (benchmarks/pimc_variants.py), against default PIMC: no gain (docs/benchmarks.md)
-    "scopa-pimc-round": ("scopa", Factory(RoundPIMC), "pimc", 1000),
-    "scopa-pimc-round-exact6": ("scopa", Factory(RoundPIMC, exact_plays=6), "pimc", 1000),
-    "scopa-pimc-simulated": ("scopa", Factory(SimulatedInferencePIMC), "pimc", 1000),
-    "scopa-pimc-simulated-t5": ("scopa", Factory(SimulatedInferencePIMC, sim_temperature=0.5), "pimc", 1000),
+    "scopa-pimc-round": ("scopa", Factory(RoundPIMC, **PIMC_BEFORE), OLD, 1000),
+    "scopa-pimc-round-exact6": ("scopa", Factory(RoundPIMC, exact_plays=6, **PIMC_BEFORE), OLD, 1000),
+    "scopa-pimc-simulated": ("scopa", Factory(SimulatedInferencePIMC, **PIMC_BEFORE), OLD, 1000),
+    "scopa-pimc-simulated-t5": (
+        "scopa",
+        Factory(SimulatedInferencePIMC, sim_temperature=0.5, **PIMC_BEFORE),
+        OLD,
+        1000,
+    ),
     # the sharper simulated opponent (32 deals, 8 plays deep, 0.1 points), no time cap on PIMC's samples
     "scopa-pimc-simulated-deep": (
         "scopa",
-        Factory(SimulatedInferencePIMC, sim_samples=32, sim_depth=8, sim_temperature=0.1, time_limit=None),
-        "pimc",
+        Factory(
+            SimulatedInferencePIMC,
+            sim_samples=32,
+            sim_depth=8,
+            sim_temperature=0.1,
+            time_limit=None,
+            **PIMC_BEFORE,
+        ),
+        OLD,
         1000,
     ),
+    # PIMC choosing its next move once per information set after each reply (one level of
+    # strategy fusion taken out; benchmarks/pimc_variants.py), against default PIMC
+    "scopa-pimc-fusion": ("scopa", Factory(FusionPIMC, **PIMC_BEFORE), OLD, 1000),
 }
 
 

@@ -65,6 +65,18 @@ def test_sees_played_sees_a_hand_once_it_has_been_played_from():
     assert len({honest._sample(s)[0][opp] for _ in range(20)}) > 1
 
 
+def test_information_against_pimc_is_reproducible():
+    # --opponent pimc: default PIMC without its time cap, seeded per game, so a run repeats
+    rules = scopa.Rules.preset("scopa")
+    other = information.opponent_for("pimc", 5)
+    assert isinstance(other, scopa.players.PIMCPlayer) and other.time_limit is None
+    assert isinstance(information.opponent_for("greedy", 5), scopa.players.GreedyPlayer)
+    with pytest.raises(ValueError, match="unknown opponent 'ismcts'"):
+        information.opponent_for("ismcts", 5)
+    runs = [information.run("honest", rules, 2, 2, 6, 2, 9, opponent="pimc") for _ in range(2)]
+    assert runs[0] == runs[1] and len(runs[0]) == 2
+
+
 def test_the_levels_fit_orders_and_anchors_the_ratings():
     # level 2 beats level 1 three deals in four, level 3 beats level 2 as often: Bradley-Terry
     # puts them about 190 Elo apart each (400 log10 3), level 1 at 1000
@@ -143,3 +155,31 @@ def test_the_simulated_opponent_predicts_pimc_better_than_chance():
     r = pimc_variants.predict(hands=1, samples=2, depth=2, seed=5, temperatures=(0.2, 1.0))
     assert r["choices"] > 5 and r["top"] > r["chance"] > 0  # better than a uniform guess
     assert 0 > r["loglik"][1.0] > r["uniform"]  # and the softmax than the uniform likelihood
+
+
+def _fusion_view(seed: int) -> scopa.PlayerView:
+    s = scopa.State.deal("scopa", seed=seed)
+    for _ in range(7):  # into the second round: stock left, depth-limited searches
+        s = s.play(s.legal_moves()[0])
+    return s.view(s.turn)
+
+
+def test_fusion_pimc_is_pimc_when_no_two_samples_share_a_choice():
+    # one sample: every group has one member, so its next move is the sample's best one, as
+    # PIMC's search takes it; every reply grouped (min_reply=0)
+    view = _fusion_view(21)
+    fusion = pimc_variants.FusionPIMC(min_reply=0.0, samples=1, time_limit=None, seed=4).evaluate(view)
+    plain = scopa.players.PIMCPlayer(samples=1, time_limit=None, seed=4).evaluate(view)
+    assert fusion.keys() == plain.keys()
+    for move, (value, risk) in plain.items():
+        assert math.isclose(fusion[move][0], value, abs_tol=1e-9) and fusion[move][1] == risk
+
+
+def test_fusion_pimc_chooses_once_per_information_set():
+    # the same samples (same seed): choosing the next move once for every sample that sees the
+    # same reply and hand can only lower a move's mean, never raise it, and here it does lower one
+    view = _fusion_view(21)
+    fusion = pimc_variants.FusionPIMC(min_reply=0.0, samples=48, time_limit=None, seed=4).evaluate(view)
+    plain = scopa.players.PIMCPlayer(samples=48, time_limit=None, seed=4).evaluate(view)
+    gaps = [plain[m][0] - fusion[m][0] for m in plain]
+    assert min(gaps) > -1e-9 and max(gaps) > 0.01

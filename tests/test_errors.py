@@ -43,6 +43,8 @@ def test_no_module_raises_the_base_class_for_bad_input():
         (lambda: PIMCPlayer(samples=0), errors.OptionError, "bad samples 0"),
         (lambda: PIMCPlayer(threads=99), errors.OptionError, "bad threads 99"),
         (lambda: PIMCPlayer(exact_plays=-1), errors.OptionError, "bad exact_plays -1"),
+        (lambda: PIMCPlayer(tie=-0.5), errors.OptionError, "bad tie -0.5"),
+        (lambda: PIMCPlayer(tie=float("nan")), errors.OptionError, "bad tie nan"),
         (lambda: ISMCTSPlayer(playout="wild"), errors.OptionError, "bad playout 'wild'"),
         (lambda: ISMCTSPlayer(prior=-1), errors.OptionError, "bad prior -1"),
         (lambda: GreedyPlayer(weights=3), errors.OptionError, "bad GreedyPlayer weights 3"),  # type: ignore[arg-type]

@@ -52,6 +52,9 @@ def test_one_table_in_every_game():
     assert p.searcher is searcher and 1 <= searcher.last_samples <= 16
     six = level(6, seed=3).searcher
     assert (six.samples, six.infer, six.time_limit) == (512, True, 1.0)
+    # level 6 weighs the opponent's reply as PIMC does by default; levels 1-5 as they were measured
+    assert six.reply_weight == scopa.players.PIMCPlayer().reply_weight == 0.25 and six.tie is None
+    assert all(level(n).searcher.reply_weight == 0.5 for n in (1, 2, 3, 4, 5))
 
 
 def _sweeps(n: int, view: scopa.PlayerView, best: scopa.Move) -> int:

@@ -308,6 +308,23 @@ def test_greedy_rules():
     assert sweep_chance(table, unseen, 0, 0) == 0.0 and sweep_chance(table, 0, 3, 0) == 0.0
 
 
+@pytest.mark.parametrize(
+    ("game", "tie", "pick"),
+    [("scopa", None, 0), ("scopa", 0.05, 1), ("scopone_scientifico", None, 1), ("scopone_scientifico", 0, 0)],
+)
+def test_pimc_ranks_near_ties_by_sweep_risk_only_within_tie(monkeypatch, game, tie, pick):
+    # the default tie is 0 with two players (the best mean wins) and 0.05 with four (a move
+    # 0.02 below the best that leaves a sweep less often is preferred)
+    s = State.deal(game, seed=5)
+    view = s.view(s.turn)
+    moves = s.legal_moves()[:2]
+    player = PIMCPlayer(tie=tie)
+    fixed = {moves[0]: (1.0, 0.9), moves[1]: (0.98, 0.1)}
+    fixed.update({m: (-5.0, 0.0) for m in s.legal_moves()[2:]})
+    monkeypatch.setattr(player, "evaluate", lambda v, limit=None: fixed)
+    assert player.choose(view) == moves[pick]
+
+
 def test_pimc_with_nothing_hidden_plays_a_best_move():
     # The last round of 2-player Scopa: the opponent's hand is the only unseen cards.
     for seed in range(4 if TWIN_RUN else 12):
