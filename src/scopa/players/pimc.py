@@ -153,7 +153,7 @@ class PIMCPlayer:
     def _tie(self, players: int) -> float:
         if self.tie is not None:
             return self.tie
-        return 0.05 if players == 4 else 0.0
+        return 0.0 if players == 2 else 0.05
 
     def _depth(self, players: int) -> int:
         if self.depth is not None:
