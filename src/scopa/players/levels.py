@@ -25,7 +25,7 @@ Levels 1-5 see their hand, the table and the piles, and sample the hidden cards 
 level 6 also reads what the other players' plays say about their hands (with two players the
 opponent's, with four the partner's and the opponents'). Levels 1-5 take at most 100 ms a move
 on one core; level 6 up to a second (about 19 ms on average in 2-player Scopa here, 35 ms in
-Scopone scientifico). Every pair of levels on 1,000 duplicate deals rates the six at least 111
+Scopone scientifico). Every pair of levels on 1,000 duplicate deals rates the six at least 110
 Elo points apart in 2-player Scopa and at least 196 in Scopone scientifico (docs/benchmarks.md);
 level 1 is weaker than the random player.
 
