@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 import random
 from functools import lru_cache
 from math import comb
@@ -10,7 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import scopa_core as core
 from scopa.card import CardSet, bits
-from scopa.errors import IllegalMoveError, PositionError, show
+from scopa.errors import IllegalMoveError, OptionError, PositionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.state import State
@@ -124,8 +125,6 @@ def _legal(view: PlayerView) -> list[Move]:
 
 def check_budget(name: str, value: object, allow_none: bool = False) -> None:
     """Raise :class:`~scopa.errors.OptionError` unless ``value`` is a positive number (an int for counts)."""
-    from scopa.errors import OptionError
-
     if value is None and allow_none:
         return
     if name == "time_limit":
@@ -136,6 +135,23 @@ def check_budget(name: str, value: object, allow_none: bool = False) -> None:
         expected = "an int >= 1" + (" or None" if allow_none else "")
     if not ok:
         raise OptionError(f"bad {name} {show(value)}: expected {expected}")
+
+
+def check_number(name: str, value: object, low: float, high: float, expected: str) -> float:
+    """``value`` as a float; :class:`~scopa.errors.OptionError` ("bad {name} {value}: expected
+    {expected}") unless it is a finite int or float, not a bool, from ``low`` to ``high``.
+
+    >>> check_number("reply_weight", 1, 0, 1, "a number from 0 to 1")
+    1.0
+    >>> check_number("tie", float("inf"), 0, math.inf, "points >= 0 or None")
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad tie inf: expected points >= 0 or None
+    """
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not (number and math.isfinite(value) and low <= value <= high):  # type: ignore[arg-type,operator]
+        raise OptionError(f"bad {name} {show(value)}: expected {expected}")
+    return float(value)  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=65536)

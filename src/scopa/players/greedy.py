@@ -47,7 +47,7 @@ from scopa.card import bits
 from scopa.errors import CardError, OptionError, RulesError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal
+from scopa.players.base import _legal, check_number
 from scopa.view import PlayerView
 
 __all__ = ["GreedyPlayer", "GreedyWeights", "expected_gain", "reply_outcomes"]
@@ -88,9 +88,8 @@ class GreedyWeights:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            v = getattr(self, f.name)
-            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0):
-                raise OptionError(f"bad GreedyWeights {f.name} {show(v)}: expected a finite number >= 0")
+            value = getattr(self, f.name)
+            check_number(f"GreedyWeights {f.name}", value, 0, math.inf, "a finite number >= 0")
 
     @cached_property
     def card_values(self) -> tuple[float, ...]:

@@ -10,7 +10,7 @@ import scopa_core as core
 from scopa.errors import LimitError, OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_budget, determinize
+from scopa.players.base import _legal, check_budget, check_number, determinize
 from scopa.players.greedy import GreedyPlayer
 from scopa.view import PlayerView
 
@@ -76,10 +76,7 @@ class ISMCTSPlayer:
         if playout not in PLAYOUTS:
             raise OptionError(f"bad playout {show(playout)}: expected one of {', '.join(PLAYOUTS)}")
         self.playout = playout
-        number = isinstance(prior, (int, float)) and not isinstance(prior, bool)
-        if not (number and 0 <= prior < math.inf):
-            raise OptionError(f"bad prior {show(prior)}: expected a finite number >= 0")
-        self.prior = float(prior)
+        self.prior = check_number("prior", prior, 0, math.inf, "a finite number >= 0")
         self._policy = PLAYOUTS[playout]
         self.iterations = iterations
         self.time_limit = time_limit

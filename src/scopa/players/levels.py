@@ -46,7 +46,7 @@ from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import _legal, check_budget
-from scopa.players.pimc import PIMCPlayer
+from scopa.players.pimc import REPLY_WEIGHT, PIMCPlayer
 from scopa.view import PlayerView
 
 __all__ = ["LEVELS", "LevelPlayer", "level"]
@@ -58,8 +58,8 @@ class LevelConfig:
     move), the chance of overlooking a sweep, whether it infers the other players' hands, and
     the chance of holding its captures back (laying a card down instead, when one of its cards
     captures nothing), and PIMC's weight of the opponent model's reply with two players
-    (``reply_weight``: 0.5, PIMC's default when levels 1-5 were measured; level 6 takes
-    PIMC's default, 0.25)."""
+    (``reply_weight``: 0.5, PIMC's default when levels 1-5 were measured; ``None``, level 6's,
+    takes PIMC's default, today 0.25)."""
 
     samples: int
     depth: int | None
@@ -69,7 +69,7 @@ class LevelConfig:
     miss_sweep: float
     infer: bool
     hold_back: float = 0.0
-    reply_weight: float = 0.5
+    reply_weight: float | None = 0.5
 
 
 #: Levels 1 and 2: the same beginner, who holds its captures back more or less often.
@@ -98,7 +98,7 @@ LEVELS: dict[int, LevelConfig] = {
         temperature=0.0,
         miss_sweep=0.0,
         infer=True,
-        reply_weight=0.25,
+        reply_weight=None,
     ),
 }
 
@@ -140,7 +140,7 @@ class LevelPlayer:
                 depth=c.depth,
                 exact_plays=c.exact_plays,
                 infer=c.infer,
-                reply_weight=c.reply_weight,
+                reply_weight=REPLY_WEIGHT if c.reply_weight is None else c.reply_weight,
             )
         return self._pimc
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
@@ -13,7 +14,7 @@ import scopa_core as core
 from scopa.errors import LimitError, OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_budget, determinize, leaves_sweep
+from scopa.players.base import _legal, check_budget, check_number, determinize, leaves_sweep
 from scopa.players.inference import OpponentModel, deal_posterior, hand_posterior
 from scopa.rules import Rules
 from scopa.view import PlayerView
@@ -25,6 +26,9 @@ __all__ = ["FOUR_PLAYER_MODEL", "PIMCPlayer"]
 #: scientifico: +0.329 [+0.232, +0.425] points per hand on 1,000 duplicate deals; on 200 others
 #: temperature 0.1, 0.5 and 1.5 gave -0.150, +0.090 and +0.018 (each about ±0.23).
 FOUR_PLAYER_MODEL = OpponentModel(temperature=0.5)
+
+#: the default ``reply_weight`` (2-player games; measured in docs/benchmarks.md)
+REPLY_WEIGHT = 0.25
 
 #: hands to give other seats ({seat: mask}) with their cumulative weights
 Posterior = tuple[list[dict[int, int]], list[float]]
@@ -92,7 +96,7 @@ class PIMCPlayer:
         tt_size_mb: int = 4,
         infer: bool = True,
         model: OpponentModel | None = None,
-        reply_weight: float = 0.25,
+        reply_weight: float = REPLY_WEIGHT,
         threads: int = 1,
         deal_inference: bool = True,
         candidates: int = 512,
@@ -109,15 +113,11 @@ class PIMCPlayer:
             raise OptionError(f"bad infer {show(infer)}: expected True or False")
         if model is not None and not isinstance(model, OpponentModel):
             raise OptionError(f"bad model {show(model)}: expected an OpponentModel or None")
-        number = isinstance(tie, (int, float)) and not isinstance(tie, bool)
-        if tie is not None and not (number and 0 <= tie < float("inf")):
-            raise OptionError(f"bad tie {show(tie)}: expected points >= 0 or None")
-        number = isinstance(reply_weight, (int, float)) and not isinstance(reply_weight, bool)
-        if not (number and 0 <= reply_weight <= 1):
-            raise OptionError(f"bad reply_weight {show(reply_weight)}: expected a number from 0 to 1")
-        number = isinstance(partner_weight, (int, float)) and not isinstance(partner_weight, bool)
-        if not (number and 0 <= partner_weight <= 1):
-            raise OptionError(f"bad partner_weight {show(partner_weight)}: expected a number from 0 to 1")
+        if tie is not None:
+            check_number("tie", tie, 0, math.inf, "points >= 0 or None")
+        weight = "a number from 0 to 1"
+        self.reply_weight = check_number("reply_weight", reply_weight, 0, 1, weight)
+        self.partner_weight = check_number("partner_weight", partner_weight, 0, 1, weight)
         self.samples = samples
         self.time_limit = time_limit
         self.seed = seed
@@ -127,8 +127,6 @@ class PIMCPlayer:
         self.infer = infer
         self.model = model if model is not None else OpponentModel()
         self.deal_model = model if model is not None else FOUR_PLAYER_MODEL
-        self.reply_weight = float(reply_weight)
-        self.partner_weight = float(partner_weight)
         if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= 64:
             raise OptionError(f"bad threads {show(threads)}: expected an int in 1..64")
         self.threads = threads
