@@ -96,4 +96,5 @@ def test_a_bad_review_time_is_a_limit_error():
 
 def test_batch_reports_a_bad_position_by_its_own_error():
     (row,) = solve_many([3.5])
-    assert row["error"]["type"] == "PositionError" and "bad position float" in row["error"]["message"]
+    assert row["error"]["type"] == "PositionError"
+    assert "bad position 3.5: expected a State" in row["error"]["message"]

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import pickle
+import re
 
 import pytest
 from helpers import brute_captures
 
 import scopa
 from scopa import Card, Move, Rules, State
+from scopa.errors import show
 
 PRESETS = scopa.PRESETS
 
@@ -285,3 +288,30 @@ def test_position_string_with_options():
 def test_bad_position_strings(text, message):
     with pytest.raises(scopa.ScopaError, match=message):
         State.from_string(text)
+
+
+def test_one_way_to_take_a_position():
+    # State.of is how the batch runner, the protocol and the CLI take a position: a State,
+    # a position string, JSON text or a decoded JSON object, and nothing else.
+    from scopa.batch import solve_many
+    from scopa.protocol import Protocol
+
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    text = s.to_json()
+    assert State.of(s) is s
+    assert State.of(s.to_string()) == State.of(text) == State.of("  " + text) == s
+    assert State.of(json.loads(text)) == s
+    for bad in (7, None, [s.to_string()], b"scopa"):
+        expected = f"bad position {re.escape(show(bad))}: expected a State"
+        with pytest.raises(scopa.PositionError, match=expected):
+            State.of(bad)  # type: ignore[arg-type]
+    with pytest.raises(scopa.PositionError, match="not valid JSON"):
+        State.of("{nope")
+    # every caller takes JSON text as well as the position string, with the same value
+    items = [("string", s.to_string()), ("text", text), ("object", json.loads(text))]
+    rows = list(solve_many(items, workers=1))
+    assert {r["id"]: r["value"] for r in rows} == {"string": 4, "text": 4, "object": 4}
+    p = Protocol()
+    for position in (s.to_string(), text):
+        reply = p.handle(json.dumps({"cmd": "legal", "id": 1, "position": position}))
+        assert reply is not None and reply["moves"] == [str(m) for m in s.legal_moves()], reply

@@ -50,9 +50,7 @@ def parse_position(text: str | None) -> scopa.State:
     if os.path.isfile(text):
         with open(text, encoding="utf-8") as f:
             return scopa.State.from_json(f.read())
-    if text.lstrip().startswith("{"):
-        return scopa.State.from_json(text)
-    return scopa.State.from_string(text)
+    return scopa.State.of(text)
 
 
 # ---------------------------------------------------------------------------- solve

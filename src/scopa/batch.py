@@ -23,7 +23,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import PositionError, ScopaError, show
+from scopa.errors import ScopaError, show
+from scopa.state import State
 
 __all__ = [
     "BatchError",
@@ -180,20 +181,6 @@ def _solver() -> Any:
     return s
 
 
-def _position(p: Any) -> Any:
-    from scopa.state import State
-
-    if isinstance(p, State):
-        return p
-    if isinstance(p, str):
-        return State.from_string(p)
-    if isinstance(p, Mapping):
-        return State.from_json(p)
-    raise PositionError(
-        f"bad position {type(p).__name__}: expected a State, a position string or a JSON position"
-    )
-
-
 def _limit(options: Mapping[str, Any]) -> Any:
     from scopa.limit import Limit
 
@@ -203,7 +190,7 @@ def _limit(options: Mapping[str, Any]) -> Any:
 def _solve_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
     item_id, pos, options = job
     try:
-        r = _solver().solve(_position(pos), _limit(options))
+        r = _solver().solve(State.of(pos), _limit(options))
     except ScopaError as exc:
         return {"id": item_id, "error": {"type": type(exc).__name__, "message": str(exc)}}
     return {
@@ -223,7 +210,7 @@ def _solve_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
 def _analyze_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
     item_id, pos, options = job
     try:
-        a = _solver().analyze(_position(pos), _limit(options))
+        a = _solver().analyze(State.of(pos), _limit(options))
     except ScopaError as exc:
         return {"id": item_id, "error": {"type": type(exc).__name__, "message": str(exc)}}
     return {

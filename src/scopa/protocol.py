@@ -124,10 +124,8 @@ def _time_ms(x: Any, name: str) -> float:
 
 
 def _position(x: Any, name: str) -> State:
-    if isinstance(x, str):
-        return State.from_string(x)
-    if isinstance(x, Mapping):
-        return State.from_json(x)
+    if isinstance(x, (str, Mapping)):
+        return State.of(x)
     raise ProtocolError(
         f"{name!r} must be a JSON position object or a position string, got {jsonio_short(x)}"
     )

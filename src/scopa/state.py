@@ -428,6 +428,32 @@ class State:
 
         return state_from_string(text)
 
+    @classmethod
+    def of(cls, position: State | str | Mapping[str, Any]) -> State:
+        """A position given any way the library takes one: a State (itself), JSON text (a
+        string starting with ``{``), a position string, or a decoded JSON object.
+
+        >>> import json
+        >>> s = State.of("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+        >>> State.of(s.to_json()) == State.of(json.loads(s.to_json())) == State.of(s) == s
+        True
+        >>> State.of(7)
+        Traceback (most recent call last):
+        ...
+        scopa.errors.PositionError: bad position 7: expected a State, a position string or a JSON position
+        """
+        if isinstance(position, State):
+            return position
+        if isinstance(position, str):
+            if position.lstrip().startswith("{"):
+                return cls.from_json(position)
+            return cls.from_string(position)
+        if isinstance(position, Mapping):
+            return cls.from_json(position)
+        raise PositionError(
+            f"bad position {show(position)}: expected a State, a position string or a JSON position"
+        )
+
     # ------------------------------------------------------------------ identity
 
     def _key(self) -> tuple[Any, ...]:
