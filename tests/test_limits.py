@@ -300,16 +300,39 @@ def _interrupt(
         """
     )
     env = dict(os.environ, **(extra_env or {}))
-    proc = subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
-    )
+    proc = _popen([sys.executable, "-c", script], env)
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "ready"
     time.sleep(0.5)  # well inside the long call
     t0 = time.perf_counter()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    out, err = _communicate(proc)
     return time.perf_counter() - t0, subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _popen(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """Start ``args`` with SIGINT at its default: a shell that starts a job in the background
+    (``&``) leaves SIGINT ignored in it, Python then installs no handler, and the child would
+    ignore the test's Ctrl-C (the tests themselves may be such a job)."""
+    return subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def _communicate(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """The output of ``proc`` once it exits; if it has not within 30 s after the Ctrl-C, kill
+    it (not left running after the test) and fail."""
+    try:
+        return proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"still running 30 s after SIGINT, killed; stderr: {err[-2000:]}")
 
 
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
@@ -368,15 +391,10 @@ def test_ctrl_c_leaves_the_solver_usable():
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
 def test_solve_command_ctrl_c_prints_the_best_so_far():
     full = State.deal("scopone_scientifico", seed=3).to_string()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scopa", "solve", "--json", "--time", "0", full],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _popen([sys.executable, "-m", "scopa", "solve", "--json", "--time", "0", full])
     time.sleep(1.5)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    out, err = _communicate(proc)
     assert proc.returncode == 130, err
     import json
 
