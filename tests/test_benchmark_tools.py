@@ -5,7 +5,9 @@ screened against PIMC (pimc_variants.py)."""
 
 from __future__ import annotations
 
+import functools
 import math
+import random
 import sys
 from pathlib import Path
 
@@ -13,6 +15,8 @@ import numpy as np
 import pytest
 
 import scopa
+import scopa_core
+from scopa.players.base import determinize
 from scopa.players.inference import OpponentModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -65,7 +69,7 @@ def test_sees_played_sees_a_hand_once_it_has_been_played_from():
     assert len({honest._sample(s)[0][opp] for _ in range(20)}) > 1
 
 
-def test_information_against_pimc_is_reproducible():
+def test_information_against_pimc_is_reproducible(monkeypatch):
     # --opponent pimc: default PIMC without its time cap, seeded per game, so a run repeats
     rules = scopa.Rules.preset("scopa")
     other = information.opponent_for("pimc", 5)
@@ -73,6 +77,8 @@ def test_information_against_pimc_is_reproducible():
     assert isinstance(information.opponent_for("greedy", 5), scopa.players.GreedyPlayer)
     with pytest.raises(ValueError, match="unknown opponent 'ismcts'"):
         information.opponent_for("ismcts", 5)
+    # (8 samples a move, not 128, for the test's time: 74 s in the twin)
+    monkeypatch.setattr(information, "PIMCPlayer", functools.partial(scopa.players.PIMCPlayer, samples=8))
     runs = [information.run("honest", rules, 2, 2, 6, 2, 9, opponent="pimc") for _ in range(2)]
     assert runs[0] == runs[1] and len(runs[0]) == 2
 
@@ -173,6 +179,32 @@ def test_fusion_pimc_is_pimc_when_no_two_samples_share_a_choice():
     assert fusion.keys() == plain.keys()
     for move, (value, risk) in plain.items():
         assert math.isclose(fusion[move][0], value, abs_tol=1e-9) and fusion[move][1] == risk
+
+
+def test_blind_reply_pimc_values_lie_between_the_best_and_the_worst_reply():
+    # the opponent's blind reply is one of its replies: each move is worth at least its value
+    # against the best reply (PIMC without reply weighing) and at most against the worst; with
+    # blind=0 it is PIMC exactly; and somewhere here the blind reply is not the best one
+    view = _fusion_view(21)
+    pos = determinize(view, random.Random(5)).masks
+    rules = view.rules
+    plain = scopa.players.PIMCPlayer(seed=4)
+    assert pimc_variants.BlindReplyPIMC(blind=0.0, seed=4).sample_values(pos, rules) == plain.sample_values(
+        pos, rules
+    )
+    minimax = {
+        (c, m): v for c, m, v in scopa.players.PIMCPlayer(reply_weight=0, seed=4).sample_values(pos, rules)
+    }
+    blind = pimc_variants.BlindReplyPIMC(worlds=8, seed=4).sample_values(pos, rules)
+    opts, block = rules.core_options, rules.hand_size
+    gains = []
+    for c, m, v in blind:
+        child = scopa_core.apply_move(pos, c, m, opts, block)
+        replies = plain._minimax_values(child, rules, False, plain._depth(2) - 1)
+        worst = -min(r for _, _, r in replies)
+        assert minimax[(c, m)] - 1e-9 <= v <= worst + 1e-9
+        gains.append(v - minimax[(c, m)])
+    assert max(gains) > 0.01
 
 
 def test_fusion_pimc_chooses_once_per_information_set():
