@@ -12,6 +12,9 @@ each sample with sight of that sample's hidden cards. The pairings ``scopa-pimc-
 ``scopa-pimc-round-exact6``, ``scopa-pimc-simulated``, ``scopa-pimc-simulated-t5``,
 ``scopa-pimc-simulated-deep`` and ``scopa-pimc-fusion`` of benchmarks/strength.py play them
 against default PIMC.
+``BlindReplyPIMC``: the opponent's reply in each sample is the one an opponent who cannot see
+this player's hand or the stock would choose (its best mean over a few re-deals of those
+cards), not its best reply with sight of them (pairings ``scopa-pimc-blind``, ``scopa-pimc-blind-half``).
 
 Run as a script it measures how well the simulated opponent predicts default PIMC's own
 choices in self-play (the share of choices whose top move it predicts and the mean
@@ -271,6 +274,53 @@ class FusionPIMC(PIMCPlayer):
             totals[key] += p * vals[choice[g]]
         self.last_samples = used
         return {m: (totals[k] / used, risks[k] / used) for m, k in zip(moves, keys, strict=True)}
+
+
+class BlindReplyPIMC(PIMCPlayer):
+    """PIMC (2 players) whose opponent replies as a player who cannot see this player's hand
+    nor the stock's order would: in each sample, after each of its moves, the opponent's reply
+    is the one of the best mean value over ``worlds`` re-deals of the cards it cannot see
+    (this player's hand and the stock; none once the stock is out, when it can count them),
+    and the move's value is ``blind`` times its value in the sample after that reply plus
+    ``1 - blind`` times PIMC's (the best reply and the model's, by ``reply_weight``)."""
+
+    def __init__(self, worlds: int = 4, blind: float = 1.0, **options: Any) -> None:
+        super().__init__(**options)
+        self.worlds, self.blind = worlds, blind
+
+    def sample_values(
+        self, pos: tuple[Any, ...], rules: Rules, solver: Any = None
+    ) -> list[tuple[int, int, float]]:
+        opts, block = rules.core_options, rules.hand_size
+        exact = sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players)
+        depth = self._depth(rules.players)
+        if rules.players != 2 or (not exact and depth < 2):
+            return super().sample_values(pos, rules, solver)
+        me = pos[5]
+        out = []
+        for c, m in core.legal_moves(pos[0][me], pos[1], opts):
+            child = core.apply_move(pos, c, m, opts, block)
+            if child[5] == me or not child[0][child[5]]:
+                return super().sample_values(pos, rules, solver)
+            replies = self._minimax_values(child, rules, exact, depth - 1, solver)
+            value = self._weighed(replies, child, self.reply_weight, opts)
+            if child[2] and self.blind:
+                mine = child[0][me]
+                k = core.popcount(mine)
+                cards = list(bits(mine)) + list(child[2])
+                means = {(rc, rm): 0.0 for rc, rm, _ in replies}
+                for _ in range(self.worlds):
+                    self._rng.shuffle(cards)
+                    hands = list(child[0])
+                    hands[me] = sum(1 << x for x in cards[:k])
+                    world = (tuple(hands), child[1], tuple(cards[k:]), *child[3:])
+                    for rc, rm, v in self._minimax_values(world, rules, exact, depth - 1, solver):
+                        means[(rc, rm)] += v
+                choice = max(means, key=means.__getitem__)
+                truth = {(rc, rm): v for rc, rm, v in replies}[choice]
+                value = self.blind * truth + (1 - self.blind) * value
+            out.append((c, m, -value))
+        return out
 
 
 class Factory:
