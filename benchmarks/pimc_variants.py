@@ -14,7 +14,7 @@ each sample with sight of that sample's hidden cards. The pairings ``scopa-pimc-
 against default PIMC.
 ``BlindReplyPIMC``: the opponent's reply in each sample is the one an opponent who cannot see
 this player's hand or the stock would choose (its best mean over a few re-deals of those
-cards), not its best reply with sight of them (pairings ``scopa-pimc-blind``, ``scopa-pimc-blind-half``).
+cards), not its best reply with sight of them (pairing ``scopa-pimc-blind``).
 
 Run as a script it measures how well the simulated opponent predicts default PIMC's own
 choices in self-play (the share of choices whose top move it predicts and the mean

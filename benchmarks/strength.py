@@ -11,7 +11,7 @@ scopa-pimc-fitted-model, scopa-pimc-tie0, scopa-pimc-tie25, scopa-pimc-reply75,
 scopa-pimc-reply25, scopa-pimc-uniform, scopa-pimc-depth10, scopa-pimc-exact14,
 scopa-pimc-tie0-reply25, scopa-pimc-tie0-reply25-512, scopa-pimc-round,
 scopa-pimc-round-exact6, scopa-pimc-simulated, scopa-pimc-simulated-t5, scopa-pimc-simulated-deep,
-scopa-pimc-fusion, scopa-pimc-blind, scopa-pimc-blind-half (default: all). The
+scopa-pimc-fusion, scopa-pimc-blind (default: all). The
 ``-playout`` pairings play ISMCTS with its heuristic playouts against ISMCTS with uniformly
 random ones, both at 100 ms a move. The ``-flat`` and ``-chance`` pairings play the rebuilt
 greedy player against the one-ply greedy players of before (benchmarks/baselines.py): the one
@@ -175,7 +175,6 @@ PAIRINGS = {
     # PIMC whose opponent replies without sight of its hand and the stock (4 re-deals of them;
     # benchmarks/pimc_variants.py), on today's defaults, against today's default PIMC
     "scopa-pimc-blind": ("scopa", Factory(BlindReplyPIMC), ("pimc", {}), 1000),
-    "scopa-pimc-blind-half": ("scopa", Factory(BlindReplyPIMC, blind=0.5), ("pimc", {}), 1000),
 }
 
 
