@@ -69,9 +69,9 @@ class Solver:
     The same API as the compiled solver: node limits, time limits and stop flags where a
     method takes them (signals need no help here: Python runs their handlers between
     bytecodes), and one caller at a time. As in any Python code, a KeyboardInterrupt
-    raised while the garbage collector runs some object's ``__del__`` is lost (CPython
-    prints "Exception ignored"), so now and then a second Ctrl-C is needed; the compiled
-    core raises it from its own loop.
+    raised while the garbage collector runs Python code (an object's ``__del__``, a gc
+    callback) is lost (CPython prints "Exception ignored"), so now and then a second
+    Ctrl-C is needed; the compiled core raises it from its own loop.
     """
 
     def __init__(self, tt_size_mb: int = 64) -> None:
