@@ -204,7 +204,7 @@ class FusionPIMC(PIMCPlayer):
         unlikely to group), and for each grouped reply its group key, its weight and the
         mover's next moves' values after it."""
         opts, block = rules.core_options, rules.hand_size
-        exact = sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players)
+        exact = self._exact(pos, rules)
         depth = self._depth(rules.players)
         me = pos[5]
         w = self.reply_weight
@@ -292,7 +292,7 @@ class BlindReplyPIMC(PIMCPlayer):
         self, pos: tuple[Any, ...], rules: Rules, solver: Any = None
     ) -> list[tuple[int, int, float]]:
         opts, block = rules.core_options, rules.hand_size
-        exact = sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players)
+        exact = self._exact(pos, rules)
         depth = self._depth(rules.players)
         if rules.players != 2 or (not exact and depth < 2):
             return super().sample_values(pos, rules, solver)

@@ -148,6 +148,10 @@ class PIMCPlayer:
             return self.exact_plays
         return 16 if players == 4 else 12
 
+    def _exact(self, pos: tuple[Any, ...], rules: Rules) -> bool:
+        """Whether the sample ``pos`` is valued exactly: at most ``exact_plays`` plays left."""
+        return sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players)
+
     def _tie(self, players: int) -> float:
         if self.tie is not None:
             return self.tie
@@ -172,7 +176,7 @@ class PIMCPlayer:
         [(6, 8392704, 4.0), (19, 0, 3.0)]
         """
         opts, block = rules.core_options, rules.hand_size
-        exact = sum(core.popcount(h) for h in pos[0]) + len(pos[2]) <= self._exact_limit(rules.players)
+        exact = self._exact(pos, rules)
         depth = self._depth(rules.players)
         if rules.players == 4 and self.partner_weight > 0 and (exact or depth >= 3):
             return self._partner_values(pos, rules, exact, depth, solver)
