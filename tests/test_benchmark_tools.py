@@ -1,7 +1,7 @@
 """The measuring tools of benchmarks/ that the strength figures rest on: the opponent model's
 maximum-likelihood fit (opponent_fit.py), the references that see hidden cards
-(information.py), the levels' ratings and move times (levels.py), and the PIMC variants
-screened against PIMC (pimc_variants.py)."""
+(information.py), the levels' ratings and move times (levels.py), the PIMC variants
+screened against PIMC (pimc_variants.py), and how fast the searches stop (stopping.py)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ import information  # noqa: E402
 import levels  # noqa: E402
 import opponent_fit  # noqa: E402
 import pimc_variants  # noqa: E402
+import stopping  # noqa: E402
 
 
 def test_opponent_fit_features_are_the_models_and_the_fit_raises_the_likelihood(monkeypatch):
@@ -215,3 +216,20 @@ def test_fusion_pimc_chooses_once_per_information_set():
     plain = scopa.players.PIMCPlayer(samples=48, time_limit=None, seed=4).evaluate(view)
     gaps = [plain[m][0] - fusion[m][0] for m in plain]
     assert min(gaps) > -1e-9 and max(gaps) > 0.01
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is a POSIX thing")
+def test_stopping_times_each_call_and_judges_the_one_second_bound(monkeypatch, capsys):
+    # RULES §8: one Ctrl-C row a long call, one row a time-limited call of each set (solve and
+    # analyze on three positions), each judged against the issue's 1 s.
+    monkeypatch.setattr(stopping, "LONG_CALLS", {"rollouts": stopping.LONG_CALLS["rollouts"]})
+    assert stopping.main(["--quick"]) == 0
+    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    data = [r for r in rows if r[1].strip().isdigit()]
+    limited = [f"| {c}, {s}" for s in ("full deal", "scopa deal", "k = 8") for c in ("solve", "analyze")]
+    assert [r[0] for r in data] == ["| rollouts", *limited]
+    for r in data:
+        assert int(r[1]) == 1 and float(r[2]) <= float(r[3]) and r[4] in ("yes |", "NO |")
+    monkeypatch.setattr(stopping, "LONG_CALLS", {"none": "pass"})  # exits before the Ctrl-C
+    with pytest.raises(RuntimeError, match="none: no KeyboardInterrupt"):
+        stopping.main(["--quick"])

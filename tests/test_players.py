@@ -611,6 +611,13 @@ def test_ismcts_root_prior_is_the_greedy_rating():
         (lambda: make_player("ismcts", prior=True), "bad prior True"),
         (lambda: make_player("ismcts", iterations=0), "bad iterations 0"),
         (lambda: make_player("ismcts", time_limit=-1), "bad time_limit -1"),
+        # the players take the seconds a Limit takes (an infinite time is no limit: None)
+        (
+            lambda: make_player("pimc", time_limit=float("inf")),
+            r"bad time_limit inf: expected seconds, a number in \(0, 1e9\], or None$",
+        ),
+        (lambda: make_player("level4", time_limit=0), "bad time_limit 0: expected seconds"),
+        (lambda: make_player("ismcts", time_limit=2e9), "bad time_limit 2000000000.0"),
         (
             lambda: make_player("ismcts", playout="smart"),
             "bad playout 'smart': expected one of random, heuristic, auto$",
@@ -631,7 +638,12 @@ def test_ismcts_root_prior_is_the_greedy_rating():
             "bad partner_weight 2: expected a number from 0 to 1$",
         ),
         (lambda: make_player("pimc", partner_weight=False), "bad partner_weight False"),
-        (lambda: OpponentModel(temperature=0), "bad OpponentModel temperature 0"),
+        (
+            lambda: OpponentModel(temperature=0),
+            "bad OpponentModel temperature 0: expected a finite number > 0$",
+        ),
+        (lambda: OpponentModel(temperature=-1e-9), "bad OpponentModel temperature -1e-09"),
+        (lambda: OpponentModel(card=float("-inf")), "bad OpponentModel card -inf: expected a finite number$"),
         (lambda: OpponentModel().reply_probabilities([], 0, 0, 0), "no moves to weigh"),
         (lambda: OpponentModel(seven=float("nan")), "bad OpponentModel seven nan"),
         (lambda: OpponentModel(sweep=True), "bad OpponentModel sweep True"),

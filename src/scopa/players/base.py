@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 import scopa_core as core
 from scopa.card import CardSet, bits
 from scopa.errors import IllegalMoveError, OptionError, PositionError, show
-from scopa.limit import Limit
+from scopa.limit import _TIME_MAX, Limit
 from scopa.move import Move
 from scopa.state import State
 from scopa.view import PlayerView
@@ -124,22 +124,24 @@ def _legal(view: PlayerView) -> list[Move]:
 
 
 def check_budget(name: str, value: object, allow_none: bool = False) -> None:
-    """Raise :class:`~scopa.errors.OptionError` unless ``value`` is a positive number (an int for counts)."""
+    """Raise :class:`~scopa.errors.OptionError` unless ``value`` is a positive number: an int
+    for counts, seconds in (0, 1e9] for ``time_limit`` (what a :class:`~scopa.limit.Limit` takes)."""
     if value is None and allow_none:
         return
     if name == "time_limit":
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
-        expected = "seconds > 0 or None"
-    else:
-        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
-        expected = "an int >= 1" + (" or None" if allow_none else "")
-    if not ok:
-        raise OptionError(f"bad {name} {show(value)}: expected {expected}")
+        check_number(name, value, 0, _TIME_MAX, "seconds, a number in (0, 1e9], or None", above=True)
+    elif not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise OptionError(
+            f"bad {name} {show(value)}: expected an int >= 1" + (" or None" if allow_none else "")
+        )
 
 
-def check_number(name: str, value: object, low: float, high: float, expected: str) -> float:
+def check_number(
+    name: str, value: object, low: float, high: float, expected: str, *, above: bool = False
+) -> float:
     """``value`` as a float; :class:`~scopa.errors.OptionError` ("bad {name} {value}: expected
-    {expected}") unless it is a finite int or float, not a bool, from ``low`` to ``high``.
+    {expected}") unless it is a finite int or float, not a bool, from ``low`` to ``high``
+    (greater than ``low`` with ``above=True``).
 
     >>> check_number("reply_weight", 1, 0, 1, "a number from 0 to 1")
     1.0
@@ -147,9 +149,14 @@ def check_number(name: str, value: object, low: float, high: float, expected: st
     Traceback (most recent call last):
     ...
     scopa.errors.OptionError: bad tie inf: expected points >= 0 or None
+    >>> check_number("temperature", 0, 0, math.inf, "a finite number > 0", above=True)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad temperature 0: expected a finite number > 0
     """
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if not (number and math.isfinite(value) and low <= value <= high):  # type: ignore[arg-type,operator]
+    ok = number and math.isfinite(value) and low <= value <= high  # type: ignore[arg-type,operator]
+    if not ok or (above and value == low):
         raise OptionError(f"bad {name} {show(value)}: expected {expected}")
     return float(value)  # type: ignore[arg-type]
 

@@ -25,8 +25,8 @@ import numpy as np
 
 import scopa_core as core
 from scopa.card import bits
-from scopa.errors import OptionError, show
-from scopa.players.base import check_budget, sweepers
+from scopa.errors import OptionError
+from scopa.players.base import check_budget, check_number, sweepers
 from scopa.view import PlayerView
 
 __all__ = ["OpponentModel", "deal_posterior", "hand_posterior", "sweepers"]
@@ -66,13 +66,11 @@ class OpponentModel:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            value = getattr(self, f.name)
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            name, value = f"OpponentModel {f.name}", getattr(self, f.name)
             if f.name == "temperature":
-                ok = ok and value > 0
-            if not ok:
-                expected = "a finite number > 0" if f.name == "temperature" else "a finite number"
-                raise OptionError(f"bad OpponentModel {f.name} {show(value)}: expected {expected}")
+                check_number(name, value, 0, math.inf, "a finite number > 0", above=True)
+            else:
+                check_number(name, value, -math.inf, math.inf, "a finite number")
 
     def move_value(self, card: int, capture: int, table: int) -> float:
         """The value of playing ``card`` (an index) capturing ``capture`` (a mask, 0 to lay it
