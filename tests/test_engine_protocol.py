@@ -4,6 +4,7 @@ bounds every search, and whose every reply validates against the shipped JSON Sc
 
 from __future__ import annotations
 
+import io
 import json
 import queue
 import subprocess
@@ -198,13 +199,52 @@ def test_stop_one_search_by_id(engine):
         ),
         ({"cmd": "solve", "id": 1, "position": SMALL, "time_ms": 0}, "'time_ms' must be a number"),
         ({"cmd": "solve", "id": 1, "position": SMALL, "progress": 1}, "'progress' must be true or false"),
-        ({"cmd": "stop", "id": 1, "search": [1]}, "'id' must be a string, an integer or null"),
+        # a number of milliseconds so small it is 0 seconds
+        ({"cmd": "solve", "id": 1, "position": SMALL, "time_ms": 5e-324}, "'time_ms' must be a number"),
+        # stop's 'search' is named as itself, and is a search's id (not null)
+        ({"cmd": "stop", "id": 1, "search": [1]}, "'search' must be a string or an integer, got [1]"),
+        ({"cmd": "stop", "id": 1, "search": None}, "'search' must be a string or an integer, got None"),
+        ({"cmd": "stop", "id": 1, "search": "x" * 300}, "'search' must be at most 256 characters"),
+        ({"cmd": "stop", "id": 1, "search": 2**60}, "'search' must be an integer in -(2**53-1)"),
     ],
 )
 def test_request_errors_name_the_field(request_line, fragment):
     reply = check(Protocol().handle(json.dumps(request_line)))  # type: ignore[arg-type]
     assert reply["id"] == 1 and reply["error"]["type"] == "ProtocolError"
     assert fragment in reply["error"]["message"]
+
+
+def test_time_above_a_maximum_is_refused_naming_the_option():
+    # The maximum's option is the transport's; review's budget a play has its own maximum,
+    # checked when the request is read (also with no engine maximum).
+    big = {"cmd": "solve", "id": 1, "position": SMALL, "time_ms": 20_000}
+    reply = check(Protocol().handle(json.dumps(big)))  # type: ignore[arg-type]
+    assert reply["error"]["message"].endswith("above the engine's maximum 10000 (scopa engine --max-time)")
+    served = Protocol(max_time_option="scopa serve --max-time").handle(json.dumps(big))
+    assert served is not None and served["error"]["message"].endswith("(scopa serve --max-time)")
+    record = scopa.records.HandRecord.from_state(scopa.State.deal("scopa", seed=1)).to_json()
+    slow = {"cmd": "review", "id": 2, "record": record, "time_ms": 4e6}
+    reply = check(Protocol(max_time=None).handle(json.dumps(slow)))  # type: ignore[arg-type]
+    assert reply["error"] == {
+        "type": "ProtocolError",
+        "message": "'time_ms' 4000000.0 is above review's most, 3600000 a play",
+    }
+
+
+def test_stop_counts_each_search_once():
+    # RULES §8: a search already stopped is not counted again by a later stop.
+    from scopa.engine import _Session
+
+    session = _Session(Protocol(), io.StringIO(), 4)
+    try:
+        with session.cond:  # two searches waiting (the worker is held off by the lock)
+            for i in (1, 2):
+                req = Protocol().parse(json.dumps({"cmd": "solve", "id": i, "position": SMALL}))
+                session.queue.append((req, scopa.StopFlag()))
+            assert session.stop(1) == 1 and session.stop(1) == 0 and session.stop(None) == 1
+            assert session.stop(None) == 0
+    finally:
+        session.close()
 
 
 def test_lines_that_cannot_be_read_or_written_back(engine):

@@ -21,6 +21,7 @@ from scopa.protocol import schema
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("starlette")
+import websockets  # noqa: E402
 from websockets.sync.client import ClientConnection, connect  # noqa: E402
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())
@@ -207,3 +208,140 @@ def test_cors_is_configurable(server):
     assert headers.get("access-control-allow-origin") == "http://app.example"
     _, headers, _ = s.get("/health", headers={"Origin": "http://other.example"})
     assert "access-control-allow-origin" not in {k.lower() for k in headers}
+
+
+def wait_idle(s: Server) -> dict[str, Any]:
+    """/health once no search runs or waits (or after 10 s, as it then stands)."""
+    deadline = time.monotonic() + 10
+    while True:
+        h = s.get("/health")[2]
+        if (h["searches_running"], h["searches_waiting"]) == (0, 0) or time.monotonic() > deadline:
+            return h
+        time.sleep(0.05)
+
+
+def test_searches_given_up_before_they_start_free_their_places(server):
+    # A client that sends searches and closes at once: the places they reserved among the
+    # searches that may wait are given back (they once leaked until every search was Busy).
+    s = server("--workers", "1", "--max-queued", "2")
+    for _ in range(3):
+        with connect(s.ws_url) as ws:
+            for i in range(2):
+                ws.send(json.dumps({"cmd": "solve", "id": i, "position": SMALL}))
+    h = wait_idle(s)
+    assert (h["searches_running"], h["searches_waiting"]) == (0, 0), h
+    for i in range(3):  # not Busy: both places are free again, for everyone
+        status, reply = s.post({"cmd": "solve", "id": i, "position": SMALL})
+        assert status == 200 and reply["value"] == 4, reply
+
+
+def test_stop_reaches_a_search_sent_just_before_it(server):
+    # The search is this connection's from the moment it is read: a stop right behind it
+    # stops it, and a second stop does not count it again.
+    s = server()
+    with connect(s.ws_url) as ws:
+        ws.send(json.dumps({"cmd": "solve", "id": "s1", "position": FULL, "time_ms": 9000}))
+        ws.send(json.dumps({"cmd": "stop", "id": "x", "search": "s1"}))
+        ws.send(json.dumps({"cmd": "stop", "id": "y"}))
+        replies = {r["id"]: r for r in (ws_recv(ws), ws_recv(ws), ws_recv(ws, timeout=5))}
+        assert replies["x"]["stopped"] == 1 and replies["y"]["stopped"] == 0
+        assert replies["s1"]["exact"] is False and replies["s1"]["best"] is not None
+
+
+def test_progress_lines_stream_over_websocket(server):
+    # RULES §8: "progress": true streams the search's info lines, then its reply, as the
+    # stdio engine does; every line carries the request's id.
+    s = server()
+    with connect(s.ws_url) as ws:
+        ws.send(json.dumps({"cmd": "solve", "id": 9, "position": FULL, "time_ms": 400, "progress": True}))
+        lines = [ws_recv(ws)]
+        while "info" in lines[-1]:
+            lines.append(ws_recv(ws))
+        infos, reply = lines[:-1], lines[-1]
+        assert len(infos) >= 2 and all(line["id"] == 9 for line in lines)
+        depths = [line["info"]["depth"] for line in infos]
+        assert depths == sorted(depths) and reply["exact"] is False and "best" in reply
+
+
+def test_message_size_is_counted_in_bytes_and_the_socket_stays_open(server):
+    # A message over --max-request-bytes gets a ProtocolError and the connection goes on, up
+    # to 16 times the limit (the transport's frame limit); UTF-8 text counts in bytes.
+    s = server("--max-request-bytes", "1000")
+    with connect(s.ws_url) as ws:
+        accented = json.dumps({"cmd": "ping", "id": "é" * 900}, ensure_ascii=False)
+        assert len(accented) < 1000 < len(accented.encode())
+        for message in (accented, json.dumps({"cmd": "ping", "id": "x" * 14_000})):
+            ws.send(message)
+            reply = ws_recv(ws)
+            assert reply["error"] == {"type": "ProtocolError", "message": "a message larger than 1000 bytes"}
+        ws.send(json.dumps({"cmd": "ping", "id": "still"}))
+        assert ws_recv(ws) == {"id": "still", "pong": True}
+
+
+def test_quit_closes_the_websocket_cleanly(server):
+    s = server()
+    with connect(s.ws_url) as ws:
+        ws.send(json.dumps({"cmd": "quit"}))
+        with pytest.raises(websockets.exceptions.ConnectionClosedOK):
+            ws.recv(timeout=10)
+        assert ws.close_code == 1000
+
+
+def test_websocket_origins(server):
+    # Browsers let any page open a WebSocket anywhere: the server takes its own pages' and
+    # the --cors origins, and clients that are not browsers (no Origin).
+    s = server()
+    host = s.base.removeprefix("http://")
+    for origin in (s.base, None):
+        with connect(s.ws_url, origin=origin) as ws:
+            ws.send(json.dumps({"cmd": "ping", "id": 1}))
+            assert ws_recv(ws) == {"id": 1, "pong": True}
+    with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
+        connect(s.ws_url, origin="http://evil.example")
+    assert refused.value.response.status_code == 403
+    with pytest.raises(websockets.exceptions.InvalidStatus):
+        connect(s.ws_url, origin=f"http://{host}.evil.example")
+    allowed = server("--cors", "http://app.example")
+    with connect(allowed.ws_url, origin="http://app.example") as ws:
+        ws.send(json.dumps({"cmd": "ping", "id": 2}))
+        assert ws_recv(ws) == {"id": 2, "pong": True}
+
+
+def test_api_takes_post_only(server):
+    s = server()
+    for method in ("GET", "PUT", "DELETE"):
+        req = urllib.request.Request(s.base + "/api", method=method)
+        with pytest.raises(urllib.error.HTTPError) as exc:
+            urllib.request.urlopen(req, timeout=30)
+        assert exc.value.code == 405 and exc.value.headers["Allow"] == "POST"
+        reply = json.loads(exc.value.read())
+        VALIDATOR.validate(reply)
+        assert reply["error"] == {
+            "type": "ProtocolError",
+            "message": f"{method} /api: send requests with POST",
+        }
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--port", "70000"], "bad port 70000"),
+        (["--host", "no.such.host.invalid"], "cannot listen on 'no.such.host.invalid'"),
+    ],
+)
+def test_serve_that_cannot_listen_says_why(args, fragment):
+    done = subprocess.run(
+        [sys.executable, "-m", "scopa", "serve", *args], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("scopa: error: ") and fragment in done.stderr, done.stderr
+
+
+def test_serve_on_a_port_in_use_says_so(server):
+    s = server()
+    port = s.base.rsplit(":", 1)[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "scopa", "serve", "--port", port], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"cannot listen on '127.0.0.1' port {port}: " in done.stderr, done.stderr

@@ -1,10 +1,10 @@
 """The stdio engine (``scopa engine``): the protocol of :mod:`scopa.protocol` as JSON lines on
 standard input and output, like a chess engine driven over UCI (docs/engine-protocol.md).
 
-The engine keeps reading while it thinks: searches (``solve``, ``analyze``, ``bestmove``)
-run one at a time in a worker thread, in the order they came, and every other request
-(``hello``, ``ping``, ``legal``, ``play``, ``stop`` ...) is answered at once, so a reply may
-overtake an earlier search's. ``stop`` ends the running search and the queued ones, each
+The engine keeps reading while it thinks: searches (``solve``, ``analyze``, ``bestmove``,
+``evaluate``, ``review``) run one at a time in a worker thread, in the order they came, and
+every other request (``hello``, ``ping``, ``legal``, ``play``, ``stop`` ...) is answered at
+once, so a reply may overtake an earlier search's. ``stop`` ends the running search and the queued ones, each
 answering with what it has. At most ``queue_size`` searches may wait; one more is refused
 with a ``Busy`` error.
 
@@ -34,6 +34,7 @@ from scopa.protocol import (
     Request,
     RequestError,
     error_reply,
+    stop_searches,
 )
 
 __all__ = ["PROTOCOL_VERSION", "QUEUE_SIZE", "Engine", "serve", "view_from_json"]
@@ -96,15 +97,10 @@ class _Session:
             self.write(error_reply(req.id, "Busy", busy))
 
     def stop(self, search_id: Any) -> int:
-        """Set the flags of the running and queued searches (of those with ``search_id``)."""
-        n = 0
+        """Set the flags of the running and queued searches (of those with ``search_id``);
+        how many were not stopped already."""
         with self.cond:
-            items = list(self.queue) + ([self.running] if self.running else [])
-            for req, flag in items:
-                if search_id is None or req.id == search_id:
-                    flag.set()
-                    n += 1
-        return n
+            return stop_searches([*self.queue, *([self.running] if self.running else [])], search_id)
 
     def _work(self) -> None:
         while True:

@@ -24,7 +24,7 @@ import logging
 import secrets
 import threading
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +38,7 @@ from scopa.notation import FORMAT_VERSION, view_from_json, view_to_dict
 from scopa.players import PLAYERS, PIMCPlayer, level_names, make_player
 from scopa.players.base import choose
 from scopa.records import MatchRecord, load_record
-from scopa.review import DEFAULT_TIME, review
+from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY, review
 from scopa.rules import MAX_TARGET, PRESETS, Rules
 from scopa.solver import SearchInfo, Solver
 from scopa.state import State
@@ -118,7 +118,7 @@ def _string(limit: int) -> Callable[[Any, str], str]:
 
 def _time_ms(x: Any, name: str) -> float:
     ok = isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x <= 1e9
-    if not ok:
+    if not ok or not x / 1000.0 > 0:  # (a subnormal number of ms is 0 seconds)
         raise ProtocolError(f"{name!r} must be a number of milliseconds in (0, 1e9], got {jsonio_short(x)}")
     return float(x) / 1000.0
 
@@ -222,7 +222,7 @@ FIELDS: dict[str, Field] = {
     ),
     "search": Field(
         {"oneOf": [{"type": "string", "maxLength": _ID_CHARS}, {"type": "integer"}]},
-        lambda x, name: _check_id(x),
+        lambda x, name: _check_id(x, name, nullable=False),
         "the id of the search to stop (default: every search)",
     ),
 }
@@ -249,6 +249,18 @@ class Command:
 
 
 _SEARCH_LIMITS = ("time_ms", "node_limit", "progress")
+#: a match as the engine gives it: every field of Match.to_json
+_MATCH_REPLY = {
+    "allOf": [
+        {"$ref": "#/$defs/match"},
+        {
+            "required": [
+                "format", "version", "rules", "target", "seed", "first_dealer", "scores",
+                "hands_played", "dealer", "winner", "position", "hands",
+            ]
+        },
+    ]
+}  # fmt: skip
 _INT = {"type": "integer"}
 _NUM = {"type": "number"}
 _MOVE = {"type": "string"}
@@ -377,7 +389,7 @@ COMMANDS: dict[str, Command] = {
             "a new match; the client holds it and sends it back with each play",
             required=("rules",),
             optional=("target", "seed", "dealer"),
-            reply={"required": ["match"], "properties": {"match": {"$ref": "#/$defs/match"}}},
+            reply={"required": ["match"], "properties": {"match": _MATCH_REPLY}},
         ),
         Command(
             "match_play",
@@ -385,7 +397,7 @@ COMMANDS: dict[str, Command] = {
             required=("match", "move"),
             reply={
                 "required": ["match", "events"],
-                "properties": {"match": {"$ref": "#/$defs/match"}, "events": _EVENTS},
+                "properties": {"match": _MATCH_REPLY, "events": _EVENTS},
             },
         ),
         Command(
@@ -482,18 +494,32 @@ COMMANDS: dict[str, Command] = {
 }
 
 
-def _check_id(x: Any) -> Any:
+def _check_id(x: Any, name: str = "id", nullable: bool = True) -> Any:
     """A request id the engine can write back: a string (UTF-8, at most 256 characters), an
-    integer JavaScript can hold exactly, or null."""
-    if x is None:
+    integer JavaScript can hold exactly, or null (when ``nullable``); ``name`` is the field
+    holding it (``id``, or ``search``: the id of a search to stop)."""
+    if x is None and nullable:
         return None
-    if isinstance(x, bool) or not isinstance(x, (str, int)):
-        raise ProtocolError(f"'id' must be a string, an integer or null, got {jsonio_short(x)}")
+    if x is None or isinstance(x, bool) or not isinstance(x, (str, int)):
+        kinds = "a string, an integer or null" if nullable else "a string or an integer"
+        raise ProtocolError(f"{name!r} must be {kinds}, got {jsonio_short(x)}")
     if isinstance(x, int) and not -_SAFE_INT <= x <= _SAFE_INT:
-        raise ProtocolError(f"'id' must be an integer in -(2**53-1)..2**53-1, got {jsonio_short(x)}")
+        raise ProtocolError(f"{name!r} must be an integer in -(2**53-1)..2**53-1, got {jsonio_short(x)}")
     if isinstance(x, str) and len(x) > _ID_CHARS:
-        raise ProtocolError(f"'id' must be at most {_ID_CHARS} characters, got {len(x)}")
+        raise ProtocolError(f"{name!r} must be at most {_ID_CHARS} characters, got {len(x)}")
     return x
+
+
+def stop_searches(searches: Iterable[tuple[Request, StopFlag]], search_id: Any = None) -> int:
+    """Set the stop flags of ``searches`` (running or waiting; only those whose request id is
+    ``search_id`` unless it is None) and return how many were not stopped already: the count
+    a ``stop`` reply gives, in every transport."""
+    n = 0
+    for req, flag in searches:
+        if (search_id is None or req.id == search_id) and not flag.is_set():
+            flag.set()
+            n += 1
+    return n
 
 
 @dataclass(frozen=True)
@@ -551,11 +577,17 @@ class Protocol:
     per thread, so searches may run in several threads at once (the server's pool).
     """
 
-    def __init__(self, max_time: float | None = DEFAULT_MAX_TIME, bestmove_ms: float = 100.0) -> None:
+    def __init__(
+        self,
+        max_time: float | None = DEFAULT_MAX_TIME,
+        bestmove_ms: float = 100.0,
+        max_time_option: str = "scopa engine --max-time",
+    ) -> None:
         if max_time is not None and not (isinstance(max_time, (int, float)) and 0 < max_time <= 1e6):
             raise LimitError(f"bad max_time {max_time!r}: expected seconds in (0, 1e6] or None")
         self.max_time = None if max_time is None else float(max_time)
         self.bestmove_ms = bestmove_ms
+        self.max_time_option = max_time_option
         self._local = threading.local()
 
     @property
@@ -599,8 +631,11 @@ class Protocol:
             if "time_ms" in args and self.max_time is not None and args["time_ms"] > self.max_time:
                 raise ProtocolError(
                     f"'time_ms' {obj['time_ms']!r} is above the engine's maximum {self.max_time * 1000:g} "
-                    "(scopa engine --max-time)"
+                    f"({self.max_time_option})"
                 )
+            if cmd == "review" and args.get("time_ms", 0) > MAX_TIME_PER_PLAY:
+                most = MAX_TIME_PER_PLAY * 1000
+                raise ProtocolError(f"'time_ms' {obj['time_ms']!r} is above review's most, {most:.0f} a play")
             return Request(cmd, req_id, args)
         except Exception as exc:  # every failure becomes a reply
             raise RequestError(_exception_reply(req_id, exc)) from None
@@ -932,7 +967,9 @@ def schema() -> dict[str, Any]:
             },
             "match": {
                 "type": "object",
-                "required": ["rules", "target", "scores", "hands_played", "position", "winner"],
+                # what Match.from_json needs; the other fields are checked against the hands
+                # when present (match_new and match_play always give them all)
+                "required": ["format", "version", "rules", "position"],
                 "properties": {
                     "format": {"const": "scopa-match"},
                     "version": {"const": 1},

@@ -42,7 +42,7 @@ from scopa.records import Annotation, HandRecord, MatchRecord, annotated
 from scopa.solver import Solver
 from scopa.state import State
 
-__all__ = ["BLUNDER", "DEFAULT_TIME", "MISTAKE", "PlayReview", "Review", "review"]
+__all__ = ["BLUNDER", "DEFAULT_TIME", "MAX_TIME_PER_PLAY", "MISTAKE", "PlayReview", "Review", "review"]
 
 #: Fair loss (points) above which a play is marked ``?``.
 MISTAKE = 0.5
@@ -50,6 +50,8 @@ MISTAKE = 0.5
 BLUNDER = 1.5
 #: Default budget per play, seconds: half for the fair evaluation, half for the exact one.
 DEFAULT_TIME = 0.2
+#: The most ``time_limit`` may be, seconds per play.
+MAX_TIME_PER_PLAY = 3600.0
 #: Plays left from which the exact solver is tried at all, by seats (2 players: every play,
 #: the stock order being known; 4 players: from 6 cards a hand).
 _DD_PLAYS = {2: 40, 4: 24}
@@ -242,8 +244,10 @@ def review(
     ``progress(done, total)`` is called after each play. Reproducible for a ``seed`` when no
     time limit cuts PIMC's sampling (it samples at most 128 times).
     """
-    if not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool) or not 0 < time_limit <= 3600:
-        raise LimitError(f"bad time_limit {show(time_limit)}: expected seconds per play in (0, 3600]")
+    ok = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
+    if not (ok and 0 < time_limit <= MAX_TIME_PER_PLAY):
+        expected = f"seconds per play in (0, {MAX_TIME_PER_PLAY:g}]"
+        raise LimitError(f"bad time_limit {show(time_limit)}: expected {expected}")
     hands = _hands(source)
     total = sum(len(p) for _, p in hands)
     lim = limit or Limit()

@@ -119,6 +119,8 @@ def _legal(view: PlayerView) -> list[Move]:
     """The legal moves of ``view`` (raise :class:`IllegalMoveError` if its seat is not to move)."""
     moves = view.legal_moves()
     if not moves:
+        if view.turn == view.seat:  # its hand is empty: the hand is over
+            raise IllegalMoveError(f"seat {view.seat} has no card to play: the hand is over")
         raise IllegalMoveError(f"seat {view.seat} is not to move (seat {view.turn} is)")
     return moves
 

@@ -6,11 +6,12 @@ A thin transport over :mod:`scopa.protocol`, like the stdio engine:
 - ``/ws`` is a WebSocket carrying the same JSON messages, several in flight at once, each
   reply matched to its request by ``id``: a cheap request sent after a search is answered
   before it; ``stop`` stops this connection's searches; closing the socket stops them too;
+  a browser's handshake is taken from the server's own pages and the ``cors_origins`` only;
 - ``GET /health`` says the server is up, with its limits and its load;
 - ``GET /`` serves the browser app, when the package ships it.
 
-Searches (``solve``, ``analyze``, ``bestmove``, ``evaluate``) run off the event loop in a
-bounded pool of worker threads (the core releases the GIL while it searches), each with a
+Searches (``solve``, ``analyze``, ``bestmove``, ``evaluate``, ``review``) run off the event
+loop in a bounded pool of worker threads (the core releases the GIL while it searches), each with a
 time limit (``max_time``: the default and the most a request may ask), so a slow request
 never blocks the others. Limits against abuse: the request size, the requests in flight on
 one connection and the searches waiting in all; over a limit a client gets an error reply
@@ -21,25 +22,34 @@ one connection and the searches waiting in all; over a limit a client gets an er
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import socket
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
 from scopa import jsonio
 from scopa.errors import OptionError, ScopaError
 from scopa.limit import StopFlag
-from scopa.protocol import DEFAULT_MAX_TIME, Protocol, Request, RequestError, error_reply
+from scopa.protocol import DEFAULT_MAX_TIME, Protocol, Request, RequestError, error_reply, stop_searches
 from scopa.version import __version__
 
 __all__ = ["ServerConfig", "create_app", "run"]
 
 log = logging.getLogger("scopa.server")
+
+#: A search's progress callback: it gets each info line (a reply-like dict).
+Info = Callable[[dict[str, Any]], None]
+
+#: uvicorn closes a WebSocket (1009, message too big) on a message larger than this many
+#: times ``max_request_bytes`` (and 1 MiB); a smaller one over the limit gets an error reply.
+WS_FRAME_FACTOR = 16
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,16 @@ class ServerConfig:
     cors_origins: tuple[str, ...] = ()
 
 
+class _Slot:
+    """A reserved place among the searches that may wait: ``waiting`` until a worker takes it
+    (``running``), or ``released`` when its request is given up first."""
+
+    __slots__ = ("state",)
+
+    def __init__(self) -> None:
+        self.state = "waiting"
+
+
 class _Searches:
     """The bounded pool of search threads and its waiting count."""
 
@@ -80,37 +100,71 @@ class _Searches:
         with self.lock:
             return iter(list(self._active.values()))
 
-    def try_reserve(self) -> bool:
+    def try_reserve(self) -> _Slot | None:
+        """A place for one more search, or None when ``max_queued`` already wait."""
         with self.lock:
             if self.waiting >= self.config.max_queued:
-                return False
+                return None
             self.waiting += 1
-            return True
+            return _Slot()
 
-    def _run(self, req: Request, flag: StopFlag) -> dict[str, Any] | None:
+    def release(self, slot: _Slot) -> None:
+        """Give up a reservation whose search no worker has taken (a no-op once one has)."""
         with self.lock:
+            if slot.state == "waiting":
+                slot.state = "released"
+                self.waiting -= 1
+
+    def _run(self, req: Request, flag: StopFlag, slot: _Slot, info: Info | None) -> dict[str, Any] | None:
+        with self.lock:
+            if slot.state != "waiting":
+                return None  # given up before a worker took it: nothing to search for
+            slot.state = "running"
             self.waiting -= 1
             self.running += 1
         try:
-            return self.protocol.execute(req, flag)
+            return self.protocol.execute(req, flag, info)
         finally:
             with self.lock:
                 self.running -= 1
 
-    async def run(self, req: Request, flag: StopFlag) -> dict[str, Any] | None:
-        """Run a reserved search in the pool; cancelling the awaiting task sets its flag."""
+    async def run(
+        self, req: Request, flag: StopFlag, slot: _Slot, info: Info | None = None
+    ) -> dict[str, Any] | None:
+        """Run a reserved search in the pool (``info`` gets its progress lines, from the
+        worker's thread); cancelling the awaiting task sets its flag, and gives up its place
+        if no worker took it yet."""
         loop = asyncio.get_running_loop()
         with self.lock:
             self._active[id(flag)] = (req, flag)
-        future = loop.run_in_executor(self.pool, self._run, req, flag)
         try:
+            future = loop.run_in_executor(self.pool, self._run, req, flag, slot, info)
             return await asyncio.shield(future)
         except asyncio.CancelledError:
             flag.set()
             raise
         finally:
+            self.release(slot)
             with self.lock:
                 self._active.pop(id(flag), None)
+
+
+def _origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """Whether a WebSocket handshake may go on: from a client that is not a browser (no
+    ``Origin``), from the server's own pages (the origin's host is the one asked for), or
+    from an origin given with ``--cors`` (``*`` for any). Browsers do not hold WebSockets to
+    the same-origin policy: without this any web page could use a local server.
+
+    >>> _origin_allowed("http://127.0.0.1:8765", "127.0.0.1:8765", ())
+    True
+    >>> _origin_allowed("https://evil.example", "127.0.0.1:8765", ())
+    False
+    >>> _origin_allowed("https://app.example", "127.0.0.1:8765", ("https://app.example",))
+    True
+    """
+    if origin is None or "*" in allowed or origin in allowed:
+        return True
+    return bool(host) and urlsplit(origin).netloc.lower() == (host or "").lower()
 
 
 def _cheap(protocol: Protocol, req: Request) -> dict[str, Any]:
@@ -135,13 +189,18 @@ def create_app(config: ServerConfig | None = None) -> Any:
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
     cfg = config or ServerConfig()
-    protocol = Protocol(max_time=cfg.max_time)
+    protocol = Protocol(max_time=cfg.max_time, max_time_option="scopa serve --max-time")
     searches = _Searches(cfg, protocol)
 
     def respond(reply: dict[str, Any], status: int = 200) -> Response:
         return Response(jsonio.dumps(reply), status_code=status, media_type="application/json")
 
     async def api(request: HTTPRequest) -> Response:
+        if request.method != "POST":  # (not the browser app's 404: /api is the engine's)
+            reply = error_reply(None, "ProtocolError", f"{request.method} /api: send requests with POST")
+            return Response(
+                jsonio.dumps(reply), status_code=405, media_type="application/json", headers={"Allow": "POST"}
+            )
         body = b""
         async for chunk in request.stream():
             body += chunk
@@ -158,10 +217,11 @@ def create_app(config: ServerConfig | None = None) -> Any:
             return respond(error_reply(req.id, "ProtocolError", "quit has no meaning over HTTP"), 400)
         if not req.is_search:
             return respond(await asyncio.get_running_loop().run_in_executor(None, _cheap, protocol, req))
-        if not searches.try_reserve():
+        slot = searches.try_reserve()
+        if slot is None:
             return respond(_busy(req.id, f"{cfg.max_queued} searches already wait: try again later"), 429)
         flag = StopFlag()
-        task = asyncio.ensure_future(searches.run(req, flag))
+        task = asyncio.ensure_future(searches.run(req, flag, slot))
         while not task.done():  # a client that goes away stops its search
             await asyncio.wait([task], timeout=0.2)
             if not task.done() and await request.is_disconnected():
@@ -183,9 +243,17 @@ def create_app(config: ServerConfig | None = None) -> Any:
         )
 
     async def ws(websocket: WebSocket) -> None:
+        origin = websocket.headers.get("origin")
+        if not _origin_allowed(origin, websocket.headers.get("host"), cfg.cors_origins):
+            log.warning("ws refused: origin %r is not allowed (scopa serve --cors)", origin)
+            await websocket.close(code=1008)  # before the handshake: HTTP 403
+            return
         await websocket.accept()
+        loop = asyncio.get_running_loop()
         send_lock = asyncio.Lock()
-        flags: dict[int, tuple[Request, StopFlag]] = {}
+        # this connection's searches, from the moment each is read: a stop, or the socket
+        # closing, reaches it even before its task has started
+        mine: dict[int, tuple[Request, StopFlag, _Slot]] = {}
         tasks: set[asyncio.Task[None]] = set()
         peer = f"{websocket.client.host}:{websocket.client.port}" if websocket.client else "?"
         log.info("ws %s connected", peer)
@@ -194,18 +262,27 @@ def create_app(config: ServerConfig | None = None) -> Any:
             async with send_lock:
                 await websocket.send_text(jsonio.dumps(reply))
 
-        async def answer(req: Request) -> None:
+        async def search(req: Request, flag: StopFlag, slot: _Slot) -> dict[str, Any] | None:
+            sent: list[concurrent.futures.Future[None]] = []
+
+            def info(line: dict[str, Any]) -> None:  # from the worker's thread, in order
+                with contextlib.suppress(RuntimeError):  # (the loop is closing)
+                    sent.append(asyncio.run_coroutine_threadsafe(send(line), loop))
+
             try:
-                if req.is_search:
-                    flag = StopFlag()
-                    key = id(flag)
-                    flags[key] = (req, flag)
-                    try:
-                        reply = await searches.run(req, flag)
-                    finally:
-                        flags.pop(key, None)
+                reply = await searches.run(req, flag, slot, info)
+            finally:
+                mine.pop(id(flag), None)
+            for f in sent:  # the info lines go before the reply
+                await asyncio.wrap_future(f)
+            return reply
+
+        async def answer(req: Request, flag: StopFlag | None, slot: _Slot | None) -> None:
+            try:
+                if flag is not None and slot is not None:
+                    reply = await search(req, flag, slot)
                 else:
-                    reply = await asyncio.get_running_loop().run_in_executor(None, _cheap, protocol, req)
+                    reply = await loop.run_in_executor(None, _cheap, protocol, req)
                 if reply is not None:
                     await send(reply)
             except (WebSocketDisconnect, RuntimeError):
@@ -216,10 +293,12 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
-                data = message.get("text")
-                if data is None:
-                    data = message.get("bytes") or b""
-                if len(data) > cfg.max_request_bytes:
+                text = message.get("text")
+                data: str | bytes = text if text is not None else (message.get("bytes") or b"")
+                size = len(data)
+                if isinstance(data, str) and size <= cfg.max_request_bytes:
+                    size = len(data.encode("utf-8", "surrogatepass"))  # the limit is in bytes
+                if size > cfg.max_request_bytes:
                     await send(
                         error_reply(
                             None, "ProtocolError", f"a message larger than {cfg.max_request_bytes} bytes"
@@ -232,14 +311,11 @@ def create_app(config: ServerConfig | None = None) -> Any:
                     await send(exc.reply)
                     continue
                 if req.cmd == "quit":
+                    with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+                        await websocket.close()
                     break
                 if req.cmd == "stop":
-                    target = req.args.get("search")
-                    n = 0
-                    for r, f in list(flags.values()):
-                        if target is None or r.id == target:
-                            f.set()
-                            n += 1
+                    n = stop_searches([(r, f) for r, f, _ in mine.values()], req.args.get("search"))
                     await send({"id": req.id, "stopped": n})
                     continue
                 live = sum(1 for t in tasks if not t.done())
@@ -251,20 +327,27 @@ def create_app(config: ServerConfig | None = None) -> Any:
                         )
                     )
                     continue
-                if req.is_search and not searches.try_reserve():
-                    await send(_busy(req.id, f"{cfg.max_queued} searches already wait: try again later"))
-                    continue
-                task = asyncio.ensure_future(answer(req))
+                flag = slot = None
+                if req.is_search:
+                    slot = searches.try_reserve()
+                    if slot is None:
+                        await send(_busy(req.id, f"{cfg.max_queued} searches already wait: try again later"))
+                        continue
+                    flag = StopFlag()
+                    mine[id(flag)] = (req, flag, slot)
+                task = asyncio.ensure_future(answer(req, flag, slot))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
         except WebSocketDisconnect:
             pass
         finally:
-            for _, flag in list(flags.values()):  # a client that disconnects cancels its searches
+            stopped = len(mine)
+            for _, flag, slot in list(mine.values()):  # a client that disconnects cancels its searches
                 flag.set()
+                searches.release(slot)
             for task in list(tasks):
                 task.cancel()
-            log.info("ws %s closed (%d searches stopped)", peer, len(flags))
+            log.info("ws %s closed (%d searches stopped)", peer, stopped)
 
     async def card_svg(request: HTTPRequest) -> Response:
         # one SVG per card and deck, from scopa.svg: the app draws what the library draws
@@ -280,7 +363,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
         return Response(text, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
 
     routes: list[Any] = [
-        Route("/api", api, methods=["POST"]),
+        Route("/api", api, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]),
         Route("/health", health, methods=["GET"]),
         Route("/cards/{deck}/{name}.svg", card_svg, methods=["GET"]),
         WebSocketRoute("/ws", ws),
@@ -322,18 +405,24 @@ def run(
     import uvicorn
 
     cfg = config or ServerConfig()
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+        raise OptionError(f"bad port {port!r}: expected an int in 0..65535 (0 for any free one)")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:  # the port is taken, the address is not this machine's or unknown
+        sock.close()
+        raise OptionError(f"cannot listen on {host!r} port {port}: {exc.strerror or exc}") from None
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     print(f"scopa serve: listening on http://{shown}:{bound}", flush=True)
     uv = uvicorn.Config(
         create_app(cfg),
         log_level=log_level,
-        ws_max_size=max(cfg.max_request_bytes * 2, 4096),
+        ws_max_size=max(cfg.max_request_bytes * WS_FRAME_FACTOR, 1 << 20),
         lifespan="on",
     )
     uvicorn.Server(uv).run(sockets=[sock])
