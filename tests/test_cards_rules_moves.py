@@ -146,3 +146,39 @@ def test_move_parse_errors(bad):
     with pytest.raises(scopa.InvalidMoveError) as info:
         Move.parse(bad)
     assert repr(bad) in str(info.value)
+
+
+def test_cardset_pickles_copies_and_hashes_as_the_set_it_equals():
+    import copy
+
+    s = CardSet.parse("7d Kc")
+    assert pickle.loads(pickle.dumps(s)) == s and copy.copy(s) is s and copy.deepcopy(s) is s
+    view = scopa.State.deal("scopa", seed=1).view(0)
+    assert pickle.loads(pickle.dumps(view)) == view  # a view holds CardSets
+    same = frozenset(s)
+    assert s == same and hash(s) == hash(same) and len({s, same}) == 1 and {same: 1}[s] == 1
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: CardSet(3.5), "cards: expected a list of cards (Cards or card strings), got 3.5"),
+        (lambda: CardSet(None), "expected a list of cards (Cards or card strings), got None"),
+        (lambda: Move("7d", 5), "the captured cards: expected a list of cards"),
+        (lambda: CardSet.parse("7d Kc 7d"), "duplicate card '7d' in cards: '7d Kc 7d'"),
+        (lambda: Rules.from_json({"preset": "scopa", 1: True}), "option names are strings, got 1"),
+        (lambda: Rules.preset("scopa").replace(game="scopa4"), "game 'scopa4' is not an option"),
+        (
+            lambda: scopa.State.from_string("scopa;game=scopone_scientifico 7d/Kc 3c4s - -/- 0/0 0 - -"),
+            "game 'scopone_scientifico' is not an option: the game is the preset's",
+        ),
+        (
+            lambda: scopa.State.from_string("scopa;target=3;target=5 7d/Kc 3c4s - -/- 0/0 0 - -"),
+            "rule option 'target' given twice in 'scopa;target=3;target=5'",
+        ),
+    ],
+)
+def test_bad_cards_and_rules_raise_scopa_errors_quoting_them(call, message):
+    with pytest.raises(scopa.ScopaError) as exc:
+        call()
+    assert message in str(exc.value)

@@ -36,3 +36,24 @@ def test_bad_input_is_a_clear_error():
     assert out.returncode == 2 and "bad dealer 9" in out.stderr
     out = run("simulate", "--game", "poker")
     assert out.returncode == 2 and "invalid choice: 'poker'" in out.stderr
+
+
+def test_bad_numbers_and_files_are_one_line_errors(tmp_path):
+    # Found by an audit: each was a traceback, a silent default or a broken output.
+    bad = tmp_path / "b.json"
+    bad.write_bytes(b"\xff\xfe{}")
+    cases = [
+        (("play", "--game", "scopa", "--target", "0"), "bad target 0"),
+        (("simulate", "--hands", "0"), "bad count '0': expected an integer in 1..2,147,483,647"),
+        (("simulate", "--hands", "2147483648"), "bad count '2147483648'"),
+        (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "0"), "bad size 0.0"),
+        (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "nan"), "bad size nan"),
+        (("arena", "greedy", "random", "--jobs", "100000"), "bad count '100000': expected an integer in 1..256"),
+        (("arena", "greedy", "random", "--deals", "1000000000000"), "bad count '1000000000000'"),
+        (("solve", str(bad)), "not UTF-8"),
+        (("svg", str(bad)), "not UTF-8"),
+    ]
+    for args, message in cases:
+        out = run(*args)
+        assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
+        assert message in out.stderr, (args, out.stderr)

@@ -61,7 +61,7 @@ def test_no_module_raises_the_base_class_for_bad_input():
         (lambda: scopa.random_playouts("scopa", -1), errors.OptionError, "bad number of hands -1"),
         (lambda: scopa.random_playouts("scopa", 1, seed=-5), errors.OptionError, "bad seed -5"),
         (lambda: card("7d", deck="tarot"), errors.OptionError, "unknown deck 'tarot'"),
-        (lambda: position("7d"), errors.OptionError, "cannot draw str"),  # type: ignore[arg-type]
+        (lambda: position("7d"), errors.OptionError, "cannot draw '7d'"),  # type: ignore[arg-type]
         (lambda: review(42), errors.OptionError, "cannot review int"),  # type: ignore[arg-type]
         (lambda: scopa.solve([1]), errors.PositionError, "expected a scopa.State, got list"),  # type: ignore[arg-type]
         (
@@ -73,6 +73,19 @@ def test_no_module_raises_the_base_class_for_bad_input():
         (lambda: reply_outcomes(1, 1, 3, 0, W), errors.CardError, "bad unseen 1"),
         (lambda: reply_outcomes(1, 2, 3, 999, W), errors.RulesError, "bad opts 999"),
         (lambda: reply_outcomes(1, 2, -3, 0, W), errors.OptionError, "bad hand_size -3"),
+        # found by an audit of the API's edges: each once a TypeError, a bare ValueError, an
+        # AttributeError or a silently broken result
+        (lambda: HandScore.from_piles(RULES, [], [], (300, 0)), errors.PositionError, "bad scope (300, 0)"),
+        (lambda: HandScore.from_piles(RULES, [], [], (True, 0)), errors.PositionError, "bad scope (True, 0)"),
+        (lambda: HandScore.from_piles(RULES, [], [], None), errors.PositionError, "bad scope None"),  # type: ignore[arg-type]
+        (lambda: HandScore.from_piles("scopa", [], [], (0, 0)), errors.RulesError, "bad rules 'scopa'"),  # type: ignore[arg-type]
+        (lambda: review(scopa.State.deal("scopa", seed=1), limit="x"), errors.LimitError, "bad limit 'x'"),  # type: ignore[arg-type]
+        (lambda: review(scopa.State.deal("scopa", seed=1), seed="x"), errors.OptionError, "bad seed 'x'"),  # type: ignore[arg-type]
+        (lambda: card("7d", size="x"), errors.OptionError, "bad size 'x'"),  # type: ignore[arg-type]
+        (lambda: card("7d", size=float("nan")), errors.OptionError, "bad size nan"),
+        (lambda: position(scopa.State.deal("scopa", seed=1), size=-1), errors.OptionError, "bad size -1"),
+        (lambda: scopa.random_playouts("scopa", 2**31), errors.OptionError, "bad number of hands 2147483648"),
+        (lambda: scopa.jsonio.loads("[1e400]"), errors.ScopaError, "the number 1e400 is too large"),
     ],
 )
 def test_bad_input_raises_its_own_error_quoting_the_value(call, kind, quoted):

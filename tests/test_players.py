@@ -25,6 +25,7 @@ from scopa.players import (
     make_player,
 )
 from scopa.players.base import sweep_chance
+from scopa.players.greedy import GreedyWeights
 from scopa.players.inference import OpponentModel, hand_posterior, sweepers
 from scopa.view import PlayerView
 
@@ -623,7 +624,7 @@ def test_ismcts_root_prior_is_the_greedy_rating():
             "bad playout 'smart': expected one of random, heuristic, auto$",
         ),
         (lambda: make_player("pimc", colour=3), "bad options for player 'pimc'"),
-        (lambda: make_player("greedy", depth=3), "GreedyPlayer takes no options"),
+        (lambda: make_player("greedy", depth=3), "GreedyPlayer takes no options but weights, got depth"),
         (lambda: make_player("pimc", infer="yes"), "bad infer 'yes'"),
         (lambda: make_player("pimc", model={"temperature": 1}), "bad model"),
         (
@@ -638,6 +639,23 @@ def test_ismcts_root_prior_is_the_greedy_rating():
             "bad partner_weight 2: expected a number from 0 to 1$",
         ),
         (lambda: make_player("pimc", partner_weight=False), "bad partner_weight False"),
+        # found by an audit of the API's edges (each was accepted, or a TypeError later)
+        (lambda: make_player("ismcts", exploration="x"), "bad exploration 'x': expected a finite number >= 0"),
+        (lambda: make_player("ismcts", exploration=float("nan")), "bad exploration nan"),
+        (lambda: make_player("ismcts", exploration=-1), "bad exploration -1"),
+        (lambda: make_player("ismcts", playout=[]), r"bad playout \[\]: expected one of"),
+        (lambda: make_player("pimc", tt_size_mb=0), "bad tt_size_mb 0: expected an int in 1..65536"),
+        (lambda: make_player("pimc", tt_size_mb=True), "bad tt_size_mb True"),
+        (lambda: make_player("pimc", seed="x"), "bad seed 'x': expected an int or None"),
+        (lambda: make_player("level3", seed=1.5), "bad seed 1.5"),
+        (lambda: make_player("random", seed=[1]), r"bad seed \[1\]"),
+        (lambda: make_player("level03"), "unknown player 'level03'"),
+        (lambda: make_player("level\u0663"), "unknown player"),
+        (lambda: make_player([]), r"unknown player \[\]"),
+        (lambda: arena("scopa", GreedyPlayer, "random", deals=1), "a player class; give a player"),
+        (lambda: arena("scopa", "greedy", "random", deals=1, seed="x"), "bad seed 'x': expected an int"),
+        (lambda: arena("scopa", "greedy", "random", deals=10**7), "bad deals 10000000"),
+        (lambda: arena("scopa", "greedy", "random", deals=1, jobs=100_000), "bad jobs 100000"),
         (
             lambda: OpponentModel(temperature=0),
             "bad OpponentModel temperature 0: expected a finite number > 0$",
@@ -686,3 +704,70 @@ def test_arena_errors():
         arena("scopa", "greedy", "greedy", deals=0)
     with pytest.raises(scopa.ScopaError, match="bad player"):
         arena("scopa", ("pimc",), "greedy", deals=2)  # type: ignore[arg-type]
+
+
+def test_make_player_takes_greedy_weights():
+    w = GreedyWeights(sweep=2.0)
+    assert make_player("greedy", weights=w).weights == w
+
+
+@pytest.mark.parametrize("name", ["random", "greedy", "pimc", "ismcts", "level2"])
+def test_choose_refuses_what_is_not_a_view_or_a_limit(name):
+    s = State.deal("scopa", seed=2)
+    player = make_player(name, seed=1)
+    with pytest.raises(scopa.PositionError, match=r"expected a scopa.PlayerView: give the seat's view"):
+        player.choose(s)  # type: ignore[arg-type]
+    with pytest.raises(scopa.PositionError, match="bad view None"):
+        player.choose(None)  # type: ignore[arg-type]
+    with pytest.raises(scopa.LimitError, match="bad limit 'x'"):
+        player.choose(s.view(s.turn), limit="x")  # type: ignore[arg-type]
+
+
+def test_pimc_node_limit_counts_every_solver_call():
+    # RULES §8: with reply weighing a sample takes one solver call a move; the node limit
+    # counts them all (it counted the last call only: 60,063 nodes under a limit of 20,000).
+    s = State.deal("scopa", seed=3)
+    v = s.view(s.turn)
+    bound = 5_000 if TWIN_RUN else 20_000
+    p = PIMCPlayer(seed=1, time_limit=None)
+    calls: list[int] = []
+    real = p._minimax_values
+
+    def counted(*args, **kwargs):
+        before = p._nodes_here()
+        out = real(*args, **kwargs)
+        calls.append(p._nodes_here() - before)
+        return out
+
+    p._minimax_values = counted  # type: ignore[method-assign]
+    p.evaluate(v, scopa.Limit(nodes=bound))
+    assert len(calls) > p.last_samples >= 1  # several calls a sample
+    assert sum(calls) == p._nodes_here() >= bound
+    assert sum(calls[: -len(calls) // p.last_samples]) < bound  # it stopped at the sample that crossed
+
+
+def test_pimc_on_threads_already_stopped_values_one_sample():
+    s = State.deal("scopa", seed=3)
+    flag = scopa.StopFlag()
+    flag.set()
+    p = PIMCPlayer(seed=1, time_limit=None, threads=2)
+    p.evaluate(s.view(s.turn), scopa.Limit(stop=flag))
+    assert p.last_samples == 1
+
+
+def test_ismcts_time_includes_the_priors_ratings(monkeypatch):
+    # The greedy ratings of the root moves count against the time: a prior that takes longer
+    # than the limit leaves time for the first iteration only.
+    import time as _time
+
+    s = State.deal("scopa", seed=3)
+    p = ISMCTSPlayer(time_limit=None, seed=1)
+    real = p._root_bias
+
+    def slow(view, moves):
+        _time.sleep(0.1)
+        return real(view, moves)
+
+    monkeypatch.setattr(p, "_root_bias", slow)
+    p.choose(s.view(s.turn), limit=scopa.Limit(time=0.05))
+    assert p.last_iterations == 1

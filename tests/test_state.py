@@ -12,6 +12,7 @@ from helpers import brute_captures
 import scopa
 from scopa import Card, Move, Rules, State
 from scopa.errors import show
+from scopa.notation import view_from_json
 
 PRESETS = scopa.PRESETS
 
@@ -315,3 +316,25 @@ def test_one_way_to_take_a_position():
     for position in (s.to_string(), text):
         reply = p.handle(json.dumps({"cmd": "legal", "id": 1, "position": position}))
         assert reply is not None and reply["moves"] == [str(m) for m in s.legal_moves()], reply
+
+
+@pytest.mark.parametrize(
+    "obj, message",
+    [
+        # keys of any type (a decoded mapping may hold ints) are named, not a TypeError
+        (
+            {"rules": "scopa", "hands": [["7d"], ["Kc"]], "turn": 0, 1: 0, "zz": 1},
+            "unknown field(s) 'zz', 1 in position",
+        ),
+        ({"rules": "scopa", "hands": [["7d"], ["Kc"]], "turn": 0, "scope": []}, "bad scope []"),
+        ({"rules": "scopa", "hands": [["7d"], ["Kc"]], "turn": 0, "captured": []}, "captured"),
+        ([1], "a JSON position must be an object, got [1]"),
+    ],
+)
+def test_json_positions_refuse_what_they_do_not_say(obj, message):
+    with pytest.raises(scopa.PositionError) as exc:
+        State.from_json(obj)
+    assert message in str(exc.value)
+    if isinstance(obj, dict) and 1 not in obj:
+        with pytest.raises(scopa.PositionError):
+            view_from_json({**obj, "hands": [["7d"], 1], "stock": 0})

@@ -31,9 +31,11 @@ from rich.table import Table
 from rich.text import Text
 
 import scopa
-from scopa.errors import OptionError, RulesError, ScopaError
+from scopa.arena import MAX_DEALS, MAX_JOBS
+from scopa.errors import OptionError, PositionError, RulesError, ScopaError
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME
+from scopa.simulate import MAX_HANDS
 from scopa.terminal import cards_text, move_text
 
 #: The built-in example for ``scopa solve``: Scopone scientifico with four cards in each hand.
@@ -48,8 +50,11 @@ def parse_position(text: str | None) -> scopa.State:
     if text is None:
         return scopa.State.from_string(EXAMPLE)
     if os.path.isfile(text):
-        with open(text, encoding="utf-8") as f:
-            return scopa.State.from_json(f.read())
+        try:
+            with open(text, "rb") as f:  # (bytes: the JSON reader says what is not UTF-8)
+                return scopa.State.from_json(f.read())
+        except OSError as exc:
+            raise PositionError(f"cannot read the position file {text!r}: {exc.strerror or exc}") from None
     return scopa.State.of(text)
 
 
@@ -218,7 +223,7 @@ def _play(args: argparse.Namespace, console: Console) -> int:
     from scopa.terminal import start
 
     rules = scopa.Rules.preset(args.game, **_options(args.option))
-    if args.target:
+    if args.target is not None:
         rules = rules.replace(target=args.target)
     game = start(
         rules,
@@ -446,6 +451,17 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _count(most: int) -> Callable[[str], int]:
+    """An argparse type: an integer in 1..``most``."""
+
+    def check(text: str) -> int:
+        if not text.isascii() or not text.isdigit() or len(text) > 18 or not 1 <= int(text) <= most:
+            raise argparse.ArgumentTypeError(f"bad count {text!r}: expected an integer in 1..{most:,}")
+        return int(text)
+
+    return check
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line parser."""
     parser = argparse.ArgumentParser(prog="scopa", description="Scopa and Scopone engine")
@@ -506,8 +522,10 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("a", choices=[*PLAYERS, *level_names()])
     ar.add_argument("b", choices=[*PLAYERS, *level_names()])
     ar.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
-    ar.add_argument("--deals", type=int, default=100, help="duplicate deals (each played twice)")
-    ar.add_argument("--jobs", type=int, default=1)
+    ar.add_argument(
+        "--deals", type=_count(MAX_DEALS), default=100, help="duplicate deals (each played twice)"
+    )
+    ar.add_argument("--jobs", type=_count(MAX_JOBS), default=1, help="processes (default 1)")
     ar.add_argument("--seed", type=int, default=0)
     ar.set_defaults(func=_arena)
 
@@ -531,7 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
     place = bat.add_mutually_exclusive_group()
     place.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="a Dask scheduler (scopa[dask])")
     place.add_argument(
-        "--workers", type=_positive, default=None, help="local processes (default: every core)"
+        "--workers", type=_count(MAX_JOBS), default=None, help="local processes (default: every core)"
     )
     bat.add_argument(
         "--time", type=_seconds, default=0, metavar="SECONDS", help="limit per job (review: per play)"
@@ -541,7 +559,9 @@ def build_parser() -> argparse.ArgumentParser:
     srv = sub.add_parser("serve", help="the engine over HTTP and WebSocket, and the browser app")
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 for any free one)")
-    srv.add_argument("--workers", type=_positive, default=2, help="threads that run searches (default 2)")
+    srv.add_argument(
+        "--workers", type=_count(MAX_JOBS), default=2, help="threads that run searches (default 2)"
+    )
     srv.add_argument(
         "--max-time",
         type=_seconds,
@@ -562,7 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="random hands inside the core, mean points per category")
     sim.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
-    sim.add_argument("--hands", type=int, default=100_000)
+    sim.add_argument("--hands", type=_count(MAX_HANDS), default=100_000)
     sim.add_argument("--seed", type=int, default=1)
     sim.set_defaults(func=_simulate)
 
@@ -592,6 +612,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args, console))
     except ScopaError as exc:
         print(f"scopa: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(
+            "scopa: error: out of memory: ask for less (a smaller --tt, fewer deals or hands)",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         return 130

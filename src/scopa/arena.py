@@ -96,6 +96,11 @@ def _name(spec: Any) -> str:
     return str(getattr(spec, "__name__", type(spec).__name__))
 
 
+#: The most deals one arena call plays (its task list is made up front) and the most processes.
+MAX_DEALS = 1_000_000
+MAX_JOBS = 256
+
+
 def _check_spec(spec: Any) -> None:
     """Fail here, not in a worker, on a bad side."""
     if isinstance(spec, str):
@@ -107,6 +112,10 @@ def _check_spec(spec: Any) -> None:
             raise OptionError(
                 f"bad player {show(spec)}: expected a name, (name, options), a player or a factory"
             )
+    elif isinstance(spec, type):
+        raise OptionError(
+            f"bad player {show(spec)}: a player class; give a player ({spec.__name__}()), a name or a factory"
+        )
     elif not (hasattr(spec, "choose") or callable(spec)):
         raise OptionError(f"bad player {show(spec)}: expected a name, (name, options), a player or a factory")
 
@@ -204,10 +213,12 @@ def arena(
     r = rules if isinstance(rules, Rules) else Rules.from_json(rules)
     for spec in (player_a, player_b):
         _check_spec(spec)
-    if not isinstance(deals, int) or isinstance(deals, bool) or deals < 1:
-        raise OptionError(f"bad deals {show(deals)}: expected an int >= 1")
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise OptionError(f"bad jobs {show(jobs)}: expected an int >= 1")
+    if not isinstance(deals, int) or isinstance(deals, bool) or not 1 <= deals <= MAX_DEALS:
+        raise OptionError(f"bad deals {show(deals)}: expected an int in 1..{MAX_DEALS:,}")
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS:
+        raise OptionError(f"bad jobs {show(jobs)}: expected an int in 1..{MAX_JOBS} (processes)")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise OptionError(f"bad seed {show(seed)}: expected an int")
     rng = random.Random(seed)
     tasks = [(i, r, player_a, player_b, rng.getrandbits(63), rng.randrange(r.players)) for i in range(deals)]
     results: list[list[Game]] = [[] for _ in range(deals)]

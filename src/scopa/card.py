@@ -162,8 +162,13 @@ def cards_mask(cards: Iterable[CardLike], what: str = "cards") -> int:
         return cards.mask
     if isinstance(cards, str):
         raise CardError(f"{what}: expected a list of cards, got the string {show(cards)}")
+    try:
+        items = iter(cards)
+    except TypeError:
+        expected = "a list of cards (Cards or card strings)"
+        raise CardError(f"{what}: expected {expected}, got {show(cards)}") from None
     mask = 0
-    for c in cards:
+    for c in items:
         bit = 1 << Card.parse(c).index
         if mask & bit:
             raise CardError(f"duplicate card {show(str(Card.parse(c)))} in {what}")
@@ -208,7 +213,10 @@ class CardSet(Set[Card]):
         parts = text.replace(",", " ").split()
         if parts == ["-"]:
             parts = []
-        return cls(parts)
+        try:
+            return cls(parts)
+        except CardError as exc:
+            raise CardError(f"{exc}: {show(text)}") from None
 
     @classmethod
     def _from_mask(cls, mask: int) -> CardSet:
@@ -236,7 +244,18 @@ class CardSet(Set[Card]):
         return Set.__eq__(self, other)
 
     def __hash__(self) -> int:
-        return hash(("CardSet", self.mask))
+        # equal to any set of the same cards, so hashed as one: a frozenset's hash depends only
+        # on its members' hashes, and a Card's hash is its index
+        return hash(frozenset(bits(self.mask)))
+
+    def __reduce__(self) -> tuple[type[CardSet], tuple[int]]:
+        return (CardSet, (self.mask,))
+
+    def __copy__(self) -> CardSet:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> CardSet:
+        return self
 
     @classmethod
     def _from_iterable(cls, it: Iterable[Card]) -> CardSet:  # type: ignore[override]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 __all__ = [
     "AmbiguousMoveError",
     "CardError",
@@ -13,6 +16,17 @@ __all__ = [
     "RulesError",
     "ScopaError",
 ]
+
+
+def unknown_keys(obj: Mapping[Any, Any], allowed: Iterable[str]) -> list[str]:
+    """The keys of ``obj`` not in ``allowed``, each as :func:`show` writes it, sorted (keys of
+    any type: a decoded mapping may hold ints as keys).
+
+    >>> unknown_keys({"turn": 0, "zz": 1, 1: 2}, ["turn"])
+    ["'zz'", '1']
+    """
+    known = set(allowed)
+    return sorted(show(k) for k in obj if not (isinstance(k, str) and k in known))
 
 
 def show(x: object) -> str:

@@ -23,6 +23,7 @@ scopa.jsonio.JSONInputError: not strict JSON: NaN is not a number JSON allows
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from scopa.errors import ScopaError
@@ -67,6 +68,13 @@ def _too_deep(text: str) -> bool:
     return False
 
 
+def _finite_float(text: str) -> float:
+    x = float(text)
+    if not math.isfinite(x):  # 1e400: strict JSON has no infinity, spelt out or overflowing
+        raise JSONInputError(f"not strict JSON: the number {text[:40]} is too large for a float")
+    return x
+
+
 def _check_strings(obj: Any) -> None:
     if isinstance(obj, str):
         try:
@@ -101,7 +109,7 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
     if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(text):
         raise JSONInputError(f"JSON nested more than {MAX_DEPTH} levels deep")
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
+        obj = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
     except JSONInputError:
         raise
     except (ValueError, RecursionError) as exc:

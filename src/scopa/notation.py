@@ -12,13 +12,20 @@ table, stock, captured, scope, turn, last_capture, dealer. Cards are written wit
 separators (every card is two characters), lists of lists are joined by ``/``, an empty
 list or a null is ``-``, and options follow the preset after ``;``::
 
-    scopone_scientifico 7dKc/As2b/3c4d/5s6b Qd - Ad/2d 0/1 0 1 3
-    scopa;capture_rule=fewest;target=16 7d/Kc 3c4s - -/- 0/0 0 - -
+    scopone_scientifico 7dKc/As2b/4d3c/5s6b Qd - Ad/2d 0/1 0 1 3
+    scopa;target=16;capture_rule=fewest 7d/Kc 3c4s - -/- 0/0 0 - -
+
+(Each list of cards is written in index order, ranks within suits; a string that lists them
+in another order reads the same.)
 
 >>> from scopa import State
 >>> s = State.from_string("scopone_scientifico 7dKc/As2b/3c4d/5s6b Qd - Ad/2d 0/1 0 1 3")
->>> State.from_json(s.to_json()) == s and s.to_string() == str(s.to_string())
+>>> s.to_string()
+'scopone_scientifico 7dKc/As2b/4d3c/5s6b Qd - Ad/2d 0/1 0 1 3'
+>>> State.from_json(s.to_json()) == s == State.from_string(s.to_string())
 True
+>>> State.from_string("scopa;capture_rule=fewest;target=16 7d/Kc 3c4s - -/- 0/0 0 - -").to_string()
+'scopa;target=16;capture_rule=fewest 7d/Kc 3c4s - -/- 0/0 0 - -'
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.card import DECK, CardSet, cards_mask
-from scopa.errors import PositionError, RulesError, ScopaError, show
+from scopa.errors import PositionError, RulesError, ScopaError, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
@@ -99,11 +106,11 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
         except jsonio.JSONInputError as exc:
             raise PositionError(f"position is not valid JSON: {exc}") from None
     if not isinstance(obj, Mapping):
-        raise PositionError(f"a JSON position must be an object, got {type(obj).__name__}")
-    unknown = sorted(set(obj) - set(_FIELDS_V2))
+        raise PositionError(f"a JSON position must be an object, got {show(obj)}")
+    unknown = unknown_keys(obj, _FIELDS_V2)
     if unknown:
         raise PositionError(
-            f"unknown field(s) {', '.join(map(repr, unknown))} in position: expected {', '.join(_FIELDS_V2)}"
+            f"unknown field(s) {', '.join(unknown)} in position: expected {', '.join(_FIELDS_V2)}"
         )
     missing = [f for f in _REQUIRED if f not in obj]
     if missing:
@@ -122,10 +129,10 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
         rules,
         obj["hands"],
         turn=obj["turn"],
-        table=obj.get("table") or (),
-        stock=obj.get("stock") or (),
-        captured=obj.get("captured") or ((), ()),
-        scope=obj.get("scope") or (0, 0),
+        table=obj.get("table", ()),
+        stock=obj.get("stock", ()),
+        captured=obj.get("captured", ((), ())),
+        scope=obj.get("scope", (0, 0)),
         last_capture=obj.get("last_capture"),
         dealer=obj.get("dealer"),
     )
@@ -218,6 +225,8 @@ def _parse_rules(text: str) -> Rules:
         key, sep, value = opt.partition("=")
         if not sep or not key:
             raise RulesError(f"bad rule option {show(opt)} in {show(text)}: expected name=value")
+        if key in options:
+            raise RulesError(f"rule option {show(key)} given twice in {show(text)}")
         options[key] = _parse_value(key, value)
     return Rules.preset(name, **options)
 
@@ -241,7 +250,7 @@ def _int_field(text: str, what: str, nullable: bool) -> int | None:
 def state_from_string(text: str) -> State:
     """Parse a compact position string (see the module docstring)."""
     if not isinstance(text, str):
-        raise PositionError(f"a position string must be a str, got {type(text).__name__}")
+        raise PositionError(f"a position string must be a str, got {show(text)}")
     if len(text) > MAX_STRING:
         raise PositionError(f"position string of {len(text)} characters: at most {MAX_STRING} accepted")
     fields = text.split()
@@ -347,13 +356,12 @@ def view_from_json(obj: object) -> PlayerView:
         except jsonio.JSONInputError as exc:
             raise PositionError(f"view is not valid JSON: {exc}") from None
     if not isinstance(obj, Mapping):
-        raise PositionError(f"a view must be a JSON object, got {type(obj).__name__}")
+        raise PositionError(f"a view must be a JSON object, got {show(obj)}")
     d = dict(obj)
-    unknown = sorted(set(d) - set(_FIELDS) - {"history", "seat"})
+    unknown = unknown_keys(d, (*_FIELDS, "history", "seat"))
     if unknown:
         raise PositionError(
-            f"unknown field(s) {', '.join(map(repr, unknown))} in view: "
-            f"expected {', '.join(_FIELDS)}, seat, history"
+            f"unknown field(s) {', '.join(unknown)} in view: expected {', '.join(_FIELDS)}, seat, history"
         )
     rules = Rules.from_json(d.get("rules"))
     turn = d.get("turn")

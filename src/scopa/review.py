@@ -248,9 +248,11 @@ def review(
     if not (ok and 0 < time_limit <= MAX_TIME_PER_PLAY):
         expected = f"seconds per play in (0, {MAX_TIME_PER_PLAY:g}]"
         raise LimitError(f"bad time_limit {show(time_limit)}: expected {expected}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
+        raise OptionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1")
     hands = _hands(source)
     total = sum(len(p) for _, p in hands)
-    lim = limit or Limit()
+    lim = Limit.of(limit)
     t0 = time.perf_counter()
     solver = Solver(64)
     out: list[PlayReview] = []

@@ -103,8 +103,10 @@ class Rules:
 
     def replace(self, **options: Any) -> Rules:
         """A copy with some options changed; unknown names raise :class:`RulesError`."""
-        known = {f.name for f in dataclasses.fields(self)}
+        known = {f.name for f in dataclasses.fields(self)} - {"game"}
         for key in options:
+            if key == "game":  # the deck's geometry goes with it: a game is a preset
+                raise RulesError(f"game {show(options[key])} is not an option: the game is the preset's")
             if key not in known:
                 raise RulesError(
                     f"unknown rule option {show(key)}: expected one of {', '.join(sorted(known))}"
@@ -175,6 +177,9 @@ class Rules:
             return cls.preset(obj)
         if isinstance(obj, Mapping):
             opts = dict(obj)
+            odd = [k for k in opts if not isinstance(k, str)]
+            if odd:
+                raise RulesError(f"rules object {show(obj)}: option names are strings, got {show(odd[0])}")
             name = opts.pop("preset", None)
             if name is None:
                 raise RulesError(f"rules object {show(obj)} has no 'preset'")

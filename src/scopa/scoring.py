@@ -18,7 +18,7 @@ from typing import Any
 
 import scopa_core as core
 from scopa.card import CardLike, CardSet, cards_mask
-from scopa.errors import CardError, PositionError, show
+from scopa.errors import CardError, PositionError, RulesError, show
 from scopa.rules import Rules
 
 __all__ = ["CATEGORIES", "HandScore", "primiera_total"]
@@ -129,12 +129,19 @@ class HandScore:
     ) -> HandScore:
         """Score two teams' piles and scope counts under ``rules``.
 
-        Raises :class:`CardError` when a card is unknown or in both piles.
+        Raises :class:`CardError` when a card is unknown or in both piles,
+        :class:`PositionError` for a bad ``scope``, :class:`RulesError` for bad ``rules``.
         """
+        if not isinstance(rules, Rules):
+            raise RulesError(f"bad rules {show(rules)}: expected a scopa.Rules (Rules.preset(name))")
         m0 = cards_mask(pile0, "team 0's pile")
         m1 = cards_mask(pile1, "team 1's pile")
         if m0 & m1:
             raise CardError(f"card(s) {CardSet(m0 & m1)} are in both piles")
-        if len(scope) != 2 or any(not isinstance(s, int) or s < 0 for s in scope):
-            raise PositionError(f"bad scope {show(scope)}: expected two non-negative ints")
+        pair = isinstance(scope, (tuple, list)) and len(scope) == 2
+        if not pair or any(not isinstance(s, int) or isinstance(s, bool) or not 0 <= s <= 20 for s in scope):
+            raise PositionError(
+                f"bad scope {show(scope)}: expected two ints in 0..20, one per team (a team makes at most "
+                "20 plays in a hand)"
+            )
         return cls._from_masks(rules, m0, m1, (scope[0], scope[1]))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import scopa_core as core
-from scopa.errors import OptionError
+from scopa.errors import OptionError, show
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
 
@@ -43,6 +43,10 @@ class Playouts:
         return out
 
 
+#: The most hands one call plays (the core's count is a 32-bit int).
+MAX_HANDS = 2**31 - 1
+
+
 def random_playouts(rules: Rules | str, n: int, seed: int | None = None) -> Playouts:
     """Play ``n`` whole hands with uniformly random legal moves inside the core.
 
@@ -54,11 +58,11 @@ def random_playouts(rules: Rules | str, n: int, seed: int | None = None) -> Play
     ((1000, 2), True)
     """
     r = rules if isinstance(rules, Rules) else Rules.from_json(rules)
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise OptionError(f"bad number of hands {n!r}: expected an int >= 0")
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_HANDS:
+        raise OptionError(f"bad number of hands {show(n)}: expected an int in 0..{MAX_HANDS}")
     if seed is None:
         seed = secrets.randbits(64)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
-        raise OptionError(f"bad seed {seed!r}: expected an int in 0..2**64-1")
+        raise OptionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1")
     points, breakdown = core.playouts(r.players, r.hand_size, r.table_size, r.core_options, n, seed)
     return Playouts(r, points, breakdown)

@@ -409,8 +409,8 @@ class State:
         return state_to_json(self)
 
     @classmethod
-    def from_json(cls, obj: str | Mapping[str, Any]) -> State:
-        """Parse a JSON position (text or an already-decoded dict)."""
+    def from_json(cls, obj: str | bytes | Mapping[str, Any]) -> State:
+        """Parse a JSON position (text, UTF-8 bytes, or an already-decoded dict)."""
         from scopa.notation import state_from_json
 
         return state_from_json(obj)

@@ -94,6 +94,19 @@ _GLYPHS: dict[str, dict[str, str]] = {
 }
 
 
+#: The widths (pixels) a card may be drawn at.
+MIN_SIZE, MAX_SIZE = 8.0, 2000.0
+
+
+def _check_size(size: object) -> float:
+    number = isinstance(size, (int, float)) and not isinstance(size, bool)
+    if not (number and MIN_SIZE <= size <= MAX_SIZE):  # type: ignore[operator]
+        raise OptionError(
+            f"bad size {show(size)}: expected a card's width in pixels, {MIN_SIZE:g} to {MAX_SIZE:g}"
+        )
+    return float(size)  # type: ignore[arg-type]
+
+
 def _check_deck(deck: str) -> str:
     if deck not in DECKS:
         raise OptionError(f"unknown deck {show(deck)}: expected one of {', '.join(DECKS)}")
@@ -165,7 +178,7 @@ def card(c: Card | str, *, deck: str = "french", size: float = 60) -> str:
     """
     cd = Card.parse(c)
     _check_deck(deck)
-    k = size / _W
+    k = _check_size(size) / _W
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{size:g}" height="{_H * k:g}" '
         f'viewBox="0 0 {_W:g} {_H:g}" role="img" aria-label={quoteattr(_label(cd, deck))}>'
@@ -175,7 +188,7 @@ def card(c: Card | str, *, deck: str = "french", size: float = 60) -> str:
 
 def card_back(*, size: float = 60) -> str:
     """The back of a card as an SVG document (the same for every card)."""
-    k = size / _W
+    k = _check_size(size) / _W
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{size:g}" height="{_H * k:g}" '
         f'viewBox="0 0 {_W:g} {_H:g}" role="img" aria-label="a card face down">{_back_g(0, 0, 1)}</svg>'
@@ -216,12 +229,13 @@ def position(
     card's width in pixels.
     """
     _check_deck(deck)
+    size = _check_size(size)
     if isinstance(state_or_view, State):
         src: Any = state_or_view.view(seat) if seat is not None else state_or_view
     elif isinstance(state_or_view, PlayerView):
         src = state_or_view
     else:
-        raise OptionError(f"cannot draw {type(state_or_view).__name__}: expected a State or a PlayerView")
+        raise OptionError(f"cannot draw {show(state_or_view)}: expected a State or a PlayerView")
     is_view = isinstance(src, PlayerView)
     n = src.rules.players
     me = src.seat if is_view else (seat if seat is not None else 0)

@@ -58,14 +58,15 @@ def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
     lv = make_level(name, seed, options) if isinstance(name, str) else None
     if lv is not None:
         return lv
-    cls = PLAYERS.get(name)
+    cls = PLAYERS.get(name) if isinstance(name, str) else None
     if cls is None:
         known = ", ".join([*PLAYERS, *level_names()])
         raise OptionError(f"unknown player {show(name)}: expected one of {known}")
     if cls is GreedyPlayer:
-        if options:
-            raise OptionError(f"GreedyPlayer takes no options, got {', '.join(options)}")
-        return GreedyPlayer()
+        unknown = sorted(set(options) - {"weights"})
+        if unknown:
+            raise OptionError(f"GreedyPlayer takes no options but weights, got {', '.join(unknown)}")
+        return GreedyPlayer(**options)
     try:
         player: Player = cls(seed=seed, **options)
     except TypeError as exc:

@@ -17,7 +17,18 @@ from scopa.move import Move
 from scopa.state import State
 from scopa.view import PlayerView
 
-__all__ = ["Player", "check_budget", "choose", "determinize", "leaves_sweep", "sweep_chance", "sweepers"]
+__all__ = [
+    "Player",
+    "check_budget",
+    "check_number",
+    "check_seed",
+    "check_view",
+    "choose",
+    "determinize",
+    "leaves_sweep",
+    "sweep_chance",
+    "sweepers",
+]
 
 
 @runtime_checkable
@@ -116,8 +127,9 @@ def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | No
 
 
 def _legal(view: PlayerView) -> list[Move]:
-    """The legal moves of ``view`` (raise :class:`IllegalMoveError` if its seat is not to move)."""
-    moves = view.legal_moves()
+    """The legal moves of ``view`` (raise :class:`IllegalMoveError` if its seat is not to move,
+    :class:`PositionError` if it is not a view)."""
+    moves = check_view(view).legal_moves()
     if not moves:
         if view.turn == view.seat:  # its hand is empty: the hand is over
             raise IllegalMoveError(f"seat {view.seat} has no card to play: the hand is over")
@@ -136,6 +148,28 @@ def check_budget(name: str, value: object, allow_none: bool = False) -> None:
         raise OptionError(
             f"bad {name} {show(value)}: expected an int >= 1" + (" or None" if allow_none else "")
         )
+
+
+def check_seed(seed: object) -> int | None:
+    """``seed`` if it is None or an int (not a bool); else :class:`~scopa.errors.OptionError`.
+
+    >>> check_seed("x")
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad seed 'x': expected an int or None
+    """
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise OptionError(f"bad seed {show(seed)}: expected an int or None")
+    return seed
+
+
+def check_view(view: object) -> PlayerView:
+    """``view`` if it is a :class:`~scopa.view.PlayerView` (what ``choose`` takes: a seat's
+    view, ``state.view(seat)``); else :class:`~scopa.errors.PositionError`."""
+    if not isinstance(view, PlayerView):
+        hint = ": give the seat's view, state.view(seat)" if isinstance(view, State) else ""
+        raise PositionError(f"bad view {show(view)}: expected a scopa.PlayerView{hint}")
+    return view
 
 
 def check_number(

@@ -281,6 +281,7 @@ class GreedyPlayer:
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The best move by :meth:`score` (the first in move order among equals); it decides
         at once, so ``limit`` changes nothing."""
+        Limit.of(limit)
         return max(_legal(view), key=lambda m: self.score(view, m))
 
     def score(self, view: PlayerView, move: Move) -> float:

@@ -7,10 +7,10 @@ import random
 import time
 
 import scopa_core as core
-from scopa.errors import LimitError, OptionError, show
+from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_budget, check_number, determinize
+from scopa.players.base import _legal, check_budget, check_number, check_seed, determinize
 from scopa.players.greedy import GreedyPlayer
 from scopa.view import PlayerView
 
@@ -73,15 +73,15 @@ class ISMCTSPlayer:
     ) -> None:
         check_budget("iterations", iterations)
         check_budget("time_limit", time_limit, allow_none=True)
-        if playout not in PLAYOUTS:
+        if not isinstance(playout, str) or playout not in PLAYOUTS:
             raise OptionError(f"bad playout {show(playout)}: expected one of {', '.join(PLAYOUTS)}")
         self.playout = playout
         self.prior = check_number("prior", prior, 0, math.inf, "a finite number >= 0")
         self._policy = PLAYOUTS[playout]
         self.iterations = iterations
         self.time_limit = time_limit
-        self.seed = seed
-        self.exploration = exploration
+        self.seed = check_seed(seed)
+        self.exploration = check_number("exploration", exploration, 0, math.inf, "a finite number >= 0")
         self._rng = random.Random(seed)
         self.last_iterations = 0
         #: the root moves' visit counts of the last search (a move played without a search: {})
@@ -90,9 +90,7 @@ class ISMCTSPlayer:
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The most visited root move after the search; ``limit`` may end it sooner (its
         time, its nodes counted as iterations, its stop flag)."""
-        if limit is not None and not isinstance(limit, Limit):
-            raise LimitError(f"bad limit {show(limit)}: expected a scopa.Limit or None")
-        lim = limit or Limit()
+        lim = Limit.of(limit)
         seconds = self.time_limit
         if lim.time is not None:
             seconds = lim.time if seconds is None else min(seconds, lim.time)
@@ -104,10 +102,10 @@ class ISMCTSPlayer:
         rules = view.rules
         opts, block = rules.core_options, rules.hand_size
         policy = self._policy if self._policy >= 0 else (1 if rules.players == 4 else 0)
+        start = time.perf_counter()  # (the prior's ratings count against the time too)
         root = _Node(team=1 - view.team)
         bias = self._root_bias(view, moves) if self.prior else {}
         rng = self._rng
-        start = time.perf_counter()
         done = 0
         for _ in range(iterations):
             done += 1

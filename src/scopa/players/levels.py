@@ -45,7 +45,7 @@ from typing import Any
 from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_budget
+from scopa.players.base import _legal, check_budget, check_seed
 from scopa.players.pimc import REPLY_WEIGHT, PIMCPlayer
 from scopa.view import PlayerView
 
@@ -116,7 +116,7 @@ class LevelPlayer:
             raise OptionError(f"unknown level {show(n)}: expected 1 to {len(LEVELS)}")
         check_budget("time_limit", time_limit, allow_none=True)
         self.level = n
-        self.seed = seed
+        self.seed = check_seed(seed)
         self.time_limit = time_limit
         self._rng = random.Random(seed)
         self._pimc: PIMCPlayer | None = None
@@ -146,6 +146,7 @@ class LevelPlayer:
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The level's move for ``view``."""
+        Limit.of(limit)
         moves = _legal(view)
         if len(moves) == 1:
             return moves[0]
@@ -187,7 +188,7 @@ def level_names() -> list[str]:
 
 def make_level(name: str, seed: int | None, options: dict[str, Any]) -> LevelPlayer | None:
     """The level player named ``name`` (``"level3"``), or None if it is not a level's name."""
-    if not name.startswith("level") or not name[5:].isdecimal() or int(name[5:]) not in LEVELS:
+    if name not in level_names():  # (exactly: not "level03", nor other scripts' digits)
         return None
     unknown = set(options) - {"time_limit"}
     if unknown:

@@ -11,10 +11,10 @@ from itertools import accumulate
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import LimitError, OptionError, show
+from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_budget, check_number, determinize, leaves_sweep
+from scopa.players.base import _legal, check_budget, check_number, check_seed, determinize, leaves_sweep
 from scopa.players.inference import OpponentModel, deal_posterior, hand_posterior
 from scopa.rules import Rules
 from scopa.view import PlayerView
@@ -102,7 +102,10 @@ class PIMCPlayer:
         candidates: int = 512,
         partner_weight: float = 0.0,
     ) -> None:
+        check_seed(seed)
         check_budget("samples", samples)
+        if not isinstance(tt_size_mb, int) or isinstance(tt_size_mb, bool) or not 1 <= tt_size_mb <= 65536:
+            raise OptionError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..65536")
         check_budget("time_limit", time_limit, allow_none=True)
         check_budget("depth", depth, allow_none=True)
         if exact_plays is not None and (
@@ -244,6 +247,11 @@ class PIMCPlayer:
             out.append((c, m, worst))
         return out
 
+    def _nodes_here(self) -> int:
+        """Positions this thread's solver calls have searched so far (a sample's value may take
+        several calls: the reply weighing makes one a move)."""
+        return getattr(self._local, "nodes", 0)
+
     def _minimax_values(
         self, pos: tuple[Any, ...], rules: Rules, exact: bool, depth: int, solver: Any = None
     ) -> list[tuple[int, int, float]]:
@@ -251,8 +259,11 @@ class PIMCPlayer:
         opts, block = rules.core_options, rules.hand_size
         sv = solver or self._solver
         if exact:
-            return [(c, m, float(v)) for c, m, v in sv.analyze(pos, opts, block)]
+            out = [(c, m, float(v)) for c, m, v in sv.analyze(pos, opts, block)]
+            self._local.nodes = self._nodes_here() + sv.nodes
+            return out
         rows = sv.analyze_depth(pos, opts, block, depth)
+        self._local.nodes = self._nodes_here() + sv.nodes
         assert rows is not None  # no limit was given
         return rows
 
@@ -262,9 +273,7 @@ class PIMCPlayer:
         Sampling stops after ``samples`` samples, ``time_limit`` seconds, or what ``limit``
         allows (its time, its nodes: positions the solver searched over the samples, its
         stop flag), whichever comes first; the first sample is always used whole."""
-        if limit is not None and not isinstance(limit, Limit):
-            raise LimitError(f"bad limit {show(limit)}: expected a scopa.Limit or None")
-        lim = limit or Limit()
+        lim = Limit.of(limit)
         seconds = self.time_limit
         if lim.time is not None:
             seconds = lim.time if seconds is None else min(seconds, lim.time)
@@ -281,11 +290,12 @@ class PIMCPlayer:
             used, nodes = self._parallel_samples(view, rules, posterior, totals, risks, seconds, lim, start)
         for _ in range(self.samples if self.threads == 1 else 0):
             pos = self._draw(view, posterior)
+            before = self._nodes_here()
             for c, m, v in self.sample_values(pos, rules):
                 totals[(c, m)] += v
             self._count_risks(pos, rules, risks, nxt)
             used += 1
-            nodes += self._solver.nodes
+            nodes += self._nodes_here() - before
             if seconds is not None and time.perf_counter() - start > seconds:
                 break
             if lim.stopped or (lim.nodes is not None and nodes >= lim.nodes):
@@ -347,8 +357,9 @@ class PIMCPlayer:
         left = self.samples
         # a bounded search checks its limit between batches; an unbounded one takes them all at once
         step = self.threads * 4 if seconds is not None or lim.bounded else left
-        while left > 0:
-            batch = [self._draw(view, posterior) for _ in range(min(step, left))]
+        while left > 0 and not (used and lim.stopped):  # (the first batch is always valued)
+            size = 1 if lim.stopped else min(step, left)  # stopped already: the one sample
+            batch = [self._draw(view, posterior) for _ in range(size)]
             left -= len(batch)
             share = -(-len(batch) // self.threads)
             slices = [batch[i : i + share] for i in range(0, len(batch), share)]
@@ -375,8 +386,9 @@ class PIMCPlayer:
             solver = self._local.solver = core.Solver(self._tt_size_mb)
         out = []
         for pos in batch:
+            before = self._nodes_here()
             rows = self.sample_values(pos, rules, solver)
-            out.append((rows, solver.nodes))
+            out.append((rows, self._nodes_here() - before))
         return out
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:

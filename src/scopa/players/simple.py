@@ -6,7 +6,7 @@ import random
 
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal
+from scopa.players.base import _legal, check_seed
 from scopa.view import PlayerView
 
 __all__ = ["RandomPlayer"]
@@ -22,9 +22,10 @@ class RandomPlayer:
     """
 
     def __init__(self, seed: int | None = None) -> None:
-        self.seed = seed
+        self.seed = check_seed(seed)
         self._rng = random.Random(seed)
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """A random legal move (at once: ``limit`` is accepted for the protocol's sake)."""
+        Limit.of(limit)
         return self._rng.choice(_legal(view))
