@@ -48,7 +48,10 @@ def test_bad_numbers_and_files_are_one_line_errors(tmp_path):
         (("simulate", "--hands", "2147483648"), "bad count '2147483648'"),
         (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "0"), "bad size 0.0"),
         (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "nan"), "bad size nan"),
-        (("arena", "greedy", "random", "--jobs", "100000"), "bad count '100000': expected an integer in 1..256"),
+        (
+            ("arena", "greedy", "random", "--jobs", "100000"),
+            "bad count '100000': expected an integer in 1..256",
+        ),
         (("arena", "greedy", "random", "--deals", "1000000000000"), "bad count '1000000000000'"),
         (("solve", str(bad)), "not UTF-8"),
         (("svg", str(bad)), "not UTF-8"),

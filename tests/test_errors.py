@@ -86,6 +86,17 @@ def test_no_module_raises_the_base_class_for_bad_input():
         (lambda: position(scopa.State.deal("scopa", seed=1), size=-1), errors.OptionError, "bad size -1"),
         (lambda: scopa.random_playouts("scopa", 2**31), errors.OptionError, "bad number of hands 2147483648"),
         (lambda: scopa.jsonio.loads("[1e400]"), errors.ScopaError, "the number 1e400 is too large"),
+        # keys of any type in a decoded mapping are named (a sort of mixed keys raised TypeError)
+        (
+            lambda: scopa.Match.from_json({"format": "scopa-match", 1: 2}),
+            errors.PositionError,
+            "field(s) 1 in",
+        ),
+        (
+            lambda: scopa.records.load_record({"format": "scopa-record", "version": 1, 1: 2, "z": 0}),
+            errors.PositionError,
+            "unknown field(s) 'z', 1 in the record",
+        ),
     ],
 )
 def test_bad_input_raises_its_own_error_quoting_the_value(call, kind, quoted):

@@ -865,16 +865,23 @@ def _no_constant(name: str) -> Any:
     raise ValueError(name)
 
 
+def _finite(text: str) -> float:
+    x = float(text)
+    if math.isinf(x):  # strict JSON has no infinity, spelt out (above) or overflowing (1e999)
+        raise ValueError(text)
+    return x
+
+
 def expected_id(line: str | bytes) -> Any:
     """The id a reply to ``line`` must carry: the request's, when the line is strict JSON
     that the protocol may read (UTF-8, at most MAX_LINE characters, 32 deep, no lone
-    surrogate) and the id is valid (a string of at most 256 characters, an integer within
-    2**53-1, or null); None otherwise."""
+    surrogate, no number that overflows a float) and the id is valid (a string of at most 256
+    characters, an integer within 2**53-1, or null); None otherwise."""
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
         if len(text) > proto.MAX_LINE or _text_depth(text) > jsonio.MAX_DEPTH:
             return None
-        obj = json.loads(text, parse_constant=_no_constant)
+        obj = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict) or not _utf8_strings(obj):

@@ -7,6 +7,7 @@ import importlib
 import os
 import pkgutil
 import random
+import re
 
 import numpy as np
 import pytest
@@ -65,6 +66,100 @@ def test_match_is_reproducible_and_validates():
     with pytest.raises(scopa.InvalidMoveError, match="'Kx'"):
         m.play("Kx")  # unparseable notation is also refused
     assert m.state is before and m.history == []
+
+
+def finished_hands(m: Match, n: int) -> Match:
+    while len(m.hands) < n:
+        m.play(first_move(m.state))
+    return m
+
+
+def test_match_json_deals_must_be_the_seeds():
+    # RULES §5: hand i is dealt by the dealer in turn, from the seed and i (Match._deal)
+    m = finished_hands(Match(Rules.preset("scopa", target=100), seed=1), 1)
+    js = m.to_json()
+    forged = dict(js, position=State.deal("scopa", seed=999, dealer=m.dealer).to_dict())
+    with pytest.raises(scopa.PositionError, match="hand 2's deal .* is not the one seed 1 deals for it"):
+        Match.from_json(forged)
+    other = finished_hands(Match(Rules.preset("scopa", target=100), seed=2, dealer=m.first_dealer), 1)
+    swapped = dict(js, hands=other.to_json()["hands"])  # a valid hand, its plays and points
+    del swapped["scores"]
+    with pytest.raises(scopa.PositionError, match="hand 1's deal .* is not the one seed 1 deals for it"):
+        Match.from_json(swapped)
+    assert Match.from_json(js).to_json() == js
+
+
+def test_a_match_without_a_seed_takes_any_deal_and_writes_no_seed():
+    m = finished_hands(Match(Rules.preset("scopa", target=100), seed=1), 1)
+    other = finished_hands(Match(Rules.preset("scopa", target=100), seed=2, dealer=m.first_dealer), 1)
+    js = dict(m.to_json(), hands=other.to_json()["hands"], scores=list(other.scores))
+    del js["seed"]
+    back = Match.from_json(js)
+    assert back.scores == other.scores and "seed" not in back.to_json()
+    assert Match.from_json(back.to_json()).to_json() == back.to_json()  # and it reads back
+    # a match resumed from a record of other deals: the same
+    resumed = Match.from_record(other.record(), seed=5)
+    assert "seed" not in resumed.to_json() and Match.from_json(resumed.to_json()).scores == other.scores
+    # resumed with the seed that dealt the record, it keeps its seed
+    same = Match.from_record(m.record(), seed=1)
+    assert same.to_json() == m.to_json()
+
+
+def test_match_json_numbers_are_ints_and_bad_input_is_quoted():
+    m = finished_hands(Match(Rules.preset("scopa", target=100), seed=1), 1)
+    js = m.to_json()
+    for key, value in (
+        ("scores", [float(x) for x in m.scores]),
+        ("hands_played", True),
+        ("dealer", float(m.dealer)),
+        ("winner", False),
+        ("target", 100.0),
+    ):
+        with pytest.raises(scopa.PositionError, match=f"{key} {re.escape(repr(value))}"):
+            Match.from_json(dict(js, **{key: value}))
+    with pytest.raises(scopa.PositionError, match=r"a match must be a JSON object, got \[1\]"):
+        Match.from_json([1])  # type: ignore[arg-type]
+    with pytest.raises(scopa.PositionError, match="'hands' must be a list of finished hands, got 'x'"):
+        Match.from_json(dict(js, hands="x"))
+
+
+@pytest.mark.skipif(TWIN_RUN, reason="slow on the twin (the limit is tested with a small one too)")
+def test_a_match_of_more_than_1000_hands_reads_back():
+    # RULES §5: a match to the highest target takes thousands of hands (here 1001, about 1 s)
+    m = finished_hands(Match(Rules.preset("scopa", target=scopa.rules.MAX_TARGET), seed=1), 1001)
+    assert Match.from_json(m.to_json()).to_json() == m.to_json()
+    # RULES §4: every hand gives at least the settebello's point, so a match reaches the highest
+    # target within 2 * MAX_TARGET - 1 hands; MAX_HANDS leaves room for level hands beyond
+    assert scopa.match.MAX_HANDS > 2 * scopa.rules.MAX_TARGET - 1
+    assert all(sum(h.points) >= 1 for h in m.history)
+
+
+def test_a_match_level_after_max_hands_stops_there(monkeypatch):
+    # RULES §5 plays on while level; a match holds at most MAX_HANDS hands, then stops
+    monkeypatch.setattr(scopa.match, "MAX_HANDS", 2)
+    m = Match(Rules.preset("scopa", target=100), seed=1)
+    m.play(first_move(m.state))
+    js = dict(m.to_json(), hands=[{}, {}, {}])
+    with pytest.raises(
+        scopa.PositionError, match=r"a match of 3 hands: a match holds at most 2 \(scopa.match"
+    ):
+        Match.from_json(js)
+    finished_hands(m, 1)
+    while not m.state.is_over:
+        _, events = m.play_events(first_move(m.state))
+    assert len(m.hands) == 2 and not m.is_over and m.state is m.hands[-1]
+    assert events[-1].type == "hand_over"  # and no next deal
+    with pytest.raises(
+        scopa.IllegalMoveError, match=r"after 2 hands, the most a match holds \(.*MAX_HANDS = 2\)"
+    ):
+        m.play("7d")
+    back = Match.from_json(m.to_json())
+    assert back.to_json() == m.to_json() and back.state == m.state
+    resumed = Match.from_record(m.record(), seed=1)
+    assert resumed.to_json() == m.to_json()
+    last = m.hands[-1]
+    m.undo()
+    assert len(m.hands) == 1 and m.state == last.undo()
 
 
 # ---------------------------------------------------------------- playouts

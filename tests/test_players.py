@@ -640,7 +640,10 @@ def test_ismcts_root_prior_is_the_greedy_rating():
         ),
         (lambda: make_player("pimc", partner_weight=False), "bad partner_weight False"),
         # found by an audit of the API's edges (each was accepted, or a TypeError later)
-        (lambda: make_player("ismcts", exploration="x"), "bad exploration 'x': expected a finite number >= 0"),
+        (
+            lambda: make_player("ismcts", exploration="x"),
+            "bad exploration 'x': expected a finite number >= 0",
+        ),
         (lambda: make_player("ismcts", exploration=float("nan")), "bad exploration nan"),
         (lambda: make_player("ismcts", exploration=-1), "bad exploration -1"),
         (lambda: make_player("ismcts", playout=[]), r"bad playout \[\]: expected one of"),

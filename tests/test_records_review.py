@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -14,7 +16,7 @@ from conftest import TWIN_RUN
 import scopa
 from scopa import Match, State
 from scopa.players import PIMCPlayer, RandomPlayer
-from scopa.records import HandRecord, MatchRecord, RecordError, load_record, schema
+from scopa.records import Annotation, HandRecord, MatchRecord, RecordError, load_record, schema
 from scopa.review import BLUNDER, MISTAKE, review
 
 SCHEMA = jsonschema.Draft202012Validator(schema())
@@ -244,3 +246,250 @@ def test_record_classes_are_plain_values():
     deal = State.deal("scopa", seed=1, dealer=0)
     rec = HandRecord(deal)
     assert rec.final() == deal and MatchRecord(deal.rules, (rec,)).scores == (0, 0)
+
+
+# ------------------------------------------------------------------ audit: bad input, round trips
+
+
+def decided_record(tags=None) -> MatchRecord:
+    return played_match("scopa", 5, seed=1).record(tags)  # two hands, 4-0 then 1-2
+
+
+def test_load_record_of_an_unreadable_path_or_file_is_a_record_error(tmp_path):
+    with pytest.raises(RecordError, match=r"cannot read the record 'a\\x00b': embedded null byte"):
+        load_record("a\x00b")
+    latin = tmp_path / "latin1.json"
+    latin.write_bytes('{"format": "scopa-record", "tags": {"Event": "café"}}'.encode("latin-1"))
+    with pytest.raises(RecordError, match=r"the record '.*latin1.json' is not valid JSON: not UTF-8"):
+        load_record(latin)
+    with pytest.raises(RecordError, match="cannot read the record '.*missing.json': No such file"):
+        load_record(tmp_path / "missing.json")
+    with pytest.raises(RecordError, match="a record must be a JSON object, got \\[1\\]"):
+        load_record([1])  # type: ignore[arg-type]
+
+
+def test_a_record_larger_than_the_limit_is_refused_on_load_and_on_save(tmp_path, monkeypatch):
+    rec = decided_record()
+    path = tmp_path / "g.json"
+    rec.save(path)
+    size = path.stat().st_size
+    monkeypatch.setattr(scopa.records, "MAX_RECORD_BYTES", size - 1)
+    with pytest.raises(RecordError, match=f"larger than {size - 1} bytes"):
+        load_record(path)
+    with pytest.raises(RecordError, match=f"load_record reads at most {size - 1}"):
+        rec.save(tmp_path / "h.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"]
+
+
+def test_save_to_a_path_that_cannot_be_written_is_an_option_error_and_leaves_no_file(tmp_path):
+    rec = decided_record()
+    with pytest.raises(
+        scopa.OptionError, match="cannot write the record to '.*nowhere/x.json': No such file"
+    ):
+        rec.save(tmp_path / "nowhere" / "x.json")
+    (tmp_path / "dir").mkdir()
+    with pytest.raises(scopa.OptionError, match="cannot write the record to '.*dir'"):
+        rec.save(tmp_path / "dir")  # a directory: the temporary file is written, the rename fails
+    assert [p.name for p in tmp_path.iterdir()] == ["dir"] and not any((tmp_path / "dir").iterdir())
+    # an existing record is replaced whole, or left as it was
+    path = tmp_path / "g.json"
+    rec.save(path)
+    before = path.read_bytes()
+    with pytest.raises(RecordError, match="lone surrogate"):
+        decided_record({"Event": "\ud800"}).save(path)  # refused when made: nothing written
+    assert path.read_bytes() == before and not (tmp_path / "g.json.tmp").exists()
+
+
+def test_the_play_command_with_an_unwritable_save_file_says_why(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "play", "--seed", "1", "--opponent", "random"]
+        + ["--save", str(tmp_path / "nowhere" / "x.json")],
+        input="1\n" * 100,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "cannot write the record to" in out.stderr
+
+
+def hand_of_four_plays() -> State:
+    s = State.deal("scopa", seed=2, dealer=1)
+    for _ in range(4):
+        s = s.play(s.legal_moves()[0])
+    return s
+
+
+@pytest.mark.parametrize(
+    ("notes", "message"),
+    [
+        ({4: Annotation("x")}, r"annotation of play 4: expected a play index in 0\.\.3"),
+        ({-1: Annotation("x")}, r"annotation of play -1: expected a play index in 0\.\.3"),
+        ({"0": Annotation("x")}, r"annotation of play '0': expected a play index"),
+        ({True: Annotation("x")}, r"annotation of play True: expected a play index"),
+        ({0: "text"}, r"annotation of play 0: expected an Annotation, got 'text'"),
+    ],
+)
+def test_annotations_are_checked_when_made_as_when_loaded(notes, message):
+    rec = hand_of_four_plays().record()
+    with pytest.raises(RecordError, match=message):
+        rec.annotate(notes)
+    with pytest.raises(RecordError, match=message):
+        HandRecord(rec.deal, rec.plays, None, notes)
+    (index, note), *_ = notes.items()
+    if isinstance(note, Annotation):  # the same rule on load (prefixed with the hand)
+        js = rec.to_json()
+        js["annotations"] = [{"play": index, "comment": "x"}]
+        with pytest.raises(RecordError, match="the hand: " + message):
+            load_record(js)
+
+
+@pytest.mark.parametrize(
+    ("tags", "message"),
+    [
+        ({"Event": 5}, "bad tag Event 5: expected a string of at most 500 characters"),
+        ({"Event": "x" * 501}, "bad tag Event 'xxx.*: expected a string of at most 500"),
+        ({"Event": "\ud800"}, "lone surrogate"),
+        ({"Event": 'x"]\n[Result "11-0'}, r"control character '\\n' \(a tag is one line of text\)"),
+        ({"Site": "a\rb"}, "control character"),
+        ({"Site": "a\u2028b"}, "control character"),
+        ({"Bad Name": "x"}, "bad tag name 'Bad Name': expected letters, digits or '_'"),
+        ({"": "x"}, "bad tag name ''"),
+        ({"Rules": "scopone"}, r"bad tag name 'Rules': the text export writes \[Rules\]"),
+        ({5: "x"}, "bad tag name 5"),
+    ],
+)
+def test_tags_are_checked_when_made_as_when_loaded(tags, message):
+    m = played_match("scopa", 5, seed=1)
+    with pytest.raises(RecordError, match=message):
+        m.record(tags)
+    js = m.record().to_json()
+    js["tags"] = tags
+    with pytest.raises(RecordError, match=message):
+        load_record(js)
+
+
+def test_text_export_escapes_tags_as_pgn_does():
+    # a tag cannot forge a line of the export: quotes and backslashes escaped, no line breaks
+    rec = decided_record({"Event": 'x"] [Result "11-0', "Site": "C:\\games\\"})
+    lines = rec.text().splitlines()
+    assert lines[0] == r'[Event "x\"] [Result \"11-0"]'
+    assert lines[1] == r'[Site "C:\\games\\"]'
+    assert sum(line.startswith("[Result ") for line in lines) == 1
+    assert load_record(rec.to_json()).text() == rec.text()
+    note = rec.hands[0].annotate({0: Annotation("one\nScore 11-0} two")})
+    text = MatchRecord(rec.rules, (note, *rec.hands[1:])).text()
+    assert "{one Score 11-0) two}" in text and "\nScore 11-0" not in text
+
+
+def test_numbers_in_a_record_are_ints_not_floats_or_bools():
+    js = decided_record().to_json()
+    a, b = js["hands"][0]["score"]
+    for bad in ([float(a), float(b)], [a, float(b)], [True, False], [a, b, 0], [a, -1]):
+        js["hands"][0]["score"] = bad
+        with pytest.raises(RecordError, match=re.escape(f"hand 1: bad score {bad}: expected two ints")):
+            load_record(js)
+    js["hands"][0]["score"] = [a, b]
+    for target in (3.0, True, "3"):
+        js["target"] = target
+        with pytest.raises(RecordError, match=re.escape(f"record target {target!r} differs from")):
+            load_record(js)
+    hand = hand_of_four_plays().record().to_json()  # dealt by seat 1
+    for dealer in (True, 1.0, "1", None):
+        hand["dealer"] = dealer
+        with pytest.raises(
+            RecordError, match=re.escape(f"the hand: dealer {dealer!r} is not the deal's (1)")
+        ):
+            load_record(hand)
+
+
+def test_a_record_target_that_differs_from_its_rules_target_is_refused():
+    # RULES §5: the target is the rules'; as Match.from_json, a different one is an error
+    js = decided_record().to_json()
+    js["rules"] = {"preset": "scopa", "target": 21}
+    with pytest.raises(RecordError, match="record target 5 differs from its rules' 21"):
+        load_record(js)
+    del js["target"]
+    assert load_record(js).target == 21
+
+
+def test_records_read_back_equal_to_what_was_written(tmp_path):
+    rec = decided_record({"Event": "round trip"})
+    assert rec.winner is not None and rec.tags["Result"] == "{}-{}".format(*rec.scores)
+    assert load_record(rec.to_json()) == rec
+    rec.save(tmp_path / "g.json")
+    assert load_record(tmp_path / "g.json") == rec
+    # a Result given is kept; one is added to a decided record made without it
+    assert MatchRecord(rec.rules, rec.hands).tags == {"Result": rec.tags["Result"]}
+    assert MatchRecord(rec.rules, rec.hands, {"Result": "*"}).tags == {"Result": "*"}
+    # an empty comment stays empty (it is not None)
+    hand = hand_of_four_plays().record().annotate({0: Annotation(comment=""), 1: Annotation(mark="?")})
+    back = load_record(hand.to_json()).hands[0]
+    assert back.annotations == {0: Annotation(comment=""), 1: Annotation(mark="?")} == hand.annotations
+
+
+def test_records_made_in_memory_that_load_would_refuse_are_refused_when_made():
+    rec = decided_record()
+    first, *rest = rec.hands
+    unfinished = HandRecord(first.deal, first.plays[:3])
+    with pytest.raises(RecordError, match="hand 1: unfinished, but more hands follow"):
+        MatchRecord(rec.rules, (unfinished, *rest))
+    with pytest.raises(RecordError, match=f"hand {len(rec.hands) + 1}: the match was already won"):
+        MatchRecord(rec.rules, (*rec.hands, first))
+    with pytest.raises(RecordError, match=r"bad score \(1\.0, 2\): expected two ints"):
+        HandRecord(first.deal, first.plays, (1.0, 2))  # type: ignore[arg-type]
+    other = State.deal("scopone", seed=1, dealer=0)
+    with pytest.raises(RecordError, match="hand 1: the deal's rules 'scopone' are not the record's"):
+        MatchRecord(rec.rules, (HandRecord(other),))
+
+
+def test_records_of_more_hands_than_a_match_holds_are_refused(monkeypatch):
+    # RULES §5: a match holds at most scopa.match.MAX_HANDS hands (see test_match_and_play)
+    m = Match(scopa.Rules.preset("scopa", target=100), seed=1)
+    while len(m.hands) < 3:
+        m.play(m.state.legal_moves()[0])
+    js = m.record().to_json()
+    monkeypatch.setattr(scopa.match, "MAX_HANDS", 2)
+    with pytest.raises(
+        RecordError, match=r"a record of 3 hands: a match holds at most 2 \(scopa.match.MAX_HANDS\)"
+    ):
+        load_record(js)
+    with pytest.raises(RecordError, match="a match holds at most 2"):
+        m.record()
+
+
+@pytest.mark.skipif(TWIN_RUN, reason="slow on the twin (the limit is tested with a small one too)")
+def test_a_match_of_more_than_1000_hands_records_and_loads_back():
+    # RULES §5: a match to the highest target takes thousands of hands
+    m = Match(scopa.Rules.preset("scopa", target=10_000), seed=1)
+    while len(m.hands) < 1001:
+        m.play(m.state.legal_moves()[0])
+    back = load_record(m.record().to_json())
+    assert len(back.hands) == 1001 and back.scores == m.scores
+    again = Match.from_json(m.to_json())
+    assert again.to_json() == m.to_json()
+
+
+def test_the_text_export_example_of_the_docs_is_the_demo_matchs():
+    page = (Path(__file__).resolve().parent.parent / "docs" / "records.md").read_text(encoding="utf-8")
+    example = page.split("## Text export", 1)[1].split("```\n", 2)[1].splitlines()
+    m = Match("scopa", seed=3)
+    while not m.is_over:
+        m.play(m.state.legal_moves()[0])
+    lines = m.record({"Event": "demo"}).text().splitlines()
+    header = example.index("")
+    assert example[:header] == lines[: lines.index("")]  # the tags exactly
+    at = 0
+    for want in example[header:]:  # then each line, in order ("..." ends a line cut short)
+        while not (lines[at] == want or (want.endswith("...") and lines[at].startswith(want[:-3]))):
+            at += 1
+        at += 1
+
+
+def test_the_record_schema_holds_as_many_hands_as_a_match():
+    import json as _json
+
+    from scopa.match import MAX_HANDS
+
+    schema = _json.loads((Path(scopa.__file__).parent / "record.schema.json").read_text(encoding="utf-8"))
+    assert schema["$defs"]["match"]["properties"]["hands"]["maxItems"] == MAX_HANDS

@@ -17,22 +17,42 @@ import secrets
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from scopa.errors import IllegalMoveError, PositionError, ScopaError, show
+from scopa.errors import IllegalMoveError, PositionError, ScopaError, show, unknown_keys
 from scopa.events import Event
 from scopa.events import play as play_events
 from scopa.move import Move
-from scopa.rules import Rules
+from scopa.rules import MAX_TARGET, Rules
 from scopa.scoring import HandScore
 from scopa.state import State
 
 if TYPE_CHECKING:
     from scopa.records import MatchRecord
 
-__all__ = ["MATCH_FORMAT", "Match"]
+__all__ = ["MATCH_FORMAT", "MAX_HANDS", "Match"]
 
 #: Name and version of the match's JSON format (see :meth:`Match.to_json`).
 MATCH_FORMAT = ("scopa-match", 1)
+#: The most hands a match holds (a :class:`Match`, its JSON, a match record). Every hand
+#: gives at least one point (the settebello, RULES §4), so a match reaches any target
+#: (at most :data:`scopa.rules.MAX_TARGET`) within ``2 * target - 1`` hands; the rest is room
+#: for the hands played while the teams are level (RULES §5). A match still level after
+#: ``MAX_HANDS`` hands stops there: no further hand is dealt and :meth:`Match.play` refuses.
+MAX_HANDS = 2 * MAX_TARGET + 1000
 _SEED_LIMIT = 1 << 64
+
+
+def _same(value: Any, expected: Any) -> bool:
+    """Whether a JSON ``value`` is ``expected`` (an int, None, or a list of them) with the same
+    types: ``1.0`` or ``true`` is not ``1``."""
+    if isinstance(expected, list):
+        return (
+            isinstance(value, list)
+            and len(value) == len(expected)
+            and all(_same(v, e) for v, e in zip(value, expected, strict=True))
+        )
+    if expected is None:
+        return value is None
+    return type(value) is int and value == expected
 
 
 def _derive(seed: int, what: str) -> int:
@@ -50,11 +70,13 @@ class Match:
     both teams have reached the target; while they are level, more hands are played.
     The first dealer is drawn from ``seed`` unless ``dealer`` is given; each hand's deal
     comes from ``seed`` and the hand's number, so a match is reproducible (``seed=None``
-    draws a seed, kept in :attr:`seed`).
+    draws a seed, kept in :attr:`seed`). A match holds at most :data:`MAX_HANDS` hands.
 
     Attributes:
         rules: the rules of every hand.
-        seed: the match's seed.
+        seed: the match's seed: the hands still to come are dealt from it (and so were all
+            the hands so far, unless the match was resumed from a record, or rebuilt from
+            JSON without a seed: see :meth:`to_json`).
         history: the :class:`HandScore` of each finished hand, in order.
         hands: each finished hand's last position (its ``origin`` is the deal and its
             ``history`` every play).
@@ -77,6 +99,7 @@ class Match:
         self.hands: list[State] = []
         self._scores = (0, 0)
         self._state = self._deal(0)
+        self._seeded = True  # every hand so far was dealt from the seed
 
     def _deal(self, number: int) -> State:
         dealer = (self.first_dealer + number) % self.rules.players
@@ -104,6 +127,10 @@ class Match:
         """True once a team has won."""
         return self.winner is not None
 
+    def _at_limit(self) -> bool:
+        """Whether the match has played :data:`MAX_HANDS` hands without a winner (and so stops)."""
+        return len(self.hands) >= MAX_HANDS and not self.is_over
+
     @property
     def winner(self) -> int | None:
         """The winning team, or ``None`` while the match goes on (RULES §5)."""
@@ -126,12 +153,17 @@ class Match:
         next hand, with its dealer)."""
         if self.is_over:
             raise IllegalMoveError(f"the match is over: team {self.winner} won {self._scores}")
+        if self._at_limit():
+            raise IllegalMoveError(
+                f"the match stops undecided at {self._scores[0]}-{self._scores[1]} after {len(self.hands)} "
+                f"hands, the most a match holds (scopa.match.MAX_HANDS = {MAX_HANDS})"
+            )
         nxt, events = play_events(self._state, move)
         if nxt.is_over:
             self._finish(nxt)
             if self.winner is not None:
                 events.append(Event("match_over", team=self.winner, points=self._scores))
-            else:
+            elif not self._at_limit():
                 nxt = self._deal(len(self.hands))
                 events.append(Event("deal", seat=nxt.dealer))
         self._state = nxt
@@ -194,12 +226,14 @@ class Match:
                 raise PositionError(
                     f"bad record: hand {i + 1} is dealt by seat {h.dealer}, not by the next dealer"
                 )
+            if h.deal != m._deal(i):
+                m._seeded = False  # (a record of a match played from this seed keeps it)
             if final.is_over:
                 m._finish(final)
                 m._state = final
             else:
                 m._state = final
-        if m._state.is_over and not m.is_over:
+        if m._state.is_over and not m.is_over and not m._at_limit():
             m._state = m._deal(len(m.hands))
         return m
 
@@ -209,14 +243,20 @@ class Match:
         """The match as JSON (format ``scopa-match`` version 1): ``rules``, ``target``,
         ``seed``, ``first_dealer``, ``scores``, ``hands_played``, ``dealer``, ``winner``,
         ``position`` (the current hand, with its history) and ``hands`` (each finished
-        hand: its deal as a position string, its plays and its points). A client holds it
-        and sends it back: :meth:`from_json` rebuilds the match and checks every hand."""
+        hand: its deal as a position string, its plays and its points; at most
+        :data:`MAX_HANDS`). A client holds it and sends it back: :meth:`from_json` rebuilds
+        the match and checks every hand.
+
+        ``seed`` is left out when not every hand so far was dealt from it (a match resumed
+        from a record of other deals, or rebuilt from JSON without a seed): :meth:`from_json`
+        checks the deals of a match with a seed against it."""
+        seed = {"seed": self.seed} if self._seeded else {}
         return {
             "format": MATCH_FORMAT[0],
             "version": MATCH_FORMAT[1],
             "rules": self.rules.to_json(),
             "target": self.rules.target,
-            "seed": self.seed,
+            **seed,
             "first_dealer": self.first_dealer,
             "scores": list(self._scores),
             "hands_played": len(self.hands),
@@ -237,31 +277,40 @@ class Match:
     def from_json(cls, obj: Mapping[str, Any]) -> Match:
         """Rebuild a match from :meth:`to_json`'s output, replaying every hand: a deal that is
         not the hand's (by the seed and the hand's number), an illegal play, a hand's points
-        or the scores that do not match the replay, or a current position that does not
-        continue the match raise :class:`PositionError` naming the hand."""
+        or the scores that do not match the replay, more than :data:`MAX_HANDS` hands, or a
+        current position that does not continue the match raise :class:`PositionError`
+        naming the hand.
+
+        Without a ``seed`` (or with ``null``), any deal by the dealer in turn is accepted;
+        a seed is drawn for the hands to come, and :meth:`to_json` leaves it out."""
         from scopa.notation import state_from_json
 
         if not isinstance(obj, Mapping):
-            raise PositionError(f"a match must be a JSON object, got {type(obj).__name__}")
+            raise PositionError(f"a match must be a JSON object, got {show(obj)}")
         fields = (
             "format", "version", "rules", "target", "seed", "first_dealer", "scores",
             "hands_played", "dealer", "winner", "position", "hands",
         )  # fmt: skip
-        unknown = sorted(set(obj) - set(fields))
+        unknown = unknown_keys(obj, fields)
         if unknown:
-            raise PositionError(f"unknown field(s) {', '.join(map(repr, unknown))} in match")
+            raise PositionError(f"unknown field(s) {', '.join(unknown)} in match")
         if (obj.get("format"), obj.get("version")) != MATCH_FORMAT:
             raise PositionError(
                 f"not a match: format {show(obj.get('format'))} version {show(obj.get('version'))}, "
                 f"expected {show(MATCH_FORMAT[0])} version {MATCH_FORMAT[1]}"
             )
         rules = Rules.from_json(obj.get("rules"))
-        if "target" in obj and obj["target"] != rules.target:
+        if "target" in obj and not _same(obj["target"], rules.target):
             raise PositionError(f"match target {show(obj['target'])} differs from its rules' {rules.target}")
         m = cls(rules, seed=obj.get("seed"), dealer=obj.get("first_dealer"))
+        m._seeded = obj.get("seed") is not None
         hands = obj.get("hands", [])
-        if not isinstance(hands, list) or len(hands) > 1000:
-            raise PositionError("match 'hands' must be a list of finished hands")
+        if not isinstance(hands, list):
+            raise PositionError(f"match 'hands' must be a list of finished hands, got {show(hands)}")
+        if len(hands) > MAX_HANDS:
+            raise PositionError(
+                f"a match of {len(hands)} hands: a match holds at most {MAX_HANDS} (scopa.match.MAX_HANDS)"
+            )
         for i, hand in enumerate(hands):
             m._replay_hand(i, hand)
         if m.is_over and len(hands) == 0:
@@ -273,11 +322,10 @@ class Match:
             state = state_from_json(position)
         except ScopaError as exc:
             raise PositionError(f"bad match position: {exc}") from None
-        if m.is_over:
+        if m.is_over or m._at_limit():
             if state != m._state:
-                raise PositionError(
-                    "bad match position: the match is over, so it must be the last hand's end"
-                )
+                why = "is over" if m.is_over else f"stops after {MAX_HANDS} hands (scopa.match.MAX_HANDS)"
+                raise PositionError(f"bad match position: the match {why}, so it must be the last hand's end")
         else:
             m._check_deal(len(hands), state.origin.to_string())
             if state.is_over:
@@ -289,14 +337,14 @@ class Match:
             ("winner", m.winner),
             ("dealer", m.dealer),
         ):
-            if key in obj and obj[key] != value:
+            if key in obj and not _same(obj[key], value):
                 raise PositionError(f"bad match: {key} {show(obj[key])}, but the hands give {show(value)}")
         return m
 
     def _check_deal(self, i: int, text: Any) -> State:
         """Hand ``i``'s deal from its position string: a deal (every card once, nothing played
-        yet) by the dealer in turn. (Any such deal: a match resumed from a record has deals that
-        its seed did not make.)"""
+        yet) by the dealer in turn; when the match's hands come from its seed, the seed's deal
+        of hand ``i`` (:meth:`_deal`)."""
         from scopa.records import HandRecord, RecordError
 
         try:
@@ -306,6 +354,11 @@ class Match:
         if deal.dealer != (self.first_dealer + i) % self.rules.players:
             raise PositionError(
                 f"bad match: hand {i + 1} is dealt by seat {deal.dealer}, not by the dealer in turn"
+            )
+        if self._seeded and deal != self._deal(i):
+            raise PositionError(
+                f"bad match: hand {i + 1}'s deal {show(deal.to_string())} is not the one seed {self.seed} "
+                "deals for it (a match of other deals has no 'seed')"
             )
         return deal
 
@@ -330,7 +383,7 @@ class Match:
         if not state.is_over:
             raise PositionError(f"bad hand {i + 1}: its plays do not finish the hand")
         self._finish(state)
-        self._state = state if self.is_over else self._deal(len(self.hands))
+        self._state = state if self.is_over or self._at_limit() else self._deal(len(self.hands))
 
     def __repr__(self) -> str:
         return (

@@ -249,13 +249,14 @@ class Command:
 
 
 _SEARCH_LIMITS = ("time_ms", "node_limit", "progress")
-#: a match as the engine gives it: every field of Match.to_json
+#: a match as the engine gives it: every field of Match.to_json (``seed`` only when its deals are
+#: the seed's)
 _MATCH_REPLY = {
     "allOf": [
         {"$ref": "#/$defs/match"},
         {
             "required": [
-                "format", "version", "rules", "target", "seed", "first_dealer", "scores",
+                "format", "version", "rules", "target", "first_dealer", "scores",
                 "hands_played", "dealer", "winner", "position", "hands",
             ]
         },

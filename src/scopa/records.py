@@ -11,7 +11,9 @@ JSON Schema in the package (:func:`schema`).
 
 Loading validates by replaying every play: an illegal move, a deal with a card missing or
 twice, or a score that does not match the replay is refused with :class:`RecordError`,
-naming the hand, the play and the reason.
+naming the hand, the play and the reason. The records made in memory are checked by the same
+rules where they can be without a replay (tags, annotations, scores, the order of the hands),
+so that what the library writes loads back.
 
 >>> import scopa
 >>> s = scopa.State.deal("scopa", seed=2, dealer=1)
@@ -24,9 +26,12 @@ naming the hand, the play and the reason.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -34,7 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import PositionError, ScopaError, show
+from scopa import match as _match
+from scopa.errors import OptionError, PositionError, ScopaError, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
@@ -42,6 +48,7 @@ from scopa.state import State
 __all__ = [
     "HAND_FORMAT",
     "MARKS",
+    "MAX_RECORD_BYTES",
     "RECORD_FORMAT",
     "Annotation",
     "HandRecord",
@@ -59,7 +66,14 @@ HAND_FORMAT = ("scopa-hand", 1)
 MARKS = ("!!", "!", "!?", "?!", "?", "??")
 #: The tags a record may carry (others are kept too), in PGN's order.
 TAGS = ("Event", "Site", "Date", "Round", "Player0", "Player1", "Player2", "Player3", "Result")
-_MAX_HANDS = 1000
+#: The most bytes of a record file (and characters of record JSON text) :func:`load_record`
+#: reads, and so the most :meth:`MatchRecord.save` writes: a match of
+#: :data:`scopa.match.MAX_HANDS` hands takes about 13 MB.
+MAX_RECORD_BYTES = 32 << 20
+_TAG_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")  # PGN's tag names
+_RESERVED_TAGS = ("Rules", "Target")  # the text export writes them from the record's rules
+_MAX_TAG = 500
+_MAX_COMMENT = 2000
 
 
 class RecordError(PositionError):
@@ -74,12 +88,98 @@ class Annotation:
     mark: str | None = None
 
     def __post_init__(self) -> None:
-        if self.mark is not None and self.mark not in MARKS:
+        if self.mark is not None and (not isinstance(self.mark, str) or self.mark not in MARKS):
             raise RecordError(f"bad mark {show(self.mark)}: expected one of {', '.join(MARKS)}")
-        if self.comment is not None and (not isinstance(self.comment, str) or len(self.comment) > 2000):
+        if self.comment is not None and (
+            not isinstance(self.comment, str) or len(self.comment) > _MAX_COMMENT
+        ):
             raise RecordError(
-                f"bad comment {show(self.comment)}: expected a string of at most 2000 characters"
+                f"bad comment {show(self.comment)}: expected a string of at most {_MAX_COMMENT} characters"
             )
+        if self.comment is not None and _has_surrogate(self.comment):
+            raise RecordError(f"bad comment {show(self.comment)}: {_SURROGATE}")
+
+
+_SURROGATE = "it holds a lone surrogate (\\ud800-\\udfff), which cannot be written as UTF-8"
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check_tags(tags: Any) -> dict[str, str]:
+    """``tags`` as a dict, checked as :func:`load_record` checks a record's tags (and as
+    :class:`MatchRecord` does when made): names of PGN's kind (letters, digits and ``_``,
+    at most 40; not ``Rules`` or ``Target``, which the text export writes from the rules),
+    values strings of at most 500 characters with no control character (a tag is one line
+    of the text export) and no lone surrogate. Raises :class:`RecordError` naming the tag."""
+    if not isinstance(tags, Mapping):
+        raise RecordError(f"bad tags {show(tags)}: expected an object of strings")
+    out: dict[str, str] = {}
+    for name, value in tags.items():
+        if not isinstance(name, str) or not _TAG_NAME.fullmatch(name):
+            raise RecordError(f"bad tag name {show(name)}: expected letters, digits or '_' (1 to 40 of them)")
+        if name in _RESERVED_TAGS:
+            raise RecordError(
+                f"bad tag name {show(name)}: the text export writes [{name}] from the record's rules"
+            )
+        if not isinstance(value, str) or len(value) > _MAX_TAG:
+            raise RecordError(
+                f"bad tag {name} {show(value)}: expected a string of at most {_MAX_TAG} characters"
+            )
+        bad = next((c for c in value if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp")), None)
+        if bad is not None:
+            why = (
+                _SURROGATE
+                if unicodedata.category(bad) == "Cs"
+                else f"it holds the control character {bad!r} (a tag is one line of text)"
+            )
+            raise RecordError(f"bad tag {name} {show(value)}: {why}")
+        out[name] = value
+    return out
+
+
+def _check_score(score: Any) -> tuple[int, int] | None:
+    """A hand's score: None, or two ints (not bools, not floats) as a tuple."""
+    if score is None:
+        return None
+    if (
+        not isinstance(score, (list, tuple))
+        or len(score) != 2
+        or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in score)
+    ):
+        raise RecordError(f"bad score {show(score)}: expected two ints (the points per team) or null")
+    return (score[0], score[1])
+
+
+def _check_index(i: Any, plays: int) -> int:
+    """The index of an annotated play: an int (not a bool) in ``0..plays - 1``."""
+    if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < plays:
+        expected = f"a play index in 0..{plays - 1}" if plays else "none: the hand has no plays"
+        raise RecordError(f"annotation of play {show(i)}: expected {expected}")
+    return i
+
+
+def _check_notes(notes: Any, plays: int) -> dict[int, Annotation]:
+    """Annotations by play index, checked: an index of one of the ``plays`` plays, an Annotation."""
+    if not isinstance(notes, Mapping):
+        raise RecordError(f"bad annotations {show(notes)}: expected {{play index: Annotation}}")
+    out: dict[int, Annotation] = {}
+    for i, note in notes.items():
+        _check_index(i, plays)
+        if not isinstance(note, Annotation):
+            raise RecordError(f"annotation of play {i}: expected an Annotation, got {show(note)}")
+        out[i] = note
+    return dict(sorted(out.items()))
+
+
+def _rules_differ(deal: State, rules: Rules) -> bool:
+    """Whether a hand's deal is not played by ``rules`` (the target only matters to the match)."""
+    return deal.rules.replace(target=rules.target) != rules
 
 
 def _is_deal(state: State) -> str | None:
@@ -114,6 +214,16 @@ class HandRecord:
     plays: tuple[Move, ...] = ()
     score: tuple[int, int] | None = None
     annotations: Mapping[int, Annotation] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.deal, State):
+            raise RecordError(f"bad deal {show(self.deal)}: expected a State")
+        why = _is_deal(self.deal)
+        if why is not None:
+            raise RecordError(f"bad deal {show(self.deal.to_string())}: {why}")
+        object.__setattr__(self, "plays", tuple(self.plays))
+        object.__setattr__(self, "score", _check_score(self.score))
+        object.__setattr__(self, "annotations", _check_notes(self.annotations, len(self.plays)))
 
     @property
     def rules(self) -> Rules:
@@ -163,8 +273,8 @@ class HandRecord:
             out["annotations"] = [
                 {
                     "play": i,
-                    **({"mark": a.mark} if a.mark else {}),
-                    **({"comment": a.comment} if a.comment else {}),
+                    **({"mark": a.mark} if a.mark is not None else {}),
+                    **({"comment": a.comment} if a.comment is not None else {}),
                 }
                 for i, a in sorted(self.annotations.items())
             ]
@@ -175,7 +285,7 @@ class HandRecord:
         """Read and validate a hand record (the rules come from the match record around it,
         or from the hand's own ``rules``)."""
         if not isinstance(obj, Mapping):
-            raise RecordError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+            raise RecordError(f"{where}: expected a JSON object, got {show(obj)}")
         allowed = {"dealer", "deal", "plays", "score", "annotations"}
         if rules is None:
             allowed |= {"format", "version", "rules"}
@@ -185,9 +295,9 @@ class HandRecord:
                 rules = Rules.from_json(obj.get("rules"))
             except ScopaError as exc:
                 raise RecordError(f"{where}: {exc}") from None
-        unknown = sorted(set(obj) - allowed)
+        unknown = unknown_keys(obj, allowed)
         if unknown:
-            raise RecordError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}")
+            raise RecordError(f"{where}: unknown field(s) {', '.join(unknown)}")
         text = obj.get("deal")
         if not isinstance(text, str):
             raise RecordError(f"{where}: 'deal' must be a position string, got {show(text)}")
@@ -195,13 +305,14 @@ class HandRecord:
             deal = State.from_string(text)
         except ScopaError as exc:
             raise RecordError(f"{where}: bad deal: {exc}") from None
-        if deal.rules.replace(target=rules.target) != rules:  # (the target only matters to the match)
+        if _rules_differ(deal, rules):
             raise RecordError(f"{where}: the deal's rules {show(deal.rules.to_json())} are not the record's")
         why = _is_deal(deal)
         if why is not None:
             raise RecordError(f"{where}: bad deal {show(text)}: {why}")
-        if "dealer" in obj and obj["dealer"] != deal.dealer:
-            raise RecordError(f"{where}: dealer {show(obj['dealer'])} is not the deal's ({deal.dealer})")
+        dealer = obj.get("dealer", deal.dealer)
+        if not isinstance(dealer, int) or isinstance(dealer, bool) or dealer != deal.dealer:
+            raise RecordError(f"{where}: dealer {show(dealer)} is not the deal's ({deal.dealer})")
         plays = obj.get("plays", [])
         if not isinstance(plays, list) or len(plays) > 40:
             raise RecordError(f"{where}: 'plays' must be a list of at most 40 moves")
@@ -216,13 +327,17 @@ class HandRecord:
                 raise RecordError(f"{where}, play {j + 1} ({show(text_move)}): {exc}") from None
             moves.append(m)
             state = state.play(m)
-        score = obj.get("score")
+        raw_score = obj.get("score")
+        try:
+            score = _check_score(raw_score)
+        except RecordError as exc:
+            raise RecordError(f"{where}: {exc}") from None
         if state.is_over:
             points = list(state.score().points)
-            if score != points:
-                raise RecordError(f"{where}: score {show(score)}, but the replay gives {points}")
+            if score is None or list(score) != points:
+                raise RecordError(f"{where}: score {show(raw_score)}, but the replay gives {points}")
         elif score is not None:
-            raise RecordError(f"{where}: a score {show(score)} for a hand that is not over")
+            raise RecordError(f"{where}: a score {show(raw_score)} for a hand that is not over")
         notes: dict[int, Annotation] = {}
         raw = obj.get("annotations", [])
         if not isinstance(raw, list):
@@ -232,13 +347,18 @@ class HandRecord:
                 raise RecordError(
                     f"{where}: bad annotation {show(a)}: expected {{'play', 'mark', 'comment'}}"
                 )
-            i = a["play"]
-            if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(moves):
-                raise RecordError(
-                    f"{where}: annotation of play {show(i)}: expected a play index in 0..{len(moves) - 1}"
-                )
-            notes[i] = Annotation(a.get("comment"), a.get("mark"))
-        return cls(deal, tuple(moves), None if score is None else (score[0], score[1]), notes)
+            try:
+                i = _check_index(a["play"], len(moves))
+            except RecordError as exc:
+                raise RecordError(f"{where}: {exc}") from None
+            try:
+                notes[i] = Annotation(a.get("comment"), a.get("mark"))
+            except RecordError as exc:
+                raise RecordError(f"{where}, annotation of play {i}: {exc}") from None
+        try:
+            return cls(deal, tuple(moves), score, notes)
+        except RecordError as exc:
+            raise RecordError(f"{where}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -248,6 +368,41 @@ class MatchRecord:
     rules: Rules
     hands: tuple[HandRecord, ...] = ()
     tags: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Checks what :meth:`from_json` checks short of a replay: at most
+        :data:`scopa.match.MAX_HANDS` hands of the record's rules, only the last unfinished,
+        none after the match is won, the tags (:func:`check_tags`). A decided match gets its
+        ``Result`` tag (the scores, ``"11-7"``) unless it has one."""
+        if not isinstance(self.rules, Rules):
+            raise RecordError(f"bad record rules {show(self.rules)}: expected a Rules")
+        hands = tuple(self.hands)
+        if len(hands) > _match.MAX_HANDS:
+            raise RecordError(
+                f"a record of {len(hands)} hands: a match holds at most {_match.MAX_HANDS} "
+                "(scopa.match.MAX_HANDS)"
+            )
+        scores = [0, 0]
+        for i, h in enumerate(hands):
+            if not isinstance(h, HandRecord):
+                raise RecordError(f"hand {i + 1}: expected a HandRecord, got {show(h)}")
+            if _rules_differ(h.deal, self.rules):
+                raise RecordError(
+                    f"hand {i + 1}: the deal's rules {show(h.rules.to_json())} are not the record's"
+                )
+            if max(scores) >= self.rules.target and scores[0] != scores[1]:
+                raise RecordError(f"hand {i + 1}: the match was already won {scores[0]}-{scores[1]}")
+            if h.score is None:
+                if i < len(hands) - 1:
+                    raise RecordError(f"hand {i + 1}: unfinished, but more hands follow")
+            else:
+                scores = [scores[0] + h.score[0], scores[1] + h.score[1]]
+        tags = check_tags(self.tags)
+        a, b = scores
+        if max(a, b) >= self.rules.target and a != b:
+            tags.setdefault("Result", f"{a}-{b}")
+        object.__setattr__(self, "hands", hands)
+        object.__setattr__(self, "tags", tags)
 
     @property
     def target(self) -> int:
@@ -271,63 +426,56 @@ class MatchRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON (``scopa-record`` version 1)."""
-        tags = dict(self.tags)
-        if self.winner is not None:
-            tags.setdefault("Result", f"{self.scores[0]}-{self.scores[1]}")
         return {
             "format": RECORD_FORMAT[0],
             "version": RECORD_FORMAT[1],
             "rules": self.rules.to_json(),
             "target": self.target,
-            "tags": tags,
+            "tags": dict(self.tags),
             "hands": [h.to_json(standalone=False) for h in self.hands],
         }
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the record as JSON to ``path`` (atomically: a new file renamed over it)."""
+        """Write the record as JSON to ``path`` (atomically: a new file renamed over it). A path
+        that cannot be written raises :class:`OptionError` and leaves no file behind; a record
+        of more than :data:`MAX_RECORD_BYTES` (which :func:`load_record` would not read back)
+        raises :class:`RecordError`."""
         _save(path, self.to_json())
 
     @classmethod
     def from_json(cls, obj: Any) -> MatchRecord:
         """Read and validate a match record (every hand replayed)."""
         if not isinstance(obj, Mapping):
-            raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
+            raise RecordError(f"a record must be a JSON object, got {show(obj)}")
         if (obj.get("format"), obj.get("version")) != RECORD_FORMAT:
             raise RecordError(
                 f"not a match record: format {show(obj.get('format'))} version {show(obj.get('version'))}, "
                 f"expected {show(RECORD_FORMAT[0])} version {RECORD_FORMAT[1]}"
             )
-        unknown = sorted(set(obj) - {"format", "version", "rules", "target", "tags", "hands"})
+        unknown = unknown_keys(obj, ("format", "version", "rules", "target", "tags", "hands"))
         if unknown:
-            raise RecordError(f"unknown field(s) {', '.join(map(repr, unknown))} in the record")
+            raise RecordError(f"unknown field(s) {', '.join(unknown)} in the record")
         try:
             rules = Rules.from_json(obj.get("rules"))
-            if "target" in obj:
-                rules = rules.replace(target=obj["target"])
         except ScopaError as exc:
             raise RecordError(f"bad record rules: {exc}") from None
-        tags = obj.get("tags", {})
-        if not isinstance(tags, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) and len(v) <= 500 for k, v in tags.items()
-        ):
-            raise RecordError(f"bad tags {show(tags)}: expected an object of strings")
+        target = obj.get("target", rules.target)
+        if not isinstance(target, int) or isinstance(target, bool) or target != rules.target:
+            raise RecordError(
+                f"record target {show(target)} differs from its rules' {rules.target} "
+                "(a target other than the preset's goes in 'rules')"
+            )
+        tags = check_tags(obj.get("tags", {}))
         raw = obj.get("hands", [])
-        if not isinstance(raw, list) or len(raw) > _MAX_HANDS:
-            raise RecordError(f"'hands' must be a list of at most {_MAX_HANDS} hands")
-        hands = []
-        for i, h in enumerate(raw):
-            rec = HandRecord.from_json(h, rules, where=f"hand {i + 1}")
-            if i < len(raw) - 1 and rec.score is None:
-                raise RecordError(f"hand {i + 1}: unfinished, but more hands follow")
-            hands.append(rec)
-        record = cls(rules, tuple(hands), dict(tags))
-        scores = [0, 0]
-        for i, h in enumerate(hands):
-            if max(scores) >= rules.target and scores[0] != scores[1]:
-                raise RecordError(f"hand {i + 1}: the match was already won {scores[0]}-{scores[1]}")
-            if h.score is not None:
-                scores = [scores[0] + h.score[0], scores[1] + h.score[1]]
-        return record
+        if not isinstance(raw, list):
+            raise RecordError(f"'hands' must be a list of hand records, got {show(raw)}")
+        if len(raw) > _match.MAX_HANDS:
+            raise RecordError(
+                f"a record of {len(raw)} hands: a match holds at most {_match.MAX_HANDS} "
+                "(scopa.match.MAX_HANDS)"
+            )
+        hands = tuple(HandRecord.from_json(h, rules, where=f"hand {i + 1}") for i, h in enumerate(raw))
+        return cls(rules, hands, tags)  # (which checks the order of the hands and the match's end)
 
     def text(self) -> str:
         """A readable export, one hand a block, like a PGN movetext (``scopa replay --text``)."""
@@ -335,10 +483,41 @@ class MatchRecord:
 
 
 def _save(path: str | os.PathLike[str], obj: Any) -> None:
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    """Write ``obj`` as JSON to ``path`` through a temporary file renamed over it: a failure
+    leaves neither the temporary file nor a partial ``path``."""
+    data = (json.dumps(obj, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordError(
+            f"the record takes {len(data)} bytes as JSON: load_record reads at most {MAX_RECORD_BYTES} "
+            "(scopa.records.MAX_RECORD_BYTES)"
+        )
+    created = False
+    tmp: Path | None = None
+    try:
+        p = Path(path)
+        tmp = p.with_name(p.name + ".tmp")
+        with open(tmp, "wb") as f:
+            created = True
+            f.write(data)
+        os.replace(tmp, p)
+    except BaseException as exc:
+        if created and tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(exc, (OSError, TypeError, ValueError)):
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise OptionError(f"cannot write the record to {show(_path_text(path))}: {reason}") from None
+        raise
+
+
+def _path_text(path: object) -> str:
+    """A path as text for a message (whatever was given as one)."""
+    if isinstance(path, (str, bytes, os.PathLike)):
+        try:
+            return os.fsdecode(path)
+        except TypeError:  # (a PathLike whose __fspath__ gives neither str nor bytes)
+            pass
+    return repr(path)
 
 
 def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchRecord:
@@ -348,14 +527,25 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
     if isinstance(source, (str, os.PathLike)) and not (
         isinstance(source, str) and source.lstrip().startswith("{")
     ):
+        name = show(_path_text(source))
         try:
-            text = Path(source).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RecordError(f"cannot read the record {show(str(source))}: {exc.strerror}") from None
-        obj = text
-    if isinstance(obj, str):
+            with open(source, "rb") as f:
+                data = f.read(MAX_RECORD_BYTES + 1)
+        except (OSError, ValueError) as exc:  # (ValueError: a path with a NUL character)
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise RecordError(f"cannot read the record {name}: {reason}") from None
+        if len(data) > MAX_RECORD_BYTES:
+            raise RecordError(
+                f"cannot read the record {name}: larger than {MAX_RECORD_BYTES} bytes "
+                "(scopa.records.MAX_RECORD_BYTES)"
+            )
         try:
-            obj = jsonio.loads(obj)
+            obj = jsonio.loads(data, max_chars=MAX_RECORD_BYTES)
+        except jsonio.JSONInputError as exc:
+            raise RecordError(f"the record {name} is not valid JSON: {exc}") from None
+    elif isinstance(obj, str):
+        try:
+            obj = jsonio.loads(obj, max_chars=MAX_RECORD_BYTES)
         except jsonio.JSONInputError as exc:
             raise RecordError(f"the record is not valid JSON: {exc}") from None
     if isinstance(obj, Mapping) and obj.get("format") == HAND_FORMAT[0]:
@@ -384,12 +574,23 @@ def _seat_names(record: MatchRecord) -> list[str]:
     return [record.tags.get(f"Player{i}", f"seat {i}") for i in range(n)]
 
 
+def _quoted(value: str) -> str:
+    """A tag value between double quotes, escaped as PGN does (a backslash before ``\\``
+    and ``"``); tags hold no control character (:func:`check_tags`), so it is one line."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks and other control characters as spaces."""
+    return "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text)
+
+
 def _text(record: MatchRecord) -> str:
     lines = []
-    tags = record.to_json()["tags"]
+    tags = record.tags
     for key in (*TAGS, *sorted(set(tags) - set(TAGS))):
         if key in tags:
-            lines.append(f'[{key} "{tags[key]}"]')
+            lines.append(f"[{key} {_quoted(tags[key])}]")
     lines.append(f'[Rules "{_rules_text(record.rules)}"]')
     lines.append(f'[Target "{record.target}"]')
     names = _seat_names(record)
@@ -429,7 +630,7 @@ def _movetext(hand: HandRecord) -> str:
         text = str(m) + (a.mark if a and a.mark else "")
         parts.append(text)
         if a and a.comment:
-            parts.append("{" + a.comment.replace("}", ")") + "}")
+            parts.append("{" + _one_line(a.comment).replace("}", ")") + "}")
     words: list[str] = []
     line = ""
     for p in parts:  # wrap at 80 columns, as PGN does
