@@ -304,13 +304,23 @@ def test_the_play_command_with_an_unwritable_save_file_says_why(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "scopa", "play", "--seed", "1", "--opponent", "random"]
         + ["--save", str(tmp_path / "nowhere" / "x.json")],
-        input="1\n" * 100,
+        input="",  # (said before the first move: no move is read)
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
-    assert "cannot write the record to" in out.stderr
+    assert f"cannot write the record to '{tmp_path / 'nowhere' / 'x.json'}': no directory" in out.stderr
+    assert "Your hand" not in out.stdout and "your hand" not in out.stdout.lower()
+    record = tmp_path / "r.json"
+    scopa.Match(scopa.Rules.preset("scopa"), seed=1).record().save(record)
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "review", str(record), "--annotate", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 2 and "it is a directory" in out.stderr, out.stderr
 
 
 def hand_of_four_plays() -> State:

@@ -266,10 +266,12 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
 
 
 def _review(args: argparse.Namespace, console: Console) -> int:
-    from scopa.records import load_record
+    from scopa.records import check_writable, load_record
     from scopa.review import format_text, review
 
     record = load_record(args.file)
+    if args.annotate:
+        check_writable(args.annotate)  # (before the review, not after it)
     total = sum(len(h.plays) for h in record.hands)
     err = Console(stderr=True, highlight=False)
     with Progress(

@@ -510,6 +510,26 @@ def _save(path: str | os.PathLike[str], obj: Any) -> None:
         raise
 
 
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Raise :class:`OptionError` now if a record could not be saved to ``path`` later (its
+    directory missing or not writable, or ``path`` a directory): for the command line, which
+    saves after a hand or a long review."""
+    try:
+        p = Path(path)
+        where = p.parent if str(p.parent) else Path(".")
+        reason = None
+        if p.is_dir():
+            reason = "it is a directory"
+        elif not where.is_dir():
+            reason = f"no directory {where}"
+        elif not os.access(where, os.W_OK):
+            reason = f"the directory {where} is not writable"
+    except (TypeError, ValueError) as exc:
+        reason = str(exc)
+    if reason is not None:
+        raise OptionError(f"cannot write the record to {show(_path_text(path))}: {reason}")
+
+
 def _path_text(path: object) -> str:
     """A path as text for a message (whatever was given as one)."""
     if isinstance(path, (str, bytes, os.PathLike)):

@@ -26,7 +26,7 @@ from scopa.match import Match
 from scopa.move import Move
 from scopa.players import make_player
 from scopa.players.pimc import PIMCPlayer
-from scopa.records import load_record
+from scopa.records import check_writable, load_record
 from scopa.rules import Rules
 from scopa.scoring import HandScore
 from scopa.state import State
@@ -372,6 +372,8 @@ def start(
     ask: Callable[[str], str] = input,
 ) -> Game:
     """A game from the command line's options (a resumed record with ``load``)."""
+    if save:
+        check_writable(save)  # (now, not at the end of the first hand)
     if load:
         record = load_record(load)
         match = Match.from_record(record, seed=seed)
