@@ -5,11 +5,13 @@ result once when a worker dies, a killed ``scopa batch`` resumed, the arena with
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Iterator
@@ -20,7 +22,7 @@ from conftest import TWIN_RUN
 
 import scopa
 from scopa.arena import arena
-from scopa.batch import BatchError, analyze_many, map_chunks, review_many, solve_many
+from scopa.batch import BatchError, analyze_many, map_chunks, review_many, run_jsonl, solve_many
 
 distributed = pytest.importorskip("distributed")
 
@@ -195,3 +197,287 @@ def test_the_batch_command_resumes_after_being_killed(tmp_path):
     assert sorted(ids) == list(range(80)), "complete, and nothing twice"
     values = {json.loads(line)["id"]: json.loads(line)["value"] for line in lines}
     assert values == {r["id"]: r["value"] for r in solve_many(items, workers=1)}
+
+
+# ---------------------------------------------------------------------------------- defects of an audit
+
+EASY = "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"
+
+
+def _write_jobs(path: Any, count: int, position: str = EASY) -> None:
+    with open(path, "w") as f:
+        for i in range(count):
+            f.write(json.dumps({"id": i, "position": position}) + "\n")
+
+
+def _guarded(cmd: list[str], timeout: float = 120, **kw: Any) -> subprocess.CompletedProcess[str]:
+    """Runs ``cmd`` in its own process group; a hang guard kills the whole group (its workers too)."""
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **kw
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail(f"hung: {cmd}")
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def test_resume_never_cuts_an_output_that_is_not_results(tmp_path):
+    # Only a torn last line is cut; a file that is not an earlier run's output (notes, the input
+    # itself, a bad line in the middle, one JSON document) is a BatchError and is left as it is.
+    src = tmp_path / "in.jsonl"
+    _write_jobs(src, 5)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\nline two\n")
+    with pytest.raises(BatchError, match=r"'.*notes.txt' is not a results file: its line 1 'my notes'"):
+        run_jsonl("solve", str(src), str(notes), workers=1)
+    assert notes.read_text() == "my notes\nline two\n"
+    before = src.read_text()
+    with pytest.raises(BatchError, match="is the input file"):
+        run_jsonl("solve", str(src), str(src), workers=1)
+    assert src.read_text() == before
+    out = tmp_path / "out.jsonl"
+    assert run_jsonl("solve", str(src), str(out), workers=1) == (5, 0, 0)
+    lines = out.read_text().splitlines(keepends=True)
+    for bad in ("garbage\n", "[1, 2]\n", '{"no id": 1}\n', "\xff\n"):
+        broken = tmp_path / "broken.jsonl"
+        broken.write_text("".join(lines[:2]) + bad + "".join(lines[2:]), encoding="latin-1")
+        data = broken.read_bytes()
+        with pytest.raises(BatchError, match="its line 3 .* is not a JSON object with an id"):
+            run_jsonl("solve", str(src), str(broken), workers=1)
+        assert broken.read_bytes() == data
+    single = tmp_path / "settings.json"
+    single.write_text('{"config": 1}')  # one complete JSON document, no newline: not cut
+    with pytest.raises(BatchError, match="not a results file"):
+        run_jsonl("solve", str(src), str(single), workers=1)
+    assert single.read_text() == '{"config": 1}'
+    # a torn last line is cut and written again; a whole last result missing its newline is kept
+    out.write_text("".join(lines[:3]) + '{"id": 3, "val')
+    assert run_jsonl("solve", str(src), str(out), workers=1) == (2, 3, 0)
+    assert sorted(json.loads(line)["id"] for line in out.read_text().splitlines()) == [0, 1, 2, 3, 4]
+    out.write_text("".join(lines[:4]) + lines[4].rstrip("\n"))
+    assert run_jsonl("solve", str(src), str(out), workers=1) == (0, 5, 0)
+    assert out.read_text() == "".join(lines)
+
+
+def _interrupt_at_2(x: int) -> int:
+    _calls.append(x)
+    if x == 2:
+        raise KeyboardInterrupt
+    return x
+
+
+def _exit_at_2(x: int) -> int:
+    _calls.append(x)
+    if x == 2:
+        raise SystemExit(3)
+    return x
+
+
+_calls: list[int] = []
+
+
+@pytest.mark.parametrize("fn", [_interrupt_at_2, _exit_at_2])
+def test_ctrl_c_in_the_calling_process_stops_at_once(fn):
+    # workers=1: a KeyboardInterrupt (or SystemExit) ends the run at once; it once ended only
+    # the chunk it was raised in, and the next chunks ran (four Ctrl-C to stop scopa batch).
+    _calls.clear()
+    got = []
+    with pytest.raises((KeyboardInterrupt, SystemExit)):
+        for r in map_chunks(fn, range(10), workers=1):
+            got.append(r)
+    assert _calls == [0, 1, 2] and got == [0, 1]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_one_ctrl_c_stops_the_batch_command_quietly(tmp_path, workers):
+    # Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during 40-card deals
+    # that take far longer than the test: one press stops the run, exit 130, no traceback (the
+    # workers ignore SIGINT, the parent stops them), and no worker is left holding stderr.
+    src, out = tmp_path / "full.jsonl", tmp_path / "out.jsonl"
+    with open(src, "w") as f:
+        for i in range(40):  # five chunks: each Ctrl-C once ended only one
+            s = scopa.State.deal("scopone_scientifico", seed=i)
+            f.write(json.dumps({"id": i, "position": s.to_string()}) + "\n")
+    cmd = [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--workers", workers]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not out.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        time.sleep(1.0)  # the solves are running
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)  # hang guard
+    finally:
+        try:  # whatever is left of the group (a worker that outlived the parent, once)
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+
+
+def test_a_chunk_that_keeps_killing_its_worker_raises():
+    # A chunk whose worker dies every time (os._exit, a crash in native code) once broke the
+    # pool forever: the pool was replaced and the chunk rerun without end. It runs alone after
+    # its second loss and raises BatchError naming its items after the third.
+    code = textwrap.dedent(
+        """
+        import os
+        from scopa.batch import BatchError, map_chunks
+
+        def fn(x):
+            if x == 3:
+                os._exit(1)
+            return x
+
+        got = []
+        try:
+            for r in map_chunks(fn, range(6), workers=2):
+                got.append(r)
+        except BatchError as exc:
+            print("BatchError:", exc)
+        print(sorted(got))
+        """
+    )
+    done = _guarded([sys.executable, "-c", code])
+    assert done.returncode == 0, done.stderr
+    assert "BatchError: the chunk of items [3] was lost 3 times with its worker process" in done.stdout
+    got = json.loads(done.stdout.splitlines()[-1])
+    assert 3 not in got and len(set(got)) == len(got)
+
+
+def test_a_job_raising_a_non_scopa_error_gives_an_error_record(monkeypatch):
+    # An item whose job raises a ValueError (UnicodeError too) or an OSError becomes an error
+    # record for that item; a programming error (TypeError) still ends the run.
+    import scopa.records
+
+    def unreadable(source: Any) -> Any:
+        if source == "latin1.json":
+            raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+        if source == "gone.json":
+            raise PermissionError(13, "Permission denied")
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(scopa.records, "load_record", unreadable)
+    out = {r["id"]: r for r in review_many([("a", "latin1.json"), ("b", "gone.json")], workers=1)}
+    assert out["a"]["error"]["type"] == "UnicodeDecodeError"
+    assert out["b"]["error"] == {"type": "PermissionError", "message": "[Errno 13] Permission denied"}
+    with pytest.raises(TypeError, match="a bug"):
+        list(review_many([("c", "other.json")], workers=1))
+
+
+def _type_error_at_5(x: int) -> int:
+    _calls.append(x)
+    if x == 5:
+        raise TypeError("a bug")
+    return x
+
+
+def test_results_finished_before_an_error_are_handed_over():
+    # In the calling process one chunk runs at a time and its results are yielded before the
+    # next runs (four ran before any was yielded: an error in one lost the others' results).
+    _calls.clear()
+    got = []
+    with pytest.raises(TypeError):
+        for r in map_chunks(_type_error_at_5, range(20), workers=1):
+            got.append(r)
+    assert got == [0, 1, 2, 3, 4] and _calls == [0, 1, 2, 3, 4, 5]
+
+
+def test_bad_limits_and_settings_raise_at_the_call(tmp_path):
+    # They once became an error record per item (written to the output, then taken as done).
+    for kw, match in [
+        ({"time_limit": -1}, "bad time_limit -1"),
+        ({"time_limit": math.nan}, "bad time_limit nan"),
+        ({"node_limit": 0}, "bad node_limit 0"),
+    ]:
+        with pytest.raises(scopa.LimitError, match=match):
+            solve_many([EASY], **kw)
+        with pytest.raises(scopa.LimitError, match=match):
+            analyze_many([EASY], **kw)
+    for t in (0, -1, math.nan, math.inf, True):
+        with pytest.raises(scopa.LimitError, match="bad time_limit .*: expected seconds per play"):
+            review_many(["x.json"], time_limit=t)
+    with pytest.raises(BatchError, match="bad chunksize 0: expected an int >= 1"):
+        solve_many([EASY], chunksize=0)
+    with pytest.raises(BatchError, match="bad chunksize 0"):
+        map_chunks(abs, [1], chunksize=0)
+    with pytest.raises(BatchError, match="bad in_flight 0"):
+        map_chunks(abs, [1], in_flight=0)
+    with pytest.raises(BatchError, match="bad items 5: expected an iterable"):
+        solve_many(5)  # type: ignore[arg-type]
+    with pytest.raises(BatchError, match="bad items 'scopa 7dKc"):
+        solve_many(EASY)
+    with pytest.raises(BatchError, match="bad workers 0"):
+        solve_many([EASY], workers=0)
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    _write_jobs(src, 3)
+    with pytest.raises(scopa.LimitError, match="bad time_limit -1"):
+        run_jsonl("solve", str(src), str(out), workers=1, time_limit=-1)
+    with pytest.raises(BatchError, match="bad node_limit 5"):
+        run_jsonl("review", str(src), str(out), workers=1, node_limit=5)
+    assert not out.exists()
+
+
+def test_file_errors_are_one_line_errors(tmp_path, capsys, monkeypatch):
+    from scopa.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    _write_jobs(tmp_path / "in.jsonl", 2)
+    (tmp_path / "adir").mkdir()
+    for args, message in [
+        (
+            ["nonexist.jsonl", "-o", "o.jsonl"],
+            "cannot read the input 'nonexist.jsonl': No such file or directory",
+        ),
+        (["adir", "-o", "o.jsonl"], "cannot read the input 'adir': Is a directory"),
+        (["in.jsonl", "-o", str(tmp_path)], "it is a directory; expected a file"),
+        (["in.jsonl", "-o", "/nonexistent/o.jsonl"], "cannot write the output '/nonexistent/o.jsonl'"),
+    ]:
+        assert main(["batch", "solve", *args, "--workers", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err.strip().startswith("scopa: error: ") and message in err and "Traceback" not in err
+    assert not (tmp_path / "o.jsonl").exists()
+    # a line that is not UTF-8 is a bad line like any other (ids are not mangled)
+    with open(tmp_path / "mixed.jsonl", "wb") as f:
+        f.write(b'{"id": "caf\xe9", "position": "' + EASY.encode() + b'"}\n')
+        f.write(b'{"id": "ok", "position": "' + EASY.encode() + b'"}\n')
+    lines: list[tuple[int, str]] = []
+    n = run_jsonl(
+        "solve", "mixed.jsonl", "r.jsonl", workers=1, bad_line=lambda i, why: lines.append((i, why))
+    )
+    assert n == (1, 0, 1) and lines[0][0] == 1 and "not UTF-8" in lines[0][1]
+
+
+def test_an_unreachable_scheduler_is_a_batch_error(tmp_path, monkeypatch):
+    import scopa.batch
+
+    monkeypatch.setattr(scopa.batch, "CONNECT_TIMEOUT", 1.0)
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    _write_jobs(src, 2)
+    with pytest.raises(BatchError, match="cannot connect to the Dask scheduler 'tcp://127.0.0.1:1'"):
+        run_jsonl("solve", str(src), str(out), executor="tcp://127.0.0.1:1")
+    assert not out.exists()
+    with pytest.raises(BatchError, match="cannot connect to the Dask scheduler"):
+        list(solve_many([EASY], executor="dask://127.0.0.1:1"))
+
+
+def test_review_many_takes_a_records_json_text():
+    # "its JSON text" is a string starting with "{"; the text() form is an error record saying
+    # so (it was read as a file name: "File name too long").
+    m = scopa.Match("scopa", seed=5)
+    while not m.hands:
+        m.play(m.state.legal_moves()[0])
+    rec = m.record()
+    items = [("json", json.dumps(rec.to_json())), ("hand", rec.hands[0]), ("text", rec.text())]
+    out = {r["id"]: r for r in review_many(items, time_limit=0.01, workers=1)}
+    assert len(out["json"]["plays"]) == 36 and len(out["hand"]["plays"]) == 36
+    assert out["text"]["error"]["type"] == "RecordError"
+    assert "text() form cannot be read back" in out["text"]["error"]["message"]

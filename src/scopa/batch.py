@@ -14,16 +14,23 @@ solver (and its table) is kept between chunks. The arena and ``scopa batch`` use
 
 from __future__ import annotations
 
+import inspect
 import json
+import math
 import os
+import signal
+import stat
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from itertools import islice
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import ScopaError, show
+from scopa.errors import LimitError, ScopaError, show
+from scopa.limit import Limit
 from scopa.state import State
 
 __all__ = [
@@ -38,8 +45,15 @@ __all__ = [
 
 
 class BatchError(ScopaError):
-    """A bad batch setting (an executor that cannot be used, a bad chunk size)."""
+    """A bad batch setting (an executor that cannot be used, a bad chunk size), an input or
+    output file that cannot be used, or a chunk whose worker process keeps dying."""
 
+
+#: How many times a chunk may be lost with its worker process before the run gives up on it
+#: (the last time it ran alone, so it is the cause): :class:`BatchError`.
+MAX_LOST = 3
+#: Seconds to wait for a Dask scheduler to answer when connecting to it.
+CONNECT_TIMEOUT = 10.0
 
 # ---------------------------------------------------------------------------------- executors
 
@@ -51,9 +65,38 @@ class _Inline(Executor):
         f: Future[Any] = Future()
         try:
             f.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # the caller sees it through the future
+        except Exception as exc:  # the caller sees it through the future; Ctrl-C stops at once
             f.set_exception(exc)
         return f
+
+
+def _address(executor: str) -> str:
+    address = executor
+    if address.startswith("dask://"):
+        address = "tcp://" + address[len("dask://") :]
+    if not address.startswith(("tcp://", "tls://", "inproc://")):
+        raise BatchError(f"bad executor {show(executor)}: expected 'dask://HOST:PORT' or an Executor")
+    return address
+
+
+def _check_executor(executor: Executor | str | None, workers: int | None) -> None:
+    """Raises BatchError for a bad ``executor`` or ``workers`` (before anything is started)."""
+    if isinstance(executor, str):
+        _address(executor)
+    elif executor is not None and not isinstance(executor, Executor):
+        raise BatchError(f"bad executor {show(executor)}: expected an Executor, 'dask://HOST:PORT' or None")
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise BatchError(f"bad workers {show(workers)}: expected an int >= 1 or None")
+
+
+def _ignore_sigint() -> None:
+    """A local worker's initializer: Ctrl-C reaches the whole process group, but only the
+    parent handles it (it stops the workers), so no worker prints a KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _pool(n: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
 
 
 def executor_for(executor: Executor | str | None = None, workers: int | None = None) -> tuple[Executor, bool]:
@@ -61,33 +104,34 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
 
     - an :class:`~concurrent.futures.Executor`: used as it is (a Dask ``ClientExecutor`` too);
     - ``"dask://HOST:PORT"`` (or ``"tcp://HOST:PORT"``): a Dask cluster's scheduler, through
-      ``distributed.Client(...).get_executor()`` (the ``scopa[dask]`` extra);
+      ``distributed.Client(...).get_executor()`` (the ``scopa[dask]`` extra); a scheduler that
+      does not answer within :data:`CONNECT_TIMEOUT` seconds raises :class:`BatchError`;
     - ``None``: a local process pool of ``workers`` processes (every core by default); with
       ``workers=1``, the calling process itself.
     """
+    _check_executor(executor, workers)
     if isinstance(executor, Executor):
         return executor, False
     if isinstance(executor, str):
-        address = executor
-        if address.startswith("dask://"):
-            address = "tcp://" + address[len("dask://") :]
-        if not address.startswith(("tcp://", "tls://", "inproc://")):
-            raise BatchError(f"bad executor {show(executor)}: expected 'dask://HOST:PORT' or an Executor")
+        address = _address(executor)
         try:
             from distributed import Client
         except ImportError as exc:
             raise BatchError(
                 f"a Dask executor needs the dask extra: pip install 'scopa[dask]' ({exc})"
             ) from None
-        return _DaskExecutor(Client(address)), True  # type: ignore[no-untyped-call]
-    if executor is not None:
-        raise BatchError(f"bad executor {show(executor)}: expected an Executor, 'dask://HOST:PORT' or None")
-    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
-        raise BatchError(f"bad workers {show(workers)}: expected an int >= 1 or None")
+        try:
+            client = Client(address, timeout=CONNECT_TIMEOUT)  # type: ignore[no-untyped-call]
+        except (OSError, ValueError) as exc:
+            raise BatchError(
+                f"cannot connect to the Dask scheduler {show(executor)}: {exc};"
+                " expected a running scheduler at that address"
+            ) from None
+        return _DaskExecutor(client), True
     n = workers or os.cpu_count() or 1
     if n == 1:
         return _Inline(), True
-    return ProcessPoolExecutor(max_workers=n), True
+    return _pool(n), True
 
 
 class _DaskExecutor(Executor):
@@ -106,8 +150,40 @@ class _DaskExecutor(Executor):
         self.client.close()
 
 
+def _shutdown(ex: Executor, early: bool) -> None:
+    """Shut down an executor this module made. A run read to its end joins its workers; one
+    left early (closed, failed or interrupted) cancels what waits and stops a local pool's
+    workers at once (they would otherwise finish their chunks, and the interpreter's exit
+    would wait for them)."""
+    if not early:
+        ex.shutdown(wait=True)
+        return
+    if isinstance(ex, ProcessPoolExecutor):
+        processes = list((getattr(ex, "_processes", None) or {}).values())
+        for p in processes:
+            p.kill()
+        for p in processes:
+            p.join(10)
+        ex.shutdown(wait=True, cancel_futures=True)
+    else:
+        ex.shutdown(wait=False, cancel_futures=True)
+
+
 def _run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
     return [fn(item) for item in chunk]
+
+
+def _count(value: Any, what: str) -> int | None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise BatchError(f"bad {what} {show(value)}: expected an int >= 1 or None")
+    return value
+
+
+def _iterator(items: Iterable[Any], expected: str) -> Iterator[Any]:
+    try:
+        return iter(items)
+    except TypeError:
+        raise BatchError(f"bad items {show(items)}: expected {expected}") from None
 
 
 def map_chunks(
@@ -120,50 +196,139 @@ def map_chunks(
 ) -> Iterator[Any]:
     """``fn(item)`` for every item, in chunks of ``chunksize`` on the executor, yielded as the
     chunks finish (not in input order: results should carry their ids). At most ``in_flight``
-    chunks are submitted at once (default: four per worker), so a long input is read as it
-    goes. A local process pool that breaks (a worker killed) is replaced and its unfinished
-    chunks run again, so every item's result arrives once; a Dask cluster reruns the chunks of
-    a lost worker itself. ``fn`` and the items must pickle (a module-level function)."""
-    ex, owned = executor_for(executor, workers)
-    size = chunksize or 1
-    if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-        raise BatchError(f"bad chunksize {show(chunksize)}: expected an int >= 1")
-    limit = in_flight or 4 * max(1, getattr(ex, "_max_workers", None) or workers or os.cpu_count() or 1)
-    it = iter(items)
-    pending: dict[Future[Any], list[Any]] = {}
+    chunks are submitted at once (default: four per worker; one in the calling process), so a
+    long input is read as it goes. ``fn`` and the items must pickle (a module-level function).
+
+    Bad arguments raise :class:`BatchError` at the call, before anything runs. A chunk whose
+    ``fn`` raises ends the run with that exception, after the results already finished are
+    yielded; so does Ctrl-C (KeyboardInterrupt), at once, and a local pool's workers are then
+    stopped (they ignore Ctrl-C themselves, so only this process reports it).
+
+    A local process pool that breaks (a worker killed) is replaced and its unfinished chunks
+    run again, so every item's result arrives once; a chunk lost a second time then runs alone,
+    and one lost :data:`MAX_LOST` (3) times raises :class:`BatchError` naming its items (its
+    worker died each time: a crash in native code, ``os._exit``, the out-of-memory killer)
+    instead of breaking the pool forever. A Dask cluster reruns the chunks of a lost worker
+    itself."""
+    if not callable(fn):
+        raise BatchError(f"bad fn {show(fn)}: expected a function of one item")
+    size = _count(chunksize, "chunksize") or 1
+    _count(in_flight, "in_flight")
+    _check_executor(executor, workers)
+    it = _iterator(items, "an iterable")
+    return _run_lazy(fn, it, executor, workers, size, in_flight, None)
+
+
+def _run_lazy(
+    fn: Callable[[Any], Any],
+    it: Iterator[Any],
+    executor: Executor | str | None,
+    workers: int | None,
+    size: int,
+    in_flight: int | None,
+    name: Callable[[Any], Any] | None,
+) -> Iterator[Any]:
+    ex, owned = executor_for(executor, workers)  # started at the first result asked for
+    yield from _run(fn, it, ex, owned, size, in_flight, name)
+
+
+def _run(
+    fn: Callable[[Any], Any],
+    it: Iterator[Any],
+    ex: Executor,
+    owned: bool,
+    size: int,
+    in_flight: int | None,
+    name: Callable[[Any], Any] | None,
+) -> Generator[Any, None, None]:
+    """map_chunks on an executor already made (shut down at the end when ``owned``);
+    ``name(item)`` is what an error message shows of an item."""
+    n_workers = getattr(ex, "_max_workers", None)
+    if isinstance(ex, _Inline):
+        limit = 1  # each chunk's results are handed over before the next one runs
+    else:
+        limit = in_flight or 4 * max(1, n_workers or os.cpu_count() or 1)
+    pending: dict[Future[Any], tuple[list[Any], int]] = {}  # chunk, times lost with its worker
+    alone: deque[tuple[list[Any], int]] = deque()  # chunks lost twice: each runs by itself
+    ready: list[Any] = []  # results not yet yielded
+
+    def submit(chunk: list[Any], lost: int) -> None:
+        pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
+
+    def fill() -> None:
+        if alone:
+            if not pending:
+                submit(*alone.popleft())
+            return
+        while len(pending) < limit:
+            chunk = list(islice(it, size))
+            if not chunk:
+                return
+            submit(chunk, 0)
+
+    def finished() -> None:
+        """Moves the results of the chunks that have finished out of ``pending`` into ``ready``."""
+        for f in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
+            ready.extend(f.result())
+            del pending[f]
+
+    def step() -> None:
+        nonlocal ex
+        done = next(as_completed(list(pending)))
+        chunk, lost = pending.pop(done)
+        try:
+            ready.extend(done.result())
+            return
+        except BrokenProcessPool:
+            if not owned or not isinstance(ex, ProcessPoolExecutor):
+                raise
+        # a worker died: the chunks that finished are kept, the others run again on a new pool
+        by_itself = not pending
+        finished()
+        lost_now = [(chunk, lost + 1), *((c, k + 1) for c, k in pending.values())]
+        pending.clear()
+        ex.shutdown(wait=False, cancel_futures=True)
+        if by_itself and lost + 1 >= MAX_LOST:
+            names = [x if name is None else name(x) for x in chunk]
+            raise BatchError(
+                f"the chunk of items {show(names)} was lost {lost + 1} times with its worker process"
+                " (it died running them, the last time alone: a crash, os._exit or out of memory):"
+                " expected its jobs to return or raise; the run is given up"
+            )
+        ex = _pool(n_workers or 1)
+        for c, k in lost_now:
+            if k >= MAX_LOST - 1:
+                alone.append((c, k))
+            else:
+                submit(c, k)
+
+    def handover() -> list[Any]:
+        out = ready[:]
+        ready.clear()
+        return out
+
+    early = True
     try:
-
-        def fill() -> None:
-            while len(pending) < limit:
-                chunk = [x for _, x in zip(range(size), it, strict=False)]
-                if not chunk:
-                    return
-                pending[ex.submit(_run_chunk, fn, chunk)] = chunk
-
-        fill()
-        while pending:
-            done = next(as_completed(list(pending)))
-            chunk = pending.pop(done)
+        while True:
             try:
-                results = done.result()
-            except BrokenProcessPool:
-                if not owned or not isinstance(ex, ProcessPoolExecutor):
-                    raise
-                # a worker died: a new pool, and every chunk that did not finish runs again
-                lost = [chunk, *pending.values()]
-                pending.clear()
-                ex.shutdown(wait=False, cancel_futures=True)
-                ex = ProcessPoolExecutor(max_workers=getattr(ex, "_max_workers", None))
-                for c in lost:
-                    pending[ex.submit(_run_chunk, fn, c)] = c
-                continue
-            yield from results
-            fill()
+                fill()
+                if not pending:
+                    break
+                step()
+            except BaseException:
+                # an error or Ctrl-C: first hand over what has finished, so nothing done is lost
+                finished()
+                if ready:
+                    yield from handover()
+                raise
+            yield from handover()
+        early = False
     finally:
         if owned:
-            # a run read to its end joins its workers; one left early (closed, or failed)
-            # cancels what waits and does not wait for the chunks still running
-            ex.shutdown(wait=not pending, cancel_futures=True)
+            _shutdown(ex, early and bool(pending))
+        else:
+            for f in pending:
+                f.cancel()  # the chunks not started yet; the executor is the caller's
 
 
 # ---------------------------------------------------------------------------------- jobs
@@ -181,18 +346,26 @@ def _solver() -> Any:
     return s
 
 
-def _limit(options: Mapping[str, Any]) -> Any:
-    from scopa.limit import Limit
+def _limit(options: Mapping[str, Any]) -> Limit:
+    return Limit.of(None, options.get("time_limit"), options.get("node_limit"))
 
-    return Limit(time=options.get("time_limit"), nodes=options.get("node_limit"))
+
+def _error(item_id: Any, exc: BaseException) -> dict[str, Any]:
+    return {"id": item_id, "error": {"type": type(exc).__name__, "message": str(exc)}}
+
+
+# A job's bad input gives an error record for its item: a ScopaError, or another ValueError
+# (UnicodeError among them) or an OSError (a record file that cannot be read). Anything else
+# (KeyboardInterrupt, MemoryError, a TypeError of a programming error) ends the run.
+_ITEM_ERRORS = (ValueError, OSError)
 
 
 def _solve_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
     item_id, pos, options = job
     try:
         r = _solver().solve(State.of(pos), _limit(options))
-    except ScopaError as exc:
-        return {"id": item_id, "error": {"type": type(exc).__name__, "message": str(exc)}}
+    except _ITEM_ERRORS as exc:
+        return _error(item_id, exc)
     return {
         "id": item_id,
         "value": r.value,
@@ -211,8 +384,8 @@ def _analyze_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
     item_id, pos, options = job
     try:
         a = _solver().analyze(State.of(pos), _limit(options))
-    except ScopaError as exc:
-        return {"id": item_id, "error": {"type": type(exc).__name__, "message": str(exc)}}
+    except _ITEM_ERRORS as exc:
+        return _error(item_id, exc)
     return {
         "id": item_id,
         "moves": {str(m): v for m, v in a.items()},
@@ -228,15 +401,24 @@ def _analyze_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _review_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
-    from scopa.records import load_record
+    from scopa.records import HandRecord, MatchRecord, RecordError, load_record
     from scopa.review import DEFAULT_TIME, review
 
     item_id, record, options = job
     try:
-        rec = load_record(record) if not hasattr(record, "hands") else record
-        r = review(rec, time_limit=options.get("time_limit") or DEFAULT_TIME)
-    except ScopaError as exc:
-        return {"id": item_id, "error": {"type": type(exc).__name__, "message": str(exc)}}
+        if isinstance(record, (MatchRecord, HandRecord, State)):
+            rec: MatchRecord | HandRecord | State = record
+        elif isinstance(record, str) and "\n" in record and not record.lstrip().startswith("{"):
+            raise RecordError(
+                f"bad record {show(record)}: expected a record, its JSON (an object, or its text"
+                " starting with '{') or a file name (a record's text() form cannot be read back)"
+            )
+        else:
+            rec = load_record(record)
+        time_limit = options.get("time_limit")
+        r = review(rec, time_limit=DEFAULT_TIME if time_limit is None else time_limit)
+    except _ITEM_ERRORS as exc:
+        return _error(item_id, exc)
     return {"id": item_id, **r.to_json()}
 
 
@@ -248,6 +430,21 @@ def _items(items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
             yield i, item
 
 
+def _check_limits(time_limit: Any, node_limit: Any) -> None:
+    Limit.of(None, time_limit, node_limit)  # LimitError naming the bad one
+
+
+def _check_review_time(time_limit: Any) -> None:
+    from scopa.review import MAX_TIME_PER_PLAY
+
+    if time_limit is None:
+        return
+    number = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
+    if not (number and math.isfinite(time_limit) and 0 < time_limit <= MAX_TIME_PER_PLAY):
+        expected = f"seconds per play in (0, {MAX_TIME_PER_PLAY:g}], or None"
+        raise LimitError(f"bad time_limit {show(time_limit)}: expected {expected}")
+
+
 def _many(
     job: Callable[[Any], dict[str, Any]],
     items: Iterable[Any],
@@ -255,9 +452,20 @@ def _many(
     executor: Executor | str | None,
     workers: int | None,
     chunksize: int | None,
+    default_chunk: int,
 ) -> Iterator[dict[str, Any]]:
-    jobs = ((i, x, options) for i, x in _items(items))
-    return map_chunks(job, jobs, executor=executor, workers=workers, chunksize=chunksize or 8)
+    expected = "an iterable of (id, item) pairs or of items (a single item goes in a list)"
+    if isinstance(items, (str, bytes, bytearray, Mapping, State)):
+        raise BatchError(f"bad items {show(items)}: expected {expected}")
+    size = _count(chunksize, "chunksize") or default_chunk
+    _check_executor(executor, workers)
+    it = _iterator(items, expected)
+    jobs = ((i, x, options) for i, x in _items(it))
+    return _run_lazy(job, jobs, executor, workers, size, None, _job_id)
+
+
+def _job_id(job: tuple[Any, Any, Mapping[str, Any]]) -> Any:
+    return job[0]
 
 
 def solve_many(
@@ -272,9 +480,12 @@ def solve_many(
     """Solve every position of ``items`` — ``(id, position)`` pairs, or positions (their index
     is then the id), each a State, a position string or a JSON position — and yield
     ``{"id", "value", "best", "exact", "lower", "upper", "estimate", "pv", "nodes", "seconds"}``
-    as each finishes (``{"id", "error"}`` for a bad position)."""
+    as each finishes (``{"id", "error"}`` for a bad position). Bad limits or settings raise
+    (LimitError, BatchError) at the call, before any job runs; see :func:`map_chunks` for how
+    the run meets errors, Ctrl-C and dying workers."""
+    _check_limits(time_limit, node_limit)
     opts = {"time_limit": time_limit, "node_limit": node_limit}
-    return _many(_solve_job, items, opts, executor, workers, chunksize)
+    return _many(_solve_job, items, opts, executor, workers, chunksize, 8)
 
 
 def analyze_many(
@@ -288,8 +499,9 @@ def analyze_many(
 ) -> Iterator[dict[str, Any]]:
     """Every legal move's value of each position (as :func:`solve_many` takes them):
     ``{"id", "moves", "best", "exact", "lines", "nodes", "seconds"}``."""
+    _check_limits(time_limit, node_limit)
     opts = {"time_limit": time_limit, "node_limit": node_limit}
-    return _many(_analyze_job, items, opts, executor, workers, chunksize)
+    return _many(_analyze_job, items, opts, executor, workers, chunksize, 8)
 
 
 def review_many(
@@ -300,9 +512,13 @@ def review_many(
     workers: int | None = None,
     chunksize: int | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """The review (:func:`scopa.review`) of each game record of ``items`` (records, JSON
-    records or their text), ``time_limit`` seconds per play: ``{"id", "plays", "summary"}``."""
-    return _many(_review_job, items, {"time_limit": time_limit}, executor, workers, chunksize or 1)
+    """The review (:func:`scopa.review`) of each game record of ``items`` (as :func:`solve_many`
+    takes them), ``time_limit`` seconds per play (default ``scopa.review.DEFAULT_TIME``):
+    ``{"id", "plays", "summary"}``. A record is a ``MatchRecord`` or ``HandRecord`` (or a
+    State), a decoded JSON record, the JSON text of one (a string starting with ``{``) or the
+    name of a record file; the ``text()`` form is for reading and cannot be read back."""
+    _check_review_time(time_limit)
+    return _many(_review_job, items, {"time_limit": time_limit}, executor, workers, chunksize, 1)
 
 
 def thread_pool(workers: int) -> ThreadPoolExecutor:
@@ -320,33 +536,108 @@ _JOBS = {
 }
 
 
-def _done_ids(out: str) -> set[Any]:
-    """The ids already in the output file; a torn last line (a run killed while writing it) is
-    cut off, so a rerun writes it again whole."""
+def _scan_output(out: str, src: str) -> tuple[set[Any], int | None, bool]:
+    """The ids already in the output file; the length to cut it to (None: nothing to cut);
+    and whether its last line lacks its newline (a whole result: the newline is added).
+    Only a torn last line (a run killed while writing it: no newline, not complete JSON) is
+    cut, so a rerun writes it again whole. Anything else that is not a results line (a JSON
+    object with an id) raises BatchError and the file is left as it is: it is not an earlier
+    run's output. A file that is not a regular one (``/dev/stdout``) is not read."""
     done: set[Any] = set()
-    if not os.path.exists(out):
-        return done
+    try:
+        st = os.stat(out)
+    except FileNotFoundError:
+        return done, None, False
+    except OSError as exc:
+        raise BatchError(f"cannot use the output {show(out)}: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise BatchError(f"cannot use the output {show(out)}: it is a directory; expected a file")
+    try:
+        same = os.path.samefile(src, out)
+    except OSError:
+        same = False
+    if same:
+        raise BatchError(f"the output {show(out)} is the input file: expected another file for the results")
+    if not stat.S_ISREG(st.st_mode):
+        return done, None, False
+    try:
+        with open(out, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise BatchError(f"cannot read the output {show(out)}: {exc.strerror}") from None
     good = 0
-    with open(out, "rb") as f:
-        data = f.read()
-    for raw in data.splitlines(keepends=True):
-        if not raw.endswith(b"\n"):
-            break
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            break
-        if isinstance(obj, dict) and "id" in obj:
+    for number, raw in enumerate(data.splitlines(keepends=True), 1):
+        whole = raw.endswith(b"\n")
+        if raw.strip():
+            try:
+                obj = jsonio.loads(raw, max_chars=max(jsonio.MAX_CHARS, len(raw)))
+            except ScopaError:
+                if not whole and raw.startswith(b"{"):
+                    return done, good, False  # torn: cut off
+                obj = None
+            if not isinstance(obj, dict) or "id" not in obj:
+                line = show(raw.decode("utf-8", "replace").rstrip("\r\n"))
+                raise BatchError(
+                    f"the output {show(out)} is not a results file: its line {number} {line} is not a"
+                    " JSON object with an id; expected the JSON lines of an earlier run (the file is"
+                    " left as it is)"
+                )
             done.add(_key(obj["id"]))
         good += len(raw)
-    if good < len(data):
-        with open(out, "r+b") as f:
-            f.truncate(good)
-    return done
+    return done, None, bool(data) and not data.endswith(b"\n")
 
 
 def _key(x: Any) -> Any:
     return json.dumps(x, sort_keys=True)
+
+
+def _read_jobs(
+    src: str,
+    field: str,
+    done: set[Any],
+    options: dict[str, Any],
+    bad_line: Callable[[int, str], None] | None,
+) -> tuple[list[tuple[Any, Any, dict[str, Any]]], int, int]:
+    items: list[tuple[Any, Any, dict[str, Any]]] = []
+    seen: set[Any] = set()
+    bad = skipped = 0
+    try:
+        with open(src, "rb") as f:
+            for number, raw in enumerate(f, 1):
+                if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]  # a UTF-8 byte order mark
+                if not raw.strip():
+                    continue
+                try:
+                    obj = jsonio.loads(raw)  # not UTF-8: a bad line (JSONInputError)
+                    if not isinstance(obj, dict) or "id" not in obj or field not in obj:
+                        raise BatchError(f"expected an object with 'id' and {show(field)}")
+                    if not isinstance(obj["id"], (str, int)) or isinstance(obj["id"], bool):
+                        raise BatchError(f"bad id {show(obj['id'])}: expected a string or an integer")
+                    key = _key(obj["id"])
+                    if key in seen:
+                        raise BatchError(f"id {show(obj['id'])} is given twice")
+                    seen.add(key)
+                except ScopaError as exc:
+                    bad += 1
+                    if bad_line is not None:
+                        bad_line(number, str(exc))
+                    continue
+                if key in done:
+                    skipped += 1
+                    continue
+                items.append((obj["id"], obj[field], options))
+    except OSError as exc:
+        raise BatchError(f"cannot read the input {show(src)}: {exc.strerror or exc}") from None
+    return items, skipped, bad
+
+
+def _write(fd: int, data: bytes, out: str) -> None:
+    try:
+        while data:
+            data = data[os.write(fd, data) :]
+    except OSError as exc:
+        raise BatchError(f"cannot write the output {show(out)}: {exc.strerror}") from None
 
 
 def run_jsonl(
@@ -366,50 +657,60 @@ def run_jsonl(
     P}``, for ``review`` ``{"id": ..., "record": R}``) run ``kind`` (solve, analyze or review) and
     their results are appended to ``out``, one JSON line each with the input's id, written whole.
     Resumable: the ids already in ``out`` are skipped, so a run that was killed loses nothing and
-    does nothing twice. A bad input line (not JSON, no id, an id seen before, no position) is
-    reported to ``bad_line(line number, message)`` and skipped. Returns (done now, skipped as done
-    before, bad lines)."""
+    does nothing twice. A bad input line (not UTF-8, not JSON, no id, an id seen before, no
+    position) is reported to ``bad_line(line number, message)`` and skipped. Returns (done now,
+    skipped as done before, bad lines).
+
+    Raises BatchError, before anything is written, for an input that cannot be read, an output
+    that cannot be written, is the input itself or is not a results file (only a torn last line,
+    from a run killed while writing it, is cut off), or a Dask scheduler that does not answer;
+    LimitError for a bad limit."""
     if kind not in _JOBS:
         raise BatchError(f"unknown batch job {show(kind)}: expected one of {', '.join(_JOBS)}")
+    for name, path in (("input", src), ("output", out)):
+        if not isinstance(path, (str, os.PathLike)):
+            raise BatchError(f"bad {name} {show(path)}: expected a file name")
+    src, out = os.fspath(src), os.fspath(out)
+    if kind == "review":
+        _check_review_time(time_limit)
+        if node_limit is not None:
+            raise BatchError(
+                f"bad node_limit {show(node_limit)}: a review takes no node limit; expected None"
+            )
+    else:
+        _check_limits(time_limit, node_limit)
+    _check_executor(executor, workers)
     job, field, chunk = _JOBS[kind]
-    done = _done_ids(out)
-    items: list[tuple[Any, Any, dict[str, Any]]] = []
-    seen: set[Any] = set()
-    bad = skipped = 0
+    done, cut, newline = _scan_output(out, src)
     options = {"time_limit": time_limit, "node_limit": node_limit}
-    with open(src, encoding="utf-8", errors="replace") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = jsonio.loads(line)
-                if not isinstance(obj, dict) or "id" not in obj or field not in obj:
-                    raise BatchError(f"expected an object with 'id' and {show(field)}")
-                if not isinstance(obj["id"], (str, int)) or isinstance(obj["id"], bool):
-                    raise BatchError(f"bad id {show(obj['id'])}: expected a string or an integer")
-                key = _key(obj["id"])
-                if key in seen:
-                    raise BatchError(f"id {show(obj['id'])} is given twice")
-                seen.add(key)
-            except ScopaError as exc:
-                bad += 1
-                if bad_line is not None:
-                    bad_line(number, str(exc))
-                continue
-            if key in done:
-                skipped += 1
-                continue
-            items.append((obj["id"], obj[field], options))
-    if started is not None:
-        started(len(items))
-    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    items, skipped, bad = _read_jobs(src, field, done, options, bad_line)
+    ex, owned = executor_for(executor, workers)
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError as exc:
+        if owned:
+            _shutdown(ex, True)
+        raise BatchError(f"cannot write the output {show(out)}: {exc.strerror}") from None
+    run = _run(job, iter(items), ex, owned, chunk, None, _job_id)
     written = 0
     try:
-        for result in map_chunks(job, items, executor=executor, workers=workers, chunksize=chunk):
-            os.write(fd, (jsonio.dumps(result) + "\n").encode("ascii"))  # one write: a whole line
+        if cut is not None:
+            try:
+                os.ftruncate(fd, cut)  # the torn last line
+            except OSError as exc:
+                raise BatchError(f"cannot cut the torn last line of {show(out)}: {exc.strerror}") from None
+        elif newline:
+            _write(fd, b"\n", out)
+        if started is not None:
+            started(len(items))
+        for result in run:
+            _write(fd, (jsonio.dumps(result) + "\n").encode("ascii"), out)  # a whole line at once
             written += 1
             if progress is not None:
                 progress(result)
     finally:
+        if inspect.getgeneratorstate(run) == inspect.GEN_CREATED and owned:
+            _shutdown(ex, True)  # never started: _run's own cleanup does not run
+        run.close()
         os.close(fd)
     return written, skipped, bad
