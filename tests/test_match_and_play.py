@@ -269,3 +269,10 @@ def test_falls_back_to_the_twin_with_a_warning():
     first, second = out.stdout.splitlines()
     assert first.startswith("python [") and "blocked for the test" in first and "pure-Python twin" in first
     assert second == "4"
+
+
+def test_a_drawn_seed_is_one_javascript_holds_exactly():
+    # The browser app sends the match back as JSON: a seed above 2**53 came back rounded, and
+    # the match was refused at its first play (a deal not the seed's).
+    seeds = [scopa.Match("scopa").seed for _ in range(200)]
+    assert all(0 <= s < 2**53 for s in seeds) and len(set(seeds)) == 200

@@ -85,7 +85,7 @@ class Match:
     def __init__(self, rules: Rules | str, seed: int | None = None, dealer: int | None = None) -> None:
         self.rules = rules if isinstance(rules, Rules) else Rules.from_json(rules)
         if seed is None:
-            seed = secrets.randbits(63)
+            seed = secrets.randbits(53)  # (a JSON number JavaScript holds exactly: below 2**53)
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < _SEED_LIMIT:
             raise PositionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1 or None")
         self.seed = seed

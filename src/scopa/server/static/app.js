@@ -14,26 +14,36 @@ class Engine {
   }
   open() {
     return new Promise((resolve, reject) => {
-      this.ws = new WebSocket(this.url);
-      this.ws.onopen = () => resolve();
-      this.ws.onerror = () => reject(new Error("cannot reach the engine"));
-      this.ws.onclose = () => {
-        for (const { reject: fail } of this.pending.values()) fail(new Error("the connection closed"));
-        this.pending.clear();
+      const ws = (this.ws = new WebSocket(this.url));
+      ws.onopen = () => resolve();
+      ws.onerror = () => reject(new Error("cannot reach the engine: is scopa serve running?"));
+      ws.onclose = () => {
+        this.failAll(new Error("the connection to the engine was lost (your next action reconnects)"));
+        if (this.onlost) this.onlost();
       };
-      this.ws.onmessage = (e) => {
+      ws.onmessage = (e) => {
         const reply = JSON.parse(e.data);
         if (reply.info) return; // progress lines: not used here
+        const error = reply.error && Object.assign(new Error(reply.error.message), { type: reply.error.type });
+        if (reply.id === null && error) return this.failAll(error); // a message the engine could not read
         const waiter = this.pending.get(reply.id);
         if (!waiter) return;
         this.pending.delete(reply.id);
-        if (reply.error) waiter.reject(Object.assign(new Error(reply.error.message), { type: reply.error.type }));
+        if (error) waiter.reject(error);
         else waiter.resolve(reply);
       };
     });
   }
+  failAll(error) {
+    for (const { reject } of this.pending.values()) reject(error);
+    this.pending.clear();
+  }
   async ask(request) {
-    await this.ready;
+    await this.ready.catch(() => {}); // (a failed connection is tried again below)
+    if (this.ws.readyState !== WebSocket.OPEN) {
+      this.ready = this.open();
+      await this.ready;
+    }
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -178,8 +188,8 @@ async function render() {
   if (!view.table.length) table.textContent = "The table is empty.";
   const [c0, c1] = view.captured;
   $("piles").textContent =
-    `${teamName(0)}: ${c0.length} cards, ${view.scope[0]} scope · ${teamName(1)}: ${c1.length} cards, ` +
-    `${view.scope[1]} scope` + (view.stock ? ` · stock ${view.stock}` : "");
+    `${teamName(0)}: ${c0.length} cards, ${scopeText(view.scope[0])} · ${teamName(1)}: ${c1.length} cards, ` +
+    `${scopeText(view.scope[1])}` + (view.stock ? ` · stock ${view.stock}` : "");
   // your hand: every card a button
   const hand = $("hand");
   hand.replaceChildren();
@@ -211,6 +221,15 @@ async function render() {
   $("undo").disabled = !game.undo.length || game.busy;
   $("hint").disabled = !mine || game.busy;
   updateDownload();
+  // the focused card was redrawn (or hidden): focus your first playable card, else the status
+  if (document.activeElement === document.body || !document.activeElement) {
+    const first = hand.querySelector("button:not([disabled])");
+    (first || $("status")).focus();
+  }
+}
+
+function scopeText(n) {
+  return `${n} scop${n === 1 ? "a" : "e"}`;
 }
 
 function renderCaptures(card) {
@@ -235,7 +254,7 @@ function renderCaptures(card) {
 // ------------------------------------------------------------------ playing
 
 async function newMatch() {
-  game.token++;
+  const token = ++game.token; // a second New match (a double click) supersedes this one
   game.deck = $("deck").value;
   game.player = $("difficulty").value || "pimc";
   const rules = $("game").value;
@@ -243,7 +262,9 @@ async function newMatch() {
   const seed = new URLSearchParams(location.search).get("seed");
   const req = { cmd: "match_new", rules, target };
   if (seed !== null) req.seed = parseInt(seed, 10);
-  game.match = (await game.engine.ask(req)).match;
+  const reply = await game.engine.ask(req);
+  if (token !== game.token) return;
+  game.match = reply.match;
   game.seat = 0;
   game.undo = [];
   game.handOver = null;
@@ -262,7 +283,9 @@ async function advance() {
   while (game.match.winner === null && !game.handOver && token === game.token) {
     const pos = game.match.position;
     if (pos.turn === game.seat) {
-      game.legal = (await game.engine.ask({ cmd: "legal", position: pos })).moves;
+      const legal = (await game.engine.ask({ cmd: "legal", position: pos })).moves;
+      if (token !== game.token) return;
+      game.legal = legal;
       setStatus("your-turn", "Your turn: click a card of your hand (or press its number).");
       await render();
       return;
@@ -273,15 +296,17 @@ async function advance() {
     const { move } = await game.engine.ask({ cmd: "bestmove", view, player: game.player, time_ms: 300 });
     if (token !== game.token) return;
     await pause(250);
-    await play(move);
+    if (token !== game.token) return; // an undo or a new match came in the pause
+    await play(move, token);
   }
   if (game.match.winner !== null && !game.handOver) await matchOver();
 }
 
-async function play(move) {
+async function play(move, token = game.token) {
   const before = game.match;
   const seat = before.position.turn;
   const reply = await game.engine.ask({ cmd: "match_play", match: before, move });
+  if (token !== game.token || game.match !== before) return; // superseded while it was asked
   game.match = reply.match;
   log(`${seatName(seat)}: ${moveText(move)}`);
   for (const e of reply.events) {
@@ -293,9 +318,10 @@ async function play(move) {
   if (reply.events.some((e) => e.type === "scopa")) flash($("table"));
   if (reply.events.some((e) => e.type === "hand_over")) {
     const final = (await game.engine.ask({ cmd: "play", position: before.position, move })).position;
+    if (token !== game.token) return;
     const points = reply.events.find((e) => e.type === "hand_over").points;
     game.handOver = { final, points };
-    await handOver();
+    await handOver(); // the score at once; the review fills in by itself
   }
 }
 
@@ -351,9 +377,11 @@ async function submit(move) {
 }
 
 async function hint() {
-  const view = (await game.engine.ask({ cmd: "view", position: game.match.position, seat: game.seat })).view;
+  const asked = game.match;
+  const view = (await game.engine.ask({ cmd: "view", position: asked.position, seat: game.seat })).view;
   $("hint-text").textContent = "Thinking about a hint…";
   const { moves } = await game.engine.ask({ cmd: "evaluate", view, time_ms: 500 });
+  if (game.match !== asked) return; // played or undone meanwhile: the hint is stale
   const ranked = Object.entries(moves).sort((a, b) => b[1] - a[1]);
   const [best, value] = ranked[0];
   let text = `Hint: ${moveText(best)} (${value >= 0 ? "+" : ""}${value.toFixed(2)} points)`;
@@ -368,6 +396,7 @@ async function undo() {
   game.handOver = null;
   $("hand-end").hidden = true;
   $("captures").replaceChildren();
+  $("hint-text").textContent = "";
   log("Undone: back to your last turn.");
   await advance();
 }
@@ -395,13 +424,16 @@ async function handOver() {
   $("hand-end").hidden = false;
   $("next-hand").hidden = over;
   $("review").replaceChildren(Object.assign(document.createElement("p"), { textContent: "Reviewing…" }));
-  try {
-    const record = handRecord(final, points);
-    const review = await game.engine.ask({ cmd: "review", record, time_ms: 100 });
-    renderReview($("review"), review, record, $("review-board"), (s) => s === game.seat);
-  } catch (err) {
-    $("review").textContent = `The review failed: ${err.message}`;
-  }
+  const record = handRecord(final, points);
+  const asked = game.handOver;
+  game.engine
+    .ask({ cmd: "review", record, time_ms: 100 })
+    .then((review) => {
+      if (game.handOver === asked) renderReview($("review"), review, record, $("review-board"), (s) => s === game.seat);
+    })
+    .catch((err) => {
+      if (game.handOver === asked) $("review").textContent = `The review failed: ${err.message}`;
+    });
 }
 
 function matchOverText() {
@@ -553,13 +585,24 @@ async function loadRecord(file) {
   try {
     const review = await game.engine.ask({ cmd: "review", record, time_ms: 50 });
     const hands = record.format === "scopa-hand" ? [record] : record.hands;
+    if (!hands.length) {
+      $("replay-title").textContent = "The record holds no hand to replay.";
+      $("replay-review").replaceChildren();
+      return;
+    }
     replay.record = record;
     replay.hands = hands;
     replay.hand = 0;
     replay.step = 0;
     $("replay-title").textContent = `A record of ${hands.length} hand(s), ${review.plays.length} plays. Step through it:`;
-    const first = hands[0];
-    renderReview($("replay-review"), { ...review, plays: review.plays.filter((p) => p.hand === 0) }, { deal: first.deal, plays: first.plays }, $("replay-board"), () => true);
+    const boxes = hands.map((hand, h) => {
+      const box = document.createElement("div");
+      const plays = review.plays.filter((p) => p.hand === h);
+      renderReview(box, { ...review, plays }, { deal: hand.deal, plays: hand.plays }, $("replay-board"), () => true);
+      if (hands.length > 1) box.prepend(Object.assign(document.createElement("h4"), { textContent: `Hand ${h + 1}` }));
+      return box;
+    });
+    $("replay-review").replaceChildren(...boxes);
     await showReplay();
   } catch (err) {
     $("replay-title").textContent = `The record was refused: ${err.message}`;
@@ -567,10 +610,26 @@ async function loadRecord(file) {
 }
 
 async function showReplay() {
+  // every hand of the record in turn: after the last play of a hand, Next goes to the next hand
   const hand = replay.hands[replay.hand];
+  $("replay-prev").disabled = $("replay-next").disabled = true; // (until this step is drawn)
   await showPlay({ deal: hand.deal, plays: [...hand.plays, "(end)"] }, replay.step, $("replay-board"));
-  $("replay-prev").disabled = replay.step === 0;
-  $("replay-next").disabled = replay.step >= hand.plays.length;
+  const last = replay.hand === replay.hands.length - 1;
+  $("replay-prev").disabled = replay.step === 0 && replay.hand === 0;
+  $("replay-next").disabled = replay.step >= hand.plays.length && last;
+}
+
+function replayStep(delta) {
+  if ($(delta > 0 ? "replay-next" : "replay-prev").disabled) return;
+  const plays = replay.hands[replay.hand].plays.length;
+  if (delta > 0 && replay.step >= plays) {
+    replay.hand += 1;
+    replay.step = 0;
+  } else if (delta < 0 && replay.step === 0) {
+    replay.hand -= 1;
+    replay.step = replay.hands[replay.hand].plays.length;
+  } else replay.step += delta;
+  showReplay().catch(showError);
 }
 
 // ------------------------------------------------------------------ wiring
@@ -615,6 +674,7 @@ async function main() {
   }
   $("new-game").addEventListener("click", () => newMatch().catch(showError));
   $("next-hand").addEventListener("click", async () => {
+    if (!game.handOver) return; // (pressed twice)
     game.handOver = null;
     game.undo = [];
     $("hand-end").hidden = true;
@@ -629,8 +689,14 @@ async function main() {
     $("show-played").setAttribute("aria-expanded", p.hidden ? "false" : "true");
   });
   $("load").addEventListener("change", (e) => e.target.files[0] && loadRecord(e.target.files[0]).catch(showError));
-  $("replay-prev").addEventListener("click", () => { replay.step = Math.max(0, replay.step - 1); showReplay().catch(showError); });
-  $("replay-next").addEventListener("click", () => { replay.step += 1; showReplay().catch(showError); });
+  $("replay-prev").addEventListener("click", () => replayStep(-1));
+  $("replay-next").addEventListener("click", () => replayStep(1));
+  $("download").addEventListener("click", (e) => {
+    if ($("download").getAttribute("aria-disabled") === "true") e.preventDefault(); // no match yet
+  });
+  engine.onlost = () => {
+    if (!game.busy) setStatus("error", "The connection to the engine was lost: your next action reconnects.");
+  };
   $("animate").addEventListener("change", () => document.body.classList.toggle("animate", $("animate").checked));
   document.addEventListener("keydown", keys);
   updateDownload();
