@@ -274,6 +274,18 @@ def test_phone_width(server, browser, tmp_path):
     assert width <= 360, f"the page is {width} px wide at a 360 px window"
     images = d.find_elements(By.CSS_SELECTOR, "#hand img")
     assert images and all(img.get_attribute("alt") for img in images)  # text alternatives
+    # the other hands are said by their label ("the computer: 3 cards"), not a card at a time
+    backs = d.find_elements(By.CSS_SELECTOR, "#opponents .seat-cards")
+    assert backs and all(b.get_attribute("aria-hidden") == "true" for b in backs)
+    assert "3 cards" in d.find_element(By.ID, "opponents").text
+    for group in ("opponents", "table", "captures", "hand"):  # a named region is a group
+        assert d.find_element(By.ID, group).get_attribute("role") == "group"
+    # touch targets of 24 px and more at phone width (the selects were 19-21 px)
+    heights = d.execute_script(
+        "return Array.from(document.querySelectorAll('#setup select, #setup input, #setup button'),"
+        " e => e.getBoundingClientRect().height)"
+    )
+    assert heights and min(heights) >= 24, heights
     shots(d, tmp_path, "phone")
     assert not console_errors(d)
 

@@ -166,7 +166,8 @@ async function render() {
     label.textContent = `${seatName(seat)}: ${h} card${h === 1 ? "" : "s"}` + (view.turn === seat ? " (to move)" : "");
     const cards = document.createElement("div");
     cards.className = "seat-cards";
-    for (let i = 0; i < h; i++) cards.append(backImage());
+    cards.setAttribute("aria-hidden", "true"); // the label above says how many: not one alt a card
+    for (let i = 0; i < h; i++) cards.append(backImage(""));
     div.append(label, cards);
     opp.append(div);
   });
@@ -217,7 +218,8 @@ async function render() {
   played.append(p, mini);
   const [a, b] = m.scores;
   const me = game.seat % 2;
-  $("match-score").textContent = `Match: ${teamName(me)} ${[a, b][me]}, ${teamName(1 - me)} ${[a, b][1 - me]} — to ${m.target}`;
+  const scoreText = `Match: ${teamName(me)} ${[a, b][me]}, ${teamName(1 - me)} ${[a, b][1 - me]} — to ${m.target}`;
+  if ($("match-score").textContent !== scoreText) $("match-score").textContent = scoreText; // (a live region: said once)
   $("undo").disabled = !game.undo.length || game.busy;
   $("hint").disabled = !mine || game.busy;
   updateDownload();
