@@ -447,21 +447,20 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _positive(text: str) -> int:
-    if not text.isascii() or not text.isdigit() or len(text) > 18 or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"bad count {text!r}: expected an integer >= 1")
-    return int(text)
-
-
-def _count(most: int) -> Callable[[str], int]:
-    """An argparse type: an integer in 1..``most``."""
+def _count(most: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer >= 1 of at most 18 digits, and at most ``most``."""
+    expected = "an integer >= 1" if most is None else f"an integer in 1..{most:,}"
 
     def check(text: str) -> int:
-        if not text.isascii() or not text.isdigit() or len(text) > 18 or not 1 <= int(text) <= most:
-            raise argparse.ArgumentTypeError(f"bad count {text!r}: expected an integer in 1..{most:,}")
+        ok = text.isascii() and text.isdigit() and len(text) <= 18 and int(text) >= 1
+        if not ok or (most is not None and int(text) > most):
+            raise argparse.ArgumentTypeError(f"bad count {text!r}: expected {expected}")
         return int(text)
 
     return check
+
+
+_positive = _count()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,6 +10,7 @@ import scopa_core as core
 from scopa.errors import OptionError, show
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
+from scopa_core._checks import MAX_COUNT
 
 if TYPE_CHECKING:  # numpy is imported by the core on the first playout only
     import numpy as np
@@ -44,7 +45,7 @@ class Playouts:
 
 
 #: The most hands one call plays (the core's count is a 32-bit int).
-MAX_HANDS = 2**31 - 1
+MAX_HANDS = MAX_COUNT
 
 
 def random_playouts(rules: Rules | str, n: int, seed: int | None = None) -> Playouts:

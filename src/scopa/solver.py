@@ -258,6 +258,14 @@ class _Deepening:
         return not (self.nodes is not None and self.clock.nodes + n1 * growth_n > self.nodes)
 
 
+def check_tt_size(tt_size_mb: object) -> int:
+    """``tt_size_mb`` if it is a transposition table size the core takes (an int of MB in
+    1..65536); else :class:`~scopa.errors.OptionError`. The solver's and PIMC's."""
+    if not isinstance(tt_size_mb, int) or isinstance(tt_size_mb, bool) or not 1 <= tt_size_mb <= 65536:
+        raise OptionError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..65536")
+    return tt_size_mb
+
+
 class Solver:
     """A double-dummy solver with its own transposition table, kept between calls.
 
@@ -281,8 +289,7 @@ class Solver:
     """
 
     def __init__(self, tt_size_mb: int = 64, threads: int = 1) -> None:
-        if not isinstance(tt_size_mb, int) or isinstance(tt_size_mb, bool) or not 1 <= tt_size_mb <= 65536:
-            raise OptionError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..65536")
+        check_tt_size(tt_size_mb)
         if not isinstance(threads, int) or isinstance(threads, bool) or not 0 <= threads <= 256:
             raise OptionError(f"bad threads {show(threads)}: expected an int in 0..256 (0: every core)")
         self.tt_size_mb = tt_size_mb

@@ -17,6 +17,7 @@ from scopa.move import Move
 from scopa.players.base import _legal, check_budget, check_number, check_seed, determinize, leaves_sweep
 from scopa.players.inference import OpponentModel, deal_posterior, hand_posterior
 from scopa.rules import Rules
+from scopa.solver import check_tt_size
 from scopa.view import PlayerView
 
 __all__ = ["FOUR_PLAYER_MODEL", "PIMCPlayer"]
@@ -104,8 +105,7 @@ class PIMCPlayer:
     ) -> None:
         check_seed(seed)
         check_budget("samples", samples)
-        if not isinstance(tt_size_mb, int) or isinstance(tt_size_mb, bool) or not 1 <= tt_size_mb <= 65536:
-            raise OptionError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..65536")
+        check_tt_size(tt_size_mb)
         check_budget("time_limit", time_limit, allow_none=True)
         check_budget("depth", depth, allow_none=True)
         if exact_plays is not None and (
@@ -258,13 +258,13 @@ class PIMCPlayer:
         """Every legal move's exact value, or its value from an alpha-beta ``depth`` plays deep."""
         opts, block = rules.core_options, rules.hand_size
         sv = solver or self._solver
+        rows: list[tuple[int, int, float]] | None
         if exact:
-            out = [(c, m, float(v)) for c, m, v in sv.analyze(pos, opts, block)]
-            self._local.nodes = self._nodes_here() + sv.nodes
-            return out
-        rows = sv.analyze_depth(pos, opts, block, depth)
-        self._local.nodes = self._nodes_here() + sv.nodes
+            rows = [(c, m, float(v)) for c, m, v in sv.analyze(pos, opts, block)]
+        else:
+            rows = sv.analyze_depth(pos, opts, block, depth)
         assert rows is not None  # no limit was given
+        self._local.nodes = self._nodes_here() + sv.nodes
         return rows
 
     def evaluate(self, view: PlayerView, limit: Limit | None = None) -> dict[Move, tuple[float, float]]:
