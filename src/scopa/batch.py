@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 import os
 import signal
 import stat
@@ -29,7 +28,7 @@ from itertools import islice
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import LimitError, ScopaError, show
+from scopa.errors import ScopaError, show
 from scopa.limit import Limit
 from scopa.state import State
 
@@ -434,17 +433,6 @@ def _check_limits(time_limit: Any, node_limit: Any) -> None:
     Limit.of(None, time_limit, node_limit)  # LimitError naming the bad one
 
 
-def _check_review_time(time_limit: Any) -> None:
-    from scopa.review import MAX_TIME_PER_PLAY
-
-    if time_limit is None:
-        return
-    number = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
-    if not (number and math.isfinite(time_limit) and 0 < time_limit <= MAX_TIME_PER_PLAY):
-        expected = f"seconds per play in (0, {MAX_TIME_PER_PLAY:g}], or None"
-        raise LimitError(f"bad time_limit {show(time_limit)}: expected {expected}")
-
-
 def _many(
     job: Callable[[Any], dict[str, Any]],
     items: Iterable[Any],
@@ -517,7 +505,9 @@ def review_many(
     ``{"id", "plays", "summary"}``. A record is a ``MatchRecord`` or ``HandRecord`` (or a
     State), a decoded JSON record, the JSON text of one (a string starting with ``{``) or the
     name of a record file; the ``text()`` form is for reading and cannot be read back."""
-    _check_review_time(time_limit)
+    from scopa.review import check_time_per_play
+
+    check_time_per_play(time_limit, allow_none=True)
     return _many(_review_job, items, {"time_limit": time_limit}, executor, workers, chunksize, 1)
 
 
@@ -672,7 +662,9 @@ def run_jsonl(
             raise BatchError(f"bad {name} {show(path)}: expected a file name")
     src, out = os.fspath(src), os.fspath(out)
     if kind == "review":
-        _check_review_time(time_limit)
+        from scopa.review import check_time_per_play
+
+        check_time_per_play(time_limit, allow_none=True)
         if node_limit is not None:
             raise BatchError(
                 f"bad node_limit {show(node_limit)}: a review takes no node limit; expected None"

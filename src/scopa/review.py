@@ -42,7 +42,16 @@ from scopa.records import Annotation, HandRecord, MatchRecord, annotated
 from scopa.solver import Solver
 from scopa.state import State
 
-__all__ = ["BLUNDER", "DEFAULT_TIME", "MAX_TIME_PER_PLAY", "MISTAKE", "PlayReview", "Review", "review"]
+__all__ = [
+    "BLUNDER",
+    "DEFAULT_TIME",
+    "MAX_TIME_PER_PLAY",
+    "MISTAKE",
+    "PlayReview",
+    "Review",
+    "check_time_per_play",
+    "review",
+]
 
 #: Fair loss (points) above which a play is marked ``?``.
 MISTAKE = 0.5
@@ -228,6 +237,17 @@ def _hands(source: MatchRecord | HandRecord | State) -> list[tuple[State, tuple[
     raise OptionError(f"cannot review {type(source).__name__}: expected a record or a State")
 
 
+def check_time_per_play(time_limit: object, allow_none: bool = False) -> None:
+    """Raise :class:`LimitError` unless ``time_limit`` is a review's budget a play: seconds in
+    (0, :data:`MAX_TIME_PER_PLAY`] (or None, the default, with ``allow_none``)."""
+    if time_limit is None and allow_none:
+        return
+    ok = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
+    if not (ok and 0 < time_limit <= MAX_TIME_PER_PLAY):  # type: ignore[operator]
+        expected = f"seconds per play in (0, {MAX_TIME_PER_PLAY:g}]" + (", or None" if allow_none else "")
+        raise LimitError(f"bad time_limit {show(time_limit)}: expected {expected}")
+
+
 def review(
     source: MatchRecord | HandRecord | State,
     *,
@@ -244,10 +264,7 @@ def review(
     ``progress(done, total)`` is called after each play. Reproducible for a ``seed`` when no
     time limit cuts PIMC's sampling (it samples at most 128 times).
     """
-    ok = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
-    if not (ok and 0 < time_limit <= MAX_TIME_PER_PLAY):
-        expected = f"seconds per play in (0, {MAX_TIME_PER_PLAY:g}]"
-        raise LimitError(f"bad time_limit {show(time_limit)}: expected {expected}")
+    check_time_per_play(time_limit)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
         raise OptionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1")
     hands = _hands(source)
