@@ -99,8 +99,9 @@ def wait_for(d: Any, states: tuple[str, ...], timeout: float = 60) -> str:
     pytest.fail(f"status stayed {state(d)!r}, expected one of {states}")
 
 
-def until(condition: Any, timeout: float = 30) -> None:
-    """Wait until ``condition()`` holds (the page plays asynchronously: a click's effect comes later)."""
+def until(condition: Any, timeout: float = 30, show: Any = None) -> None:
+    """Wait until ``condition()`` holds (the page plays asynchronously: a click's effect comes
+    later); ``show()`` describes the page if it never does."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -109,7 +110,7 @@ def until(condition: Any, timeout: float = 30) -> None:
         except StaleElementReferenceException:
             pass
         time.sleep(0.05)
-    assert condition(), "the page never got there"
+    assert condition(), f"the page never got there: {show() if show else ''}"
 
 
 def hand_cards(d: Any) -> list[str]:
@@ -155,6 +156,20 @@ def play_to_hand_end(d: Any) -> None:
                 time.sleep(0.05)
         except StaleElementReferenceException:
             continue
+
+
+def move_text(move: str) -> str:
+    """A move as the page writes it for people, French deck (the page's default)."""
+    ranks = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+    suits = {"d": "diamonds", "c": "hearts", "s": "spades", "b": "clubs"}
+
+    def name(card: str) -> str:
+        return f"{ranks.get(card[0], card[0])} of {suits[card[1]]}"
+
+    played, _, taken = move.partition("x")
+    if not taken:
+        return f"{name(played)}, laid down"
+    return f"{name(played)} takes " + " and ".join(name(taken[i : i + 2]) for i in range(0, len(taken), 2))
 
 
 def console_errors(d: Any) -> list[dict[str, Any]]:
@@ -251,7 +266,14 @@ def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
     while "Before play 2" not in d.find_element(By.ID, "replay-board").text and time.monotonic() < deadline:
         time.sleep(0.05)
     assert "Before play 2" in d.find_element(By.ID, "replay-board").text
-    assert d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")
+    reviewed = d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")
+    assert len(reviewed) == 36
+    # the review names the cards (French deck, the default); the notation is kept in data-move
+    plays = [str(p) for p in m.record().hands[0].plays]
+    for row in reviewed[:5]:
+        move, cells = row.get_attribute("data-move"), row.find_elements(By.TAG_NAME, "td")
+        assert move == plays[int(row.get_attribute("data-play"))]
+        assert cells[1].text == move_text(move)
     bad = tmp_path / "bad.json"
     js = m.record().to_json()
     js["hands"][0]["plays"][0] = "Zz"
@@ -290,6 +312,11 @@ def test_phone_width(server, browser, tmp_path):
     assert not console_errors(d)
 
 
+def page_log(d: Any) -> str:
+    """The end of the page's log, for a failure's message."""
+    return str(d.find_element(By.ID, "log").text[-1500:])
+
+
 def shots(d: Any, tmp_path: Path, name: str) -> None:
     where = Path(os.environ.get("SCOPA_SCREENSHOTS") or tmp_path)
     where.mkdir(parents=True, exist_ok=True)
@@ -320,7 +347,10 @@ def test_an_unseeded_match_double_clicked_and_undone_at_once_plays_on(server, br
             "document.querySelector('#hand button:not([disabled])').click();"
             "setTimeout(() => document.getElementById('undo').click(), 30);"
         )
-        until(lambda n=n: state(d) in SETTLED and len(hand_cards(d)) in (n, n - 1))
+        until(
+            lambda n=n: state(d) in SETTLED and len(hand_cards(d)) in (n, n - 1),
+            show=lambda n=n: f"{state(d)}, {len(hand_cards(d))} cards of {n}; {page_log(d)}",
+        )
         wait_for(d, ("your-turn", "hand-over"))
     # a card played by keyboard: the redrawn hand keeps the focus (it fell to <body> before)
     wait_for(d, ("your-turn",))
@@ -350,8 +380,12 @@ def test_a_two_hand_record_replays_every_hand(server, browser, tmp_path):
     d.find_element(By.ID, "load").send_keys(str(path))
     until(lambda: "A record of 2 hand(s), 72 plays" in d.find_element(By.ID, "replay-title").text)
     assert len(d.find_elements(By.CSS_SELECTOR, "#replay-review h4")) == 2
-    for _ in range(37):  # through the 36 plays of hand 1 and its end, into hand 2
+    for _ in range(36):  # through the 36 plays of hand 1 to its end
         until(lambda: d.find_element(By.ID, "replay-next").is_enabled())
         d.find_element(By.ID, "replay-next").click()
-    until(lambda: "Before play 1 " in d.find_element(By.ID, "replay-board").text + " ")
+    until(lambda: "After the last play:" in d.find_element(By.ID, "replay-board").text)
+    until(lambda: d.find_element(By.ID, "replay-next").is_enabled())
+    d.find_element(By.ID, "replay-next").click()  # into hand 2
+    first = str(m.record().hands[1].plays[0])
+    until(lambda: f"Before play 1 ({move_text(first)}):" in d.find_element(By.ID, "replay-board").text)
     assert state(d) != "error"

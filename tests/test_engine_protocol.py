@@ -293,6 +293,37 @@ def test_end_of_input_finishes_the_searches_asked_for():
     assert replies[1]["exact"] is False and isinstance(replies[2]["move"], str)
 
 
+@pytest.mark.parametrize("searching", [False, True])
+def test_the_engine_exits_when_its_reader_goes_away(searching):
+    # With its input still open and nothing more sent, the engine notices that nobody reads
+    # its replies any more (the pipe of its output closed) and exits, stopping its search.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scopa", "engine", "--max-time", "600"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write(b'{"cmd": "hello", "id": 1}\n')
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        if searching:
+            solve = {"cmd": "solve", "id": "long", "position": FULL, "time_ms": 600000, "progress": True}
+            proc.stdin.write(json.dumps(solve).encode() + b"\n")
+            proc.stdin.flush()
+            assert "info" in json.loads(proc.stdout.readline())  # the search runs
+        proc.stdout.close()
+        assert proc.wait(timeout=60) == 0  # (a hang guard: it takes milliseconds)
+        assert proc.stderr.read() == b""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+        proc.stderr.close()
+
+
 def _hand_record() -> dict[str, Any]:
     s = scopa.State.deal("scopa", seed=2, dealer=0)
     for _ in range(3):

@@ -17,6 +17,9 @@ with a ``Busy`` error.
 
 from __future__ import annotations
 
+import os
+import select
+import stat
 import sys
 import threading
 from collections import deque
@@ -68,6 +71,7 @@ class _Session:
         self.running: tuple[Request, StopFlag] | None = None
         self.closing = False
         self.broken = False
+        self.serving = True  # False once serve's loop has ended: the exit is then serve's
         self.worker = threading.Thread(target=self._work, name="scopa-engine-search", daemon=True)
         self.worker.start()
 
@@ -118,12 +122,13 @@ class _Session:
             if reply is not None:
                 self.write(reply)
 
-    def close(self) -> None:
-        """Let the searches asked for finish (each within its limit), then end the worker."""
+    def close(self, timeout: float | None = None) -> None:
+        """Let the searches asked for finish (each within its limit), then end the worker
+        (waiting at most ``timeout`` seconds)."""
         with self.cond:
             self.closing = True
             self.cond.notify_all()
-        self.worker.join()
+        self.worker.join(timeout)
 
 
 def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
@@ -143,20 +148,59 @@ def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
         yield line
 
 
+def _watch_reader(session: _Session, fd: int) -> None:
+    """Exit the process once the reader of ``fd`` (a pipe or socket) has gone away, even when
+    nothing is written and no input comes: stop the searches, let them end, then exit with
+    status 0 as at a failed write. Only for the process's own standard output (so never for
+    an embedding program's streams)."""
+    poller = select.poll()
+    poller.register(fd, 0)  # POLLERR and POLLHUP are always reported
+    while True:
+        events = poller.poll()
+        if any(ev & (select.POLLERR | select.POLLHUP | select.POLLNVAL) for _, ev in events):
+            break
+    if not session.serving:
+        return
+    with session.lock:
+        session.broken = True
+    session.stop(None)
+    session.close(timeout=10.0)  # a stopped search ends within milliseconds
+    os._exit(0)
+
+
+def _reader_watchable(out: IO[str]) -> int | None:
+    """The file descriptor of the process's standard output when it is a pipe or socket whose
+    reader can go away; None otherwise (a file, a terminal, a test's stream)."""
+    if out is not sys.stdout or sys.platform == "win32" or not hasattr(select, "poll"):
+        return None
+    try:
+        fd = out.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, AttributeError):
+        return None
+    return fd if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) else None
+
+
 def serve(
     stdin: IO[Any] | None = None,
     stdout: IO[str] | None = None,
     max_time: float | None = DEFAULT_MAX_TIME,
     queue_size: int = QUEUE_SIZE,
 ) -> int:
-    """Serve requests line by line until ``quit`` or end of input; returns the exit status
-    (130 after Ctrl-C). Input is read as bytes when the stream has them, so bytes that are
-    not UTF-8 get an error reply instead of stopping the engine."""
+    """Serve requests line by line until ``quit``, end of input or the reader of the output
+    going away; returns the exit status (130 after Ctrl-C). Input is read as bytes when the
+    stream has them, so bytes that are not UTF-8 get an error reply instead of stopping the
+    engine. Serving the process's own standard output through a pipe or socket, the engine
+    also exits (status 0) as soon as that reader goes away, without waiting for input."""
     if stdin is None:
         stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     out = stdout or sys.stdout
     protocol = Protocol(max_time=max_time)
     session = _Session(protocol, out, queue_size)
+    fd = _reader_watchable(out)
+    if fd is not None:
+        watch = threading.Thread(target=_watch_reader, args=(session, fd), name="scopa-reader", daemon=True)
+        watch.start()
     status = 0
     try:
         for line in _lines(stdin):
@@ -185,7 +229,9 @@ def serve(
             if session.broken:
                 break
     except KeyboardInterrupt:
+        session.serving = False
         session.stop(None)
         status = 130
+    session.serving = False
     session.close()
     return status

@@ -492,9 +492,10 @@ function renderReview(box, review, record, board, mine) {
   for (const p of rows) {
     const r = t.insertRow();
     r.dataset.play = p.play;
+    r.dataset.move = p.move; // the notation, for scripts; people read the card names
     r.insertCell().textContent = `${p.play + 1}`;
-    r.insertCell().textContent = p.move;
-    r.insertCell().textContent = p.best;
+    r.insertCell().textContent = moveText(p.move);
+    r.insertCell().textContent = p.best === p.move ? "the same" : moveText(p.best);
     r.insertCell().textContent = p.loss.toFixed(2) + (p.dd_loss === null ? "" : ` (exact ${p.dd_loss})`);
     const mark = r.insertCell();
     mark.textContent = (p.mark || "") + (p.reason ? ` ${p.reason}` : "");
@@ -512,10 +513,12 @@ function renderReview(box, review, record, board, mine) {
   box.append(t, p);
 }
 
+// The position before play `index` of a hand (after its last play when index is the count of plays).
 async function showPlay(record, index, board) {
   let position = record.deal;
   for (const move of record.plays.slice(0, index)) position = (await game.engine.ask({ cmd: "play", position, move })).position;
-  board.replaceChildren(drawFull(position, `Before play ${index + 1} (${record.plays[index]}):`));
+  const title = index < record.plays.length ? `Before play ${index + 1} (${moveText(record.plays[index])}):` : "After the last play:";
+  board.replaceChildren(drawFull(position, title));
 }
 
 // A position with every hand face up: for replays and reviews, after the hand.
@@ -615,7 +618,7 @@ async function showReplay() {
   // every hand of the record in turn: after the last play of a hand, Next goes to the next hand
   const hand = replay.hands[replay.hand];
   $("replay-prev").disabled = $("replay-next").disabled = true; // (until this step is drawn)
-  await showPlay({ deal: hand.deal, plays: [...hand.plays, "(end)"] }, replay.step, $("replay-board"));
+  await showPlay(hand, replay.step, $("replay-board"));
   const last = replay.hand === replay.hands.length - 1;
   $("replay-prev").disabled = replay.step === 0 && replay.hand === 0;
   $("replay-next").disabled = replay.step >= hand.plays.length && last;
