@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -70,7 +71,7 @@ def test_a_session_with_save_load_undo_hint_and_review(tmp_path):
     p.terminate(force=True)
 
     # resume: the finished hand is kept, the match goes on to its end
-    p = spawn(*common, "--load", save)
+    p = spawn("--opponent", "greedy", "--seed", "4", "--save", save, "--load", save)
     p.expect("resumed .*: 1 hand\\(s\\) played")
     while True:
         i = p.expect(PROMPTS)
@@ -106,3 +107,64 @@ def test_italian_deck_and_options():
     bad = spawn("--game", "scopa", "--option", "nonsense=1")
     bad.expect("unknown rule option 'nonsense'")
     bad.expect(pexpect.EOF)
+
+
+def play_piped(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
+    """``scopa play`` with its input from a pipe (no terminal)."""
+    env = dict(os.environ, COLUMNS="250", NO_COLOR="1")
+    return subprocess.run(
+        [sys.executable, "-m", "scopa", "play", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_what_a_player_types_never_breaks_the_game_nor_shows_hidden_cards():
+    # Found by an audit: an illegal move's message held the whole position (the computer's
+    # hand and the stock); rich markup or a digit int() refuses ended the game with a
+    # traceback.
+    m = scopa.Match("scopa", seed=1)
+    hidden = {str(c) for c in m.state.hands[1]} | {str(c) for c in m.state.stock}
+    mine = [str(c) for c in m.state.hands[0]]
+    illegal = next(f"{c}x{t}" for c in mine for t in hidden if c[0] != t[0])  # not a capture
+    lines = [illegal, "[/red]", "[bold]x", "\u00b2", "0001" + "9" * 5000, "quit"]
+    out = play_piped("--game", "scopa", "--seed", "1", "--opponent", "random", stdin="\n".join(lines) + "\n")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    said = out.stdout
+    assert f"illegal move '{illegal}' (table " in said
+    line = next(x for x in said.splitlines() if "illegal move" in x)
+    table = line.split("(table ")[1].split(")")[0].split()  # (the computer has played a card)
+    assert not any(card in line.replace(illegal, "") for card in hidden - set(table)), line
+    assert "bad move '[/red]'" in said and "bad move '[bold]x'" in said and "bad move '\u00b2'" in said
+    assert "no move 000199999999...: choose 1 to" in said
+
+
+def test_undo_before_your_first_play_undoes_nothing(tmp_path):
+    # The computer leads: undo before any play of yours must not take back the computer's
+    # play and let it choose again (found by an audit).
+    for seed in range(1, 40):
+        m = scopa.Match("scopa", seed=seed)
+        if m.state.turn == 0:  # seat 0 (the computer, you at seat 1) leads
+            break
+    out = play_piped(
+        "--game", "scopa", "--seed", str(seed), "--seat", "1", "--opponent", "greedy", stdin="undo\nquit\n"
+    )
+    assert out.returncode == 0, out.stderr
+    assert "nothing to undo" in out.stdout and "undid" not in out.stdout
+
+
+def test_load_keeps_your_seat_and_refuses_other_rules(tmp_path):
+    save = str(tmp_path / "s.json")
+    m = scopa.Match("scopa", seed=3)
+    while not m.hands:
+        m.play(m.state.legal_moves()[0])
+    m.record({"Player0": "The computer", "Player1": "You"}).save(save)
+    out = play_piped("--load", save, "--opponent", "level2", stdin="quit\n")
+    assert out.returncode == 0, out.stderr
+    a, b = m.scores
+    assert f"you {b}, the computer {a}" in out.stdout  # seat 1, as the record says
+    refused = play_piped("--load", save, "--game", "scopa", stdin="quit\n")
+    assert refused.returncode == 2 and "do not go with --load" in refused.stderr

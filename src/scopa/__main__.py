@@ -222,7 +222,9 @@ def _options(pairs: Sequence[str] | None) -> dict[str, Any]:
 def _play(args: argparse.Namespace, console: Console) -> int:
     from scopa.terminal import start
 
-    rules = scopa.Rules.preset(args.game, **_options(args.option))
+    if args.load and (args.game or args.target is not None or args.option):
+        raise OptionError("--game, --target and --option do not go with --load: the record's rules are kept")
+    rules = scopa.Rules.preset(args.game or "scopone_scientifico", **_options(args.option))
     if args.target is not None:
         rules = rules.replace(target=args.target)
     game = start(
@@ -284,12 +286,12 @@ def _review(args: argparse.Namespace, console: Console) -> int:
         )
     if args.annotate:
         result.annotate(record).save(args.annotate)
-        err.print(f"annotated record written to {args.annotate}")
+        err.print(f"annotated record written to {args.annotate}", markup=False)
     if args.json:
         print(json.dumps(result.to_json()))
         return 0
     names = [record.tags.get(f"Player{s}", f"seat {s}") for s in range(record.rules.players)]
-    console.print(format_text(result, names))
+    console.print(format_text(result, names), markup=False)
     console.print(f"[dim]{total} plays reviewed in {result.seconds:.1f} s[/]")
     return 0
 
@@ -484,12 +486,13 @@ def build_parser() -> argparse.ArgumentParser:
     solve.set_defaults(func=_solve)
 
     play = sub.add_parser("play", help="play a match against the computer")
-    play.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
-    play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    play.add_argument("--opponent", default="pimc", choices=list(PLAYERS), help="the opponents' player")
     play.add_argument(
-        "--partner", default="pimc", choices=list(PLAYERS), help="your partner's player (4 seats)"
+        "--game", choices=scopa.PRESETS, help="the game (default scopone_scientifico; a record's with --load)"
     )
+    play.add_argument("--seat", type=int, help="your seat (default 0; with --load, the record's 'You')")
+    players = [*PLAYERS, *level_names()]
+    play.add_argument("--opponent", default="pimc", choices=players, help="the opponents' player")
+    play.add_argument("--partner", default="pimc", choices=players, help="your partner's player (4 seats)")
     play.add_argument("--seed", type=int, default=None)
     play.add_argument("--target", type=int, default=None)
     play.add_argument(
@@ -520,8 +523,8 @@ def build_parser() -> argparse.ArgumentParser:
     rev.set_defaults(func=_review)
 
     ar = sub.add_parser("arena", help="players against each other on duplicate deals")
-    ar.add_argument("a", choices=[*PLAYERS, *level_names()])
-    ar.add_argument("b", choices=[*PLAYERS, *level_names()])
+    ar.add_argument("a", choices=players)
+    ar.add_argument("b", choices=players)
     ar.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
     ar.add_argument(
         "--deals", type=_count(MAX_DEALS), default=100, help="duplicate deals (each played twice)"

@@ -323,7 +323,10 @@ class State:
             why = f"{card} must capture (RULES §3.3): " + ", ".join(str(m) for m in options)
         else:
             why = f"the legal captures with {card} are " + ", ".join(str(m) for m in options)
-        raise IllegalMoveError(f"illegal move {show(str(parsed))} in {show(self.to_string())}: {why}")
+        # (the table, not the position: the message may be shown to a player, who must not see
+        # the other hands or the stock)
+        table = str(CardSet._from_mask(self._table)) or "empty"
+        raise IllegalMoveError(f"illegal move {show(str(parsed))} (table {table}): {why}")
 
     def play(self, move: Move | str) -> State:
         """The state after ``move`` (a :class:`Move` or move notation); ``self`` is unchanged.

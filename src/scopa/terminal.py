@@ -278,10 +278,12 @@ class Game:
             return self._undo()
         if not answer:
             return "again"
-        if answer.isdigit():
-            n = int(answer) if len(answer) < 4 else 0
+        if answer.isascii() and answer.isdigit():
+            n = int(answer) if len(answer) < 8 else 0
             if not 1 <= n <= len(legal):
-                c.print(f"[red]no move {answer}: choose 1 to {len(legal)}, or type a move[/]")
+                shown = answer if len(answer) <= 12 else answer[:12] + "..."  # (ASCII digits)
+                why = f"no move {shown}: choose 1 to {len(legal)}, or type a move"
+                c.print(Text(why, style="red"))
                 return "again"
             choice: Move | str = legal[n - 1]
         else:
@@ -289,7 +291,7 @@ class Game:
         try:
             move = state.resolve(choice)
         except ScopaError as exc:
-            c.print(f"[red]{exc}[/]")
+            c.print(Text(str(exc), style="red"))
             return "again"
         self._play(state, move)
         return "played"
@@ -303,7 +305,7 @@ class Game:
             self.console.print(self.scores_text())
             if self.save:
                 self.match.record(self.tags()).save(self.save)
-                self.console.print(f"[dim]saved to {self.save}[/]")
+                self.console.print(Text(f"saved to {self.save}", style="dim"))
             if not self.match.is_over:
                 try:
                     self.ask("press Enter for the next hand ")
@@ -311,7 +313,12 @@ class Game:
                     pass
 
     def _undo(self) -> str:
-        """Take back plays until it is the player's turn again; say what was undone."""
+        """Take back plays until it is the player's turn again; say what was undone. Before
+        the player's first play there is nothing to undo (the computer's plays stay made)."""
+        done = [p for hand in self.match.hands for p in hand.history] + list(self.match.state.history)
+        if all(seat != self.human for seat, _ in done):
+            self.console.print("nothing to undo")
+            return "again"
         undone: list[str] = []
         try:
             while True:
@@ -355,14 +362,14 @@ class Game:
         self.console.print("reviewing...")
         r = review(last, time_limit=0.1)
         names = [self.name(s) for s in range(self.rules.players)]
-        self.console.print(format_text(r, names))
+        self.console.print(format_text(r, names), markup=False)
 
 
 def start(
     rules: Rules,
     *,
     seed: int | None,
-    seat: int,
+    seat: int | None,
     partner: str,
     opponent: str,
     deck: str,
@@ -371,15 +378,22 @@ def start(
     console: Console,
     ask: Callable[[str], str] = input,
 ) -> Game:
-    """A game from the command line's options (a resumed record with ``load``)."""
+    """A game from the command line's options (a resumed record with ``load``, whose rules it
+    keeps; the player's seat, unless given, is the record's ``Player`` tag that says ``You``,
+    else 0)."""
     if save:
         check_writable(save)  # (now, not at the end of the first hand)
     if load:
         record = load_record(load)
         match = Match.from_record(record, seed=seed)
         rules = match.rules
+        if seat is None:
+            yours = [s for s in range(rules.players) if record.tags.get(f"Player{s}") == "You"]
+            seat = yours[0] if len(yours) == 1 else 0
     else:
         match = Match(rules, seed=seed)
+    if seat is None:
+        seat = 0
     n = rules.players
     if not 0 <= seat < n:
         raise OptionError(f"bad seat {seat}: expected a seat in 0..{n - 1} for {rules.game}")
@@ -391,5 +405,6 @@ def start(
         players[s] = make_player(name, seed=(seed or 0) * 10 + s)
     game = Game(match, seat, players, console, deck=deck, save=save, ask=ask)
     if load:
-        console.print(f"resumed {load}: {len(match.hands)} hand(s) played, {game.scores_text()}")
+        resumed = f"resumed {load}: {len(match.hands)} hand(s) played, {game.scores_text()}"
+        console.print(resumed, markup=False)
     return game
