@@ -147,3 +147,38 @@ def test_svg_and_deal_commands(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert deal.read_text() == svg.position(scopa.State.deal("scopa", seed=3, dealer=0))
+
+
+def test_a_finished_hand_has_nobody_to_move_and_the_label_names_every_card_shown():
+    # Found by an audit: a finished hand was drawn with "seat 1 to move", and the text
+    # screen readers get (the root's aria-label; role="img" hides the cards' titles) named
+    # only the table.
+    over = scopa.State.from_string("scopa 7d/- 3c4s - -/- 0/0 0 - -").play("7dx3c4s")
+    for text in (svg.position(over), svg.position(over.view(1))):
+        root = ET.fromstring(text)
+        assert "hand over" in root.get("aria-label", "") and "to move" not in text
+        assert not [g for g in root.iter(NS + "g") if g.get("data-turn")]
+    s = positions()[3]  # Scopone scientifico, four hands
+    label = ET.fromstring(svg.position(s)).get("aria-label", "")
+    assert f"seat {s.turn} to move" in label and f"stock {len(s.stock)} cards" in label
+    assert all(mentions(label, str(c)) for c in [*s.table, *(c for h in s.hands for c in h)])
+    assert "team 0 pile" in label and "team 1 pile" in label
+    view = s.view(2)
+    label = ET.fromstring(svg.position(view)).get("aria-label", "")
+    assert all(mentions(label, str(c)) for c in view.hand) and "your hand (seat 2)" in label
+    assert f"seat 3 holds {view.hand_sizes[3]} cards face down" in label
+
+
+def test_seats_go_round_counter_clockwise():
+    # RULES §2: seat i+1 plays after seat i, counter-clockwise at a real table: drawn from
+    # seat 0 at the bottom, seat 1 sits on the right and seat 3 on the left.
+    s = scopa.State.deal("scopone", seed=1, dealer=3)
+    root = ET.fromstring(svg.position(s))
+    x = {}
+    for g in root.iter(NS + "g"):
+        if g.get("class") == "seat":
+            x[int(g.get("data-seat", -1))] = float(g.find(NS + "text").get("x", 0))  # type: ignore[union-attr]
+    assert x[1] > x[0] > x[3]
+    with pytest.raises(scopa.OptionError, match="bad seat 2: the view is seat 1's"):
+        svg.position(s.view(1), seat=2)
+    assert svg.position(s.view(1), seat=1) == svg.position(s.view(1))

@@ -225,14 +225,21 @@ def position(
     State, for every seat; face down otherwise), the stock's size, each team's pile as a
     stack with its count and scope marks, whose turn it is, and the last play highlighted
     (from the history). With a :class:`PlayerView` only what its seat sees is drawn; with a
-    State and ``seat``, the other hands are face down as in that seat's view. ``size`` is a
-    card's width in pixels.
+    State and ``seat``, the other hands are face down as in that seat's view (a view's own
+    seat is the only one it takes). The seat drawn from is at the bottom, the next seats in
+    order of play counter-clockwise; a finished hand says "hand over" instead of whose turn
+    it is. The picture's ``aria-label`` names every card it shows face up and gives the
+    counts of the rest. ``size`` is a card's width in pixels.
     """
     _check_deck(deck)
     size = _check_size(size)
     if isinstance(state_or_view, State):
         src: Any = state_or_view.view(seat) if seat is not None else state_or_view
     elif isinstance(state_or_view, PlayerView):
+        if seat is not None and seat != state_or_view.seat:
+            raise OptionError(
+                f"bad seat {show(seat)}: the view is seat {state_or_view.seat}'s (draw it with no seat)"
+            )
         src = state_or_view
     else:
         raise OptionError(f"cannot draw {show(state_or_view)}: expected a State or a PlayerView")
@@ -248,18 +255,21 @@ def position(
     font = 'font-family="Helvetica,Arial,sans-serif" fill="#fff"'
     last = src.history[-1] if src.history else None
     hl = last[1].card if last is not None and not last[1].is_capture else None
+    over = _is_over(src, is_view)
+    turn = None if over else src.turn  # (nobody is to move once the hand is over)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="scopa-position" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
         f"aria-label={quoteattr(_aria(src, is_view))}>",
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="#1b5e20" rx="10"/>',
         f'<text x="{width / 2:.1f}" y="18" font-size="13" text-anchor="middle" {font}>'
-        f"{escape(src.rules.game)}: seat {src.turn} to move"
+        f"{escape(src.rules.game)}: "
+        + ("hand over" if over else f"seat {src.turn} to move")
         + (f"; last play seat {last[0]} {last[1]}" if last is not None else "")
         + "</text>",
     ]
-    # the seats: this one at the bottom, then in order of play, clockwise
-    places = {2: ["bottom", "top"], 4: ["bottom", "left", "top", "right"]}[n]
+    # the seats: this one at the bottom, then in order of play, counter-clockwise (RULES §2)
+    places = {2: ["bottom", "top"], 4: ["bottom", "right", "top", "left"]}[n]
     for k in range(n):
         s = (me + k) % n
         place = places[k]
@@ -276,11 +286,11 @@ def position(
         else:
             x0 = width / 2 - row_w / 2
             y0 = height - ch - 12 if place == "bottom" else 44
-        turn_attr = ' data-turn="true"' if s == src.turn else ""
+        turn_attr = ' data-turn="true"' if s == turn else ""
         parts.append(f'<g class="seat" data-seat="{s}"{turn_attr}>')
         parts.append(_row(cards, x0, y0, scale, g, deck, None))
-        label = f"seat {s}" + (" to move" if s == src.turn else "")
-        weight = ' font-weight="bold" text-decoration="underline"' if s == src.turn else ""
+        label = f"seat {s}" + (" to move" if s == turn else "")
+        weight = ' font-weight="bold" text-decoration="underline"' if s == turn else ""
         parts.append(
             f'<text x="{x0:.1f}" y="{y0 - 5:.1f}" font-size="12" {font}{weight}>{escape(label)}</text></g>'
         )
@@ -326,7 +336,28 @@ def position(
     return "".join(parts)
 
 
+def _is_over(src: Any, is_view: bool) -> bool:
+    if is_view:
+        return sum(src.hand_sizes) == 0 and src.stock_size == 0
+    return bool(src.is_over)
+
+
+def _cards(cards: Iterable[Card]) -> str:
+    return " ".join(str(c) for c in cards) or "empty"
+
+
 def _aria(src: Any, is_view: bool) -> str:
-    table = " ".join(str(c) for c in src.table) or "empty"
-    hand = f"; your hand {' '.join(str(c) for c in src.hand) or 'empty'}" if is_view else ""
-    return f"{src.rules.game}, seat {src.turn} to move; table {table}{hand}"
+    """The picture's text for screen readers: everything it shows face up, and the counts."""
+    parts = [f"{src.rules.game}, " + ("hand over" if _is_over(src, is_view) else f"seat {src.turn} to move")]
+    parts.append(f"table {_cards(src.table)}")
+    for s in range(src.rules.players):
+        if not is_view:
+            parts.append(f"seat {s} holds {_cards(src.hands[s])}")
+        elif s == src.seat:
+            parts.append(f"your hand (seat {s}) {_cards(src.hand)}")
+        else:
+            parts.append(f"seat {s} holds {src.hand_sizes[s]} cards face down")
+    for team in (0, 1):
+        parts.append(f"team {team} pile {len(src.captured[team])} cards, {src.scope[team]} scope")
+    parts.append(f"stock {src.stock_size if is_view else len(src.stock)} cards")
+    return "; ".join(parts)
