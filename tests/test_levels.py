@@ -4,6 +4,7 @@ lower levels that err like people, more often on close calls than on clear ones.
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -176,3 +177,36 @@ def test_the_documented_level_tables_are_the_configurations():
         assert ("holds its captures back" in how) == (c.hold_back > 0), n
         if c.hold_back:
             assert f"holds its captures back {held[c.hold_back]}" in how, n
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"scopa_on_last_play": True},
+        {"ace_takes_all": True},
+        {"ace_takes_all": True, "ace_sweep_is_scopa": True},
+    ],
+)
+def test_a_missed_sweep_is_a_real_scopa(options):
+    # RULES §3.6 and §7: what a level overlooks is a scopa as the rules score it, so not a
+    # sweep on the hand's last play, nor an ace taking all when that is no scopa (found by an
+    # audit: every capture of the whole table was marked down). Checked against the state.
+    from scopa.players.levels import _is_scopa
+
+    rng = random.Random(7)
+    seen = {True: 0, False: 0}
+    for game in ("scopa", "scopone_scientifico"):
+        rules = scopa.Rules.preset(game, **options)
+        for deal in range(40):
+            s = scopa.State.deal(rules, seed=deal)
+            while not s.is_over:
+                view, team = s.view(s.turn), s.turn & 1
+                for m in s.legal_moves():
+                    scored = s.play(m).scope[team] > s.scope[team]
+                    assert _is_scopa(view, m) == scored, (s.to_string(), str(m))
+                    seen[scored] += m.is_capture and m.capture_mask == view.table.mask
+                s = s.play(rng.choice(s.legal_moves()))
+    assert seen[True] and (
+        seen[False] or not options.get("ace_takes_all") and "scopa_on_last_play" in options
+    )

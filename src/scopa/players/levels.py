@@ -42,6 +42,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
+import scopa_core as core
 from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
@@ -109,7 +110,9 @@ class LevelPlayer:
     the level's chance of holding its captures back, the softmax is over the moves that lay a
     card down (all the moves when every card captures).
     :attr:`config` is the level's :class:`LevelConfig`, :attr:`searcher` the PIMC player that
-    values the moves."""
+    values the moves. ``time_limit`` can only lower the level's own time cap (``None`` keeps
+    it): the cap is part of the level, so its moves are reproducible for a seed as long as the
+    cap does not cut its samples, which it can on a slow or busy machine."""
 
     def __init__(self, n: int, seed: int | None = None, time_limit: float | None = None) -> None:
         if not isinstance(n, int) or isinstance(n, bool) or n not in LEVELS:
@@ -160,12 +163,9 @@ class LevelPlayer:
         if c.temperature == 0 and c.miss_sweep == 0 and not c.hold_back:
             return pimc.choose(view, limit)
         values = {m: v for m, (v, _) in pimc.evaluate(view, limit).items()}
-        table = view.table.mask
         if c.miss_sweep and self._rng.random() < c.miss_sweep:
             # overlooks the sweeps: they count as the captures they are, no more
-            values = {
-                m: v - (1.0 if m.capture_mask == table and m.is_capture else 0.0) for m, v in values.items()
-            }
+            values = {m: v - (1.0 if _is_scopa(view, m) else 0.0) for m, v in values.items()}
         if c.temperature == 0:
             return max(moves, key=lambda m: values[m])
         top = max(values[m] for m in moves)
@@ -174,6 +174,20 @@ class LevelPlayer:
 
     def __repr__(self) -> str:
         return f"level({self.level}, seed={self.seed!r})"
+
+
+def _is_scopa(view: PlayerView, move: Move) -> bool:
+    """Whether ``move`` scores a scopa: it takes the whole table (RULES §3.6), but not on the
+    hand's last play unless ``scopa_on_last_play``, nor as an ace taking all unless
+    ``ace_sweep_is_scopa`` (RULES §7)."""
+    table = view.table.mask
+    if not move.is_capture or move.capture_mask != table:
+        return False
+    rules = view.rules
+    if view.stock_size == 0 and sum(view.hand_sizes) == 1 and not rules.scopa_on_last_play:
+        return False
+    ace_takes_all = rules.ace_takes_all and move.card.rank == "A" and not table & core.ACES
+    return not ace_takes_all or rules.ace_sweep_is_scopa
 
 
 def level(n: int, *, seed: int | None = None) -> LevelPlayer:
