@@ -338,7 +338,7 @@ def position(
 
 def _is_over(src: Any, is_view: bool) -> bool:
     if is_view:
-        return sum(src.hand_sizes) == 0 and src.stock_size == 0
+        return bool(sum(src.hand_sizes) == 0 and src.stock_size == 0)
     return bool(src.is_over)
 
 
