@@ -1,4 +1,4 @@
-"""Position formats: JSON (version 1) and the compact one-line position string.
+"""Position formats: JSON (version 2) and the compact one-line position string.
 
 JSON::
 

@@ -406,7 +406,7 @@ class State:
         return state_to_dict(self)
 
     def to_json(self) -> str:
-        """The position as JSON text (format version 1, see the README)."""
+        """The position as JSON text (format version 2, see docs/notation.md)."""
         from scopa.notation import state_to_json
 
         return state_to_json(self)
@@ -419,7 +419,7 @@ class State:
         return state_from_json(obj)
 
     def to_string(self) -> str:
-        """The compact one-line position string (see the README)."""
+        """The compact one-line position string (see docs/notation.md)."""
         from scopa.notation import state_to_string
 
         return state_to_string(self)
