@@ -382,3 +382,50 @@ def test_threads_give_the_same_values():
         assert bounded.last_samples == 8
     with pytest.raises(scopa.ScopaError, match="bad threads -1"):
         scopa.Solver(threads=-1)
+
+
+def test_a_review_stays_within_its_limit_during_a_play(monkeypatch):
+    # Found by an audit: review(limit=...) looked at its limit only between plays, so a play
+    # could use its whole budget (up to an hour) after a stop or past the review's time. Each
+    # half of a play now gets the time left and the stop flag, and a play the limit cut short
+    # is left out (reviewed False), as the plays after it are.
+    import importlib
+
+    from scopa.players import PIMCPlayer
+
+    review_mod = importlib.import_module("scopa.review")  # (scopa.review is also the function)
+
+    s = State.deal("scopone_scientifico", seed=3)
+    for _ in range(12):
+        s = s.play(s.legal_moves()[0])
+    flag = scopa.StopFlag()
+    seen: list[Limit | None] = []
+
+    class StoppedWhileValuing(PIMCPlayer):
+        def evaluate(self, view, limit=None):  # type: ignore[no-untyped-def]
+            seen.append(limit)
+            flag.set()  # a stop arrives while this play is being valued
+            return super().evaluate(view, limit)
+
+    monkeypatch.setattr(review_mod, "PIMCPlayer", StoppedWhileValuing)
+    r = review_mod.review(s, time_limit=3600, limit=Limit(stop=flag))
+    assert len(seen) == 1 and seen[0] is not None and seen[0].stop is flag and seen[0].time == 1800
+    assert len(r.plays) == 12 and not any(p.reviewed for p in r.plays)  # (the first play has choices)
+    flag.clear()
+    seen.clear()
+    r = review_mod.review(s, time_limit=3600, limit=Limit(time=0.5))
+    assert seen and all(x is not None and x.time is not None and x.time <= 0.5 for x in seen)
+
+
+def test_a_review_limit_of_nodes_and_a_progress_that_is_no_function_are_refused():
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    with pytest.raises(scopa.LimitError, match="not by nodes"):
+        scopa.review(s, limit=Limit(nodes=1))
+    for call in (
+        lambda: scopa.review(s, progress=5),
+        lambda: scopa.solve(s, time_limit=0.1, progress=5),
+        lambda: scopa.solve(s, progress=5),
+        lambda: scopa.analyze(s, progress="x"),
+    ):
+        with pytest.raises(scopa.OptionError, match="bad progress"):
+            call()

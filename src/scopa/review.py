@@ -27,19 +27,18 @@ engine protocol and batch work format them.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
 from scopa.errors import LimitError, OptionError, show
-from scopa.limit import Limit
+from scopa.limit import Clock, Limit
 from scopa.move import Move
 from scopa.players.base import leaves_sweep
 from scopa.players.pimc import PIMCPlayer
 from scopa.records import Annotation, HandRecord, MatchRecord, annotated
-from scopa.solver import Solver
+from scopa.solver import Solver, check_progress
 from scopa.state import State
 
 __all__ = [
@@ -259,18 +258,22 @@ def review(
     """Review every play of ``source`` (a record, or a State's history from its origin).
 
     ``time_limit`` is the budget per play (seconds: half for the fair evaluation, half for the
-    exact one); ``limit`` may bound the whole review (its stop flag or time: the plays after
-    it are left out, ``reviewed`` False, so the whole review stays within the limit).
-    ``progress(done, total)`` is called after each play. Reproducible for a ``seed`` when no
-    time limit cuts PIMC's sampling (it samples at most 128 times).
+    exact one); ``limit`` may bound the whole review (its stop flag or time, not nodes): the
+    play it cuts short and the plays after it are left out, ``reviewed`` False, so the whole
+    review stays within the limit (give or take one PIMC sample). ``progress(done, total)`` is
+    called after each play. Reproducible for a ``seed`` when no time limit cuts PIMC's
+    sampling (it samples at most 128 times).
     """
     check_time_per_play(time_limit)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
         raise OptionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1")
+    check_progress(progress)
+    lim = Limit.of(limit)
+    if lim.nodes is not None:
+        raise LimitError(f"bad limit {lim!r}: a review is bounded by a time or a stop flag, not by nodes")
     hands = _hands(source)
     total = sum(len(p) for _, p in hands)
-    lim = Limit.of(limit)
-    t0 = time.perf_counter()
+    clock = Clock(lim)
     solver = Solver(64)
     out: list[PlayReview] = []
     done = 0
@@ -278,37 +281,52 @@ def review(
         state = start
         for j, move in enumerate(plays):
             move = state.resolve(move)
-            over_budget = lim.stopped or (lim.time is not None and time.perf_counter() - t0 >= lim.time)
-            out.append(_review_play(state, move, h, j, time_limit, seed + 1000 * h + j, solver, over_budget))
+            out.append(_review_play(state, move, h, j, time_limit, seed + 1000 * h + j, solver, clock))
             state = state.play(move)
             done += 1
             if progress is not None:
                 progress(done, total)
-    return Review(tuple(out), len(hands), start.rules.players if hands else 2, time.perf_counter() - t0)
+    return Review(tuple(out), len(hands), start.rules.players if hands else 2, clock.elapsed)
+
+
+def _share(seconds: float, clock: Clock) -> Limit | None:
+    """The limit of one half of a play's review: ``seconds``, or less when the review's own
+    limit has less left, with its stop flag; None when that limit is reached."""
+    if clock.expired:
+        return None
+    left = clock.limit.remaining_time(clock.elapsed)
+    return Limit(time=seconds if left is None else max(1e-6, min(seconds, left)), stop=clock.limit.stop)
 
 
 def _review_play(
-    state: State, move: Move, hand: int, play: int, budget: float, seed: int, solver: Solver, starved: bool
+    state: State, move: Move, hand: int, play: int, budget: float, seed: int, solver: Solver, clock: Clock
 ) -> PlayReview:
     seat = state.turn
-    if starved:
-        return PlayReview(
-            hand, play, seat, seat & 1, move, move, {move: 0.0}, 0.0, None, None, None, None, None, False
-        )
+    starved = PlayReview(
+        hand, play, seat, seat & 1, move, move, {move: 0.0}, 0.0, None, None, None, None, None, False
+    )
     legal = state.legal_moves()
     if len(legal) == 1:
+        if clock.expired:
+            return starved
         values = {move: 0.0}
     else:
+        share = _share(budget / 2, clock)
+        if share is None:
+            return starved
         player = PIMCPlayer(seed=seed, time_limit=budget / 2)
-        values = {m: v for m, (v, _) in player.evaluate(state.view(seat)).items()}
+        values = {m: v for m, (v, _) in player.evaluate(state.view(seat), share).items()}
+        if clock.expired:  # the review's limit cut this play's valuation short
+            return starved
     best = max(legal, key=lambda m: (values[m], m == move))  # a tie goes to the move played
     loss = max(0.0, values[best] - values[move])
     dd_values: dict[Move, int] | None = None
     dd_best: Move | None = None
     dd_loss: int | None = None
     plays_left = sum(len(h) for h in state.hands) + len(state.stock)
-    if plays_left <= _DD_PLAYS[state.rules.players]:
-        a = solver.analyze(state, time_limit=budget / 2)
+    share = _share(budget / 2, clock)
+    if plays_left <= _DD_PLAYS[state.rules.players] and share is not None:
+        a = solver.analyze(state, share)
         if a.exact:
             dd_values = {m: v for m, v in a.items() if v is not None}
             dd_best = max(legal, key=lambda m: (dd_values[m], m == move))

@@ -195,6 +195,13 @@ class SearchInfo:
 Progress = Callable[[SearchInfo], None]
 
 
+def check_progress(progress: object) -> None:
+    """Raise :class:`OptionError` unless ``progress`` is None or callable (checked at the call,
+    not when the first report is due)."""
+    if progress is not None and not callable(progress):
+        raise OptionError(f"bad progress {show(progress)}: expected a function or None")
+
+
 def _check_state(state: State) -> State:
     if not isinstance(state, State):
         raise PositionError(f"expected a scopa.State, got {type(state).__name__}")
@@ -323,6 +330,7 @@ class Solver:
         with a :class:`SearchInfo` after each depth of a bounded search's iterative
         deepening and at its end. Ctrl-C raises KeyboardInterrupt within milliseconds."""
         _check_state(state)
+        check_progress(progress)
         lim = Limit.of(limit, time_limit, node_limit)
         with self._lock:
             if not lim.bounded:
@@ -435,6 +443,7 @@ class Solver:
         otherwise bounds and an estimate (see :class:`Analysis`). A bounded analysis first
         values every move by iterative deepening, then solves the moves best first."""
         _check_state(state)
+        check_progress(progress)
         lim = Limit.of(limit, time_limit, node_limit)
         with self._lock:
             if not lim.bounded:
