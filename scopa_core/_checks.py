@@ -99,6 +99,24 @@ def check_mask(x: Any, what: str = "card mask") -> int:
     return int(x)
 
 
+def check_apart(a: int, what_a: str, b: int, what_b: str) -> None:
+    """ValueError unless the card masks ``a`` and ``b`` (already checked) share no card: a
+    card is in one place."""
+    if a & b:
+        raise ValueError(
+            f"bad {what_a} {a} and {what_b} {b}: they share the cards of mask {a & b}, "
+            "and a card is in one place"
+        )
+
+
+def check_off_table(card: int, table: int) -> None:
+    """ValueError if the (already checked) ``table`` mask holds ``card``, the card played."""
+    if table >> card & 1:
+        raise ValueError(
+            f"bad table {table}: it holds card {card}, the card played (expected a table without it)"
+        )
+
+
 def check_card(x: Any) -> int:
     """``x`` if it is a card index (0..39)."""
     return check_int(x, "card index", 0, 39)

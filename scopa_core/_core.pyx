@@ -482,6 +482,8 @@ def captures(card, table, opts) -> list:
     cdef int i, n
     cdef int c = int_arg(card, "card index", 0, 39)
     cdef uint64_t t = mask_arg(table, "table")
+    if (t >> c) & 1:
+        _checks.check_off_table(c, t)
     cdef int o = int_arg(opts, "rule options", 0, 255)
     n = gen_captures(c, t, o, buf)
     return [buf[i] for i in range(n)]
@@ -493,6 +495,8 @@ def legal_moves(hand, table, opts) -> list:
     cdef int c, i, n
     cdef uint64_t m = mask_arg(hand, "hand")
     cdef uint64_t t = mask_arg(table, "table")
+    if m & t:
+        _checks.check_apart(m, "hand", t, "table")
     cdef int o = int_arg(opts, "rule options", 0, 255)
     out = []
     while m:
@@ -607,7 +611,10 @@ def score(cap0, cap1, scope0, scope1, opts) -> tuple:
     """Points per category: ``((carte, denari, ..., napola) of team 0, same of team 1)``."""
     cdef int out[2 * C_NCAT]
     cdef int i
-    score_c(mask_arg(cap0, "team 0's pile"), mask_arg(cap1, "team 1's pile"),
+    cdef uint64_t p0 = mask_arg(cap0, "team 0's pile"), p1 = mask_arg(cap1, "team 1's pile")
+    if p0 & p1:
+        _checks.check_apart(p0, "team 0's pile", p1, "team 1's pile")
+    score_c(p0, p1,
             int_arg(scope0, "scope", 0, _checks.MAX_SCOPE), int_arg(scope1, "scope", 0, _checks.MAX_SCOPE),
             int_arg(opts, "rule options", 0, 255), out)
     return (tuple([out[i] for i in range(C_NCAT)]),

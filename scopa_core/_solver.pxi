@@ -296,7 +296,7 @@ cdef class Solver:
         cdef int c = int_arg(card, "card index", 0, 39)
         cdef uint64_t t = mask_arg(table, "table")
         if (t >> c) & 1:
-            raise ValueError(f"table must be a 40-bit mask without card {c}, got {t!r}")
+            _checks.check_off_table(c, t)
         self._idle()
         self.S.opts = int_arg(opts, "rule options", 0, 255)
         n = solver_captures(&self.S, c, t, self.S.mcap)

@@ -31,13 +31,15 @@ cdef int search(SState* S, const Pos* p, const Info* info, int alpha, int beta) 
     else:
         w_lo = -info.hi
         w_hi = -info.lo
-    if w_hi <= alpha:
-        return w_hi
-    if w_lo >= beta:
-        return w_lo
     depth = plays_left(p)
+    # the root is always searched here, for the move that proves its bound (the sure-point
+    # cutoffs and the leaf search below know no move, and a limited solve reports this one)
+    if w_hi <= alpha and depth != S.root_depth:
+        return w_hi
+    if w_lo >= beta and depth != S.root_depth:
+        return w_lo
     sb = sigma * info.B
-    if depth < S.leaf_depth:
+    if depth < S.leaf_depth and depth != S.root_depth:
         S.nodes -= 1
         # a card neutral here stays neutral below (its suit's bests only rise, decided terms
         # stay decided): the leaf search plays one card per neutral rank in a hand

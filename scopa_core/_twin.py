@@ -130,6 +130,7 @@ def captures(card: int, table: int, opts: int) -> list[int]:
     """
     _checks.check_card(card)
     _checks.check_mask(table, "table")
+    _checks.check_off_table(card, table)
     _checks.check_opts(opts)
     return _captures(card, table, opts)
 
@@ -170,6 +171,7 @@ def legal_moves(hand: int, table: int, opts: int) -> list[tuple[int, int]]:
     """Legal moves ``(card, captured_mask)`` for a hand against a table; 0 = lay down."""
     _checks.check_mask(hand, "hand")
     _checks.check_mask(table, "table")
+    _checks.check_apart(hand, "hand", table, "table")
     _checks.check_opts(opts)
     return _legal_moves(hand, table, opts)
 
@@ -265,6 +267,7 @@ def score(cap0: int, cap1: int, scope0: int, scope1: int, opts: int) -> tuple:
     """Points per category: ``((carte, denari, ..., napola) of team 0, same of team 1)``."""
     _checks.check_mask(cap0, "team 0's pile")
     _checks.check_mask(cap1, "team 1's pile")
+    _checks.check_apart(cap0, "team 0's pile", cap1, "team 1's pile")
     _checks.check_int(scope0, "scope", 0, _checks.MAX_SCOPE)
     _checks.check_int(scope1, "scope", 0, _checks.MAX_SCOPE)
     _checks.check_opts(opts)

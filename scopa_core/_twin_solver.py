@@ -93,8 +93,26 @@ class Solver:
         self._root_depth = -1
         self._root_move: tuple[int, int] | None = None
         self._history = [0] * 160
-        #: the plain leaf search takes over below this many plays left (as in the compiled solver)
-        self.leaf_depth = 11
+        self._leaf_depth = 11
+
+    @property
+    def leaf_depth(self) -> int:
+        """The plain leaf search takes over below this many plays left (a tuning knob, as in
+        the compiled solver, which also has others, and more counters, for its benchmarks)."""
+        return self._leaf_depth
+
+    @leaf_depth.setter
+    def leaf_depth(self, value: int) -> None:
+        self._leaf_depth = _checks.check_int(value, "leaf_depth", 0, 1000)
+
+    def _captures(self, card: int, table: int, opts: int) -> list[int]:
+        """The sets ``card`` may capture from ``table`` (the compiled solver's test hook, which
+        checks its own generator against :func:`captures`; here the same function)."""
+        _checks.check_card(card)
+        _checks.check_mask(table, "table")
+        _checks.check_off_table(card, table)
+        _checks.check_opts(opts)
+        return core._captures(card, table, opts)
 
     def clear(self) -> None:
         """Empty the transposition table."""
@@ -197,13 +215,16 @@ class Solver:
         if not stock and not any(hands):
             return sigma * (final_difference(pos, self._opts) - B)
         w_lo, w_hi = (lo, hi) if sigma == 1 else (-hi, -lo)
-        if w_hi <= alpha:
-            return w_hi
-        if w_lo >= beta:
-            return w_lo
         depth = len(stock) + sum(core._popcount(h) for h in hands)
+        # the root is always searched here, for the move that proves its bound (the sure-point
+        # cutoffs and the leaf search below know no move, and a limited solve reports this one)
+        root = depth == self._root_depth
+        if w_hi <= alpha and not root:
+            return w_hi
+        if w_lo >= beta and not root:
+            return w_lo
         sb = sigma * B
-        if depth < self.leaf_depth:
+        if depth < self.leaf_depth and not root:
             self.nodes -= 1
             return self._leaf(pos, alpha + sb, beta + sb) - sb
         opts, n = self._opts, self._n

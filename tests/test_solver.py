@@ -207,7 +207,7 @@ def test_search_captures_equal_the_rules(opts):
         assert sorted(solver._captures(card, table, opts)) == expected, (card, table, opts)
     with pytest.raises(ValueError, match="bad card index 40"):
         solver._captures(40, 0, opts)
-    with pytest.raises(ValueError, match="without card 3"):
+    with pytest.raises(ValueError, match="bad table 8: it holds card 3, the card played"):
         solver._captures(3, 1 << 3, opts)
 
 
@@ -497,3 +497,44 @@ def test_api_solver_threads_solve():
     a, b = scopa.Solver(16, threads=2).solve(s), scopa.Solver(16).solve(s)
     assert a.exact and a.value == b.value
     assert scopa.Solver(16).analyze(s)[a.best_move] == a.value
+
+
+def test_the_twin_solver_checks_its_knob_and_has_the_capture_hook():
+    # Found by an audit: the twin's leaf_depth took any value and failed in the middle of a
+    # search ('<' between str and int); it is checked when set, as the compiled one's is.
+    from scopa_core import _twin, _twin_solver
+
+    s = _twin_solver.Solver(1)
+    for bad in ("x", -1, 1001, 2.0, True):
+        with pytest.raises(ValueError, match="bad leaf_depth"):
+            s.leaf_depth = bad  # type: ignore[assignment]
+    s.leaf_depth = 4
+    assert s.leaf_depth == 4
+    table = 1 << 0 | 1 << 12 | 1 << 23 | 1 << 34
+    assert s._captures(8, table, 0) == _twin.captures(8, table, 0)
+    with pytest.raises(ValueError, match="it holds card 0, the card played"):
+        s._captures(0, table, 0)
+
+
+def test_a_limited_solves_best_move_is_worth_its_proven_lower_bound():
+    # Found by an audit: when the root had fewer plays than the leaf search's, or its sure
+    # points cut it off, the move that proved the lower bound was not recorded, and a limited
+    # solve reported the shallow search's choice, sometimes worth less than that bound. The
+    # root is now always searched by the main search. RULES §8.
+    rng = random.Random(5)
+    inexact = 0
+    for i in range(120 if TWIN_RUN else 400):
+        st = State.deal(["scopa", "scopone_scientifico", "scopa4", "scopone"][i % 4], seed=i)
+        target = rng.randrange(6, 15)
+        while sum(len(h) for h in st.hands) + len(st.stock) > target:
+            st = st.play(rng.choice(st.legal_moves()))
+        exact = scopa.analyze(st).moves
+        for nodes in (50, 100, 300, 1000):
+            r = scopa.solver.Solver(16).solve(st, node_limit=nodes)
+            where = (st.to_string(), nodes, str(r.best_move), r.lower)
+            if r.exact:
+                assert r.value == max(v.value for v in exact.values()), where
+            else:
+                assert exact[r.best_move].value >= r.lower, where
+                inexact += 1
+    assert inexact > 100

@@ -207,7 +207,7 @@ def sweepers(table: int, opts: int) -> int:
     out = 0
     if table:
         for c in range(40):
-            if table in core.captures(c, table, opts):
+            if not table >> c & 1 and table in core.captures(c, table, opts):  # (a card in hand)
                 out |= 1 << c
     return out
 
