@@ -343,15 +343,29 @@ def test_an_unseeded_match_double_clicked_and_undone_at_once_plays_on(server, br
     assert log_text.count("New match") == 1 and log_text.count("the computer:") <= 1  # one loop, not two
     for _ in range(3):  # a play, then Undo the moment the computer's reply is asked for
         n = len(hand_cards(d))
+        # (Undo is clicked as soon as the page waits for the computer, not after a fixed delay:
+        # while your own play is being sent the page ignores Undo, and on a loaded machine a
+        # fixed delay fell there every time, so the hand ran down to a refill)
         d.execute_script(
+            "clearInterval(window.undoWatch);"
             "document.querySelector('#hand button:not([disabled])').click();"
-            "setTimeout(() => document.getElementById('undo').click(), 30);"
+            "const choice = document.querySelector('#captures button');"  # (a card of several captures)
+            "if (choice) choice.click();"
+            "const t0 = performance.now();"
+            "window.undoWatch = setInterval(() => {"
+            "  const u = document.getElementById('undo');"
+            "  if (document.getElementById('status').dataset.state === 'waiting' && !u.disabled) {"
+            "    clearInterval(window.undoWatch); u.click();"
+            "  } else if (performance.now() - t0 > 10000) clearInterval(window.undoWatch);"
+            "}, 5);"
         )
         until(
             lambda n=n: state(d) in SETTLED and len(hand_cards(d)) in (n, n - 1),
             show=lambda n=n: f"{state(d)}, {len(hand_cards(d))} cards of {n}; {page_log(d)}",
         )
         wait_for(d, ("your-turn", "hand-over"))
+    d.execute_script("clearInterval(window.undoWatch);")
+    assert "Undone" in d.find_element(By.ID, "log").text  # (an undo came while the computer was asked)
     # a card played by keyboard: the redrawn hand keeps the focus (it fell to <body> before)
     wait_for(d, ("your-turn",))
     n = len(hand_cards(d))

@@ -288,8 +288,9 @@ async function advance() {
       const legal = (await game.engine.ask({ cmd: "legal", position: pos })).moves;
       if (token !== game.token) return;
       game.legal = legal;
+      await render(); // (drawn first: a script that sees "your-turn" finds your cards ready)
+      if (token !== game.token) return;
       setStatus("your-turn", "Your turn: click a card of your hand (or press its number).");
-      await render();
       return;
     }
     setStatus("waiting", `${seatName(pos.turn)} is thinking…`);
