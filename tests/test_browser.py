@@ -51,10 +51,10 @@ if not (CHROMIUM and DRIVER):
 CHOICE_SEED, CHOICE_CARD = 7, "Qd"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def serving(*options: str) -> Iterator[str]:
+    """A ``scopa serve`` on a free localhost port (with ``options``): its address."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scopa", "serve", "--port", "0", "--log-level", "warning"],
+        [sys.executable, "-m", "scopa", "serve", "--port", "0", "--log-level", "warning", *options],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -64,6 +64,17 @@ def server() -> Iterator[str]:
     yield line.split("listening on ")[1].strip()
     proc.terminate()
     proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    yield from serving()
+
+
+@pytest.fixture
+def hasty_server() -> Iterator[str]:
+    """A server whose searches, a whole review included, stop after 50 ms."""
+    yield from serving("--max-time", "0.05")
 
 
 @pytest.fixture
@@ -403,3 +414,23 @@ def test_a_two_hand_record_replays_every_hand(server, browser, tmp_path):
     first = str(m.record().hands[1].plays[0])
     until(lambda: f"Before play 1 ({move_text(first)}):" in d.find_element(By.ID, "replay-board").text)
     assert state(d) != "error"
+
+
+def test_plays_the_review_did_not_reach_say_so(hasty_server, browser, tmp_path):
+    # Found by a review: the engine bounds a whole review by its maximum time, and the plays
+    # it did not reach were shown as best moves ("the same", loss 0.00).
+    d = browser
+    m = scopa.Match("scopa", seed=2)
+    while not m.hands:
+        m.play(m.state.legal_moves()[0])
+    path = tmp_path / "game.json"
+    m.record().save(path)
+    d.get(hasty_server + "/")
+    wait_for(d, ("idle",))
+    d.find_element(By.ID, "load").send_keys(str(path))
+    until(lambda: "A record of 1 hand(s), 36 plays" in d.find_element(By.ID, "replay-title").text)
+    rows = d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")
+    cells = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    assert len(cells) == 36 and cells[-1][2:4] == ["not reviewed", "-"]
+    assert not any(c[2] == "not reviewed" and c[3] != "-" for c in cells)
+    assert not console_errors(d)

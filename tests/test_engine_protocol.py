@@ -293,10 +293,12 @@ def test_end_of_input_finishes_the_searches_asked_for():
     assert replies[1]["exact"] is False and isinstance(replies[2]["move"], str)
 
 
-@pytest.mark.parametrize("searching", [False, True])
+@pytest.mark.parametrize("searching", [False, True, "input ended"])
 def test_the_engine_exits_when_its_reader_goes_away(searching):
     # With its input still open and nothing more sent, the engine notices that nobody reads
-    # its replies any more (the pipe of its output closed) and exits, stopping its search.
+    # its replies any more (the pipe of its output closed) and exits, stopping its search;
+    # so too once its input has ended and it waits for a search asked for before (a review
+    # found that one waiting out its whole time).
     proc = subprocess.Popen(
         [sys.executable, "-m", "scopa", "engine", "--max-time", "600"],
         stdin=subprocess.PIPE,
@@ -313,6 +315,9 @@ def test_the_engine_exits_when_its_reader_goes_away(searching):
             proc.stdin.write(json.dumps(solve).encode() + b"\n")
             proc.stdin.flush()
             assert "info" in json.loads(proc.stdout.readline())  # the search runs
+        if searching == "input ended":
+            proc.stdin.close()
+            time.sleep(0.2)  # (the engine reads the end of its input, then waits for the search)
         proc.stdout.close()
         assert proc.wait(timeout=60) == 0  # (a hang guard: it takes milliseconds)
         assert proc.stderr.read() == b""
@@ -320,7 +325,8 @@ def test_the_engine_exits_when_its_reader_goes_away(searching):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        proc.stdin.close()
+        if not proc.stdin.closed:
+            proc.stdin.close()
         proc.stderr.close()
 
 

@@ -417,6 +417,26 @@ def test_a_review_stays_within_its_limit_during_a_play(monkeypatch):
     assert seen and all(x is not None and x.time is not None and x.time <= 0.5 for x in seen)
 
 
+def test_a_review_play_whose_exact_half_is_cut_short_is_left_out(monkeypatch):
+    # Found by a review: a stop during a play's exact half left the play reviewed, its exact
+    # values missing as if the position were too large to solve.
+    import importlib
+
+    review_mod = importlib.import_module("scopa.review")
+    flag = scopa.StopFlag()
+
+    class StoppedWhileSolving(review_mod.Solver):  # type: ignore[name-defined,misc]
+        def analyze(self, state, limit=None, **kw):  # type: ignore[no-untyped-def]
+            flag.set()
+            return super().analyze(state, limit, **kw)
+
+    monkeypatch.setattr(review_mod, "Solver", StoppedWhileSolving)
+    s = State.deal("scopa", seed=4)
+    s = s.play(s.legal_moves()[0])
+    r = review_mod.review(s, time_limit=60, limit=Limit(stop=flag))
+    assert len(r.plays) == 1 and r.plays[0].reviewed is False
+
+
 def test_a_review_limit_of_nodes_and_a_progress_that_is_no_function_are_refused():
     s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     with pytest.raises(scopa.LimitError, match="not by nodes"):

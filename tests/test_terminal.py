@@ -166,5 +166,6 @@ def test_load_keeps_your_seat_and_refuses_other_rules(tmp_path):
     assert out.returncode == 0, out.stderr
     a, b = m.scores
     assert f"you {b}, the computer {a}" in out.stdout  # seat 1, as the record says
-    refused = play_piped("--load", save, "--game", "scopa", stdin="quit\n")
-    assert refused.returncode == 2 and "do not go with --load" in refused.stderr
+    refused = play_piped("--load", save, "--game", "scopa", "--target", "5", stdin="quit\n")
+    assert refused.returncode == 2
+    assert "--game 'scopa', --target 5: not with --load, which keeps the record's rules" in refused.stderr

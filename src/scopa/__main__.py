@@ -222,8 +222,12 @@ def _options(pairs: Sequence[str] | None) -> dict[str, Any]:
 def _play(args: argparse.Namespace, console: Console) -> int:
     from scopa.terminal import start
 
-    if args.load and (args.game or args.target is not None or args.option):
-        raise OptionError("--game, --target and --option do not go with --load: the record's rules are kept")
+    if args.load:
+        given = [f"--game {args.game!r}"] if args.game else []
+        given += [f"--target {args.target}"] if args.target is not None else []
+        given += [f"--option {o!r}" for o in args.option or ()]
+        if given:
+            raise OptionError(f"{', '.join(given)}: not with --load, which keeps the record's rules")
     rules = scopa.Rules.preset(args.game or "scopone_scientifico", **_options(args.option))
     if args.target is not None:
         rules = rules.replace(target=args.target)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import stat
 import sys
 import threading
@@ -71,7 +72,6 @@ class _Session:
         self.running: tuple[Request, StopFlag] | None = None
         self.closing = False
         self.broken = False
-        self.serving = True  # False once serve's loop has ended: the exit is then serve's
         self.worker = threading.Thread(target=self._work, name="scopa-engine-search", daemon=True)
         self.worker.start()
 
@@ -122,13 +122,12 @@ class _Session:
             if reply is not None:
                 self.write(reply)
 
-    def close(self, timeout: float | None = None) -> None:
-        """Let the searches asked for finish (each within its limit), then end the worker
-        (waiting at most ``timeout`` seconds)."""
+    def close(self) -> None:
+        """Let the searches asked for finish (each within its limit), then end the worker."""
         with self.cond:
             self.closing = True
             self.cond.notify_all()
-        self.worker.join(timeout)
+        self.worker.join()
 
 
 def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
@@ -148,37 +147,70 @@ def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
         yield line
 
 
-def _watch_reader(session: _Session, fd: int) -> None:
-    """Exit the process once the reader of ``fd`` (a pipe or socket) has gone away, even when
-    nothing is written and no input comes: stop the searches, let them end, then exit with
-    status 0 as at a failed write. Only for the process's own standard output (so never for
-    an embedding program's streams)."""
-    poller = select.poll()
-    poller.register(fd, 0)  # POLLERR and POLLHUP are always reported
-    while True:
-        events = poller.poll()
-        if any(ev & (select.POLLERR | select.POLLHUP | select.POLLNVAL) for _, ev in events):
-            break
-    if not session.serving:
-        return
-    with session.lock:
-        session.broken = True
-    session.stop(None)
-    session.close(timeout=10.0)  # a stopped search ends within milliseconds
-    os._exit(0)
+class _ReaderWatch:
+    """Watches the pipe of the process's standard output: once its reader has gone away (the
+    pipe's other end closed), the searches are stopped and serve's loop, blocked reading input,
+    is woken with a SIGINT to the main thread, which it takes as that reader's end (status 0,
+    not Ctrl-C's 130). Only serve, in the main thread, decides the exit; the watch ends with it."""
+
+    def __init__(self, session: _Session, fd: int) -> None:
+        self.session = session
+        self.fd = fd
+        self.lock = threading.Lock()
+        self.serving = True  # False once serve's loop has ended: no more wake-ups
+        self.gone = False  # the reader went away while serve's loop ran
+        self._wake_r, self._wake_w = os.pipe()
+        self.thread = threading.Thread(target=self._run, name="scopa-reader", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, 0)  # a pipe's POLLERR (its reader gone) is always reported
+        poller.register(self._wake_r, select.POLLIN)
+        try:
+            while True:
+                events = dict(poller.poll())
+                if self._wake_r in events:
+                    return  # serve has ended
+                if events.get(self.fd, 0) & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
+                    break
+            with self.session.lock:
+                self.session.broken = True  # nothing more is written
+            self.session.stop(None)
+            with self.lock:
+                if self.serving:
+                    self.gone = True
+                    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+        finally:
+            os.close(self._wake_r)
+
+    def end(self) -> None:
+        """Serve's loop has ended (call it in the main thread, where a wake-up may still land)."""
+        with self.lock:
+            self.serving = False
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:  # the watch has ended already (its end of the pipe closed)
+            pass
+        os.close(self._wake_w)
 
 
 def _reader_watchable(out: IO[str]) -> int | None:
-    """The file descriptor of the process's standard output when it is a pipe or socket whose
-    reader can go away; None otherwise (a file, a terminal, a test's stream)."""
+    """The file descriptor of the process's standard output when it is a pipe whose reader can
+    go away and serve runs in the main thread with Python's own Ctrl-C handler (so the wake-up
+    reaches it); None otherwise (a file, a terminal, a socket, a test's stream, a thread)."""
     if out is not sys.stdout or sys.platform == "win32" or not hasattr(select, "poll"):
+        return None
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         return None
     try:
         fd = out.fileno()
         mode = os.fstat(fd).st_mode
     except (OSError, ValueError, AttributeError):
         return None
-    return fd if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) else None
+    return fd if stat.S_ISFIFO(mode) else None
 
 
 def serve(
@@ -190,48 +222,55 @@ def serve(
     """Serve requests line by line until ``quit``, end of input or the reader of the output
     going away; returns the exit status (130 after Ctrl-C). Input is read as bytes when the
     stream has them, so bytes that are not UTF-8 get an error reply instead of stopping the
-    engine. Serving the process's own standard output through a pipe or socket, the engine
-    also exits (status 0) as soon as that reader goes away, without waiting for input."""
+    engine. Serving the process's own standard output through a pipe, from the main thread,
+    the engine also stops its searches and ends (status 0) as soon as the pipe's reader goes
+    away, without waiting for input."""
     if stdin is None:
         stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     out = stdout or sys.stdout
     protocol = Protocol(max_time=max_time)
     session = _Session(protocol, out, queue_size)
     fd = _reader_watchable(out)
-    if fd is not None:
-        watch = threading.Thread(target=_watch_reader, args=(session, fd), name="scopa-reader", daemon=True)
-        watch.start()
+    watch = _ReaderWatch(session, fd) if fd is not None else None
     status = 0
     try:
-        for line in _lines(stdin):
-            if line is None:
-                session.write(error_reply(None, "ProtocolError", f"a line longer than {MAX_LINE} characters"))
-                continue
-            if not line.strip():
-                continue
-            # (the line's end is not part of the request: a line of MAX_LINE characters is taken)
-            body = line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n")
-            try:
-                req = protocol.parse(body)
-            except RequestError as exc:
-                session.write(exc.reply)
-                continue
-            if req.cmd == "quit":
-                break
-            if req.cmd == "stop":
-                session.write({"id": req.id, "stopped": session.stop(req.args.get("search"))})
-            elif req.is_search:
-                session.submit(req)
-            else:
-                reply = protocol.execute(req)
-                if reply is not None:
-                    session.write(reply)
-            if session.broken:
-                break
+        try:
+            _serve_lines(session, protocol, stdin)
+        finally:
+            if watch is not None:
+                watch.end()  # (a wake-up sent before this lands here, or in the loop)
     except KeyboardInterrupt:
-        session.serving = False
         session.stop(None)
-        status = 130
-    session.serving = False
+        status = 0 if watch is not None and watch.gone else 130
     session.close()
     return status
+
+
+def _serve_lines(session: _Session, protocol: Protocol, stdin: IO[Any]) -> None:
+    """serve's loop: each input line's request, until ``quit``, the end of input or a failed
+    write."""
+    for line in _lines(stdin):
+        if line is None:
+            session.write(error_reply(None, "ProtocolError", f"a line longer than {MAX_LINE} characters"))
+            continue
+        if not line.strip():
+            continue
+        # (the line's end is not part of the request: a line of MAX_LINE characters is taken)
+        body = line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n")
+        try:
+            req = protocol.parse(body)
+        except RequestError as exc:
+            session.write(exc.reply)
+            continue
+        if req.cmd == "quit":
+            break
+        if req.cmd == "stop":
+            session.write({"id": req.id, "stopped": session.stop(req.args.get("search"))})
+        elif req.is_search:
+            session.submit(req)
+        else:
+            reply = protocol.execute(req)
+            if reply is not None:
+                session.write(reply)
+        if session.broken:
+            break

@@ -324,9 +324,13 @@ def _review_play(
     dd_best: Move | None = None
     dd_loss: int | None = None
     plays_left = sum(len(h) for h in state.hands) + len(state.stock)
-    share = _share(budget / 2, clock)
-    if plays_left <= _DD_PLAYS[state.rules.players] and share is not None:
+    if plays_left <= _DD_PLAYS[state.rules.players]:
+        share = _share(budget / 2, clock)
+        if share is None:
+            return starved
         a = solver.analyze(state, share)
+        if clock.expired and not a.exact:  # the review's limit cut the exact half short
+            return starved
         if a.exact:
             dd_values = {m: v for m, v in a.items() if v is not None}
             dd_best = max(legal, key=lambda m: (dd_values[m], m == move))

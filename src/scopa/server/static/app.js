@@ -282,6 +282,8 @@ async function newMatch() {
 // Play the computer seats until it is your turn, the hand ends or the match is over.
 async function advance() {
   const token = game.token;
+  // (no earlier status stays up while the next turn is fetched and drawn)
+  if (game.match.winner === null && !game.handOver) setStatus("waiting", "One moment…");
   while (game.match.winner === null && !game.handOver && token === game.token) {
     const pos = game.match.position;
     if (pos.turn === game.seat) {
@@ -496,8 +498,14 @@ function renderReview(box, review, record, board, mine) {
     r.dataset.move = p.move; // the notation, for scripts; people read the card names
     r.insertCell().textContent = `${p.play + 1}`;
     r.insertCell().textContent = moveText(p.move);
-    r.insertCell().textContent = p.best === p.move ? "the same" : moveText(p.best);
-    r.insertCell().textContent = p.loss.toFixed(2) + (p.dd_loss === null ? "" : ` (exact ${p.dd_loss})`);
+    if (p.reviewed === false) {
+      // the review's time ran out before this play: nothing is known of it
+      r.insertCell().textContent = "not reviewed";
+      r.insertCell().textContent = "-";
+    } else {
+      r.insertCell().textContent = p.best === p.move ? "the same" : moveText(p.best);
+      r.insertCell().textContent = p.loss.toFixed(2) + (p.dd_loss === null ? "" : ` (exact ${p.dd_loss})`);
+    }
     const mark = r.insertCell();
     mark.textContent = (p.mark || "") + (p.reason ? ` ${p.reason}` : "");
     if (p.mark) mark.className = "mark-bad";
