@@ -257,16 +257,22 @@ def test_a_whole_scopone_scientifico_hand(server, browser, tmp_path):
     assert not console_errors(d)
 
 
-def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
-    d = browser
+def load_played(d: Any, server: str, path: Path, hands: int = 1) -> scopa.Match:
+    """A match of ``hands`` hands played by first legal moves, saved to ``path`` and loaded
+    into the page at ``server``."""
     m = scopa.Match("scopa", seed=2)
-    while not m.hands:
+    while len(m.hands) < hands:
         m.play(m.state.legal_moves()[0])
-    path = tmp_path / "game.json"
     m.record({"Event": "loaded"}).save(path)
     d.get(server + "/")
     wait_for(d, ("idle",))
     d.find_element(By.ID, "load").send_keys(str(path))
+    return m
+
+
+def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
+    d = browser
+    m = load_played(d, server, tmp_path / "game.json")
     deadline = time.monotonic() + 60
     while "A record of" not in d.find_element(By.ID, "replay-title").text and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -395,14 +401,7 @@ def test_an_unseeded_match_double_clicked_and_undone_at_once_plays_on(server, br
 
 def test_a_two_hand_record_replays_every_hand(server, browser, tmp_path):
     d = browser
-    m = scopa.Match("scopa", seed=2)
-    while len(m.hands) < 2:
-        m.play(m.state.legal_moves()[0])
-    path = tmp_path / "two.json"
-    m.record().save(path)
-    d.get(server + "/")
-    wait_for(d, ("idle",))
-    d.find_element(By.ID, "load").send_keys(str(path))
+    m = load_played(d, server, tmp_path / "two.json", hands=2)
     until(lambda: "A record of 2 hand(s), 72 plays" in d.find_element(By.ID, "replay-title").text)
     assert len(d.find_elements(By.CSS_SELECTOR, "#replay-review h4")) == 2
     for _ in range(36):  # through the 36 plays of hand 1 to its end
@@ -420,14 +419,7 @@ def test_plays_the_review_did_not_reach_say_so(hasty_server, browser, tmp_path):
     # Found by a review: the engine bounds a whole review by its maximum time, and the plays
     # it did not reach were shown as best moves ("the same", loss 0.00).
     d = browser
-    m = scopa.Match("scopa", seed=2)
-    while not m.hands:
-        m.play(m.state.legal_moves()[0])
-    path = tmp_path / "game.json"
-    m.record().save(path)
-    d.get(hasty_server + "/")
-    wait_for(d, ("idle",))
-    d.find_element(By.ID, "load").send_keys(str(path))
+    load_played(d, hasty_server, tmp_path / "game.json")
     until(lambda: "A record of 1 hand(s), 36 plays" in d.find_element(By.ID, "replay-title").text)
     rows = d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")
     cells = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows]
