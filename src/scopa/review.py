@@ -289,11 +289,9 @@ def review(
     return Review(tuple(out), len(hands), start.rules.players if hands else 2, clock.elapsed)
 
 
-def _share(seconds: float, clock: Clock) -> Limit | None:
+def _share(seconds: float, clock: Clock) -> Limit:
     """The limit of one half of a play's review: ``seconds``, or less when the review's own
-    limit has less left, with its stop flag; None when that limit is reached."""
-    if clock.expired:
-        return None
+    limit has less left, with its stop flag."""
     left = clock.limit.remaining_time(clock.elapsed)
     return Limit(time=seconds if left is None else max(1e-6, min(seconds, left)), stop=clock.limit.stop)
 
@@ -305,17 +303,14 @@ def _review_play(
     starved = PlayReview(
         hand, play, seat, seat & 1, move, move, {move: 0.0}, 0.0, None, None, None, None, None, False
     )
+    if clock.expired:  # the review's limit is reached: this play is left out
+        return starved
     legal = state.legal_moves()
     if len(legal) == 1:
-        if clock.expired:
-            return starved
         values = {move: 0.0}
     else:
-        share = _share(budget / 2, clock)
-        if share is None:
-            return starved
         player = PIMCPlayer(seed=seed, time_limit=budget / 2)
-        values = {m: v for m, (v, _) in player.evaluate(state.view(seat), share).items()}
+        values = {m: v for m, (v, _) in player.evaluate(state.view(seat), _share(budget / 2, clock)).items()}
         if clock.expired:  # the review's limit cut this play's valuation short
             return starved
     best = max(legal, key=lambda m: (values[m], m == move))  # a tie goes to the move played
@@ -325,10 +320,7 @@ def _review_play(
     dd_loss: int | None = None
     plays_left = sum(len(h) for h in state.hands) + len(state.stock)
     if plays_left <= _DD_PLAYS[state.rules.players]:
-        share = _share(budget / 2, clock)
-        if share is None:
-            return starved
-        a = solver.analyze(state, share)
+        a = solver.analyze(state, _share(budget / 2, clock))
         if clock.expired and not a.exact:  # the review's limit cut the exact half short
             return starved
         if a.exact:

@@ -260,7 +260,7 @@ def position(
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="scopa-position" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-        f"aria-label={quoteattr(_aria(src, is_view))}>",
+        f"aria-label={quoteattr(_aria(src, is_view, over))}>",
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="#1b5e20" rx="10"/>',
         f'<text x="{width / 2:.1f}" y="18" font-size="13" text-anchor="middle" {font}>'
         f"{escape(src.rules.game)}: "
@@ -346,9 +346,9 @@ def _cards(cards: Iterable[Card]) -> str:
     return " ".join(str(c) for c in cards) or "empty"
 
 
-def _aria(src: Any, is_view: bool) -> str:
+def _aria(src: Any, is_view: bool, over: bool) -> str:
     """The picture's text for screen readers: everything it shows face up, and the counts."""
-    parts = [f"{src.rules.game}, " + ("hand over" if _is_over(src, is_view) else f"seat {src.turn} to move")]
+    parts = [f"{src.rules.game}, " + ("hand over" if over else f"seat {src.turn} to move")]
     parts.append(f"table {_cards(src.table)}")
     for s in range(src.rules.players):
         if not is_view:

@@ -74,6 +74,10 @@ def move_text(move: Move, deck: str = "french") -> Text:
     return out
 
 
+#: The ``Player`` tag of the human's seat in the records the game saves (``--load`` seats you there).
+YOU = "You"
+
+
 @dataclass
 class Game:
     """One terminal session: the match, who sits where, and the console."""
@@ -343,7 +347,7 @@ class Game:
 
     def tags(self) -> dict[str, str]:
         return {
-            f"Player{s}": ("You" if s == self.human else self.name(s).capitalize())
+            f"Player{s}": (YOU if s == self.human else self.name(s).capitalize())
             for s in range(self.rules.players)
         }
 
@@ -388,7 +392,7 @@ def start(
         match = Match.from_record(record, seed=seed)
         rules = match.rules
         if seat is None:
-            yours = [s for s in range(rules.players) if record.tags.get(f"Player{s}") == "You"]
+            yours = [s for s in range(rules.players) if record.tags.get(f"Player{s}") == YOU]
             seat = yours[0] if len(yours) == 1 else 0
     else:
         match = Match(rules, seed=seed)
