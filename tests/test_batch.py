@@ -481,3 +481,42 @@ def test_review_many_takes_a_records_json_text():
     assert len(out["json"]["plays"]) == 36 and len(out["hand"]["plays"]) == 36
     assert out["text"]["error"]["type"] == "RecordError"
     assert "text() form cannot be read back" in out["text"]["error"]["message"]
+
+
+def test_a_chunk_dask_loses_with_its_worker_runs_again(tmp_path, monkeypatch):
+    # Seen in CI: when a Dask worker is killed while its result is gathered, Dask's executor
+    # wrapper (distributed/cfexecutor.py) fails the future with a ValueError of its own
+    # ("not enough values to unpack"). The chunk is then run again, as a lost one is; a
+    # ValueError of the job itself still ends the run.
+    import concurrent.futures as cf
+    import importlib.util
+
+    fake = tmp_path / "distributed" / "cfexecutor.py"
+    fake.parent.mkdir()
+    fake.write_text("def cascade():\n    typ, exc, tb = ('lost', None)\n")
+    spec = importlib.util.spec_from_file_location("fake_cfexecutor", fake)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    class LosesFirst(cf.Executor):
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+            self.calls += 1
+            f: cf.Future[Any] = cf.Future()
+            if self.calls == 1:
+                try:
+                    module.cascade()
+                except ValueError as exc:
+                    f.set_exception(exc)
+            else:
+                f.set_result(fn(*args, **kwargs))
+            return f
+
+    ex = LosesFirst()
+    assert sorted(map_chunks(abs, [-1, -2, -3], executor=ex, chunksize=1)) == [1, 2, 3]
+    assert ex.calls == 4
+    with pytest.raises(ValueError, match="math domain error"):
+        list(map_chunks(math.sqrt, [-1.0], executor=LosesFirst(), chunksize=1))

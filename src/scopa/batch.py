@@ -168,6 +168,17 @@ def _shutdown(ex: Executor, early: bool) -> None:
         ex.shutdown(wait=False, cancel_futures=True)
 
 
+def _lost_by_dask(exc: BaseException) -> bool:
+    """Whether ``exc`` is the ValueError of Dask's executor wrapper (``distributed.cfexecutor``,
+    which cannot unpack the outcome of a task whose worker was killed while its result was
+    gathered), not one of the job's: the chunk was lost with its worker and runs again."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = tb.tb_frame.f_code.co_filename.replace("\\", "/") if tb is not None else ""
+    return isinstance(exc, ValueError) and where.endswith("distributed/cfexecutor.py")
+
+
 def _run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
     return [fn(item) for item in chunk]
 
@@ -281,6 +292,11 @@ def _run(
         except BrokenProcessPool:
             if not owned or not isinstance(ex, ProcessPoolExecutor):
                 raise
+        except ValueError as exc:
+            if owned or not _lost_by_dask(exc) or lost + 1 >= MAX_LOST:
+                raise
+            submit(chunk, lost + 1)  # (Dask has replaced the worker: the chunk runs again there)
+            return
         # a worker died: the chunks that finished are kept, the others run again on a new pool
         by_itself = not pending
         finished()
