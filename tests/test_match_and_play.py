@@ -89,6 +89,24 @@ def test_match_json_deals_must_be_the_seeds():
     assert Match.from_json(js).to_json() == js
 
 
+def test_match_json_replays_each_play_once(monkeypatch):
+    # match_play sends the whole match back each time: each finished hand is read and
+    # replayed once, the current hand's history once (by its position)
+    m = finished_hands(Match(Rules.preset("scopa", target=100), seed=3), 3)
+    m.play(first_move(m.state))
+    js = m.to_json()
+    plays = sum(len(h["plays"]) for h in js["hands"]) + len(m.state.history)
+    calls = []
+    real = State.play
+    monkeypatch.setattr(State, "play", lambda self, move: calls.append(move) or real(self, move))
+    parses = []
+    real_parse = State.from_string
+    monkeypatch.setattr(State, "from_string", lambda text: parses.append(text) or real_parse(text))
+    assert Match.from_json(js).to_json() == js
+    assert len(calls) == plays and plays == 3 * 36 + 1
+    assert len(parses) == 3 + 1  # each hand's deal, the current hand's deal
+
+
 def test_a_match_without_a_seed_takes_any_deal_and_writes_no_seed():
     m = finished_hands(Match(Rules.preset("scopa", target=100), seed=1), 1)
     other = finished_hands(Match(Rules.preset("scopa", target=100), seed=2, dealer=m.first_dealer), 1)

@@ -327,7 +327,7 @@ class Match:
                 why = "is over" if m.is_over else f"stops after {MAX_HANDS} hands (scopa.match.MAX_HANDS)"
                 raise PositionError(f"bad match position: the match {why}, so it must be the last hand's end")
         else:
-            m._check_deal(len(hands), state.origin.to_string())
+            m._read_hand(len(hands), {"deal": state.origin.to_string()})
             if state.is_over:
                 raise PositionError(f"bad match position: hand {len(hands) + 1} is over but not in 'hands'")
             m._state = state
@@ -341,16 +341,10 @@ class Match:
                 raise PositionError(f"bad match: {key} {show(obj[key])}, but the hands give {show(value)}")
         return m
 
-    def _check_deal(self, i: int, text: Any) -> State:
-        """Hand ``i``'s deal from its position string: a deal (every card once, nothing played
-        yet) by the dealer in turn; when the match's hands come from its seed, the seed's deal
-        of hand ``i`` (:meth:`_deal`)."""
-        from scopa.records import HandRecord, RecordError
-
-        try:
-            deal = HandRecord.from_json({"deal": text, "plays": []}, self.rules, f"hand {i + 1}").deal
-        except RecordError as exc:
-            raise PositionError(f"bad match: {exc}") from None
+    def _check_deal(self, i: int, deal: State) -> None:
+        """Hand ``i``'s deal (a deal, read as a record's: every card once, nothing played
+        yet) is by the dealer in turn and, when the match's hands come from its seed, the
+        seed's deal of hand ``i`` (:meth:`_deal`)."""
         if deal.dealer != (self.first_dealer + i) % self.rules.players:
             raise PositionError(
                 f"bad match: hand {i + 1} is dealt by seat {deal.dealer}, not by the dealer in turn"
@@ -360,26 +354,27 @@ class Match:
                 f"bad match: hand {i + 1}'s deal {show(deal.to_string())} is not the one seed {self.seed} "
                 "deals for it (a match of other deals has no 'seed')"
             )
-        return deal
+
+    def _read_hand(self, i: int, obj: Mapping[str, Any]) -> State:
+        """Hand ``i`` read as a record's (its deal, checked by :meth:`_check_deal` before its
+        plays are replayed, once, and their points checked): the position after its plays."""
+        from scopa.records import HandRecord, RecordError
+
+        try:
+            _, state = HandRecord._read(obj, self.rules, f"hand {i + 1}", lambda d: self._check_deal(i, d))
+            return state
+        except RecordError as exc:
+            raise PositionError(f"bad match: {exc}") from None
 
     def _replay_hand(self, i: int, hand: Any) -> None:
         if self.is_over:
             raise PositionError(f"bad match: hand {i + 1} follows the end of the match")
         if not isinstance(hand, Mapping) or set(hand) - {"deal", "plays", "points"}:
             raise PositionError(f"bad hand {i + 1}: expected {{'deal', 'plays', 'points'}}")
-        self._check_deal(i, hand.get("deal"))
         plays = hand.get("plays")
         if not isinstance(plays, list):
             raise PositionError(f"bad hand {i + 1}: 'plays' must be a list of moves, got {show(plays)}")
-        from scopa.records import HandRecord, RecordError
-
-        try:  # the plays replayed, and their points checked, as a record's
-            where = f"hand {i + 1}"
-            obj = {"deal": hand["deal"], "plays": plays, "score": hand.get("points")}
-            record = HandRecord.from_json(obj, self.rules, where)
-        except RecordError as exc:
-            raise PositionError(f"bad match: {exc}") from None
-        state = record.final()
+        state = self._read_hand(i, {"deal": hand.get("deal"), "plays": plays, "score": hand.get("points")})
         if not state.is_over:
             raise PositionError(f"bad hand {i + 1}: its plays do not finish the hand")
         self._finish(state)

@@ -32,7 +32,7 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -284,6 +284,18 @@ class HandRecord:
     def from_json(cls, obj: Any, rules: Rules | None = None, where: str = "the hand") -> HandRecord:
         """Read and validate a hand record (the rules come from the match record around it,
         or from the hand's own ``rules``)."""
+        return cls._read(obj, rules, where)[0]
+
+    @classmethod
+    def _read(
+        cls,
+        obj: Any,
+        rules: Rules | None = None,
+        where: str = "the hand",
+        check_deal: Callable[[State], None] | None = None,
+    ) -> tuple[HandRecord, State]:
+        """:meth:`from_json`, and the position after the last play, replayed once;
+        ``check_deal`` (for a match's own checks) sees the deal before the plays are read."""
         if not isinstance(obj, Mapping):
             raise RecordError(f"{where}: expected a JSON object, got {show(obj)}")
         allowed = {"dealer", "deal", "plays", "score", "annotations"}
@@ -313,6 +325,8 @@ class HandRecord:
         dealer = obj.get("dealer", deal.dealer)
         if not isinstance(dealer, int) or isinstance(dealer, bool) or dealer != deal.dealer:
             raise RecordError(f"{where}: dealer {show(dealer)} is not the deal's ({deal.dealer})")
+        if check_deal is not None:
+            check_deal(deal)
         plays = obj.get("plays", [])
         if not isinstance(plays, list) or len(plays) > 40:
             raise RecordError(f"{where}: 'plays' must be a list of at most 40 moves")
@@ -356,7 +370,7 @@ class HandRecord:
             except RecordError as exc:
                 raise RecordError(f"{where}, annotation of play {i}: {exc}") from None
         try:
-            return cls(deal, tuple(moves), score, notes)
+            return cls(deal, tuple(moves), score, notes), state
         except RecordError as exc:
             raise RecordError(f"{where}: {exc}") from None
 
