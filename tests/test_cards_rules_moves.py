@@ -182,3 +182,13 @@ def test_bad_cards_and_rules_raise_scopa_errors_quoting_them(call, message):
     with pytest.raises(scopa.ScopaError) as exc:
         call()
     assert message in str(exc.value)
+
+
+def test_cards_and_moves_are_totally_ordered():
+    # RULES §1: the canonical card order; moves by card, then by what they take
+    a, k = Card.parse("Ad"), Card.parse("Kc")
+    assert a < k and a <= k and k > a and k >= a and a <= a and not a > k
+    m, n = Move.parse("Ad"), Move.parse("Kc")
+    assert m < n and m <= n and n > m and n >= m and not m >= n
+    with pytest.raises(TypeError):
+        assert a <= 3

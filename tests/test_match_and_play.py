@@ -89,6 +89,25 @@ def test_match_json_deals_must_be_the_seeds():
     assert Match.from_json(js).to_json() == js
 
 
+def test_a_match_without_seed_or_first_dealer_takes_its_first_hands_dealer():
+    # Match.from_json: without a seed any deal by the dealer in turn is accepted (RULES §5),
+    # the first dealer read from the first hand, not drawn at random
+    for game in ("scopa", "scopa4"):
+        m = finished_hands(Match(Rules.preset(game, target=100), seed=42), 1)
+        m.play(first_move(m.state))
+        js = m.to_json()
+        for key in ("seed", "first_dealer", "dealer"):
+            del js[key]
+        current = {k: js[k] for k in ("format", "version", "rules", "position")}
+        current["position"] = finished_hands(
+            Match(Rules.preset(game, target=100), seed=42), 0
+        ).state.to_dict()
+        for _ in range(12):
+            back = Match.from_json(js)
+            assert back.first_dealer == m.first_dealer and back.state == m.state
+            assert Match.from_json(current).first_dealer == m.first_dealer
+
+
 def test_match_json_replays_each_play_once(monkeypatch):
     # match_play sends the whole match back each time: each finished hand is read and
     # replayed once, the current hand's history once (by its position)
@@ -195,6 +214,11 @@ def test_random_playouts(game):
     assert (
         scopa.random_playouts(game, 50, seed=9).points == scopa.random_playouts(game, 50, seed=9).points
     ).all()
+    # equal when their rules and arrays are; unhashable, as the arrays they hold
+    assert scopa.random_playouts(game, 50, seed=9) == scopa.random_playouts(game, 50, seed=9)
+    assert scopa.random_playouts(game, 50, seed=9) != scopa.random_playouts(game, 50, seed=8) != p
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(p)
 
 
 def test_random_playouts_errors():

@@ -82,6 +82,41 @@ def _bad(mutate):
     return str(exc.value)
 
 
+def _kings_deal(redeal_on_kings: bool) -> str:
+    """A 2-player Scopa deal with three kings face up (RULES §6)."""
+    rules = scopa.Rules.preset("scopa", redeal_on_kings=redeal_on_kings)
+    kings, rest = ["Kd", "Kc", "Ks"], [c for c in scopa.card.DECK if str(c) not in ("Kd", "Kc", "Ks", "Ad")]
+    hands, stock = [rest[:3], rest[3:6]], rest[6:]
+    return State.from_cards(rules, hands, turn=1, table=[*kings, "Ad"], stock=stock, dealer=0).to_string()
+
+
+def test_a_deal_of_three_kings_face_up_is_not_a_deal_when_they_are_dealt_again():
+    # RULES §6: with redeal_on_kings (the default) such a deal is collected and dealt again
+    with pytest.raises(RecordError, match="3 kings are dealt face up, and the rules .redeal_on_kings. deal"):
+        HandRecord.from_json({"deal": _kings_deal(True), "plays": []}, scopa.Rules.preset("scopa"))
+    off = scopa.Rules.preset("scopa", redeal_on_kings=False)
+    assert HandRecord.from_json(
+        {"deal": _kings_deal(False), "plays": []}, off
+    ).deal.to_string() == _kings_deal(False)
+    m = Match("scopa", seed=1).to_json()
+    del m["seed"]
+    m["position"] = State.from_string(_kings_deal(True)).to_dict()
+    m["first_dealer"] = m["dealer"] = 0
+    with pytest.raises(scopa.PositionError, match="bad match: hand 1: bad deal .*3 kings are dealt face up"):
+        Match.from_json(m)
+
+
+def test_format_versions_are_ints():
+    m = played_match("scopa", 1, seed=1)
+    for version in (True, 1.0, "1"):
+        with pytest.raises(RecordError, match="not a"):
+            load_record(dict(m.record().to_json(), version=version))
+        with pytest.raises(RecordError, match="not a hand record"):
+            HandRecord.from_json(dict(m.record().hands[0].to_json(), version=version))
+        with pytest.raises(scopa.PositionError, match="not a match: format 'scopa-match' version"):
+            Match.from_json(dict(m.to_json(), version=version))
+
+
 def test_validation_names_the_hand_the_play_and_the_reason():
     def illegal(js):
         js["hands"][0]["plays"][3] = "Kcx2d"

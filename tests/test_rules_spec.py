@@ -1129,7 +1129,13 @@ def random_positions(draw):
     c0 = draw(st.integers(0, len(perm)))
     c1 = draw(st.integers(0, len(perm) - c0))
     captured = [perm[:c0], perm[c0 : c0 + c1]]
-    scope = [draw(st.integers(0, 2)) if captured[0] else 0, draw(st.integers(0, 2)) if captured[1] else 0]
+    # a team has made at most one scopa per play so far (RULES §3): each seat has played the
+    # cards dealt to it that it no longer holds
+    rounds = (40 - scopa.Rules.preset(game).table_size - len(stock)) // (n * hs)
+    plays = [0, 0]
+    for seat, sz in enumerate(sizes):
+        plays[seat % 2] += rounds * hs - sz
+    scope = [draw(st.integers(0, min(2, plays[t]))) if captured[t] else 0 for t in (0, 1)]
     last = None
     if captured[0] or captured[1]:
         last = draw(st.sampled_from([i for i in (0, 1) if captured[i]]))

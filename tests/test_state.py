@@ -230,6 +230,11 @@ def test_teams_of_four():
         ({"hands": [["7d"], ["Kc"]], "dealer": 0}, scopa.PositionError, "dealer 0 means"),
         ({"hands": [["7d"], ["Kc"]], "captured": [["Ad"], []]}, scopa.PositionError, "last_capture is null"),
         ({"hands": [["7d"], ["Kc"]], "scope": [1, 0]}, scopa.PositionError, "empty pile"),
+        (  # RULES §2: scopone deals every card at once
+            {"rules": "scopone", "hands": [["7d"], ["Kc"], ["Qc"], ["Jc"]], "stock": ["5d"]},
+            scopa.PositionError,
+            "scopone deals every card at once, so it has none",
+        ),
         ({"hands": [["7d"], ["Kc"]], "colour": 1}, scopa.PositionError, "unknown field"),
         ({"hands": [["7d"], ["Kc"]], "rules": "tressette"}, scopa.RulesError, "unknown game"),
         ({"hands": [["7d"], ["Kc"]], "rules": {"preset": "scopa", "speed": 3}}, scopa.RulesError, "speed"),
@@ -244,6 +249,48 @@ def test_teams_of_four():
 def test_bad_positions(fields, error, message):
     with pytest.raises(error, match=message):
         pos(**fields)
+
+
+def test_scope_is_at_most_one_a_play():
+    # RULES §3: each scopa is one of its team's plays, so a legal play never leads from a
+    # position that reads to one that does not (the piles may leave cards out)
+    d = State.deal("scopa", seed=1).to_dict()
+    d.update(table=d["table"][2:], captured=[d["table"][:2], []], scope=[1, 0], last_capture=0)
+    with pytest.raises(scopa.PositionError, match=r"team 0 has 1 scope but has made 0 play\(s\) this hand"):
+        State.from_json(d)
+    with pytest.raises(scopa.PositionError, match=r"team 0 has 18 scope but has made 17 play\(s\)"):
+        State.from_string("scopa 7d/Kc 3c4s - 5d/- 18/0 0 0 -")
+    s = State.from_string("scopa 7d/Kc 3c4s - 5d/- 17/0 0 0 -")
+    t = s.play("7dx3c4s")
+    assert t.scope == (18, 0) and State.from_string(t.to_string()) == t == State.from_json(t.to_json())
+
+
+def test_from_cards_refuses_a_stock_or_piles_of_the_wrong_type():
+    for stock in (None, 5, "Ad2d"):
+        with pytest.raises(scopa.CardError, match="the stock: expected a list of cards, top first"):
+            State.from_cards("scopa", [["7d"], ["Kc"]], turn=0, stock=stock)
+    for captured in (None, {"a": [], "b": []}, 5):
+        with pytest.raises(scopa.PositionError, match="bad captured .*: expected two piles"):
+            State.from_cards("scopa", [["7d"], ["Kc"]], turn=0, captured=captured)
+
+
+def test_an_empty_card_field_is_refused():
+    # docs/notation.md: an empty list is written -
+    for text, what in (
+        ("scopa 7d/ 3c4s - -/- 0/0 0 - -", "hand 1"),
+        ("scopa 7d/Kc 3c4s - / 0/0 0 - -", "team 0's pile"),
+    ):
+        with pytest.raises(
+            scopa.PositionError, match=f"bad {what} '': expected cards like 7dKc, or - for none"
+        ):
+            State.from_string(text)
+
+
+def test_a_move_of_the_wrong_type_is_an_invalid_move():
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    for move in (5, None, ["7d"]):
+        with pytest.raises(scopa.InvalidMoveError, match="expected a Move or move notation"):
+            s.play(move)
 
 
 def test_missing_required_field():

@@ -8,6 +8,7 @@ Suits: ``d`` coins (denari, ♦), ``c`` cups (coppe, ♥), ``s`` swords (spade, 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Set
+from functools import total_ordering
 from typing import TypeAlias
 
 from scopa.errors import CardError, show
@@ -21,6 +22,7 @@ _PRIMIERA = (16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
 _SUIT_NAMES = ("coins", "cups", "swords", "clubs")
 
 
+@total_ordering
 class Card:
     """One of the 40 cards. Instances are unique: ``Card.parse("7d") is Card.from_index(6)``.
 

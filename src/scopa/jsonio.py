@@ -28,7 +28,7 @@ from typing import Any
 
 from scopa.errors import ScopaError
 
-__all__ = ["MAX_CHARS", "MAX_DEPTH", "JSONInputError", "dumps", "loads"]
+__all__ = ["MAX_CHARS", "MAX_DEPTH", "JSONInputError", "dumps", "has_format", "loads"]
 
 #: Deepest nesting of arrays and objects accepted (positions need 3, records 6).
 MAX_DEPTH = 32
@@ -116,6 +116,19 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
         raise JSONInputError(f"not JSON: {exc}") from None
     _check_strings(obj)
     return obj
+
+
+def has_format(obj: Any, fmt: tuple[str, int]) -> bool:
+    """Whether the JSON object ``obj`` carries the format tag ``fmt``: its ``format`` string
+    and its ``version``, an int (``1.0`` or ``true`` is not version ``1``).
+
+    >>> has_format({"format": "scopa-match", "version": 1}, ("scopa-match", 1))
+    True
+    >>> has_format({"format": "scopa-match", "version": True}, ("scopa-match", 1))
+    False
+    """
+    version = obj.get("version")
+    return obj.get("format") == fmt[0] and type(version) is int and version == fmt[1]
 
 
 def dumps(obj: Any) -> str:

@@ -17,6 +17,7 @@ import secrets
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from scopa import jsonio
 from scopa.errors import IllegalMoveError, PositionError, ScopaError, show, unknown_keys
 from scopa.events import Event
 from scopa.events import play as play_events
@@ -61,6 +62,26 @@ def _derive(seed: int, what: str) -> int:
     match can be rebuilt from its JSON without any other state."""
     digest = hashlib.sha256(f"scopa-match:{seed}:{what}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def _first_dealer(obj: Mapping[str, Any], rules: Rules) -> int | None:
+    """The first dealer of a match JSON without a seed or a ``first_dealer``: the dealer of
+    its first hand (the first of ``hands``, else ``position``'s), as :meth:`Match.from_record`
+    takes it; None when it cannot be read (the hand's own check then says why)."""
+    from scopa.notation import state_from_json
+
+    hands = obj.get("hands")
+    try:
+        if isinstance(hands, list) and hands:
+            first = hands[0]
+            text = first.get("deal") if isinstance(first, Mapping) else None
+            dealer = State.from_string(text).dealer if isinstance(text, str) else None
+        else:
+            position = obj.get("position")
+            dealer = state_from_json(position).origin.dealer if isinstance(position, Mapping) else None
+    except ScopaError:
+        return None
+    return dealer if dealer is not None and dealer < rules.players else None
 
 
 class Match:
@@ -294,7 +315,7 @@ class Match:
         unknown = unknown_keys(obj, fields)
         if unknown:
             raise PositionError(f"unknown field(s) {', '.join(unknown)} in match")
-        if (obj.get("format"), obj.get("version")) != MATCH_FORMAT:
+        if not jsonio.has_format(obj, MATCH_FORMAT):
             raise PositionError(
                 f"not a match: format {show(obj.get('format'))} version {show(obj.get('version'))}, "
                 f"expected {show(MATCH_FORMAT[0])} version {MATCH_FORMAT[1]}"
@@ -302,7 +323,10 @@ class Match:
         rules = Rules.from_json(obj.get("rules"))
         if "target" in obj and not _same(obj["target"], rules.target):
             raise PositionError(f"match target {show(obj['target'])} differs from its rules' {rules.target}")
-        m = cls(rules, seed=obj.get("seed"), dealer=obj.get("first_dealer"))
+        dealer = obj.get("first_dealer")
+        if dealer is None and obj.get("seed") is None:
+            dealer = _first_dealer(obj, rules)
+        m = cls(rules, seed=obj.get("seed"), dealer=dealer)
         m._seeded = obj.get("seed") is not None
         hands = obj.get("hands", [])
         if not isinstance(hands, list):

@@ -14,6 +14,7 @@ frozenset()
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import total_ordering
 
 from scopa.card import DECK, Card, CardLike, bits, cards_mask
 from scopa.errors import CardError, InvalidMoveError, show
@@ -21,6 +22,7 @@ from scopa.errors import CardError, InvalidMoveError, show
 __all__ = ["Move"]
 
 
+@total_ordering
 class Move:
     """A card played and the table cards it captures (empty for a lay-down).
 

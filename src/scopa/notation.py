@@ -15,8 +15,9 @@ list or a null is ``-``, and options follow the preset after ``;``::
     scopone_scientifico 7dKc/As2b/4d3c/5s6b Qd - Ad/2d 0/1 0 1 3
     scopa;target=16;capture_rule=fewest 7d/Kc 3c4s - -/- 0/0 0 - -
 
-(Each list of cards is written in index order, ranks within suits; a string that lists them
-in another order reads the same.)
+(Each list of cards is written in index order, ranks within suits, and a string that lists
+them in another order reads the same; but the stock, which is written top first: its order
+is the order of the refills.)
 
 >>> from scopa import State
 >>> s = State.from_string("scopone_scientifico 7dKc/As2b/3c4d/5s6b Qd - Ad/2d 0/1 0 1 3")
@@ -234,6 +235,8 @@ def _parse_rules(text: str) -> Rules:
 def _split_cards(text: str, what: str) -> list[str]:
     if text == "-":
         return []
+    if not text:
+        raise PositionError(f"bad {what} {show(text)}: expected cards like 7dKc, or - for none")
     if len(text) % 2:
         raise PositionError(f"bad {what} {show(text)}: cards are two characters each, like 7dKc")
     return [text[i : i + 2] for i in range(0, len(text), 2)]

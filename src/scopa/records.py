@@ -196,6 +196,9 @@ def _is_deal(state: State) -> str | None:
         return f"the table must hold {state.rules.table_size} cards"
     if state.dealer is None:
         return "its dealer is not given"
+    kings = sum(1 for c in state.table if c.value == 10)
+    if state.rules.redeal_on_kings and kings >= 3:
+        return f"{kings} kings are dealt face up, and the rules (redeal_on_kings) deal those again (RULES §6)"
     return None
 
 
@@ -301,7 +304,7 @@ class HandRecord:
         allowed = {"dealer", "deal", "plays", "score", "annotations"}
         if rules is None:
             allowed |= {"format", "version", "rules"}
-            if (obj.get("format"), obj.get("version")) != HAND_FORMAT:
+            if not jsonio.has_format(obj, HAND_FORMAT):
                 raise RecordError(f"{where}: not a hand record (format {show(obj.get('format'))})")
             try:
                 rules = Rules.from_json(obj.get("rules"))
@@ -461,7 +464,7 @@ class MatchRecord:
         """Read and validate a match record (every hand replayed)."""
         if not isinstance(obj, Mapping):
             raise RecordError(f"a record must be a JSON object, got {show(obj)}")
-        if (obj.get("format"), obj.get("version")) != RECORD_FORMAT:
+        if not jsonio.has_format(obj, RECORD_FORMAT):
             raise RecordError(
                 f"not a match record: format {show(obj.get('format'))} version {show(obj.get('version'))}, "
                 f"expected {show(RECORD_FORMAT[0])} version {RECORD_FORMAT[1]}"

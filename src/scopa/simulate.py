@@ -19,9 +19,13 @@ if TYPE_CHECKING:  # numpy is imported by the core on the first playout only
 __all__ = ["Playouts", "random_playouts"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Playouts:
-    """Results of :func:`random_playouts`.
+    """Results of :func:`random_playouts`. Two are equal when their rules and arrays are;
+    like the arrays they hold, they cannot be hashed.
+
+    >>> random_playouts("scopa", 3, seed=1) == random_playouts("scopa", 3, seed=1)
+    True
 
     Attributes:
         rules: the rules played.
@@ -33,6 +37,19 @@ class Playouts:
     rules: Rules
     points: npt.NDArray[np.int16]
     breakdown: npt.NDArray[np.int16]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Playouts):
+            return NotImplemented
+        import numpy as np  # loaded already: the arrays are numpy's
+
+        return (
+            self.rules == other.rules
+            and np.array_equal(self.points, other.points)
+            and np.array_equal(self.breakdown, other.breakdown)
+        )
 
     def mean_points(self) -> dict[str, tuple[float, float]]:
         """Mean points per hand per category (and ``"total"``), per team."""

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 import scopa_core as core
 from scopa.card import DECK, Card, CardLike, CardSet, cards_mask
-from scopa.errors import AmbiguousMoveError, CardError, IllegalMoveError, PositionError, show
+from scopa.errors import (
+    AmbiguousMoveError,
+    CardError,
+    IllegalMoveError,
+    InvalidMoveError,
+    PositionError,
+    show,
+)
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.scoring import HandScore
@@ -173,12 +180,15 @@ class State:
 
         hand_masks = tuple(take(h, f"hand {i}") for i, h in enumerate(hands))
         table_mask = take(table, "the table")
-        if isinstance(stock, str):
-            raise CardError(f"the stock: expected a list of cards, got the string {show(stock)}")
-        stock_list = list(stock)
+        try:
+            stock_list = None if isinstance(stock, (str, bytes)) else list(stock)
+        except TypeError:
+            stock_list = None
+        if stock_list is None:
+            raise CardError(f"the stock: expected a list of cards, top first, got {show(stock)}")
         take(stock_list, "the stock")
         stock_cards = tuple(Card.parse(c).index for c in stock_list)
-        if isinstance(captured, (str, bytes)) or len(captured) != 2:
+        if isinstance(captured, (str, bytes)) or not isinstance(captured, Sequence) or len(captured) != 2:
             raise PositionError(f"bad captured {show(captured)}: expected two piles, one per team")
         piles = (take(captured[0], "team 0's pile"), take(captured[1], "team 1's pile"))
         most = rules.most_scope
@@ -296,7 +306,7 @@ class State:
         elif isinstance(move, Move):
             parsed, by_card_alone = move, False
         else:
-            raise IllegalMoveError(f"bad move {show(move)}: expected a Move or move notation")
+            raise InvalidMoveError(f"bad move {show(move)}: expected a Move or move notation")
         if self.is_over:
             raise IllegalMoveError(f"illegal move {show(str(parsed))}: the hand is over")
         card = parsed.card
@@ -512,6 +522,10 @@ def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> N
         if k > hs:
             raise PositionError(f"hand {seat} holds {k} cards: at most {hs} in {rules.game}")
     block = n * hs
+    if stock and not rules.stock_size:
+        raise PositionError(
+            f"the stock holds {len(stock)} cards: {rules.game} deals every card at once, so it has none"
+        )
     if len(stock) % block:
         raise PositionError(
             f"the stock holds {len(stock)} cards: expected a multiple of {block} "
@@ -542,7 +556,19 @@ def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> N
                     f"hand sizes {sizes} with seat {turn} to move: {played} seat(s) already played "
                     f"this round, but dealer {dealer} means the round started at seat {first}"
                 )
+    # each seat has played the cards dealt to it that it no longer holds (RULES §3)
+    rounds = (40 - rules.table_size - len(stock)) // block
+    plays = [0, 0]
+    for seat, k in enumerate(sizes):
+        plays[seat % 2] += rounds * hs - k
     for team in (0, 1):
+        # each scopa is one of the team's plays (a position may leave captured cards out
+        # of the piles, so their size says nothing more than that one is not empty)
+        if scope[team] > plays[team]:
+            raise PositionError(
+                f"team {team} has {scope[team]} scope but has made {plays[team]} play(s) this hand: "
+                "each scopa is one of its plays"
+            )
         if scope[team] and not piles[team]:
             raise PositionError(f"team {team} has {scope[team]} scope but an empty pile")
     if last < 0 and (piles[0] or piles[1]):
