@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import select
-import signal
 import stat
 import sys
 import threading
@@ -149,68 +148,89 @@ def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
 
 class _ReaderWatch:
     """Watches the pipe of the process's standard output: once its reader has gone away (the
-    pipe's other end closed), the searches are stopped and serve's loop, blocked reading input,
-    is woken with a SIGINT to the main thread, which it takes as that reader's end (status 0,
-    not Ctrl-C's 130). Only serve, in the main thread, decides the exit; the watch ends with it."""
+    pipe's other end closed), nothing more is written, the searches are stopped and serve's
+    input (:class:`_WatchedInput`) ends, so serve ends with status 0 without waiting for
+    another line. No signal is involved: Ctrl-C stays Python's own (status 130)."""
 
     def __init__(self, session: _Session, fd: int) -> None:
         self.session = session
         self.fd = fd
-        self.lock = threading.Lock()
-        self.serving = True  # False once serve's loop has ended: no more wake-ups
-        self.gone = False  # the reader went away while serve's loop ran
-        self._wake_r, self._wake_w = os.pipe()
+        self.gone = False  # the reader went away
+        # the watch wakes serve's input on ``gone_r``; serve's end wakes the watch on ``done_r``
+        self.gone_r, self._gone_w = os.pipe()
+        self._done_r, self._done_w = os.pipe()
         self.thread = threading.Thread(target=self._run, name="scopa-reader", daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
         poller = select.poll()
         poller.register(self.fd, 0)  # a pipe's POLLERR (its reader gone) is always reported
-        poller.register(self._wake_r, select.POLLIN)
-        try:
-            while True:
-                events = dict(poller.poll())
-                if self._wake_r in events:
-                    return  # serve has ended
-                if events.get(self.fd, 0) & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
-                    break
-            with self.session.lock:
-                self.session.broken = True  # nothing more is written
-            self.session.stop(None)
-            with self.lock:
-                if self.serving:
-                    self.gone = True
-                    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
-        finally:
-            os.close(self._wake_r)
+        poller.register(self._done_r, select.POLLIN)
+        while True:
+            events = dict(poller.poll())
+            if self._done_r in events:
+                return  # serve has ended
+            if events.get(self.fd, 0) & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
+                break
+        with self.session.lock:
+            self.session.broken = True  # nothing more is written
+        self.gone = True
+        self.session.stop(None)
+        os.write(self._gone_w, b"x")
 
     def end(self) -> None:
-        """Serve's loop has ended (call it in the main thread, where a wake-up may still land)."""
-        with self.lock:
-            self.serving = False
-        try:
-            os.write(self._wake_w, b"x")
-        except OSError:  # the watch has ended already (its end of the pipe closed)
-            pass
-        os.close(self._wake_w)
+        """Serve has ended: the watch ends, and its pipes are closed."""
+        os.write(self._done_w, b"x")
+        self.thread.join()
+        for fd in (self.gone_r, self._gone_w, self._done_r, self._done_w):
+            os.close(fd)
 
 
-def _reader_watchable(out: IO[str]) -> int | None:
-    """The file descriptor of the process's standard output when it is a pipe whose reader can
-    go away and serve runs in the main thread with Python's own Ctrl-C handler (so the wake-up
-    reaches it); None otherwise (a file, a terminal, a socket, a test's stream, a thread)."""
-    if out is not sys.stdout or sys.platform == "win32" or not hasattr(select, "poll"):
-        return None
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+class _WatchedInput:
+    """Serve's input read from its file descriptor, waiting on it and on the watch at once:
+    ``readline`` gives ``b""`` (the end) as soon as the reader of the output has gone away,
+    even while no input comes."""
+
+    def __init__(self, fd: int, gone: int) -> None:
+        self.fd = fd
+        self.poller = select.poll()
+        self.poller.register(fd, select.POLLIN)
+        self.poller.register(gone, select.POLLIN)
+        self.gone = gone
+        self.buffer = bytearray()
+        self.ended = False
+
+    def readline(self, limit: int) -> bytes:
+        """The next line, or its first ``limit`` bytes (as a binary stream's ``readline``)."""
+        while True:
+            end = self.buffer.find(b"\n", 0, limit)
+            if end >= 0 or len(self.buffer) >= limit or self.ended:
+                size = end + 1 if end >= 0 else min(limit, len(self.buffer))
+                line = bytes(self.buffer[:size])
+                del self.buffer[:size]
+                return line
+            events = dict(self.poller.poll())
+            if self.gone in events:
+                return b""  # the reader of the output has gone away: the input ends here
+            chunk = os.read(self.fd, 1 << 16)
+            self.ended = not chunk
+            self.buffer += chunk
+
+
+def _reader_watchable(out: IO[str], stdin: IO[Any] | None) -> tuple[int, int] | None:
+    """The file descriptors of the process's standard output and input when serve reads the
+    process's own input and writes to its output through a pipe whose reader can go away;
+    None otherwise (a file, a terminal, a socket, a test's stream, an input given)."""
+    if stdin is not None or out is not sys.stdout or not hasattr(select, "poll"):
         return None
     try:
         fd = out.fileno()
         mode = os.fstat(fd).st_mode
+        in_fd = sys.stdin.fileno()
+        os.fstat(in_fd)
     except (OSError, ValueError, AttributeError):
         return None
-    return fd if stat.S_ISFIFO(mode) else None
+    return (fd, in_fd) if stat.S_ISFIFO(mode) else None
 
 
 def serve(
@@ -222,27 +242,30 @@ def serve(
     """Serve requests line by line until ``quit``, end of input or the reader of the output
     going away; returns the exit status (130 after Ctrl-C). Input is read as bytes when the
     stream has them, so bytes that are not UTF-8 get an error reply instead of stopping the
-    engine. Serving the process's own standard output through a pipe, from the main thread,
-    the engine also stops its searches and ends (status 0) as soon as the pipe's reader goes
-    away, without waiting for input."""
-    if stdin is None:
-        stdin = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+    engine. Serving the process's own standard input and output (``stdin`` and ``stdout`` not
+    given), the output a pipe, the engine also stops its searches and ends (status 0) as soon
+    as the pipe's reader goes away, without waiting for input."""
     out = stdout or sys.stdout
     protocol = Protocol(max_time=max_time)
     session = _Session(protocol, out, queue_size)
-    fd = _reader_watchable(out)
-    watch = _ReaderWatch(session, fd) if fd is not None else None
+    fds = _reader_watchable(out, stdin)
+    watch = _ReaderWatch(session, fds[0]) if fds is not None else None
+    source: Any = stdin
+    if watch is not None and fds is not None:
+        source = _WatchedInput(fds[1], watch.gone_r)
+    elif source is None:
+        source = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     status = 0
     try:
         try:
-            _serve_lines(session, protocol, stdin)
-        finally:
-            if watch is not None:
-                watch.end()  # (a wake-up sent before this lands here, or in the loop)
-    except KeyboardInterrupt:
-        session.stop(None)
-        status = 0 if watch is not None and watch.gone else 130
-    session.close()
+            _serve_lines(session, protocol, source)
+        except KeyboardInterrupt:
+            session.stop(None)
+            status = 130
+        session.close()  # (the searches asked for end within their limits, or at the watch's stop)
+    finally:
+        if watch is not None:
+            watch.end()
     return status
 
 
