@@ -668,6 +668,32 @@ def test_ismcts_root_prior_is_the_greedy_rating():
         (lambda: OpponentModel().reply_probabilities([], 0, 0, 0), "no moves to weigh"),
         (lambda: OpponentModel(seven=float("nan")), "bad OpponentModel seven nan"),
         (lambda: OpponentModel(sweep=True), "bad OpponentModel sweep True"),
+        (lambda: make_player("greedy", seed="x"), "bad seed 'x': expected an int or None"),
+        (
+            lambda: arena("scopa", lambda: GreedyPlayer(), "random", deals=1),
+            r"bad player factory <lambda>\(\)",
+        ),
+        (
+            lambda: arena("scopa", "greedy", "random", deals=40, progress=5),
+            "bad progress 5: expected a function",
+        ),
+        (
+            lambda: arena("scopa", lambda seed, seat: GreedyPlayer(), "random", deals=2, jobs=2),
+            "cannot be sent to the worker processes",
+        ),
+        (
+            lambda: scopa.arena.play_hand(State.deal("scopa", seed=1), []),
+            r"bad players \[\]: expected 2 players",
+        ),
+        (lambda: scopa.arena.play_hand("scopa", []), "bad state 'scopa': expected a scopa.State"),
+        (lambda: determinize(State.deal("scopa", seed=1), random.Random(1)), "expected a scopa.PlayerView"),
+        (lambda: determinize(State.deal("scopa", seed=1).view(1), 5), "bad rng 5: expected a random.Random"),
+        (
+            lambda: determinize(State.deal("scopa", seed=1).view(1), random.Random(1), {0: True}),
+            "cannot give seat 0",
+        ),
+        (lambda: hand_posterior(State.deal("scopa", seed=1).view(1), None), "bad model None"),
+        (lambda: GreedyPlayer().score(State.deal("scopa", seed=1).view(1), "Kx"), "bad move 'Kx'"),
     ],
 )
 def test_player_errors(call, message):
@@ -774,3 +800,130 @@ def test_ismcts_time_includes_the_priors_ratings(monkeypatch):
     monkeypatch.setattr(p, "_root_bias", slow)
     p.choose(s.view(s.turn), limit=scopa.Limit(time=0.05))
     assert p.last_iterations == 1
+
+
+def test_bad_limit_refused_with_one_legal_move_too():
+    one = State.from_string("scopa 7d/2c 3c4s - -/- 0/0 0 - 1")
+    for player in (
+        PIMCPlayer(),
+        GreedyPlayer(),
+        RandomPlayer(1),
+        ISMCTSPlayer(seed=1),
+        scopa.players.level(2),
+    ):
+        with pytest.raises(scopa.LimitError, match="bad limit 'x'"):
+            player.choose(one.view(0), limit="x")
+
+
+def test_a_finished_hands_view_says_the_hand_is_over_to_every_seat():
+    s = State.deal("scopone_scientifico", seed=1)
+    while not s.is_over:
+        s = s.play(s.legal_moves()[0])
+    for seat in range(4):
+        with pytest.raises(
+            scopa.IllegalMoveError, match=f"seat {seat} has no card to play: the hand is over"
+        ):
+            GreedyPlayer().choose(s.view(seat))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"seat": 5, "turn": 5}, "seat 5: expected a seat in 0..1"),
+        ({"turn": True}, "turn True"),
+        ({"history": None}, "history None: expected a tuple of"),
+        ({"stock_size": -1}, "stock_size -1: expected an int in 0..40"),
+        ({"stock_size": 5}, "expected a multiple of 6"),
+        ({"rules": "scopa"}, "rules 'scopa': expected a scopa.Rules"),
+        ({"hand_sizes": (3, 3, 3)}, r"hand_sizes \(3, 3, 3\): expected 2 ints"),
+        ({"hand_sizes": (3, 2)}, "seat 1's hand holds 3 cards"),
+        ({"scope": (40, 0)}, "team 0 has 40 scope but has made 0 play"),
+        ({"dealer": 7}, "dealer 7"),
+        ({"last_capture": 2}, "last_capture 2"),
+        ({"captured": "x"}, "must be CardSets"),
+    ],
+)
+def test_a_view_built_by_hand_is_checked_as_a_position(change, message):
+    # PlayerView is a plain dataclass: every player refuses one that cannot occur in play
+    s = State.deal("scopa", seed=1)
+    view = dataclasses.replace(s.view(s.turn), **change)
+    for player in (
+        GreedyPlayer(),
+        RandomPlayer(1),
+        PIMCPlayer(seed=1),
+        ISMCTSPlayer(seed=1),
+        scopa.players.level(1),
+    ):
+        with pytest.raises(scopa.PositionError, match=message):
+            player.choose(view)
+    overlap = dataclasses.replace(s.view(s.turn), table=s.view(s.turn).hand)
+    with pytest.raises(scopa.PositionError, match="a card in two places"):
+        GreedyPlayer().choose(overlap)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_history_that_does_not_fit_the_cards_is_not_read(players):
+    # inference.hand_posterior/deal_posterior: a composed view whose history does not fit
+    # the rules is played without inference (here a card is captured before its owner lays it)
+    if players == 2:
+        obj = {
+            "rules": "scopa", "seat": 1, "turn": 1, "dealer": 1, "last_capture": 1,
+            "hands": [1, ["7d", "5s"]], "stock": 30, "table": ["Kd", "Ks", "Qd", "Jd", "2b"],
+            "captured": [[], ["6b", "6c"]], "history": [[0, "2b"], [1, "6bx6c"], [0, "6c"]],
+        }  # fmt: skip
+    else:
+        obj = {
+            "rules": "scopone_scientifico", "seat": 2, "turn": 2, "dealer": 3, "last_capture": 0,
+            "hands": [8, 8, ["Ad", "2d", "3d", "4d", "6d", "7d", "Jd", "Qd", "Ac"], 9],
+            "table": ["Kd", "2s", "Qs", "3b"], "captured": [["6b", "6c"], []],
+            "history": [[0, "Kd"], [1, "2s"], [2, "6bx6c"], [3, "Qs"], [0, "3b"], [1, "6c"]],
+        }  # fmt: skip
+    view = scopa.notation.view_from_json(obj)
+    if players == 2:
+        assert hand_posterior(view, OpponentModel()) is None
+    else:
+        assert scopa.players.inference.deal_posterior(view, OpponentModel(), random.Random(1)) is None
+    for player in (PIMCPlayer(samples=16, seed=1), scopa.players.level(6, seed=1)):
+        assert player.choose(view) in view.legal_moves()
+
+
+def test_player_objects_copy_and_pickle_for_the_arena():
+    # docs/players.md: a side may be a player object, each game getting a fresh copy; PIMC's
+    # solver and threads are its own in each copy
+    used = scopa.players.level(3, seed=1)
+    s = State.deal("scopa", seed=1)
+    used.choose(s.view(s.turn))
+    for player in (PIMCPlayer(samples=8, seed=1, time_limit=None), used):
+        twin = pickle.loads(pickle.dumps(player))
+        assert repr(twin) == repr(player)
+        deals = 2 if TWIN_RUN else 4
+        one = arena("scopa", player, "greedy", deals=deals, seed=1)
+        two = arena("scopa", player, "greedy", deals=deals, seed=1, jobs=2)
+        # (a level's own time cap may cut the twin's samples: its moves then vary)
+        assert one.diff == two.diff or (TWIN_RUN and player is used)
+    pimc = PIMCPlayer(samples=8, seed=1)
+    assert pickle.loads(pickle.dumps(pimc))._solver is not pimc._solver
+
+
+@pytest.mark.parametrize(
+    "player",
+    [
+        RandomPlayer(seed=1),
+        PIMCPlayer(8, seed=2, model=OpponentModel(temperature=0.2), time_limit=None),
+        ISMCTSPlayer(iterations=300, time_limit=None, seed=3, playout="random"),
+        scopa.players.LevelPlayer(3, seed=1, time_limit=0.01),
+        scopa.players.level(1, seed=4),
+        GreedyPlayer(),
+    ],
+)
+def test_player_reprs_paste_back(player):
+    back = eval(repr(player), {**vars(scopa.players), "OpponentModel": OpponentModel})
+    assert type(back) is type(player) and repr(back) == repr(player)
+    if getattr(player, "time_limit", None) is None:  # (no clock to cut its samples: the same moves)
+        s = State.deal("scopa", seed=5)
+        assert back.choose(s.view(s.turn)) == player.choose(s.view(s.turn))
+
+
+def test_arena_of_one_deal_gives_no_interval():
+    r = arena("scopa", "greedy", "random", deals=1, seed=0)
+    assert r.ci95 == (-math.inf, math.inf) and "[-inf, +inf]" in r.table()

@@ -19,7 +19,9 @@ factory ``(seed, seat) -> Player``. The deals run on any
 from __future__ import annotations
 
 import copy
+import inspect
 import math
+import pickle
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -49,7 +51,8 @@ class ArenaResult:
         games: hands played.
         points: mean points per hand of each side.
         diff: mean points per hand of A minus B.
-        ci95: the 95% confidence interval of ``diff`` (normal, over the duplicate deals).
+        ci95: the 95% confidence interval of ``diff`` (normal, over the duplicate deals;
+            ``(-inf, inf)`` after a single deal, which says nothing of the spread).
         hand_wins: hands won by A, by B, and level.
         pair_wins: duplicate deals won by A, by B, and level (the sum of both games).
         seconds_per_move: mean thinking time per move of each side.
@@ -116,8 +119,40 @@ def _check_spec(spec: Any) -> None:
         raise OptionError(
             f"bad player {show(spec)}: a player class; give a player ({spec.__name__}()), a name or a factory"
         )
-    elif not (hasattr(spec, "choose") or callable(spec)):
+    elif hasattr(spec, "choose"):
+        try:  # each game gets a fresh copy
+            copy.deepcopy(spec)
+        except Exception as exc:  # noqa: BLE001 - whatever the player holds
+            raise OptionError(
+                f"bad player {show(spec)}: it cannot be copied for each game ({type(exc).__name__}: {exc});"
+                " give a name, (name, options) or a factory"
+            ) from None
+    elif callable(spec):
+        try:
+            signature = inspect.signature(spec)
+        except (TypeError, ValueError):  # (some builtins have none to read: asked as they are)
+            return
+        try:
+            signature.bind(0, 0)
+        except TypeError:
+            raise OptionError(
+                f"bad player factory {_name(spec)}{signature}: expected a function (seed, seat) -> player"
+            ) from None
+    else:
         raise OptionError(f"bad player {show(spec)}: expected a name, (name, options), a player or a factory")
+
+
+def _check_shipped(spec: Any) -> None:
+    """A side played in worker processes must pickle (a name always does)."""
+    if isinstance(spec, (str, tuple)):
+        return
+    try:
+        pickle.dumps(spec)
+    except Exception as exc:  # noqa: BLE001 - whatever it holds
+        raise OptionError(
+            f"bad player {show(spec)}: it cannot be sent to the worker processes ({type(exc).__name__}: "
+            f"{exc}); give a name, (name, options), a player or a factory defined in a module, or jobs=1"
+        ) from None
 
 
 def _make(spec: Any, seed: int, seat: int) -> Player:
@@ -154,7 +189,24 @@ def _play(
 
 def play_hand(state: State, players: Sequence[Player]) -> tuple[tuple[int, int], list[float]]:
     """Play ``state`` to the end with one player per seat; each team's points and each
-    seat's total thinking time."""
+    seat's total thinking time.
+
+    >>> from scopa.players import GreedyPlayer
+    >>> points, _ = play_hand(State.deal("scopa", seed=1), [GreedyPlayer(), GreedyPlayer()])
+    >>> len(points)
+    2
+    """
+    if not isinstance(state, State):
+        raise OptionError(f"bad state {show(state)}: expected a scopa.State")
+    n = state.rules.players
+    if (
+        not isinstance(players, Sequence)
+        or len(players) != n
+        or not all(hasattr(p, "choose") for p in players)
+    ):
+        raise OptionError(
+            f"bad players {show(players)}: expected {n} players (with choose(view)), one per seat"
+        )
     final, thinking = _play(state, players)
     return final.score().points, thinking
 
@@ -219,6 +271,11 @@ def arena(
         raise OptionError(f"bad jobs {show(jobs)}: expected an int in 1..{MAX_JOBS} (processes)")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise OptionError(f"bad seed {show(seed)}: expected an int")
+    if progress is not None and not callable(progress):
+        raise OptionError(f"bad progress {show(progress)}: expected a function (done, total) or None")
+    if jobs > 1 or executor is not None:
+        for spec in (player_a, player_b):
+            _check_shipped(spec)
     rng = random.Random(seed)
     tasks = [(i, r, player_a, player_b, rng.getrandbits(63), rng.randrange(r.players)) for i in range(deals)]
     results: list[list[Game]] = [[] for _ in range(deals)]
@@ -231,7 +288,8 @@ def arena(
     games = [g for deal in results for g in deal]
     diffs = [sum(g[0] - g[1] for g in deal) / 2 for deal in results]
     mean = sum(diffs) / deals
-    var = sum((d - mean) ** 2 for d in diffs) / (deals - 1) if deals > 1 else 0.0
+    # one deal says nothing of the spread: its interval is unbounded
+    var = sum((d - mean) ** 2 for d in diffs) / (deals - 1) if deals > 1 else math.inf
     half = 1.96 * math.sqrt(var / deals)
     moves_per_side = len(games) * (40 - r.table_size) / 2
     n = len(games)

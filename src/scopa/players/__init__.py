@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scopa.players.base import Player, determinize
+from scopa.players.base import Player, check_seed, determinize
 from scopa.players.greedy import GreedyPlayer, GreedyWeights
 from scopa.players.ismcts import ISMCTSPlayer
 from scopa.players.levels import LEVELS, LevelPlayer, level, level_names, make_level
@@ -63,6 +63,7 @@ def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
         known = ", ".join([*PLAYERS, *level_names()])
         raise OptionError(f"unknown player {show(name)}: expected one of {known}")
     if cls is GreedyPlayer:
+        check_seed(seed)  # deterministic, but a bad seed is refused as for every player
         unknown = sorted(set(options) - {"weights"})
         if unknown:
             raise OptionError(f"GreedyPlayer takes no options but weights, got {', '.join(unknown)}")

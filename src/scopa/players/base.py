@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import random
+from collections.abc import Callable
 from functools import lru_cache
 from math import comb
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import scopa_core as core
 from scopa.card import CardSet, bits
 from scopa.errors import IllegalMoveError, OptionError, PositionError, show
 from scopa.limit import _TIME_MAX, Limit
 from scopa.move import Move
-from scopa.state import State
+from scopa.rules import Rules
+from scopa.state import State, _check_position
 from scopa.view import PlayerView
 
 __all__ = [
@@ -73,13 +76,22 @@ def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | No
     >>> determinize(s.view(0), random.Random(1), {1: s.hands[1].mask}).hands[1] == s.hands[1]
     True
     """
+    check_view(view)
+    if not isinstance(rng, random.Random):
+        raise OptionError(f"bad rng {show(rng)}: expected a random.Random")
+    if fixed is not None and not isinstance(fixed, dict):
+        raise PositionError(f"bad fixed {show(fixed)}: expected a dict of seat: hand mask, or None")
+    return _determinize(view, rng, fixed)
+
+
+def _determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | None = None) -> State:
+    """:func:`determinize` of a view the caller has checked (the players' per-sample path)."""
     fixed = fixed or {}
     pool = view.unseen.mask
     for seat, mask in fixed.items():
         other = isinstance(seat, int) and seat != view.seat and 0 <= seat < len(view.hand_sizes)
-        if not (other and isinstance(mask, int) and 0 <= mask and not mask & ~pool) or (
-            core.popcount(mask) != view.hand_sizes[seat]
-        ):
+        good = other and isinstance(mask, int) and not isinstance(mask, bool) and 0 <= mask
+        if not (good and not mask & ~pool) or (core.popcount(mask) != view.hand_sizes[seat]):
             wanted = f"{view.hand_sizes[seat]} of the cards" if other else "cards"
             shown = (
                 str(CardSet._from_mask(mask)) if isinstance(mask, int) and 0 <= mask < 1 << 40 else repr(mask)
@@ -126,12 +138,37 @@ def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | No
     return State._make(view.rules, pos, view.dealer, history)
 
 
+def remember_options(init: Callable[..., None]) -> Callable[..., None]:
+    """Decorate a player's ``__init__``: the options it was given (by position or by name)
+    are kept, for :func:`options_repr`, a repr you can paste back."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        given = signature.bind(self, *args, **kwargs).arguments
+        self._given = {name: value for name, value in given.items() if name != "self"}
+
+    return wrapper
+
+
+def options_repr(player: Any) -> str:
+    """``Class(option=value, ...)`` with the options ``player`` was made with.
+
+    >>> from scopa.players import PIMCPlayer
+    >>> PIMCPlayer(8, seed=2)
+    PIMCPlayer(samples=8, seed=2)
+    """
+    given = getattr(player, "_given", {})
+    return f"{type(player).__name__}({', '.join(f'{k}={v!r}' for k, v in given.items())})"
+
+
 def _legal(view: PlayerView) -> list[Move]:
     """The legal moves of ``view`` (raise :class:`IllegalMoveError` if its seat is not to move,
     :class:`PositionError` if it is not a view)."""
     moves = check_view(view).legal_moves()
     if not moves:
-        if view.turn == view.seat:  # its hand is empty: the hand is over
+        if not any(view.hand_sizes):
             raise IllegalMoveError(f"seat {view.seat} has no card to play: the hand is over")
         raise IllegalMoveError(f"seat {view.seat} is not to move (seat {view.turn} is)")
     return moves
@@ -164,12 +201,92 @@ def check_seed(seed: object) -> int | None:
 
 
 def check_view(view: object) -> PlayerView:
-    """``view`` if it is a :class:`~scopa.view.PlayerView` (what ``choose`` takes: a seat's
-    view, ``state.view(seat)``); else :class:`~scopa.errors.PositionError`."""
+    """``view`` if it is a :class:`~scopa.view.PlayerView` that can occur in play (what
+    ``choose`` takes: a seat's view, ``state.view(seat)``, or ``view_from_json``'s; one built
+    by hand is checked as a position is); else :class:`~scopa.errors.PositionError`.
+
+    >>> import dataclasses
+    >>> v = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").view(0)
+    >>> check_view(dataclasses.replace(v, seat=5))
+    Traceback (most recent call last):
+    ...
+    scopa.errors.PositionError: bad view: seat 5: expected a seat in 0..1
+    """
     if not isinstance(view, PlayerView):
         hint = ": give the seat's view, state.view(seat)" if isinstance(view, State) else ""
         raise PositionError(f"bad view {show(view)}: expected a scopa.PlayerView{hint}")
+    why = _view_problem(view)
+    if why is not None:
+        raise PositionError(f"bad view: {why}")
     return view
+
+
+def _seat(x: object, n: int) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n
+
+
+def _view_problem(v: PlayerView) -> str | None:
+    """Why the view cannot occur in play, or None: its fields' types and ranges, its cards
+    in one place each, and the position it stands for (the hidden cards dealt in index
+    order) checked as :meth:`State.from_cards` checks one."""
+    if not isinstance(v.rules, Rules):
+        return f"rules {show(v.rules)}: expected a scopa.Rules"
+    n = v.rules.players
+    for name in ("seat", "turn"):
+        if not _seat(getattr(v, name), n):
+            return f"{name} {show(getattr(v, name))}: expected a seat in 0..{n - 1}"
+    sets = (v.hand, v.table, *v.captured, v.out_of_play) if isinstance(v.captured, tuple) else ()
+    if len(sets) != 5 or not all(isinstance(s, CardSet) for s in sets):
+        return "hand, table, captured (two piles) and out_of_play must be CardSets"
+    seen = 0
+    for s in sets:
+        if s.mask & seen:
+            return f"a card in two places: {CardSet._from_mask(s.mask & seen)}"
+        seen |= s.mask
+    sizes, stock = v.hand_sizes, v.stock_size
+    if not (isinstance(sizes, tuple) and len(sizes) == n and all(_seat(k, 11) for k in sizes)):
+        return f"hand_sizes {show(sizes)}: expected {n} ints in 0..10"
+    if sizes[v.seat] != len(v.hand):
+        return f"hand_sizes {show(sizes)}: seat {v.seat}'s hand holds {len(v.hand)} cards"
+    if not _seat(stock, 41):
+        return f"stock_size {show(stock)}: expected an int in 0..40"
+    hidden = sum(sizes) - sizes[v.seat] + stock
+    unseen = list(bits(core.FULL & ~seen))
+    if hidden > len(unseen):
+        return f"it hides {hidden} cards, but only {len(unseen)} are unaccounted for"
+    scope = v.scope
+    if not (isinstance(scope, tuple) and len(scope) == 2 and all(_seat(x, 256) for x in scope)):
+        return f"scope {show(scope)}: expected two ints"
+    if not (v.last_capture is None or _seat(v.last_capture, 2)):
+        return f"last_capture {show(v.last_capture)}: expected 0, 1 or None"
+    if not (v.dealer is None or _seat(v.dealer, n)):
+        return f"dealer {show(v.dealer)}: expected a seat in 0..{n - 1} or None"
+    history = v.history
+    if not isinstance(history, tuple) or not all(
+        isinstance(p, tuple) and len(p) == 2 and _seat(p[0], n) and isinstance(p[1], Move) for p in history
+    ):
+        return f"history {show(history)}: expected a tuple of (seat, Move) pairs"
+    hands, at = [], 0
+    for seat, k in enumerate(sizes):
+        if seat == v.seat:
+            hands.append(v.hand.mask)
+        else:
+            hands.append(sum(1 << c for c in unseen[at : at + k]))
+            at += k
+    pos = (
+        tuple(hands),
+        v.table.mask,
+        tuple(unseen[at : at + stock]),
+        (v.captured[0].mask, v.captured[1].mask),
+        scope,
+        v.turn,
+        -1 if v.last_capture is None else v.last_capture,
+    )
+    try:
+        _check_position(v.rules, pos, v.dealer)
+    except PositionError as exc:
+        return str(exc)
+    return None
 
 
 def check_number(

@@ -44,7 +44,7 @@ from math import comb
 
 import scopa_core as core
 from scopa.card import bits
-from scopa.errors import CardError, OptionError, RulesError, show
+from scopa.errors import CardError, IllegalMoveError, OptionError, RulesError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import _legal, check_number
@@ -282,10 +282,27 @@ class GreedyPlayer:
         """The best move by :meth:`score` (the first in move order among equals); it decides
         at once, so ``limit`` changes nothing."""
         Limit.of(limit)
-        return max(_legal(view), key=lambda m: self.score(view, m))
+        return max(_legal(view), key=lambda m: self._score(view, m))
 
-    def score(self, view: PlayerView, move: Move) -> float:
-        """The greedy rating of ``move`` in points (higher is better)."""
+    def score(self, view: PlayerView, move: Move | str) -> float:
+        """The greedy rating of ``move`` (a legal move of ``view``'s seat, or its notation)
+        in points (higher is better).
+
+        >>> import scopa
+        >>> s = scopa.State.from_string("scopa 2bQb/KsAs Js - -/- 0/0 0 - 1")
+        >>> GreedyPlayer().score(s.view(0), "Qb") > GreedyPlayer().score(s.view(0), "2b")
+        True
+        """
+        moves = _legal(view)
+        parsed = Move.parse(move) if isinstance(move, str) else move
+        if parsed not in moves:
+            raise IllegalMoveError(
+                f"cannot rate {show(move)}: expected a legal move of seat {view.seat}, one of "
+                + ", ".join(str(m) for m in moves)
+            )
+        return self._score(view, parsed)
+
+    def _score(self, view: PlayerView, move: Move) -> float:
         w = self.weights
         rules = view.rules
         opts = rules.core_options

@@ -25,8 +25,8 @@ import numpy as np
 
 import scopa_core as core
 from scopa.card import bits
-from scopa.errors import OptionError
-from scopa.players.base import check_budget, check_number, sweepers
+from scopa.errors import OptionError, show
+from scopa.players.base import check_budget, check_number, check_view, sweepers
 from scopa.view import PlayerView
 
 __all__ = ["OpponentModel", "deal_posterior", "hand_posterior", "sweepers"]
@@ -142,12 +142,20 @@ class OpponentModel:
         return [w / total for w in weights]
 
 
+def _check_model(model: object) -> None:
+    if not isinstance(model, OpponentModel):
+        raise OptionError(f"bad model {show(model)}: expected an OpponentModel")
+
+
 def _play_records(view: PlayerView, who: int, plays: int) -> list[tuple[int, int, int, int, int]] | None:
     """The last ``plays`` plays of seat ``who``, latest first, each as (card, capture, table
     before it, both piles before it, ``who``'s cards played after it), rebuilt by walking the
-    public history back; ``None`` when the history is shorter."""
+    public history back; ``None`` when the history is shorter, or does not fit the cards (a
+    composed view's: a table then that holds a card now out of sight, or one the seat held
+    then)."""
     table = view.table.mask
     piles = [view.captured[0].mask, view.captured[1].mask]
+    seen = table | piles[0] | piles[1]  # where every card on a table then is now
     later = 0  # the seat's cards played after the point reached walking back
     records: list[tuple[int, int, int, int, int]] = []
     if plays <= 0:
@@ -159,6 +167,8 @@ def _play_records(view: PlayerView, who: int, plays: int) -> list[tuple[int, int
             piles[seat & 1] &= ~(cap | 1 << c)
         else:
             table &= ~(1 << c)
+        if table & ~seen or (later | 1 << c) & table:
+            return None
         if seat == who:
             records.append((c, cap, table, piles[0] | piles[1], later))
             later |= 1 << c
@@ -183,7 +193,8 @@ def hand_posterior(view: PlayerView, model: OpponentModel) -> tuple[list[int], l
     >>> hand_posterior(s.view(0), OpponentModel()) is None  # no play yet
     True
     """
-    rules = view.rules
+    _check_model(model)
+    rules = check_view(view).rules
     if rules.players != 2:
         return None
     opp = 1 - view.seat
@@ -269,10 +280,13 @@ def deal_posterior(
     >>> len(deals), round(sum(weights), 9), sorted(deals[0])
     (64, 1.0, [1, 2, 3])
     """
-    rules = view.rules
+    _check_model(model)
+    rules = check_view(view).rules
     if rules.players == 2:
         return None
     check_budget("candidates", candidates)
+    if not isinstance(rng, random.Random):
+        raise OptionError(f"bad rng {show(rng)}: expected a random.Random")
     opts = rules.core_options
     others = [j for j in range(rules.players) if j != view.seat]
     records = {}

@@ -10,7 +10,15 @@ import scopa_core as core
 from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_budget, check_number, check_seed, determinize
+from scopa.players.base import (
+    _determinize,
+    _legal,
+    check_budget,
+    check_number,
+    check_seed,
+    options_repr,
+    remember_options,
+)
 from scopa.players.greedy import GreedyPlayer
 from scopa.view import PlayerView
 
@@ -62,6 +70,7 @@ class ISMCTSPlayer:
     '7dx3c4s'
     """
 
+    @remember_options
     def __init__(
         self,
         iterations: int = 100_000,
@@ -87,6 +96,9 @@ class ISMCTSPlayer:
         #: the root moves' visit counts of the last search (a move played without a search: {})
         self.last_visits: dict[Move, int] = {}
 
+    def __repr__(self) -> str:
+        return options_repr(self)
+
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The most visited root move after the search; ``limit`` may end it sooner (its
         time, its nodes counted as iterations, its stop flag)."""
@@ -109,7 +121,7 @@ class ISMCTSPlayer:
         done = 0
         for _ in range(iterations):
             done += 1
-            pos = determinize(view, rng).masks
+            pos = _determinize(view, rng).masks
             node = root
             path = [root]
             while any(pos[0]):
@@ -162,7 +174,7 @@ class ISMCTSPlayer:
     def _root_bias(self, view: PlayerView, moves: list[Move]) -> dict[tuple[int, int], float]:
         """Progressive bias at the root: ``prior`` times the greedy player's rating of each
         move, scaled to 0..1 over the legal moves (it fades as 1 / (visits + 1))."""
-        scores = {(m.card.index, m.capture_mask): _GREEDY.score(view, m) for m in moves}
+        scores = {(m.card.index, m.capture_mask): _GREEDY._score(view, m) for m in moves}
         lo, hi = min(scores.values()), max(scores.values())
         span = hi - lo or 1.0
         return {mv: self.prior * (v - lo) / span for mv, v in scores.items()}

@@ -173,7 +173,9 @@ class LevelPlayer:
         return self._rng.choices(moves, weights=weights)[0]
 
     def __repr__(self) -> str:
-        return f"level({self.level}, seed={self.seed!r})"
+        if self.time_limit is None:
+            return f"level({self.level}, seed={self.seed!r})"
+        return f"LevelPlayer({self.level}, seed={self.seed!r}, time_limit={self.time_limit!r})"
 
 
 def _is_scopa(view: PlayerView, move: Move) -> bool:

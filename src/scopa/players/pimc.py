@@ -14,7 +14,16 @@ import scopa_core as core
 from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_budget, check_number, check_seed, determinize, leaves_sweep
+from scopa.players.base import (
+    _determinize,
+    _legal,
+    check_budget,
+    check_number,
+    check_seed,
+    leaves_sweep,
+    options_repr,
+    remember_options,
+)
 from scopa.players.inference import OpponentModel, deal_posterior, hand_posterior
 from scopa.rules import Rules
 from scopa.solver import check_tt_size
@@ -86,6 +95,7 @@ class PIMCPlayer:
     '7dx3c4s'
     """
 
+    @remember_options
     def __init__(
         self,
         samples: int = 128,
@@ -145,6 +155,23 @@ class PIMCPlayer:
         self._local = threading.local()
         #: samples the last :meth:`evaluate` used
         self.last_samples = 0
+
+    def __repr__(self) -> str:
+        return options_repr(self)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy (the arena's of a player object, a worker's pickled one) is this player
+        with its own solver and threads: the search memory and the thread pool are not copied."""
+        state = dict(self.__dict__)
+        for name in ("_solver", "_pool", "_local"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._solver = core.Solver(self._tt_size_mb)
+        self._pool = None
+        self._local = threading.local()
 
     def _exact_limit(self, players: int) -> int:
         if self.exact_plays is not None:
@@ -323,8 +350,8 @@ class PIMCPlayer:
         """One sample of the hidden cards (the other hands from the posterior when there is one)."""
         if posterior is not None:
             fixed = self._rng.choices(posterior[0], cum_weights=posterior[1])[0]
-            return determinize(view, self._rng, fixed).masks
-        return determinize(view, self._rng).masks
+            return _determinize(view, self._rng, fixed).masks
+        return _determinize(view, self._rng).masks
 
     def _count_risks(
         self, pos: tuple[Any, ...], rules: Rules, risks: dict[tuple[int, int], int], nxt: int
@@ -396,6 +423,7 @@ class PIMCPlayer:
         ``limit`` bounds the sampling as in :meth:`evaluate`."""
         moves = _legal(view)
         if len(moves) == 1:
+            Limit.of(limit)  # a bad limit is refused whatever the position
             return moves[0]
         values = self.evaluate(view, limit)
         best = max(v for v, _ in values.values())

@@ -6,7 +6,7 @@ import random
 
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_seed
+from scopa.players.base import _legal, check_seed, options_repr, remember_options
 from scopa.view import PlayerView
 
 __all__ = ["RandomPlayer"]
@@ -21,9 +21,13 @@ class RandomPlayer:
     True
     """
 
+    @remember_options
     def __init__(self, seed: int | None = None) -> None:
         self.seed = check_seed(seed)
         self._rng = random.Random(seed)
+
+    def __repr__(self) -> str:
+        return options_repr(self)
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """A random legal move (at once: ``limit`` is accepted for the protocol's sake)."""
