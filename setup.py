@@ -15,13 +15,20 @@ from setuptools import Extension, setup
 
 DEBUG = os.environ.get("SCOPA_DEBUG", "") not in ("", "0")
 
-directives = {
-    "language_level": 3,
-    "boundscheck": DEBUG,
-    "wraparound": DEBUG,
-    "cdivision": not DEBUG,
-    "initializedcheck": DEBUG,
-}
+
+def compiler_directives(debug: bool) -> dict[str, object]:
+    """Cython's directives for a release or a debug build (tests/test_core.py compiles the
+    debug build's C with them)."""
+    return {
+        "language_level": 3,
+        "boundscheck": debug,
+        "wraparound": debug,
+        "cdivision": not debug,
+        "initializedcheck": debug,
+    }
+
+
+directives = compiler_directives(DEBUG)
 if os.name == "nt":
     compile_args = ["/Od", "/Zi"] if DEBUG else ["/O2"]
 else:
@@ -51,4 +58,5 @@ extensions = [
     ),
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives=directives, annotate=False))
+if __name__ == "__main__":  # (tests read compiler_directives without building)
+    setup(ext_modules=cythonize(extensions, compiler_directives=directives, annotate=False))

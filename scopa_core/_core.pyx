@@ -8,9 +8,19 @@ Cards are ints ``0..39`` (``suit * 10 + value - 1``, suits d, c, s, b); sets of 
 are masks. The ``cdef`` functions declared in ``_core.pxd`` run without the GIL.
 """
 
+cimport cython
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
-from cpython.pythread cimport PyThread_get_thread_ident
+from cpython.pythread cimport (
+    PyThread_acquire_lock,
+    PyThread_allocate_lock,
+    PyThread_free_lock,
+    PyThread_get_thread_ident,
+    PyThread_release_lock,
+    PyThread_start_new_thread,
+    PyThread_type_lock,
+    WAIT_LOCK,
+)
 import threading
 
 from scopa_core import _checks
@@ -113,6 +123,11 @@ cdef class StopFlag:
     """
 
     cdef int word
+
+    def __init__(self, set=False):
+        if set is not True and set is not False:
+            raise ValueError(f"bad set {_checks.short(set)}: expected True or False")
+        scopa_flag_write(&self.word, 1 if set else 0)
 
     def set(self) -> None:
         """Ask the searches that watch this flag to stop."""

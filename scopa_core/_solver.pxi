@@ -42,9 +42,35 @@ DEF PARALLEL_MIN_PLAYS_C = 20
 PARALLEL_MIN_PLAYS = PARALLEL_MIN_PLAYS_C
 
 
+cdef struct HelperRun:
+    # what a helper thread runs on, with no Python object in it: its thread holds no GIL
+    SState* S
+    Pos* p
+    Info* info
+    int* lo
+    int* hi
+    int* card
+    uint64_t* cap
+    int guess
+    int iterations
+    PyThread_type_lock finished   # held while the thread runs: released as it ends
+
+
+cdef void _helper_thread(void* arg) noexcept nogil:
+    """A helper thread's body (started by ``PyThread_start_new_thread``, no Python in it):
+    MTD(f) on the shared table until it is done or stopped, then the lock released."""
+    cdef HelperRun* r = <HelperRun*>arg
+    r.iterations = mtdf_loop(r.S, r.p, r.info, r.lo, r.hi, r.guess, r.card, r.cap)
+    PyThread_release_lock(r.finished)
+
+
 cdef class _SolveHelper:
     """A helper thread of a parallel solve: a search state of its own (move stack, capture
-    memo, leaf table, history) on the solver's main table, shared under bucket locks."""
+    memo, leaf table, history) on the solver's main table, shared under bucket locks.
+
+    Its thread is a bare C thread: started and waited for without running any Python code,
+    so no KeyboardInterrupt can land between the two and leave it running on a search
+    state that the solver has let go."""
 
     cdef SState S
     cdef Pos p
@@ -52,16 +78,53 @@ cdef class _SolveHelper:
     cdef int lo, hi, guess, card, iterations
     cdef uint64_t cap
     cdef unsigned short last_epoch
+    cdef HelperRun run_state
+    cdef bint running
 
     def __cinit__(self):
         memset(&self.S, 0, sizeof(SState))
-        if not search_mem_alloc(&self.S):
+        self.running = False
+        self.run_state.finished = PyThread_allocate_lock()
+        if self.run_state.finished == NULL or not search_mem_alloc(&self.S):
             search_mem_free(&self.S)
             raise MemoryError("cannot allocate a helper thread's search memory")
         self.last_epoch = 0
 
     def __dealloc__(self):
+        self.wait()
         search_mem_free(&self.S)
+        if self.run_state.finished != NULL:
+            PyThread_free_lock(self.run_state.finished)
+
+    cdef bint start(self) noexcept:
+        """Run :meth:`setup`'s search on a new thread; False when no thread could be made."""
+        cdef HelperRun* r = &self.run_state
+        r.S = &self.S
+        r.p = &self.p
+        r.info = &self.info
+        r.lo = &self.lo
+        r.hi = &self.hi
+        r.card = &self.card
+        r.cap = &self.cap
+        r.guess = self.guess
+        r.iterations = 0
+        PyThread_acquire_lock(r.finished, WAIT_LOCK)   # free while no thread runs
+        if PyThread_start_new_thread(_helper_thread, r) == -1:
+            PyThread_release_lock(r.finished)
+            return False
+        self.running = True
+        return True
+
+    cdef void wait(self) noexcept:
+        """Wait for the thread :meth:`start` started, if any (without the GIL, and without
+        being interrupted: the search stops on the solver's ``done`` word)."""
+        if not self.running:
+            return
+        with nogil:
+            PyThread_acquire_lock(self.run_state.finished, WAIT_LOCK)
+        PyThread_release_lock(self.run_state.finished)
+        self.iterations = self.run_state.iterations
+        self.running = False
 
     cdef void setup(self, const SState* main, const Pos* p, const Info* info, int lo, int hi,
                     int guess, int number, int* done, Bounds* bounds) noexcept:
@@ -110,12 +173,6 @@ cdef class _SolveHelper:
         self.card = -1
         self.cap = 0
         self.iterations = 0
-
-    def run(self):
-        """The helper thread's work: MTD(f) on the shared table until it is done or stopped."""
-        with nogil:
-            self.iterations = mtdf_loop(&self.S, &self.p, &self.info, &self.lo, &self.hi,
-                                        self.guess, &self.card, &self.cap)
 
 
 cdef class Solver:
@@ -334,10 +391,11 @@ cdef class Solver:
             pos_from_tuple(p, self.stock, pos, block)
             if not playable(p):
                 _checks.check_playable(pos)
-        except BaseException:
+            watch_start(&self.S.watch, time_limit, stop)
+        except BaseException:   # (a refusal, or a Ctrl-C in watch_start's Python: never busy for good)
+            self.S.watch.stop = NULL
             self._busy = False
             raise
-        watch_start(&self.S.watch, time_limit, stop)
         self._stop_ref = stop
         stock = tuple(pos[2])
         ctx = self._context
@@ -420,6 +478,8 @@ cdef class Solver:
         cdef int k
         cdef long long extra = 0
         cdef Bounds b
+        cdef int lo_main = lo, hi_main = hi, card_main = -1, it
+        cdef uint64_t cap_main = 0
         while len(self._helpers) < threads - 1:
             self._helpers.append(_SolveHelper())
         helpers = self._helpers[: threads - 1]
@@ -431,6 +491,9 @@ cdef class Solver:
             b.testing[k] = NO_TEST
         self._done = 0
         memset(self.S.busy, 0, BUSY_SIZE * sizeof(uint64_t))
+        # From here to the end no Python code runs (a signal handler's exception is kept by
+        # the search, raised by _end): ``b`` lives on this frame, and every thread that uses
+        # it is waited for before it returns.
         self.S.shared = True
         self.S.done = &self._done
         self.S.bounds = &b
@@ -441,19 +504,18 @@ cdef class Solver:
             # each helper tests another bound first (guess + 1, + 2, ...), so the threads
             # prove different bounds at once (k = 7: 1.39x on 2 threads, 1.19x from one guess)
             h.setup(&self.S, p, info, lo, hi, guess + k + 1, k + 1, &self._done, &b)
-        workers = [threading.Thread(target=h.run, daemon=True) for h in helpers]
-        try:
-            for t in workers:
-                t.start()
-            out = self._mtdf(p, info, lo, hi, guess)
-        finally:
-            scopa_flag_write(&self._done, 1)
-            for t in workers:
-                if t.ident is not None:   # a thread that could not start has nothing to join
-                    t.join()
-            self.S.shared = False
-            self.S.done = NULL
-            self.S.bounds = NULL
+            h.start()   # (a thread that cannot be made leaves its share to the others)
+        with nogil:
+            it = mtdf_loop(&self.S, p, info, &lo_main, &hi_main, guess, &card_main, &cap_main)
+        scopa_flag_write(&self._done, 1)
+        for k in range(threads - 1):
+            h = helpers[k]
+            h.wait()
+        self.S.shared = False
+        self.S.done = NULL
+        self.S.bounds = NULL
+        self.iterations += it
+        out = (lo_main, hi_main, card_main, cap_main)
         for k in range(threads - 1):
             h = helpers[k]
             extra += h.S.nodes

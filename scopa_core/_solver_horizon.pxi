@@ -2,8 +2,10 @@
 # first MTD(f) guess, the ordering of moves deep in the tree, and the anytime searches'
 # iterative deepening. The twin's counterpart is Solver._horizon and static_eval.
 
+@cython.cdivision(True)
 cdef inline int trunc_div(int a, int b) noexcept nogil:
-    """Division rounding toward zero (C's), spelled out so the twin can match it."""
+    """Division rounding toward zero (C's, in the debug build too, whose other divisions are
+    Python's), spelled out so the twin can match it."""
     return a / b
 
 

@@ -74,8 +74,10 @@ class StopFlag:
 
     __slots__ = ("_set",)
 
-    def __init__(self) -> None:
-        self._set = False
+    def __init__(self, set: bool = False) -> None:  # noqa: A002 - the repr's name
+        if set is not True and set is not False:
+            raise ValueError(f"bad set {_checks.short(set)}: expected True or False")
+        self._set = set
 
     def set(self) -> None:
         """Ask the searches that watch this flag to stop."""

@@ -103,7 +103,13 @@ class Solver:
 
     @leaf_depth.setter
     def leaf_depth(self, value: int) -> None:
+        self._idle()
         self._leaf_depth = _checks.check_int(value, "leaf_depth", 0, 1000)
+
+    def _idle(self) -> None:
+        """Refuse a call while another thread's search runs (as the compiled core does)."""
+        if self._busy:
+            raise RuntimeError(_BUSY)
 
     def _captures(self, card: int, table: int, opts: int) -> list[int]:
         """The sets ``card`` may capture from ``table`` (the compiled solver's test hook, which
@@ -123,6 +129,7 @@ class Solver:
 
     def tt_entries(self) -> int:
         """Number of positions in the transposition table."""
+        self._idle()
         return len(self._tt)
 
     # ------------------------------------------------------------------ one call at a time
@@ -138,7 +145,15 @@ class Solver:
         # one step, whatever thread runs: a lock taken without waiting (a second caller is refused)
         if not self._claim.acquire(blocking=False):
             raise RuntimeError(_BUSY)
-        self._busy = True
+        try:
+            self._busy = True
+            self._setup(pos, opts, block, node_limit, seconds, stop)
+        except BaseException:  # (a Ctrl-C here: the solver is not left claimed for good)
+            self._busy = False
+            self._claim.release()
+            raise
+
+    def _setup(self, pos: tuple, opts: int, block: int, node_limit: int, seconds: float, stop) -> None:
         stock = tuple(pos[2])
         ctx = self._context
         same = (

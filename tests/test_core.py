@@ -405,3 +405,26 @@ def test_twin_modules_import_in_any_order(module, no_ext):
     assert name == "Solver" and listed == "True"
     if no_ext == "0" and implementation != "cython":
         pytest.skip("the compiled core is not built here")
+
+
+def test_the_debug_build_compiles(tmp_path):
+    # setup.py's debug build (SCOPA_DEBUG=1: bounds, wraparound and initialisation checks on,
+    # Python's division) once failed in Cython: an int division that only C division types.
+    # Its C is generated here with setup.py's own directives, outside the source tree.
+    import runpy
+    from pathlib import Path
+
+    from Cython.Compiler import Main
+
+    root = Path(__file__).resolve().parent.parent
+    directives = runpy.run_path(str(root / "setup.py"), run_name="setup_directives")["compiler_directives"]
+    options = Main.CompilationOptions(
+        Main.default_options,
+        output_file=str(tmp_path / "_core.c"),
+        compiler_directives=directives(True),
+        include_path=[str(root / "scopa_core")],
+        language_level=3,
+    )
+    result = Main.compile(str(root / "scopa_core" / "_core.pyx"), options)
+    assert result.num_errors == 0 and (tmp_path / "_core.c").stat().st_size > 100_000
+    assert directives(True)["cdivision"] is False and directives(False)["boundscheck"] is False
