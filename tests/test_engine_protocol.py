@@ -4,6 +4,7 @@ bounds every search, and whose every reply validates against the shipped JSON Sc
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
@@ -295,27 +297,49 @@ def test_end_of_input_finishes_the_searches_asked_for():
     assert replies[1]["exact"] is False and isinstance(replies[2]["move"], str)
 
 
-@pytest.mark.parametrize("searching", [False, True, "input ended"])
-def test_the_engine_exits_when_its_reader_goes_away(searching):
-    # With its input still open and nothing more sent, the engine notices that nobody reads
-    # its replies any more (the pipe of its output closed) and exits, stopping its search;
-    # so too once its input has ended and it waits for a search asked for before (a review
-    # found that one waiting out its whole time).
+@contextlib.contextmanager
+def _engine_process(*args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``scopa engine`` as a child process with pipes, killed if a test leaves it running."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scopa", "engine", "--max-time", "600"],
+        [sys.executable, "-m", "scopa", "engine", *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
-        proc.stdin.write(b'{"cmd": "hello", "id": 1}\n')
-        proc.stdin.flush()
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if not pipe.closed:
+                pipe.close()
+
+
+def _ask(proc: subprocess.Popen[bytes], *requests: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    for request in requests:
+        proc.stdin.write(json.dumps(request).encode() + b"\n")
+    proc.stdin.flush()
+
+
+_LONG_SOLVE = {"cmd": "solve", "id": "long", "position": FULL, "time_ms": 600000, "progress": True}
+
+
+@pytest.mark.parametrize("searching", [False, True, "input ended"])
+def test_the_engine_exits_when_its_reader_goes_away(searching):
+    # With its input still open and nothing more sent, the engine notices that nobody reads
+    # its replies any more (the pipe of its output closed) and exits, stopping its search;
+    # so too once its input has ended and it waits for a search asked for before (a review
+    # found that one waiting out its whole time).
+    with _engine_process("--max-time", "600") as proc:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        _ask(proc, {"cmd": "hello", "id": 1})
         assert json.loads(proc.stdout.readline())["id"] == 1
         if searching:
-            solve = {"cmd": "solve", "id": "long", "position": FULL, "time_ms": 600000, "progress": True}
-            proc.stdin.write(json.dumps(solve).encode() + b"\n")
-            proc.stdin.flush()
+            _ask(proc, _LONG_SOLVE)
             assert "info" in json.loads(proc.stdout.readline())  # the search runs
         if searching == "input ended":
             proc.stdin.close()
@@ -323,13 +347,6 @@ def test_the_engine_exits_when_its_reader_goes_away(searching):
         proc.stdout.close()
         assert proc.wait(timeout=60) == 0  # (a hang guard: it takes milliseconds)
         assert proc.stderr.read() == b""
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        if not proc.stdin.closed:
-            proc.stdin.close()
-        proc.stderr.close()
 
 
 def test_the_engine_exits_when_its_reader_goes_away_whenever_it_goes():
@@ -337,56 +354,26 @@ def test_the_engine_exits_when_its_reader_goes_away_whenever_it_goes():
     # the watch (it once was woken by a signal, which missed when it landed just before the
     # engine blocked reading: 3 runs in 6 hung)
     for _ in range(8):
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "scopa", "engine"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        try:
-            proc.stdin.write(b'{"cmd": "ping", "id": 1}\n')
-            proc.stdin.flush()
+        with _engine_process() as proc:
+            assert proc.stdout is not None and proc.stderr is not None
+            _ask(proc, {"cmd": "ping", "id": 1})
             assert json.loads(proc.stdout.readline())["id"] == 1
             proc.stdout.close()
             assert proc.wait(timeout=60) == 0 and proc.stderr.read() == b""
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            proc.stdin.close()
-            proc.stderr.close()
 
 
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
 @pytest.mark.parametrize("searching", [False, True])
 def test_engine_ctrl_c_ends_it_with_130(searching):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scopa", "engine", "--max-time", "600"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    try:
-        proc.stdin.write(b'{"cmd": "ping", "id": 1}\n')
-        if searching:
-            solve = {"cmd": "solve", "id": "long", "position": FULL, "time_ms": 600000, "progress": True}
-            proc.stdin.write(json.dumps(solve).encode() + b"\n")
-        proc.stdin.flush()
+    with _engine_process("--max-time", "600") as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        _ask(proc, {"cmd": "ping", "id": 1}, *([_LONG_SOLVE] if searching else []))
         assert json.loads(proc.stdout.readline())["id"] == 1
         if searching:
             assert "info" in json.loads(proc.stdout.readline())  # the search runs
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 130
         assert b"Traceback" not in proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdin.close()
-        proc.stdout.close()
-        proc.stderr.close()
 
 
 def _hand_record() -> dict[str, Any]:
