@@ -7,17 +7,36 @@ from scopa_core import _twin as core
 from scopa_core._twin_bounds import COINS, SEVEN_COINS, leaves_sweep
 
 
+def _quick_score(mv: tuple, table: int) -> int:
+    c, m = mv
+    if m:
+        return 100 + 10 * (m == table) + core._popcount(m) + 5 * bool((m | 1 << c) & SEVEN_COINS)
+    return c % 10
+
+
 def quick_order(moves: list, table: int) -> list:
     """The leaf search's cheap ordering: sweeps, captures by size, then lay-downs, high cards
     first (they leave tables that fewer sums capture: less time than low cards first)."""
+    return sorted(moves, key=lambda mv: _quick_score(mv, table), reverse=True)
 
-    def score(mv: tuple) -> int:
-        c, m = mv
-        if m:
-            return 100 + 10 * (m == table) + core._popcount(m) + 5 * bool((m | 1 << c) & SEVEN_COINS)
-        return c % 10
 
-    return sorted(moves, key=score, reverse=True)
+def selection_order(moves: list, table: int, first: tuple | None = None) -> list:
+    """:func:`quick_order`'s scores (``first`` above all) in the order the compiled core's move
+    loops take them: each step swaps the first best-scored of the rest to the front
+    (``select_best``, a selection sort: moves of equal score may change places, so where they
+    tie in value the root's best move is the compiled core's).
+
+    >>> selection_order([(1, 0), (2, 0), (3, 0), (2, 0)], 0)  # 3 first, then the later 2
+    [(3, 0), (2, 0), (1, 0), (2, 0)]
+    """
+    scored = [[1 << 20 if mv == first else _quick_score(mv, table), mv] for mv in moves]
+    for i in range(len(scored)):
+        best = i
+        for j in range(i + 1, len(scored)):
+            if scored[j][0] > scored[best][0]:
+                best = j
+        scored[i], scored[best] = scored[best], scored[i]
+    return [mv for _, mv in scored]
 
 
 def move_class(card: int, captured: int) -> int:

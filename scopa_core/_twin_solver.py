@@ -28,7 +28,7 @@ from scopa_core import _checks
 from scopa_core import _twin as core
 from scopa_core._twin_bounds import final_difference, leaves_sweep, node_info
 from scopa_core._twin_horizon import static_eval
-from scopa_core._twin_moves import move_class, order_moves, quick_order
+from scopa_core._twin_moves import move_class, order_moves, quick_order, selection_order
 from scopa_core._twin_tt import make_key, neutral_cards, prune_equivalent
 
 __all__ = [
@@ -460,10 +460,8 @@ class Solver:
         try:
             if not pos[2] and not any(pos[0]):
                 return None
-            moves = quick_order(core._legal_moves(pos[0][pos[5]], pos[1], opts), pos[1])
-            if first in moves:
-                moves.remove(first)
-                moves.insert(0, first)
+            # (the root in the compiled core's order: where moves tie, its best move)
+            moves = selection_order(core._legal_moves(pos[0][pos[5]], pos[1], opts), pos[1], first)
             best, best_move = -1000000, moves[0]
             try:
                 for c, m in moves:
