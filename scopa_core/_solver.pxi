@@ -86,7 +86,7 @@ cdef class _SolveHelper:
         self.running = False
         self.run_state.finished = PyThread_allocate_lock()
         if self.run_state.finished == NULL or not search_mem_alloc(&self.S):
-            search_mem_free(&self.S)
+            # (what was allocated is freed by __dealloc__, which runs after a failed __cinit__)
             raise MemoryError("cannot allocate a helper thread's search memory")
         self.last_epoch = 0
 

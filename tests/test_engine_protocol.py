@@ -520,3 +520,22 @@ def test_play_events_and_history_round_trip():
     tampered = dict(after, history={"start": after["history"]["start"], "plays": ["Kc"]})
     reply = check(p.handle(json.dumps({"cmd": "legal", "id": 9, "position": tampered})))  # type: ignore[arg-type]
     assert reply["error"]["type"] == "PositionError" and "play 1" in reply["error"]["message"]
+
+
+def test_a_search_asked_for_as_the_reader_goes_is_stopped_at_once():
+    # The reader may go while a search request is being read: the search it queues then is
+    # stopped at once, not left to run out its time (a review found one waiting 16 s)
+    import io
+
+    from scopa.engine import _Session
+
+    session = _Session(Protocol(max_time=600), io.StringIO(), 4)
+    try:
+        session.broken = True
+        req = Protocol(max_time=600).parse(json.dumps(_LONG_SOLVE))
+        with session.cond:  # (the worker is held back while the queue is looked at)
+            session.submit(req)
+            assert [flag.is_set() for _, flag in session.queue] in ([True], [])
+    finally:
+        session.stop(None)  # (so that a failure here does not wait out the search)
+        session.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import json
 import os
 import pkgutil
 import random
@@ -106,6 +107,8 @@ def test_a_match_without_seed_or_first_dealer_takes_its_first_hands_dealer():
             back = Match.from_json(js)
             assert back.first_dealer == m.first_dealer and back.state == m.state
             assert Match.from_json(current).first_dealer == m.first_dealer
+            as_text = dict(current, position=json.dumps(current["position"]))  # (a position as JSON text)
+            assert Match.from_json(as_text).first_dealer == m.first_dealer
 
 
 def test_match_json_replays_each_play_once(monkeypatch):

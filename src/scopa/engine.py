@@ -93,7 +93,10 @@ class _Session:
         with self.cond:  # (never write while holding cond: write may take it to stop searches)
             full = len(self.queue) >= self.queue_size
             if not full:
-                self.queue.append((req, StopFlag()))
+                flag = StopFlag()
+                if self.broken:  # the reader went away while this request was read: stopped at once
+                    flag.set()
+                self.queue.append((req, flag))
                 self.cond.notify()
         if full:
             busy = f"{self.queue_size} searches already wait (at most {self.queue_size}): send it again later"
@@ -155,7 +158,6 @@ class _ReaderWatch:
     def __init__(self, session: _Session, fd: int) -> None:
         self.session = session
         self.fd = fd
-        self.gone = False  # the reader went away
         # the watch wakes serve's input on ``gone_r``; serve's end wakes the watch on ``done_r``
         self.gone_r, self._gone_w = os.pipe()
         self._done_r, self._done_w = os.pipe()
@@ -174,7 +176,6 @@ class _ReaderWatch:
                 break
         with self.session.lock:
             self.session.broken = True  # nothing more is written
-        self.gone = True
         self.session.stop(None)
         os.write(self._gone_w, b"x")
 
@@ -244,7 +245,9 @@ def serve(
     stream has them, so bytes that are not UTF-8 get an error reply instead of stopping the
     engine. Serving the process's own standard input and output (``stdin`` and ``stdout`` not
     given), the output a pipe, the engine also stops its searches and ends (status 0) as soon
-    as the pipe's reader goes away, without waiting for input."""
+    as the pipe's reader goes away, without waiting for input; it then reads file descriptor 0
+    itself, so input a caller has already buffered in ``sys.stdin`` is not seen (pass
+    ``stdin`` to serve that stream)."""
     out = stdout or sys.stdout
     protocol = Protocol(max_time=max_time)
     session = _Session(protocol, out, queue_size)

@@ -78,7 +78,10 @@ def _first_dealer(obj: Mapping[str, Any], rules: Rules) -> int | None:
             dealer = State.from_string(text).dealer if isinstance(text, str) else None
         else:
             position = obj.get("position")
-            dealer = state_from_json(position).origin.dealer if isinstance(position, Mapping) else None
+            if isinstance(position, (Mapping, str, bytes)):
+                dealer = state_from_json(position).origin.dealer
+            else:
+                dealer = None
     except ScopaError:
         return None
     return dealer if dealer is not None and dealer < rules.players else None
