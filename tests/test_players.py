@@ -861,6 +861,25 @@ def test_a_view_built_by_hand_is_checked_as_a_position(change, message):
         GreedyPlayer().choose(overlap)
 
 
+def test_only_a_states_own_view_skips_the_view_check(monkeypatch):
+    # a state's view is checked once, by construction; any other view on every choose
+    from scopa.players import base
+
+    calls = []
+    real = base._view_problem
+    monkeypatch.setattr(base, "_view_problem", lambda v: calls.append(v) or real(v))
+    s = State.deal("scopa", seed=1)
+    view = s.view(s.turn)
+    RandomPlayer(1).choose(view)
+    assert calls == []
+    copy = dataclasses.replace(view)
+    RandomPlayer(1).choose(copy)
+    assert calls == [copy]
+    bad = dataclasses.replace(view, seat=5, turn=5)
+    with pytest.raises(scopa.PositionError, match="seat 5"):
+        RandomPlayer(1).choose(bad)
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_history_that_does_not_fit_the_cards_is_not_read(players):
     # inference.hand_posterior/deal_posterior: a composed view whose history does not fit

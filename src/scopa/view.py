@@ -64,7 +64,7 @@ class PlayerView:
             known |= h
         for c in stock:
             known |= 1 << c
-        return cls(
+        view = cls(
             rules=state.rules,
             seat=seat,
             turn=turn,
@@ -79,6 +79,10 @@ class PlayerView:
             dealer=state.dealer,
             out_of_play=CardSet._from_mask(core.FULL & ~known),
         )
+        # A state's view can occur in play by construction: players need not check it again
+        # (scopa.players.base.check_view). A copy made by dataclasses.replace is checked.
+        object.__setattr__(view, "_from_play", True)
+        return view
 
     def _repr_svg_(self) -> str:
         """What this seat sees, as SVG (Jupyter shows it): :func:`scopa.svg.position`."""

@@ -215,6 +215,8 @@ def check_view(view: object) -> PlayerView:
     if not isinstance(view, PlayerView):
         hint = ": give the seat's view, state.view(seat)" if isinstance(view, State) else ""
         raise PositionError(f"bad view {show(view)}: expected a scopa.PlayerView{hint}")
+    if view.__dict__.get("_from_play"):
+        return view
     why = _view_problem(view)
     if why is not None:
         raise PositionError(f"bad view: {why}")
