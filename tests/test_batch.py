@@ -456,6 +456,31 @@ def test_file_errors_are_one_line_errors(tmp_path, capsys, monkeypatch):
     assert n == (1, 0, 1) and lines[0][0] == 1 and "not UTF-8" in lines[0][1]
 
 
+def test_a_line_too_long_is_a_bad_line_read_no_further(tmp_path, monkeypatch):
+    import scopa.batch
+
+    monkeypatch.setattr(scopa.batch, "MAX_LINE_BYTES", 200)
+    job = b'{"id": "ok", "position": "' + EASY.encode() + b'"}'
+    assert len(job) <= 200
+    with open(tmp_path / "in.jsonl", "wb") as f:
+        f.write(b'{"id": "long", "position": "' + b"x" * 300_000 + b'"}\n')  # (read 200 bytes and skipped)
+        f.write(b" " * (200 - len(job)) + job + b"\n")  # (200 bytes and its line end: read)
+        f.write(b" " * (201 - len(job)) + job + b"\n")  # (201 bytes: too long by one)
+        f.write(job)  # (the last line, no line end)
+    lines: list[tuple[int, str]] = []
+    n = run_jsonl(
+        "solve", str(tmp_path / "in.jsonl"), str(tmp_path / "r.jsonl"), workers=1,
+        bad_line=lambda i, why: lines.append((i, why)),
+    )  # fmt: skip
+    assert lines == [
+        (1, "a line longer than 200 bytes: expected one job"),
+        (3, "a line longer than 200 bytes: expected one job"),
+        (4, "id 'ok' is given twice"),
+    ]
+    assert n == (1, 0, 3)
+    assert [json.loads(x)["id"] for x in (tmp_path / "r.jsonl").read_text().splitlines()] == ["ok"]
+
+
 def test_an_unreachable_scheduler_is_a_batch_error(tmp_path, monkeypatch):
     import scopa.batch
 
@@ -520,3 +545,28 @@ def test_a_chunk_dask_loses_with_its_worker_runs_again(tmp_path, monkeypatch):
     assert ex.calls == 4
     with pytest.raises(ValueError, match="math domain error"):
         list(map_chunks(math.sqrt, [-1.0], executor=LosesFirst(), chunksize=1))
+
+    # the executor made from "dask://HOST:PORT" (scopa batch --scheduler) runs it again too
+    import distributed
+
+    class Client:
+        def __init__(self, address: str, timeout: float) -> None:
+            self.inner = LosesFirst()
+
+        def get_executor(self) -> cf.Executor:
+            return self.inner
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(distributed, "Client", Client)
+    assert sorted(map_chunks(abs, [-1, -2, -3], executor="dask://127.0.0.1:1", chunksize=1)) == [1, 2, 3]
+
+    class AlwaysLoses(LosesFirst):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+            self.calls = 0
+            return super().submit(fn, *args, **kwargs)
+
+    ex = AlwaysLoses()
+    with pytest.raises(scopa.batch.BatchError, match=r"items \[-1\] was lost 3 times with its Dask worker"):
+        list(map_chunks(abs, [-1], executor=ex, chunksize=1))

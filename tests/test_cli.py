@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -60,3 +61,76 @@ def test_bad_numbers_and_files_are_one_line_errors(tmp_path):
         out = run(*args)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
         assert message in out.stderr, (args, out.stderr)
+
+
+def test_output_files_are_written_whole_or_left_as_they_were(tmp_path):
+    # a write that fails (here the file size limit, EFBIG) leaves the earlier file whole
+    import resource
+
+    good = tmp_path / "good.svg"
+    out = run("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "-o", str(good))
+    assert out.returncode == 0, out.stderr
+    before = good.read_bytes()
+    assert len(before) > 2048
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+    position = "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"
+    failed = subprocess.run(
+        [sys.executable, "-m", "scopa", "svg", position, "-o", str(good)],
+        capture_output=True, text=True, timeout=120, preexec_fn=small_files,
+    )  # fmt: skip
+    assert failed.returncode == 2 and "cannot write" in failed.stderr and "Traceback" not in failed.stderr
+    assert good.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["good.svg"]
+
+
+def test_a_position_file_is_read_no_further_than_a_position_can_be(tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:  # a sparse file of 64 MiB: only its first 4 MiB + 1 byte are read
+        f.truncate(64 << 20)
+    for command in ("solve", "svg"):
+        out = run(command, str(big))
+        assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+        assert f"cannot read the position file '{big}': larger than 4194304 bytes" in out.stderr
+
+
+def test_a_record_file_whose_name_starts_with_a_brace_is_a_file(tmp_path):
+    m = scopa.Match(scopa.Rules.preset("scopa", target=1), seed=2)
+    while not m.is_over:
+        m.play(m.state.legal_moves()[0])
+    path = tmp_path / "{game}.json"
+    m.record().save(path)
+    out = run("replay", str(path), "--text")
+    assert out.returncode == 0, out.stderr
+    missing = run("replay", str(tmp_path / "{missing}.json"))
+    assert (
+        missing.returncode == 2
+        and "cannot read the record '" in missing.stderr
+        and "{missing}.json" in missing.stderr
+    )
+
+
+def test_a_reader_that_goes_away_or_cannot_show_a_card_is_no_traceback(tmp_path):
+    m = scopa.Match(scopa.Rules.preset("scopa", target=1), seed=2)
+    while not m.is_over:
+        m.play(m.state.legal_moves()[0])
+    path = tmp_path / "g.json"
+    m.record({"Event": "Café ☃"}).save(path)
+    # scopa review --json | head -c 10: the pipe closes before the output is written
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scopa", "review", str(path), "--json", "--time", "0.01"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # (nobody reads: the write finds the pipe closed)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141 and "Traceback" not in err and err.strip() == "", err
+    # a terminal whose encoding has no suit symbols gets escapes
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    for args in (("replay", str(path)), ("solve", "--time", "0.1"), ("replay", str(path), "--text")):
+        out = subprocess.run(
+            [sys.executable, "-m", "scopa", *args], capture_output=True, text=True, timeout=120, env=env
+        )
+        assert out.returncode == 0 and "Traceback" not in out.stderr, (args, out.stderr)
+    assert '[Event "Caf\\xe9 \\u2603"]' in out.stdout

@@ -209,6 +209,38 @@ def test_review_json_of_a_whole_game():
     assert load_record(annotated.to_json()).hands[0].annotations == annotated.hands[0].annotations
 
 
+def test_review_values_a_forced_play_too():
+    # a play with one legal move loses nothing, but its value is the position's (it read 0.0)
+    m = played_match("scopa", 1, seed=3)
+    r = review(m.record(), time_limit=0.05)
+    last = [p for p in r.plays if p.hand == 0][-2:]  # one card each: forced, and every card known
+    for p in last:
+        assert p.move == p.best and p.loss == 0 and p.dd_values is not None
+        assert p.played_value == p.dd_values[p.move] == p.to_json()["value"]
+    assert any(p.played_value != 0 for p in last) or m.hands[0].score().points == (0, 0)
+
+
+def test_a_review_cut_short_counts_the_hands_it_reached():
+    rec = played_match("scopa", 11, seed=2).record()
+    assert len(rec.hands) > 1
+    flag = scopa.StopFlag()
+    r = review(
+        rec, time_limit=0.02, limit=scopa.Limit(stop=flag), progress=lambda done, _: done >= 5 and flag.set()
+    )
+    s = r.summary()
+    assert s["hands"] == len(rec.hands) and s["hands_reviewed"] == 1
+    for seat, t in enumerate(s["seats"]):
+        lost = sum(p.loss for p in r.plays if p.seat == seat and p.reviewed)
+        assert t["loss_per_hand"] == round(lost, 4) and t["plays"] <= 5
+    whole = review(rec.hands[0], time_limit=0.02).summary()
+    assert whole["hands_reviewed"] == whole["hands"] == 1
+
+
+def test_a_review_of_no_hands_has_the_games_seats():
+    r = review(MatchRecord(scopa.Rules.preset("scopone"), ()), time_limit=0.05)
+    assert r.players == 4 and len(r.summary()["seats"]) == 4 and r.summary()["hands_reviewed"] == 0
+
+
 @pytest.mark.skipif(TWIN_RUN, reason="slow on the twin")
 def test_review_sees_the_random_players_mistakes():
     # PIMC against Random on the same deals: the review charges Random much more per play.
@@ -333,6 +365,122 @@ def test_save_to_a_path_that_cannot_be_written_is_an_option_error_and_leaves_no_
     with pytest.raises(RecordError, match="lone surrogate"):
         decided_record({"Event": "\ud800"}).save(path)  # refused when made: nothing written
     assert path.read_bytes() == before and not (tmp_path / "g.json.tmp").exists()
+
+
+def test_save_never_touches_another_file_and_keeps_the_files_mode(tmp_path):
+    # the temporary file is a new one of its own: not PATH.tmp, never through a link
+    rec = decided_record()
+    other = tmp_path / "g.json.tmp"
+    other.write_text("someone's file")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("unrelated")
+    (tmp_path / "h.json.tmp").symlink_to(victim)
+    rec.save(tmp_path / "g.json")
+    rec.save(tmp_path / "h.json")
+    assert other.read_text() == "someone's file" and victim.read_text() == "unrelated"
+    assert (tmp_path / "h.json.tmp").is_symlink() and not (tmp_path / "h.json").is_symlink()
+    assert load_record(tmp_path / "h.json") == rec
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "g.json",
+        "g.json.tmp",
+        "h.json",
+        "h.json.tmp",
+        "victim.txt",
+    ]
+    (tmp_path / "g.json").chmod(0o600)
+    rec.save(tmp_path / "g.json")  # replaced, with the mode it had
+    assert (tmp_path / "g.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_failed_write_leaves_the_file_as_it_was_and_nothing_else(tmp_path, monkeypatch):
+    import os
+
+    from scopa import files
+
+    path = tmp_path / "g.json"
+    decided_record().save(path)
+    before = path.read_bytes()
+
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", full)
+    with pytest.raises(scopa.OptionError, match="cannot write the record to '.*g.json': No space left"):
+        decided_record({"Event": "another"}).save(path)
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["g.json"]
+
+
+def test_a_record_file_with_a_byte_order_mark_loads(tmp_path):
+    # editors on Windows write one; scopa batch reads its input with one too
+    rec = decided_record()
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(rec.to_json()).encode())
+    assert load_record(path) == rec
+
+
+def test_a_match_record_whose_dealer_does_not_move_on_is_refused():
+    # RULES §5: the dealer moves one seat on in the order of play after each hand
+    rec = decided_record()
+    obj = rec.to_json()
+    second = obj["hands"][1]
+    assert rec.hands[1].dealer == (rec.hands[0].dealer + 1) % 2
+    same = State.deal("scopa", seed=5, dealer=rec.hands[0].dealer)
+    bad = HandRecord(same, ())
+    with pytest.raises(
+        RecordError,
+        match="hand 2: dealt by seat 0, but the dealer moves one seat on after each hand: expected seat 1",
+    ):
+        MatchRecord(rec.rules, (rec.hands[0], bad))
+    second["dealer"] = rec.hands[0].dealer
+    second["deal"] = same.to_string()
+    second["plays"], second["score"] = [], None
+    with pytest.raises(RecordError, match="dealer moves one seat on"):
+        load_record(obj)
+
+
+@pytest.mark.parametrize(
+    "plays, message",
+    [
+        (["garbage"], "bad play 1 'garbage': expected a scopa.Move"),
+        ([1, 2], "bad play 1 1: expected a scopa.Move"),
+        ("3dx3c", "bad plays '3dx3c': expected a list or tuple of scopa.Move"),
+        ([None], "bad play 1 None"),
+    ],
+)
+def test_a_hand_records_plays_must_be_moves(plays, message):
+    with pytest.raises(RecordError, match=message):
+        HandRecord(State.deal("scopa", seed=1, dealer=0), plays)
+
+
+def test_match_and_hand_messages_name_their_own_fields():
+    m = Match("scopa", seed=1)
+    rnd = random.Random(1)
+    while not m.hands:
+        m.play(rnd.choice(m.state.legal_moves()))
+    points = list(m.hands[0].score().points)
+    obj = m.to_json()
+    del obj["hands"][0]["points"]
+    with pytest.raises(
+        scopa.PositionError,
+        match=rf"hand 1: no 'points', but the hand is over: expected \[{points[0]}, {points[1]}\]",
+    ):
+        Match.from_json(obj)
+    obj["hands"][0]["points"] = [9, 9]
+    with pytest.raises(scopa.PositionError, match=r"hand 1: points \[9, 9\], but the replay gives"):
+        Match.from_json(obj)
+    hand = m.record().hands[0].to_json()
+    for version in (None, 2, "1"):
+        bad = (
+            {k: v for k, v in hand.items() if k != "version"}
+            if version is None
+            else {**hand, "version": version}
+        )
+        with pytest.raises(
+            RecordError,
+            match=rf"not a hand record: format 'scopa-hand' version {re.escape(repr(version))}, expected"
+            " 'scopa-hand' version 1",
+        ):
+            load_record(bad)
 
 
 def test_the_play_command_with_an_unwritable_save_file_says_why(tmp_path):

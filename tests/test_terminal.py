@@ -166,6 +166,15 @@ def test_load_keeps_your_seat_and_refuses_other_rules(tmp_path):
     assert out.returncode == 0, out.stderr
     a, b = m.scores
     assert f"you {b}, the computer {a}" in out.stdout  # seat 1, as the record says
+    # a resumed record saved again keeps its tags: its event, date and names
+    tags = {"Event": "Club final", "Date": "2026.12.01", "Player0": "Ada", "Player1": "You"}
+    m.record(tags).save(save)
+    out = play_piped(
+        "--load", save, "--save", save, "--seed", "5", "--opponent", "random", stdin="1\n" * 80 + "quit\n"
+    )
+    assert out.returncode == 0, out.stderr
+    kept = scopa.load_record(save)
+    assert kept.tags == tags and len(kept.hands) > 1 and "saved to" in out.stdout
     refused = play_piped("--load", save, "--game", "scopa", "--target", "5", stdin="quit\n")
     assert refused.returncode == 2
     assert "--game 'scopa', --target 5: not with --load, which keeps the record's rules" in refused.stderr

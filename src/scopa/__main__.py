@@ -17,12 +17,14 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -33,6 +35,7 @@ from rich.text import Text
 import scopa
 from scopa.arena import MAX_DEALS, MAX_JOBS
 from scopa.errors import OptionError, PositionError, RulesError, ScopaError
+from scopa.files import read_limited, write_atomic
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME
 from scopa.simulate import MAX_HANDS
@@ -45,14 +48,18 @@ EXAMPLE = (
 )
 
 
+#: The largest position file read: a position's JSON holds at most 1,048,576 characters,
+#: 4 bytes each at most in UTF-8.
+MAX_POSITION_BYTES = 4 << 20
+
+
 def parse_position(text: str | None) -> scopa.State:
     """A position from a JSON file, a JSON string or a position string (the example if None)."""
     if text is None:
         return scopa.State.from_string(EXAMPLE)
     if os.path.isfile(text):
-        try:
-            with open(text, "rb") as f:  # (bytes: the JSON reader says what is not UTF-8)
-                return scopa.State.from_json(f.read())
+        try:  # (bytes: the JSON reader says what is not UTF-8; no more than a position's JSON may hold)
+            return scopa.State.from_json(read_limited(text, MAX_POSITION_BYTES))
         except OSError as exc:
             raise PositionError(f"cannot read the position file {text!r}: {exc.strerror or exc}") from None
     return scopa.State.of(text)
@@ -249,7 +256,7 @@ def _play(args: argparse.Namespace, console: Console) -> int:
 def _replay(args: argparse.Namespace, console: Console) -> int:
     from scopa.records import load_record
 
-    record = load_record(args.file)
+    record = load_record(Path(args.file))
     if args.text:
         sys.stdout.write(record.text())
         return 0
@@ -275,7 +282,7 @@ def _review(args: argparse.Namespace, console: Console) -> int:
     from scopa.records import check_writable, load_record
     from scopa.review import format_text, review
 
-    record = load_record(args.file)
+    record = load_record(Path(args.file))
     if args.annotate:
         check_writable(args.annotate)  # (before the review, not after it)
     total = sum(len(h.plays) for h in record.hands)
@@ -425,8 +432,7 @@ def _deal(args: argparse.Namespace, console: Console) -> int:
 
 def _write(path: str, text: str) -> None:
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        write_atomic(path, text.encode("utf-8"))
     except OSError as exc:
         raise OptionError(f"cannot write {path!r}: {exc.strerror}") from None
 
@@ -615,9 +621,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``scopa`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
+    real = sys.stdout is sys.__stdout__ and isinstance(sys.stdout, io.TextIOWrapper)
+    if real:  # a terminal that cannot show a suit symbol gets an escape, not a traceback
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     console = Console(highlight=False)
     try:
         return int(args.func(args, console))
+    except BrokenPipeError:  # the reader went away (scopa review --json | head): stop quietly
+        if real:  # (and let the interpreter's last flush of stdout go nowhere)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        return 141  # (128 + SIGPIPE, what a shell reports for a command its pipe stopped)
     except ScopaError as exc:
         print(f"scopa: error: {exc}", file=sys.stderr)
         return 2

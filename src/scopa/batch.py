@@ -25,7 +25,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
-from typing import Any
+from typing import Any, BinaryIO
 
 from scopa import jsonio
 from scopa.errors import ScopaError, show
@@ -292,9 +292,16 @@ def _run(
         except BrokenProcessPool:
             if not owned or not isinstance(ex, ProcessPoolExecutor):
                 raise
-        except ValueError as exc:
-            if owned or not _lost_by_dask(exc) or lost + 1 >= MAX_LOST:
+        except ValueError as exc:  # (a Dask executor's, the caller's or one made from dask://)
+            if not _lost_by_dask(exc):
                 raise
+            if lost + 1 >= MAX_LOST:
+                names = [x if name is None else name(x) for x in chunk]
+                raise BatchError(
+                    f"the chunk of items {show(names)} was lost {lost + 1} times with its Dask worker"
+                    " (it died running them: a crash, os._exit or out of memory): expected its jobs"
+                    " to return or raise; the run is given up"
+                ) from None
             submit(chunk, lost + 1)  # (Dask has replaced the worker: the chunk runs again there)
             return
         # a worker died: the chunks that finished are kept, the others run again on a new pool
@@ -597,6 +604,26 @@ def _key(x: Any) -> Any:
     return json.dumps(x, sort_keys=True)
 
 
+#: The longest input line read (a job's JSON holds at most jsonio.MAX_CHARS characters, 4
+#: bytes each at most); a longer one is a bad line, read no further than that.
+MAX_LINE_BYTES = 4 * jsonio.MAX_CHARS
+
+
+def _lines(f: BinaryIO, limit: int) -> Iterator[bytes]:
+    """The lines of ``f``; a line longer than ``limit`` bytes comes as its first ``limit`` + 1
+    bytes, the rest of it skipped a chunk at a time (never held whole)."""
+    while True:
+        line = f.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:
+                rest = f.readline(1 << 16)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield line
+
+
 def _read_jobs(
     src: str,
     field: str,
@@ -609,12 +636,14 @@ def _read_jobs(
     bad = skipped = 0
     try:
         with open(src, "rb") as f:
-            for number, raw in enumerate(f, 1):
+            for number, raw in enumerate(_lines(f, MAX_LINE_BYTES), 1):
                 if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                     raw = raw[3:]  # a UTF-8 byte order mark
                 if not raw.strip():
                     continue
                 try:
+                    if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:  # (read no further: see _lines)
+                        raise BatchError(f"a line longer than {MAX_LINE_BYTES} bytes: expected one job")
                     obj = jsonio.loads(raw)  # not UTF-8: a bad line (JSONInputError)
                     if not isinstance(obj, dict) or "id" not in obj or field not in obj:
                         raise BatchError(f"expected an object with 'id' and {show(field)}")

@@ -388,7 +388,9 @@ class Match:
         from scopa.records import HandRecord, RecordError
 
         try:
-            _, state = HandRecord._read(obj, self.rules, f"hand {i + 1}", lambda d: self._check_deal(i, d))
+            _, state = HandRecord._read(
+                obj, self.rules, f"hand {i + 1}", lambda d: self._check_deal(i, d), score_field="points"
+            )
             return state
         except RecordError as exc:
             raise PositionError(f"bad match: {exc}") from None
@@ -401,7 +403,7 @@ class Match:
         plays = hand.get("plays")
         if not isinstance(plays, list):
             raise PositionError(f"bad hand {i + 1}: 'plays' must be a list of moves, got {show(plays)}")
-        state = self._read_hand(i, {"deal": hand.get("deal"), "plays": plays, "score": hand.get("points")})
+        state = self._read_hand(i, {"deal": hand.get("deal"), "plays": plays, "points": hand.get("points")})
         if not state.is_over:
             raise PositionError(f"bad hand {i + 1}: its plays do not finish the hand")
         self._finish(state)

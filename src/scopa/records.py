@@ -26,7 +26,6 @@ so that what the library writes loads back.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
@@ -41,6 +40,7 @@ from typing import Any
 from scopa import jsonio
 from scopa import match as _match
 from scopa.errors import OptionError, PositionError, ScopaError, show, unknown_keys
+from scopa.files import write_atomic
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
@@ -143,8 +143,9 @@ def check_tags(tags: Any) -> dict[str, str]:
     return out
 
 
-def _check_score(score: Any) -> tuple[int, int] | None:
-    """A hand's score: None, or two ints (not bools, not floats) as a tuple."""
+def _check_score(score: Any, name: str = "score") -> tuple[int, int] | None:
+    """A hand's score: None, or two ints (not bools, not floats) as a tuple (``name``: the
+    field, in the message)."""
     if score is None:
         return None
     if (
@@ -152,7 +153,7 @@ def _check_score(score: Any) -> tuple[int, int] | None:
         or len(score) != 2
         or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in score)
     ):
-        raise RecordError(f"bad score {show(score)}: expected two ints (the points per team) or null")
+        raise RecordError(f"bad {name} {show(score)}: expected two ints (the points per team) or null")
     return (score[0], score[1])
 
 
@@ -224,6 +225,11 @@ class HandRecord:
         why = _is_deal(self.deal)
         if why is not None:
             raise RecordError(f"bad deal {show(self.deal.to_string())}: {why}")
+        if not isinstance(self.plays, (list, tuple)):
+            raise RecordError(f"bad plays {show(self.plays)}: expected a list or tuple of scopa.Move")
+        for j, m in enumerate(self.plays):
+            if not isinstance(m, Move):
+                raise RecordError(f"bad play {j + 1} {show(m)}: expected a scopa.Move (Move.parse reads one)")
         object.__setattr__(self, "plays", tuple(self.plays))
         object.__setattr__(self, "score", _check_score(self.score))
         object.__setattr__(self, "annotations", _check_notes(self.annotations, len(self.plays)))
@@ -296,16 +302,21 @@ class HandRecord:
         rules: Rules | None = None,
         where: str = "the hand",
         check_deal: Callable[[State], None] | None = None,
+        score_field: str = "score",
     ) -> tuple[HandRecord, State]:
         """:meth:`from_json`, and the position after the last play, replayed once;
-        ``check_deal`` (for a match's own checks) sees the deal before the plays are read."""
+        ``check_deal`` (for a match's own checks) sees the deal before the plays are read;
+        ``score_field``: the field holding the hand's points (a match's JSON says ``points``)."""
         if not isinstance(obj, Mapping):
             raise RecordError(f"{where}: expected a JSON object, got {show(obj)}")
-        allowed = {"dealer", "deal", "plays", "score", "annotations"}
+        allowed = {"dealer", "deal", "plays", score_field, "annotations"}
         if rules is None:
             allowed |= {"format", "version", "rules"}
             if not jsonio.has_format(obj, HAND_FORMAT):
-                raise RecordError(f"{where}: not a hand record (format {show(obj.get('format'))})")
+                raise RecordError(
+                    f"{where}: not a hand record: format {show(obj.get('format'))} version"
+                    f" {show(obj.get('version'))}, expected {HAND_FORMAT[0]!r} version {HAND_FORMAT[1]}"
+                )
             try:
                 rules = Rules.from_json(obj.get("rules"))
             except ScopaError as exc:
@@ -344,17 +355,19 @@ class HandRecord:
                 raise RecordError(f"{where}, play {j + 1} ({show(text_move)}): {exc}") from None
             moves.append(m)
             state = state.play(m)
-        raw_score = obj.get("score")
+        raw_score = obj.get(score_field)
         try:
-            score = _check_score(raw_score)
+            score = _check_score(raw_score, score_field)
         except RecordError as exc:
             raise RecordError(f"{where}: {exc}") from None
         if state.is_over:
             points = list(state.score().points)
-            if score is None or list(score) != points:
-                raise RecordError(f"{where}: score {show(raw_score)}, but the replay gives {points}")
+            if score is None:
+                raise RecordError(f"{where}: no {score_field!r}, but the hand is over: expected {points}")
+            if list(score) != points:
+                raise RecordError(f"{where}: {score_field} {show(raw_score)}, but the replay gives {points}")
         elif score is not None:
-            raise RecordError(f"{where}: a score {show(raw_score)} for a hand that is not over")
+            raise RecordError(f"{where}: {score_field} {show(raw_score)} for a hand that is not over")
         notes: dict[int, Annotation] = {}
         raw = obj.get("annotations", [])
         if not isinstance(raw, list):
@@ -409,6 +422,12 @@ class MatchRecord:
                 )
             if max(scores) >= self.rules.target and scores[0] != scores[1]:
                 raise RecordError(f"hand {i + 1}: the match was already won {scores[0]}-{scores[1]}")
+            before = hands[i - 1].dealer if i else None  # (a hand record's deal has its dealer)
+            if before is not None and h.dealer != (before + 1) % self.rules.players:  # RULES §5
+                raise RecordError(
+                    f"hand {i + 1}: dealt by seat {h.dealer}, but the dealer moves one seat on after"
+                    f" each hand: expected seat {(before + 1) % self.rules.players}"
+                )
             if h.score is None:
                 if i < len(hands) - 1:
                     raise RecordError(f"hand {i + 1}: unfinished, but more hands follow")
@@ -500,31 +519,19 @@ class MatchRecord:
 
 
 def _save(path: str | os.PathLike[str], obj: Any) -> None:
-    """Write ``obj`` as JSON to ``path`` through a temporary file renamed over it: a failure
-    leaves neither the temporary file nor a partial ``path``."""
+    """Write ``obj`` as JSON to ``path`` whole or not at all (:func:`scopa.files.write_atomic`:
+    a temporary file of its own renamed over it)."""
     data = (json.dumps(obj, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     if len(data) > MAX_RECORD_BYTES:
         raise RecordError(
             f"the record takes {len(data)} bytes as JSON: load_record reads at most {MAX_RECORD_BYTES} "
             "(scopa.records.MAX_RECORD_BYTES)"
         )
-    created = False
-    tmp: Path | None = None
     try:
-        p = Path(path)
-        tmp = p.with_name(p.name + ".tmp")
-        with open(tmp, "wb") as f:
-            created = True
-            f.write(data)
-        os.replace(tmp, p)
-    except BaseException as exc:
-        if created and tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        if isinstance(exc, (OSError, TypeError, ValueError)):
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise OptionError(f"cannot write the record to {show(_path_text(path))}: {reason}") from None
-        raise
+        write_atomic(path, data)
+    except (OSError, TypeError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise OptionError(f"cannot write the record to {show(_path_text(path))}: {reason}") from None
 
 
 def check_writable(path: str | os.PathLike[str]) -> None:
@@ -576,6 +583,8 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
                 f"cannot read the record {name}: larger than {MAX_RECORD_BYTES} bytes "
                 "(scopa.records.MAX_RECORD_BYTES)"
             )
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]  # a UTF-8 byte order mark (editors on Windows write one)
         try:
             obj = jsonio.loads(data, max_chars=MAX_RECORD_BYTES)
         except jsonio.JSONInputError as exc:

@@ -140,8 +140,13 @@ class Review:
         return [p for p in self.plays if p.seat == seat]
 
     def summary(self) -> dict[str, Any]:
-        """Per seat and per team: plays, points lost per hand (fair and exact), mistakes and
-        blunders; and the worst plays."""
+        """Per seat and per team: the plays reviewed, the points they lost (the fair loss in
+        all and per hand reviewed; the exact loss over the plays the solver valued exactly),
+        mistakes and blunders; and the worst plays. ``hands_reviewed``: the hands with a play
+        reviewed (all of them unless a limit cut the review short)."""
+
+        # (hands the review reached: one its limit cut short counts, one it never reached not)
+        reached = len({p.hand for p in self.plays if p.reviewed})
 
         def totals(sel: list[PlayReview]) -> dict[str, Any]:
             sel = [p for p in sel if p.reviewed]
@@ -149,7 +154,7 @@ class Review:
             return {
                 "plays": len(sel),
                 "loss": round(sum(p.loss for p in sel), 4),
-                "loss_per_hand": round(sum(p.loss for p in sel) / max(1, self.hands), 4),
+                "loss_per_hand": round(sum(p.loss for p in sel) / max(1, reached), 4),
                 "loss_per_play": round(sum(p.loss for p in sel) / max(1, len(sel)), 4),
                 "dd_plays": len(dd),
                 "dd_loss": sum(dd),
@@ -160,6 +165,7 @@ class Review:
         worst = sorted(self.plays, key=lambda p: (-p.loss, p.hand, p.play))[:5]
         return {
             "hands": self.hands,
+            "hands_reviewed": reached,
             "seats": [totals(self.by_seat(s)) for s in range(self.players)],
             "teams": [totals([p for p in self.plays if p.team == t]) for t in (0, 1)],
             "worst": [p.to_json() for p in worst if p.loss > 0],
@@ -286,7 +292,7 @@ def review(
             done += 1
             if progress is not None:
                 progress(done, total)
-    return Review(tuple(out), len(hands), start.rules.players if hands else 2, clock.elapsed)
+    return Review(tuple(out), len(hands), source.rules.players, clock.elapsed)
 
 
 def _share(seconds: float, clock: Clock) -> Limit:
@@ -306,13 +312,11 @@ def _review_play(
     if clock.expired:  # the review's limit is reached: this play is left out
         return starved
     legal = state.legal_moves()
-    if len(legal) == 1:
-        values = {move: 0.0}
-    else:
-        player = PIMCPlayer(seed=seed, time_limit=budget / 2)
-        values = {m: v for m, (v, _) in player.evaluate(state.view(seat), _share(budget / 2, clock)).items()}
-        if clock.expired:  # the review's limit cut this play's valuation short
-            return starved
+    # (a forced play too: its value is the position's, what the review reports of it)
+    player = PIMCPlayer(seed=seed, time_limit=budget / 2)
+    values = {m: v for m, (v, _) in player.evaluate(state.view(seat), _share(budget / 2, clock)).items()}
+    if clock.expired:  # the review's limit cut this play's valuation short
+        return starved
     best = max(legal, key=lambda m: (values[m], m == move))  # a tie goes to the move played
     loss = max(0.0, values[best] - values[move])
     dd_values: dict[Move, int] | None = None

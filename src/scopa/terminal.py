@@ -90,6 +90,7 @@ class Game:
     save: str | None = None
     ask: Callable[[str], str] = field(default=input)
     hinter: PIMCPlayer = field(default_factory=lambda: PIMCPlayer(seed=0, time_limit=0.5))
+    loaded_tags: dict[str, str] = field(default_factory=dict)
 
     @property
     def rules(self) -> Rules:
@@ -346,10 +347,17 @@ class Game:
         return "redraw"
 
     def tags(self) -> dict[str, str]:
-        return {
-            f"Player{s}": (YOU if s == self.human else self.name(s).capitalize())
-            for s in range(self.rules.players)
-        }
+        """The tags saved: a resumed record's own (its event, date, names), with this
+        session's seat as ``You`` (how ``--load`` finds it again) and the seats it does not
+        name given their players."""
+        tags = {k: v for k, v in self.loaded_tags.items() if k != "Result"}  # (the record's own)
+        for s in range(self.rules.players):
+            key = f"Player{s}"
+            if s == self.human:
+                tags[key] = YOU
+            elif tags.get(key) in (None, YOU):
+                tags[key] = self.name(s).capitalize()
+        return tags
 
     def _offer_review(self) -> None:
         from scopa.review import format_text, review
@@ -408,6 +416,8 @@ def start(
         name = partner if (s & 1) == (seat & 1) else opponent
         players[s] = make_player(name, seed=(seed or 0) * 10 + s)
     game = Game(match, seat, players, console, deck=deck, save=save, ask=ask)
+    if load:
+        game.loaded_tags = dict(record.tags)
     if load:
         resumed = f"resumed {load}: {len(match.hands)} hand(s) played, {game.scores_text()}"
         console.print(resumed, markup=False)
