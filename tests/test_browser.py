@@ -426,3 +426,15 @@ def test_plays_the_review_did_not_reach_say_so(hasty_server, browser, tmp_path):
     assert len(cells) == 36 and cells[-1][2:4] == ["not reviewed", "-"]
     assert not any(c[2] == "not reviewed" and c[3] != "-" for c in cells)
     assert not console_errors(d)
+
+
+def test_the_app_keeps_to_the_servers_maximum_time(hasty_server, browser):
+    # Found by an audit: the app asked for 300 ms a computer move and 500 ms a hint whatever
+    # the server allowed, so under scopa serve --max-time 0.05 the computer could not move.
+    d = browser
+    start(d, hasty_server, "scopa", 3)
+    wait_for(d, ("your-turn",))
+    d.find_element(By.ID, "hint").click()
+    until(lambda: d.find_element(By.ID, "hint-text").text.startswith("Hint:"))
+    play_to_hand_end(d)
+    assert state(d) == "hand-over" and not console_errors(d)

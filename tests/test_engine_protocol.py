@@ -174,6 +174,36 @@ def test_searches_queue_and_the_queue_is_bounded(engine):
     assert e.close() == 0
 
 
+def test_a_burst_of_searches_counts_the_one_about_to_run_as_running(engine):
+    # Found by an audit: sent at once, the 17th search was Busy with 15 waiting: the first,
+    # not yet taken by the worker, counted as waiting
+    e = engine("--max-time", "60")
+    assert e.proc.stdin is not None
+    ask = [{"cmd": "solve", "id": i, "position": FULL, "time_ms": 60000} for i in range(18)]
+    e.proc.stdin.write(b"".join(json.dumps(x).encode() + b"\n" for x in ask))  # (in one write)
+    e.proc.stdin.flush()
+    busy = e.reply_to(17, timeout=30)
+    assert busy["error"]["type"] == "Busy"
+    e.send({"cmd": "stop", "id": "s"})
+    assert e.reply_to("s")["stopped"] == 17
+    for i in range(17):
+        assert "error" not in e.reply_to(i), i
+    assert e.close() == 0
+
+
+@pytest.mark.parametrize("closed", ["stdin", "stdout"])
+def test_an_engine_started_with_a_closed_stream_ends_cleanly(closed):
+    # Found by an audit: sys.stdin or sys.stdout is None then, and the engine crashed
+    fd = 0 if closed == "stdin" else 1
+    code = (
+        f"import os, sys; os.close({fd}); os.execv(sys.executable, [sys.executable, '-m', 'scopa', 'engine'])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=b'{"cmd": "ping"}\n', capture_output=True, timeout=60
+    )
+    assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
+
+
 def test_stop_one_search_by_id(engine):
     e = engine("--max-time", "60")
     e.send({"cmd": "solve", "id": "a", "position": FULL, "time_ms": 60000})
@@ -216,6 +246,46 @@ def test_request_errors_name_the_field(request_line, fragment):
     reply = check(Protocol().handle(json.dumps(request_line)))  # type: ignore[arg-type]
     assert reply["id"] == 1 and reply["error"]["type"] == "ProtocolError"
     assert fragment in reply["error"]["message"]
+
+
+def test_evaluates_player_is_refused_when_read_and_by_the_schema():
+    req = {"cmd": "evaluate", "id": 1, "view": _view(), "player": "greedy"}
+    with pytest.raises(scopa.protocol.RequestError) as exc:
+        Protocol().parse(json.dumps(req))
+    assert "'player' of evaluate must be pimc (the player that values moves), got 'greedy'" in str(
+        exc.value.reply
+    )
+    requests = jsonschema.Draft202012Validator({**schema(), "anyOf": [{"$ref": "#/$defs/request"}]})
+    assert not requests.is_valid(req) and requests.is_valid({**req, "player": "pimc"})
+
+
+def test_an_integer_too_long_to_read_is_named_as_such():
+    reply = check(Protocol().handle('{"cmd": "ping", "id": ' + "9" * 5000 + "}"))  # type: ignore[arg-type]
+    assert reply["error"] == {
+        "type": "ProtocolError",
+        "message": "an integer of 5000 digits: at most 4300 accepted",
+    }
+
+
+def test_progress_bounds_are_the_positions_and_a_finished_hand_streams_its_line():
+    # Found by an audit: analyze's info lines said lower -1000, upper 1000 (placeholders), and a
+    # finished hand streamed no line at all
+    p = Protocol()
+    for cmd in ("solve", "analyze"):
+        lines: list[dict[str, Any]] = []
+        ask = {"cmd": cmd, "id": 1, "position": FULL, "time_ms": 300, "progress": True}
+        reply = p.execute(p.parse(json.dumps(ask)), None, lines.append)
+        assert lines and reply is not None
+        for line in lines:
+            info = check(line)["info"]
+            assert -23 <= info["lower"] <= info["upper"] <= 23, (cmd, info)
+        over = scopa.State.from_string(SMALL).play("7dx3c4s").play("2c").play("Kc").play("As")
+        lines.clear()
+        p.execute(p.parse(json.dumps({**ask, "id": 2, "position": over.to_string()})), None, lines.append)
+        assert len(lines) == 1, cmd
+        info = check(lines[0])["info"]
+        team, points = over.turn & 1, over.score().points
+        assert info["exact"] is True and info["lower"] == info["upper"] == points[team] - points[1 - team]
 
 
 def test_time_above_a_maximum_is_refused_naming_the_option():
@@ -478,7 +548,7 @@ def test_a_client_plays_a_whole_match(engine):
 
     bad = copy.deepcopy(match)
     bad["hands"][0]["points"] = [9, 9]
-    with pytest.raises(scopa.PositionError, match=r"hand 1: score \[9, 9\], but the replay gives"):
+    with pytest.raises(scopa.PositionError, match=r"hand 1: points \[9, 9\], but the replay gives"):
         scopa.Match.from_json(bad)
     bad = copy.deepcopy(match)
     bad["hands"][0]["plays"].append(bad["hands"][0]["plays"][-1])

@@ -236,6 +236,23 @@ def test_a_review_cut_short_counts_the_hands_it_reached():
     assert whole["hands_reviewed"] == whole["hands"] == 1
 
 
+@pytest.mark.parametrize("game", ["scopa", "scopone_scientifico"])
+def test_plays_a_review_never_reached_keep_their_seats(game):
+    # past its limit the review no longer replays the record (it took 1.2 s under a 0.2 s
+    # maximum on a large one): each play's seat follows from the order of play
+    rec = played_match(game, 21, seed=4).record()
+    flag = scopa.StopFlag(set=True)
+    r = review(rec, limit=scopa.Limit(stop=flag))
+    seats = []
+    for h, hand in enumerate(rec.hands):
+        s = hand.deal
+        for j, move in enumerate(hand.plays):
+            seats.append((h, j, s.turn, move))
+            s = s.play(move)
+    assert [(p.hand, p.play, p.seat, p.move) for p in r.plays] == seats
+    assert not any(p.reviewed for p in r.plays) and r.summary()["hands_reviewed"] == 0
+
+
 def test_a_review_of_no_hands_has_the_games_seats():
     r = review(MatchRecord(scopa.Rules.preset("scopone"), ()), time_limit=0.05)
     assert r.players == 4 and len(r.summary()["seats"]) == 4 and r.summary()["hands_reviewed"] == 0

@@ -309,7 +309,7 @@ def test_websocket_origins(server):
 
 def test_api_takes_post_only(server):
     s = server()
-    for method in ("GET", "PUT", "DELETE"):
+    for method in ("GET", "PUT", "DELETE", "OPTIONS", "TRACE", "FOO"):  # (any other method too)
         req = urllib.request.Request(s.base + "/api", method=method)
         with pytest.raises(urllib.error.HTTPError) as exc:
             urllib.request.urlopen(req, timeout=30)
@@ -345,3 +345,143 @@ def test_serve_on_a_port_in_use_says_so(server):
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"cannot listen on '127.0.0.1' port {port}: " in done.stderr, done.stderr
+
+
+def test_a_search_stopped_while_it_waits_is_answered_at_once(server):
+    # Found by an audit: it kept its place until a worker came free (5 s here), and an HTTP
+    # client that left kept its place too, so others got Busy
+    s = server("--workers", "1", "--max-queued", "1")
+    with connect(s.ws_url) as a, connect(s.ws_url) as b:
+        a.send(json.dumps({"cmd": "solve", "id": "long", "position": FULL, "time_ms": 8000}))
+        wait_running(s, 1)
+        b.send(json.dumps({"cmd": "solve", "id": "waits", "position": FULL, "time_ms": 8000}))
+        deadline = time.monotonic() + 10
+        while s.get("/health")[2]["searches_waiting"] != 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        b.send(json.dumps({"cmd": "stop", "id": "s"}))
+        replies = {r["id"]: r for r in (ws_recv(b), ws_recv(b))}
+        assert replies["s"]["stopped"] == 1 and replies["waits"]["exact"] is False
+        # answered while the other search still runs (it did not wait for the worker)
+        h = s.get("/health")[2]
+        assert (h["searches_running"], h["searches_waiting"]) == (1, 0), h
+        # an HTTP client that leaves while its search waits gives its place back at once
+        import socket
+
+        body = json.dumps({"cmd": "solve", "id": "h", "position": FULL, "time_ms": 8000}).encode()
+        host, port = s.base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port))) as raw:
+            raw.sendall(
+                b"POST /api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            deadline = time.monotonic() + 10
+            while s.get("/health")[2]["searches_waiting"] != 1 and time.monotonic() < deadline:
+                time.sleep(0.02)
+        deadline = time.monotonic() + 10
+        while s.get("/health")[2]["searches_waiting"] != 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        h = s.get("/health")[2]
+        assert (h["searches_running"], h["searches_waiting"]) == (1, 0), h  # the long one still runs
+        a.send(json.dumps({"cmd": "stop", "id": "s"}))
+        assert {ws_recv(a)["id"], ws_recv(a)["id"]} == {"long", "s"}
+
+
+def test_free_workers_take_searches_without_a_queue(server):
+    # Found by an audit: with 2 idle workers and --max-queued 1, a second search sent at once
+    # was Busy ("1 searches already wait"): a search about to start counted as waiting
+    s = server("--workers", "2", "--max-queued", "1")
+    for _ in range(3):
+        with connect(s.ws_url) as ws:
+            for i in range(3):  # two start at once, the third waits: none is Busy
+                ws.send(json.dumps({"cmd": "solve", "id": i, "position": SMALL, "time_ms": 500}))
+            got = [ws_recv(ws) for _ in range(3)]
+            assert all("error" not in r for r in got), got
+        wait_idle(s)
+    with connect(s.ws_url) as ws:
+        for i in range(2):
+            ws.send(json.dumps({"cmd": "solve", "id": i, "position": FULL, "time_ms": 8000}))
+        wait_running(s, 2)
+        ws.send(json.dumps({"cmd": "solve", "id": 2, "position": FULL, "time_ms": 8000}))
+        ws.send(json.dumps({"cmd": "solve", "id": 3, "position": FULL, "time_ms": 8000}))
+        busy = ws_recv(ws)
+        assert busy["id"] == 3 and busy["error"]["message"] == "1 search already waits: try again later"
+        ws.send(json.dumps({"cmd": "stop", "id": "s"}))
+        assert {ws_recv(ws)["id"] for _ in range(4)} == {0, 1, 2, "s"}
+
+
+def test_ctrl_c_stops_an_http_search_at_once(server):
+    # Found by an audit: uvicorn waits for open connections before the app's shutdown, so a
+    # POST /api search kept the server up for its whole time (forever under --max-time 0)
+    import signal
+    import threading
+
+    s = server("--max-time", "0")
+    replies: list[tuple[int, dict[str, Any]]] = []
+    client = threading.Thread(
+        target=lambda: replies.append(s.post({"cmd": "solve", "id": 1, "position": FULL}))
+    )
+    client.start()
+    wait_running(s, 1)
+    s.proc.send_signal(signal.SIGINT)
+    s.proc.wait(60)  # (without a limit the search would run for ever: this would time out)
+    client.join(60)
+    assert replies and replies[0][0] == 200 and replies[0][1]["exact"] is False
+
+
+def test_a_request_slow_to_read_does_not_hold_up_other_clients(monkeypatch):
+    # Found by an audit: requests were read on the event loop, and reading a record replays
+    # it (0.2 s a 64 KB message): one client's messages delayed every other's ping by seconds.
+    # Here reading one request blocks until the test lets it go: meanwhile the server answers.
+    import socket
+    import threading
+
+    import uvicorn
+
+    from scopa.protocol import Protocol
+    from scopa.server import ServerConfig, create_app
+
+    release = threading.Event()
+    real = Protocol.parse
+
+    def parse(self: Protocol, line: Any) -> Any:
+        if b"slow" in (line if isinstance(line, bytes) else str(line).encode()):
+            assert release.wait(60)
+        return real(self, line)
+
+    monkeypatch.setattr(Protocol, "parse", parse)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(ServerConfig()), log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.02)
+        base = f"http://127.0.0.1:{port}"
+        with connect(f"ws://127.0.0.1:{port}/ws") as slow, connect(f"ws://127.0.0.1:{port}/ws") as other:
+            slow.send(json.dumps({"cmd": "ping", "id": "slow"}))
+            posted: list[Any] = []
+            poster = threading.Thread(
+                target=lambda: posted.append(
+                    urllib.request.urlopen(
+                        urllib.request.Request(base + "/api", data=b'{"cmd": "ping", "id": "slow2"}'),
+                        timeout=60,
+                    ).read()
+                )
+            )
+            poster.start()
+            other.send(json.dumps({"cmd": "ping", "id": "p"}))
+            assert ws_recv(other, timeout=30) == {"id": "p", "pong": True}  # (was: no answer)
+            with urllib.request.urlopen(base + "/health", timeout=30) as r:
+                assert json.loads(r.read())["status"] == "ok"
+            assert not posted
+            release.set()
+            assert ws_recv(slow) == {"id": "slow", "pong": True}
+            poster.join(60)
+            assert json.loads(posted[0]) == {"id": "slow2", "pong": True}
+    finally:
+        release.set()
+        server.should_exit = True
+        thread.join(30)

@@ -17,6 +17,7 @@ with a ``Busy`` error.
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import stat
@@ -91,7 +92,9 @@ class _Session:
 
     def submit(self, req: Request) -> None:
         with self.cond:  # (never write while holding cond: write may take it to stop searches)
-            full = len(self.queue) >= self.queue_size
+            # (the head of the queue of an idle worker is about to run: it does not wait)
+            waiting = len(self.queue) - (1 if self.running is None and self.queue else 0)
+            full = waiting >= self.queue_size
             if not full:
                 flag = StopFlag()
                 if self.broken:  # the reader went away while this request was read: stopped at once
@@ -249,6 +252,10 @@ def serve(
     itself, so input a caller has already buffered in ``sys.stdin`` is not seen (pass
     ``stdin`` to serve that stream)."""
     out = stdout or sys.stdout
+    if out is None:  # (started with its standard output closed: nobody to answer)
+        return 0
+    if stdin is None and sys.stdin is None:  # (started with its standard input closed)
+        stdin = io.BytesIO()  # an input that ends at once, as an empty one does
     protocol = Protocol(max_time=max_time)
     session = _Session(protocol, out, queue_size)
     fds = _reader_watchable(out, stdin)

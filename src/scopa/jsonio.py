@@ -92,6 +92,17 @@ def _check_strings(obj: Any) -> None:
             _check_strings(v)
 
 
+#: The most digits an integer may have (Python's own limit on reading one, by default).
+MAX_INT_DIGITS = 4300
+
+
+def _int(digits: str) -> int:
+    n = len(digits) - digits.startswith("-")
+    if n > MAX_INT_DIGITS:
+        raise JSONInputError(f"an integer of {n} digits: at most {MAX_INT_DIGITS} accepted")
+    return int(digits)
+
+
 def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
     """Decode JSON ``text`` (a str, or UTF-8 bytes) within the bounds of this module;
     raises :class:`JSONInputError` naming what is wrong."""
@@ -109,7 +120,7 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
     if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(text):
         raise JSONInputError(f"JSON nested more than {MAX_DEPTH} levels deep")
     try:
-        obj = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        obj = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_int)
     except JSONInputError:
         raise
     except (ValueError, RecursionError) as exc:

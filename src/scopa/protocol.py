@@ -242,6 +242,8 @@ class Command:
     optional: tuple[str, ...] = ()
     search: bool = False
     reply: dict[str, Any] = field(default_factory=dict)
+    #: fields this command takes fewer values of than the field's own (field: (values, why))
+    only: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -466,6 +468,7 @@ COMMANDS: dict[str, Command] = {
             required=("view",),
             optional=("player", "seed", "time_ms", "node_limit"),
             search=True,
+            only={"player": (("pimc",), "the player that values moves")},
             reply={
                 "required": ["moves"],
                 "properties": {
@@ -629,6 +632,10 @@ class Protocol:
             for key in (*command.required, *command.optional):
                 if key in obj:
                     args[key] = FIELDS[key].check(obj[key], key)
+                    values, why = command.only.get(key, (None, ""))
+                    if values is not None and args[key] not in values:
+                        got, allowed = jsonio_short(obj[key]), " or ".join(values)
+                        raise ProtocolError(f"{key!r} of {cmd} must be {allowed} ({why}), got {got}")
             if "time_ms" in args and self.max_time is not None and args["time_ms"] > self.max_time:
                 raise ProtocolError(
                     f"'time_ms' {obj['time_ms']!r} is above the engine's maximum {self.max_time * 1000:g} "
@@ -759,11 +766,7 @@ class Protocol:
 
     def _cmd_evaluate(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         view = args["view"]
-        name = args.get("player", "pimc")
-        if name != "pimc":
-            raise ProtocolError(
-                f"'player' of evaluate must be pimc (the player that values moves), got {name!r}"
-            )
+        name = args.get("player", "pimc")  # (pimc only: checked when read)
         limit = self._limit(args, stop, self.bestmove_ms / 1000.0)
         player = make_player(name, seed=args.get("seed"), time_limit=limit.time)
         assert isinstance(player, PIMCPlayer)
@@ -876,7 +879,7 @@ def schema() -> dict[str, Any]:
     for c in COMMANDS.values():
         props: dict[str, Any] = {"cmd": {"const": c.name}, "id": {"$ref": "#/$defs/id"}}
         for key in (*c.required, *c.optional):
-            props[key] = FIELDS[key].schema
+            props[key] = {"enum": list(c.only[key][0])} if key in c.only else FIELDS[key].schema
         requests.append(
             {
                 "type": "object",

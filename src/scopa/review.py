@@ -286,9 +286,13 @@ def review(
     for h, (start, plays) in enumerate(hands):
         state = start
         for j, move in enumerate(plays):
-            move = state.resolve(move)
-            out.append(_review_play(state, move, h, j, time_limit, seed + 1000 * h + j, solver, clock))
-            state = state.play(move)
+            if clock.expired:  # left out, without replaying the rest (each seat plays in turn)
+                seat = (start.turn + j) % start.rules.players
+                out.append(_left_out(h, j, seat, move))
+            else:
+                move = state.resolve(move)
+                out.append(_review_play(state, move, h, j, time_limit, seed + 1000 * h + j, solver, clock))
+                state = state.play(move)
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -302,13 +306,17 @@ def _share(seconds: float, clock: Clock) -> Limit:
     return Limit(time=seconds if left is None else max(1e-6, min(seconds, left)), stop=clock.limit.stop)
 
 
+def _left_out(hand: int, play: int, seat: int, move: Move) -> PlayReview:
+    """A play the review's limit left out (``reviewed`` False)."""
+    nothing = (None, None, None, None, None)  # (no exact values, best, loss, mark, reason)
+    return PlayReview(hand, play, seat, seat & 1, move, move, {move: 0.0}, 0.0, *nothing, False)
+
+
 def _review_play(
     state: State, move: Move, hand: int, play: int, budget: float, seed: int, solver: Solver, clock: Clock
 ) -> PlayReview:
     seat = state.turn
-    starved = PlayReview(
-        hand, play, seat, seat & 1, move, move, {move: 0.0}, 0.0, None, None, None, None, None, False
-    )
+    starved = _left_out(hand, play, seat, move)
     if clock.expired:  # the review's limit is reached: this play is left out
         return starved
     legal = state.legal_moves()

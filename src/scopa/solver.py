@@ -376,7 +376,10 @@ class Solver:
         clock = Clock(lim)
         pos, opts, block = state.masks, state.rules.core_options, state.rules.hand_size
         if state.is_over:
-            return self._exact_solve(state)
+            result = self._exact_solve(state)
+            if progress is not None:  # (its one line, at the end)
+                progress(self._info(clock, 0, result.estimate, (-1, 0), result.lower, result.upper, True))
+            return result
         plays = sum(len(h) for h in state.hands) + len(state.stock)
         deepening = _Deepening(clock, plays)
         estimate, best, depth = 0.0, (-1, 0), 0
@@ -492,11 +495,18 @@ class Solver:
         pos, opts, block = state.masks, state.rules.core_options, state.rules.hand_size
         moves = core.legal_moves(pos[0][pos[5]], pos[1], opts)
         if not moves:
+            if progress is not None:  # (the hand is over: its one line, with its final value)
+                v = self._exact_solve(state).lower
+                progress(self._info(clock, 0, float(v), (-1, 0), v, v, True))
             return Analysis({}, 0, clock.elapsed)
         plays = sum(len(h) for h in state.hands) + len(state.stock)
         deepening = _Deepening(clock, plays)
         estimates = {mv: 0.0 for mv in moves}
         depth = 0
+        lower = upper = 0
+        if progress is not None:  # the position's bounds before any search, for the info lines
+            _, lower, upper, _, _, _, nodes = self._core.solve(pos, opts, block, node_limit=1, pv=False)
+            clock.add(nodes)
         for d in deepening.depths():
             t = time.perf_counter()
             rows = self._core.analyze_depth(pos, opts, block, d, **deepening.core_args(d))
@@ -508,7 +518,7 @@ class Solver:
             depth = d
             if progress is not None:
                 best = max(moves, key=lambda mv: estimates[mv])
-                progress(self._info(clock, depth, estimates[best], best, -1000, 1000, False))
+                progress(self._info(clock, depth, estimates[best], best, lower, upper, False))
             if d >= plays:
                 break
         results: dict[tuple[int, int], MoveValue] = {}

@@ -73,6 +73,10 @@ class ServerConfig:
     cors_origins: tuple[str, ...] = ()
 
 
+#: How often a search that waits for a worker looks whether it was stopped, seconds.
+_WAIT_POLL = 0.05
+
+
 class _Slot:
     """A reserved place among the searches that may wait: ``waiting`` until a worker takes it
     (``running``), or ``released`` when its request is given up first."""
@@ -95,25 +99,40 @@ class _Searches:
         self.running = 0
         self._active: dict[int, tuple[Request, StopFlag]] = {}
 
+    def stop_all(self) -> None:
+        """Stop every search running or waiting (the server is shutting down)."""
+        for _, flag in list(self.flags()):
+            flag.set()
+
     def flags(self) -> Iterator[tuple[Request, StopFlag]]:
         """The searches running or waiting now, with their flags."""
         with self.lock:
             return iter(list(self._active.values()))
 
+    def queued(self) -> int:
+        """The searches that wait for a worker: those reserved beyond the free workers (a
+        reservation a free worker is about to take does not wait)."""
+        with self.lock:
+            return max(0, self.waiting - max(0, self.config.workers - self.running))
+
     def try_reserve(self) -> _Slot | None:
         """A place for one more search, or None when ``max_queued`` already wait."""
         with self.lock:
-            if self.waiting >= self.config.max_queued:
+            free = max(0, self.config.workers - self.running)
+            if self.waiting - free >= self.config.max_queued:
                 return None
             self.waiting += 1
             return _Slot()
 
-    def release(self, slot: _Slot) -> None:
-        """Give up a reservation whose search no worker has taken (a no-op once one has)."""
+    def release(self, slot: _Slot) -> bool:
+        """Give up a reservation whose search no worker has taken (a no-op once one has);
+        whether it was given up now."""
         with self.lock:
             if slot.state == "waiting":
                 slot.state = "released"
                 self.waiting -= 1
+                return True
+            return False
 
     def _run(self, req: Request, flag: StopFlag, slot: _Slot, info: Info | None) -> dict[str, Any] | None:
         with self.lock:
@@ -139,7 +158,14 @@ class _Searches:
             self._active[id(flag)] = (req, flag)
         try:
             future = loop.run_in_executor(self.pool, self._run, req, flag, slot, info)
-            return await asyncio.shield(future)
+            while True:
+                done, _ = await asyncio.wait([future], timeout=_WAIT_POLL)
+                if done:
+                    return future.result()
+                if flag.is_set() and self.release(slot):
+                    # stopped before a worker took it: answered now, with what a search
+                    # stopped at once has (off the pool, whose workers are all busy)
+                    return await loop.run_in_executor(None, self.protocol.execute, req, flag, info)
         except asyncio.CancelledError:
             flag.set()
             raise
@@ -174,8 +200,24 @@ def _cheap(protocol: Protocol, req: Request) -> dict[str, Any]:
     return reply
 
 
+def _waiting_text(n: int) -> str:
+    return f"{n} search{'es' if n != 1 else ''} already wait{'s' if n == 1 else ''}: try again later"
+
+
 def _busy(req_id: Any, message: str) -> dict[str, Any]:
     return error_reply(req_id, "Busy", message)
+
+
+class _AnyMethod:
+    """An ASGI app around a route's handler: Starlette routes an app (not a function) with
+    every HTTP method, so the handler answers OPTIONS, TRACE and made-up methods too (else
+    they would fall through to the app's static files: a plain-text 405)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
 
 
 def create_app(config: ServerConfig | None = None) -> Any:
@@ -185,7 +227,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
     from starlette.middleware.cors import CORSMiddleware
     from starlette.requests import Request as HTTPRequest
     from starlette.responses import JSONResponse, Response
-    from starlette.routing import Mount, Route, WebSocketRoute
+    from starlette.routing import Mount, Route, WebSocketRoute, request_response
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
     cfg = config or ServerConfig()
@@ -209,8 +251,8 @@ def create_app(config: ServerConfig | None = None) -> Any:
                     None, "ProtocolError", f"a request larger than {cfg.max_request_bytes} bytes"
                 )
                 return respond(reply, 413)
-        try:
-            req = protocol.parse(body)
+        try:  # (off the event loop: reading a record or a match replays its plays)
+            req = await asyncio.get_running_loop().run_in_executor(None, protocol.parse, body)
         except RequestError as exc:
             return respond(exc.reply, 400)
         if req.cmd == "quit":
@@ -219,7 +261,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
             return respond(await asyncio.get_running_loop().run_in_executor(None, _cheap, protocol, req))
         slot = searches.try_reserve()
         if slot is None:
-            return respond(_busy(req.id, f"{cfg.max_queued} searches already wait: try again later"), 429)
+            return respond(_busy(req.id, _waiting_text(cfg.max_queued)), 429)
         flag = StopFlag()
         task = asyncio.ensure_future(searches.run(req, flag, slot))
         while not task.done():  # a client that goes away stops its search
@@ -237,7 +279,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 "version": __version__,
                 "workers": cfg.workers,
                 "searches_running": searches.running,
-                "searches_waiting": searches.waiting,
+                "searches_waiting": searches.queued(),
                 "max_time_ms": None if cfg.max_time is None else cfg.max_time * 1000,
             }
         )
@@ -305,8 +347,8 @@ def create_app(config: ServerConfig | None = None) -> Any:
                         )
                     )
                     continue
-                try:
-                    req = protocol.parse(data)
+                try:  # (off the event loop, one message of this connection at a time)
+                    req = await loop.run_in_executor(None, protocol.parse, data)
                 except RequestError as exc:
                     await send(exc.reply)
                     continue
@@ -331,7 +373,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 if req.is_search:
                     slot = searches.try_reserve()
                     if slot is None:
-                        await send(_busy(req.id, f"{cfg.max_queued} searches already wait: try again later"))
+                        await send(_busy(req.id, _waiting_text(cfg.max_queued)))
                         continue
                     flag = StopFlag()
                     mine[id(flag)] = (req, flag, slot)
@@ -363,7 +405,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
         return Response(text, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
 
     routes: list[Any] = [
-        Route("/api", api, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]),
+        Route("/api", _AnyMethod(request_response(api))),  # (every method: POST, or a JSON 405)
         Route("/health", health, methods=["GET"]),
         Route("/cards/{deck}/{name}.svg", card_svg, methods=["GET"]),
         WebSocketRoute("/ws", ws),
@@ -387,8 +429,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         yield
-        for _, flag in list(searches.flags()):
-            flag.set()
+        searches.stop_all()
         searches.pool.shutdown(wait=False, cancel_futures=True)
 
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
@@ -419,11 +460,26 @@ def run(
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     print(f"scopa serve: listening on http://{shown}:{bound}", flush=True)
+    app = create_app(cfg)
     uv = uvicorn.Config(
-        create_app(cfg),
+        app,
         log_level=log_level,
         ws_max_size=max(cfg.max_request_bytes * WS_FRAME_FACTOR, 1 << 20),
         lifespan="on",
     )
-    uvicorn.Server(uv).run(sockets=[sock])
+    _stopping_server(uv, app.state.searches).run(sockets=[sock])
     return 0
+
+
+def _stopping_server(config: Any, searches: _Searches) -> Any:
+    """uvicorn's server, whose Ctrl-C (or SIGTERM) stops every search at once: uvicorn waits
+    for the open connections before the app's shutdown, and a ``POST /api`` search holds its
+    connection until it ends (forever under ``--max-time 0``)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            searches.stop_all()
+            super().handle_exit(sig, frame)
+
+    return Server(config)

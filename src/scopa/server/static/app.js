@@ -78,7 +78,14 @@ const game = {
   busy: false,
   handOver: null, // {final, events, points} while the end of a hand is shown
   token: 0, // bumped by a new match or an undo: a computer turn in flight then stops
+  maxTimeMs: null, // the server's longest search (hello's max_time_ms; null: no limit)
 };
+
+// A search's time in milliseconds: what the app would like, or the server's most if less
+// (scopa serve --max-time): a request above it would be refused.
+function timeMs(wanted) {
+  return game.maxTimeMs == null ? wanted : Math.min(wanted, game.maxTimeMs);
+}
 
 function cardName(card, deck = game.deck) {
   const rank = card[0];
@@ -298,7 +305,7 @@ async function advance() {
     setStatus("waiting", `${seatName(pos.turn)} is thinking…`);
     await render();
     const view = (await game.engine.ask({ cmd: "view", position: pos, seat: pos.turn })).view;
-    const { move } = await game.engine.ask({ cmd: "bestmove", view, player: game.player, time_ms: 300 });
+    const { move } = await game.engine.ask({ cmd: "bestmove", view, player: game.player, time_ms: timeMs(300) });
     if (token !== game.token) return;
     await pause(250);
     if (token !== game.token) return; // an undo or a new match came in the pause
@@ -385,7 +392,7 @@ async function hint() {
   const asked = game.match;
   const view = (await game.engine.ask({ cmd: "view", position: asked.position, seat: game.seat })).view;
   $("hint-text").textContent = "Thinking about a hint…";
-  const { moves } = await game.engine.ask({ cmd: "evaluate", view, time_ms: 500 });
+  const { moves } = await game.engine.ask({ cmd: "evaluate", view, time_ms: timeMs(500) });
   if (game.match !== asked) return; // played or undone meanwhile: the hint is stale
   const ranked = Object.entries(moves).sort((a, b) => b[1] - a[1]);
   const [best, value] = ranked[0];
@@ -432,7 +439,7 @@ async function handOver() {
   const record = handRecord(final, points);
   const asked = game.handOver;
   game.engine
-    .ask({ cmd: "review", record, time_ms: 100 })
+    .ask({ cmd: "review", record, time_ms: timeMs(100) })
     .then((review) => {
       if (game.handOver === asked) renderReview($("review"), review, record, $("review-board"), (s) => s === game.seat);
     })
@@ -597,7 +604,7 @@ async function loadRecord(file) {
   $("replay").hidden = false;
   $("replay-title").textContent = "Checking the record…";
   try {
-    const review = await game.engine.ask({ cmd: "review", record, time_ms: 50 });
+    const review = await game.engine.ask({ cmd: "review", record, time_ms: timeMs(50) });
     const hands = record.format === "scopa-hand" ? [record] : record.hands;
     if (!hands.length) {
       $("replay-title").textContent = "The record holds no hand to replay.";
@@ -669,6 +676,7 @@ async function main() {
   game.engine = engine;
   try {
     const hello = await engine.ask({ cmd: "hello" });
+    game.maxTimeMs = hello.max_time_ms ?? null;
     const select = $("difficulty");
     const groups = [
       ["Levels", hello.levels || [], (n) => `level ${n.slice(5)}` + ({ level1: " (beginner)", level6: " (strongest)" }[n] || "")],
