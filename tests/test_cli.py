@@ -83,6 +83,17 @@ def test_output_files_are_written_whole_or_left_as_they_were(tmp_path):
     )  # fmt: skip
     assert failed.returncode == 2 and "cannot write" in failed.stderr and "Traceback" not in failed.stderr
     assert good.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["good.svg"]
+    # what is not a regular file is written into, not replaced: a named pipe, a link kept
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    assert run("svg", position, "-o", str(fifo)).returncode == 0
+    assert reader.communicate(timeout=60)[0] == before and fifo.is_fifo()
+    link = tmp_path / "link.svg"
+    link.symlink_to(good)
+    good.write_bytes(b"old")
+    assert run("svg", position, "-o", str(link)).returncode == 0
+    assert link.is_symlink() and good.read_bytes() == before
 
 
 def test_a_position_file_is_read_no_further_than_a_position_can_be(tmp_path):
@@ -126,6 +137,14 @@ def test_a_reader_that_goes_away_or_cannot_show_a_card_is_no_traceback(tmp_path)
     proc.stdout.close()  # (nobody reads: the write finds the pipe closed)
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141 and "Traceback" not in err and err.strip() == "", err
+    for args in (("solve", "--time", "0.1"), ("replay", str(path))):  # (printed by rich, which exited 1)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "scopa", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == 141 and err.strip() == "", (args, err)
     # a terminal whose encoding has no suit symbols gets escapes
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
     for args in (("replay", str(path)), ("solve", "--time", "0.1"), ("replay", str(path), "--text")):

@@ -427,6 +427,26 @@ def test_a_failed_write_leaves_the_file_as_it_was_and_nothing_else(tmp_path, mon
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["g.json"]
 
 
+def test_the_temporary_file_is_never_wider_than_the_file_it_replaces(tmp_path, monkeypatch):
+    import os
+
+    from scopa import files
+
+    path = tmp_path / "g.json"
+    decided_record().save(path)
+    path.chmod(0o600)
+    modes: list[int] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:
+        modes.append(os.fstat(fd).st_mode & 0o777)
+        real(fd)
+
+    monkeypatch.setattr(files.os, "fsync", spy)
+    decided_record({"Event": "again"}).save(path)
+    assert modes == [0o600] and path.stat().st_mode & 0o777 == 0o600
+
+
 def test_a_record_file_with_a_byte_order_mark_loads(tmp_path):
     # editors on Windows write one; scopa batch reads its input with one too
     rec = decided_record()

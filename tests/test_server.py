@@ -350,11 +350,11 @@ def test_serve_on_a_port_in_use_says_so(server):
 def test_a_search_stopped_while_it_waits_is_answered_at_once(server):
     # Found by an audit: it kept its place until a worker came free (5 s here), and an HTTP
     # client that left kept its place too, so others got Busy
-    s = server("--workers", "1", "--max-queued", "1")
+    s = server("--workers", "1", "--max-queued", "1", "--max-time", "0")  # (searches end when stopped)
     with connect(s.ws_url) as a, connect(s.ws_url) as b:
-        a.send(json.dumps({"cmd": "solve", "id": "long", "position": FULL, "time_ms": 8000}))
+        a.send(json.dumps({"cmd": "solve", "id": "long", "position": FULL}))
         wait_running(s, 1)
-        b.send(json.dumps({"cmd": "solve", "id": "waits", "position": FULL, "time_ms": 8000}))
+        b.send(json.dumps({"cmd": "solve", "id": "waits", "position": FULL}))
         deadline = time.monotonic() + 10
         while s.get("/health")[2]["searches_waiting"] != 1 and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -367,7 +367,7 @@ def test_a_search_stopped_while_it_waits_is_answered_at_once(server):
         # an HTTP client that leaves while its search waits gives its place back at once
         import socket
 
-        body = json.dumps({"cmd": "solve", "id": "h", "position": FULL, "time_ms": 8000}).encode()
+        body = json.dumps({"cmd": "solve", "id": "h", "position": FULL}).encode()
         host, port = s.base.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port))) as raw:
             raw.sendall(
@@ -390,7 +390,7 @@ def test_a_search_stopped_while_it_waits_is_answered_at_once(server):
 def test_free_workers_take_searches_without_a_queue(server):
     # Found by an audit: with 2 idle workers and --max-queued 1, a second search sent at once
     # was Busy ("1 searches already wait"): a search about to start counted as waiting
-    s = server("--workers", "2", "--max-queued", "1")
+    s = server("--workers", "2", "--max-queued", "1", "--max-time", "0")  # (searches end when stopped)
     for _ in range(3):
         with connect(s.ws_url) as ws:
             for i in range(3):  # two start at once, the third waits: none is Busy
@@ -400,10 +400,10 @@ def test_free_workers_take_searches_without_a_queue(server):
         wait_idle(s)
     with connect(s.ws_url) as ws:
         for i in range(2):
-            ws.send(json.dumps({"cmd": "solve", "id": i, "position": FULL, "time_ms": 8000}))
+            ws.send(json.dumps({"cmd": "solve", "id": i, "position": FULL}))
         wait_running(s, 2)
-        ws.send(json.dumps({"cmd": "solve", "id": 2, "position": FULL, "time_ms": 8000}))
-        ws.send(json.dumps({"cmd": "solve", "id": 3, "position": FULL, "time_ms": 8000}))
+        ws.send(json.dumps({"cmd": "solve", "id": 2, "position": FULL}))
+        ws.send(json.dumps({"cmd": "solve", "id": 3, "position": FULL}))
         busy = ws_recv(ws)
         assert busy["id"] == 3 and busy["error"]["message"] == "1 search already waits: try again later"
         ws.send(json.dumps({"cmd": "stop", "id": "s"}))
@@ -485,3 +485,83 @@ def test_a_request_slow_to_read_does_not_hold_up_other_clients(monkeypatch):
         release.set()
         server.should_exit = True
         thread.join(30)
+
+
+def _searches(**config: Any) -> Any:
+    from scopa.protocol import Protocol
+    from scopa.server import ServerConfig, _Searches
+
+    cfg = ServerConfig(max_time=None, **config)
+    return _Searches(cfg, Protocol(max_time=None))
+
+
+def test_stopping_every_search_takes_no_lock_and_reaches_later_ones():
+    # Found by a review: Ctrl-C's handler runs on the event loop's thread, which may hold the
+    # searches' lock (a deadlock); and a search asked for after it ran unstopped
+    import asyncio
+    import threading
+
+    from scopa.limit import StopFlag
+    from scopa.protocol import Protocol
+
+    searches = _searches(workers=1)
+
+    def stop_holding_the_lock() -> None:
+        with searches.lock:
+            searches.stop_all()
+
+    t = threading.Thread(target=stop_holding_the_lock, daemon=True)
+    t.start()
+    t.join(30)
+    assert not t.is_alive(), "stop_all waited for a lock its own thread held"
+    req = Protocol(max_time=None).parse(json.dumps({"cmd": "solve", "id": 1, "position": FULL}))
+    slot = searches.try_reserve()
+    reply = asyncio.run(searches.run(req, StopFlag(), slot))  # (no limit: only the stop ends it)
+    assert reply is not None and reply["exact"] is False
+
+
+def test_searches_given_up_in_the_queue_are_bounded_too():
+    # Found by a review: a search stopped while it waits gives its place back at once, but its
+    # work item stays in the pool's queue until a worker drops it; pairs of search and stop
+    # piled up there without bound. As many as max_queued may: then Busy.
+    import asyncio
+
+    from scopa.limit import StopFlag
+    from scopa.protocol import Protocol
+
+    searches = _searches(workers=1, max_queued=2)
+    p = Protocol(max_time=None)
+
+    async def scenario() -> tuple[int, list[Any]]:
+        long_flag = StopFlag()
+        long = asyncio.ensure_future(
+            searches.run(
+                p.parse(json.dumps({"cmd": "solve", "id": 0, "position": FULL})),
+                long_flag,
+                searches.try_reserve(),
+            )
+        )
+        while searches.running == 0:
+            await asyncio.sleep(0.01)
+        busy, replies = 0, []
+        for i in range(1, 8):
+            slot = searches.try_reserve()
+            if slot is None:
+                busy += 1
+                continue
+            flag = StopFlag()
+            task = asyncio.ensure_future(
+                searches.run(p.parse(json.dumps({"cmd": "solve", "id": i, "position": SMALL})), flag, slot)
+            )
+            await asyncio.sleep(0.01)
+            flag.set()
+            replies.append(await task)
+        assert searches.dead == 2 and searches.queued() == 0
+        long_flag.set()
+        replies.append(await long)
+        searches.pool.shutdown(wait=True)  # (the worker drops the dead items)
+        return busy, replies
+
+    busy, replies = asyncio.run(scenario())
+    assert busy == 5 and len(replies) == 3 and all(r is not None and "error" not in r for r in replies)
+    assert searches.dead == 0 and searches.waiting == 0

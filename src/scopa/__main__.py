@@ -618,13 +618,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Console(Console):
+    """rich's console, whose closed pipe ends the command as main's own does (rich exits 1)."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``scopa`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
     real = sys.stdout is sys.__stdout__ and isinstance(sys.stdout, io.TextIOWrapper)
     if real:  # a terminal that cannot show a suit symbol gets an escape, not a traceback
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    console = Console(highlight=False)
+    console = _Console(highlight=False)
     try:
         return int(args.func(args, console))
     except BrokenPipeError:  # the reader went away (scopa review --json | head): stop quietly

@@ -44,16 +44,28 @@ class TooLarge(OSError):
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all (an OSError leaves ``path`` untouched).
 
-    The temporary file is created with ``O_EXCL`` under a random name in ``path``'s directory
-    (another file is never overwritten, a link never followed) and renamed over ``path``; it
-    takes the mode of the file it replaces, or the umask's default for a new file."""
-    target = os.fspath(path)
+    A regular file (or a new one) is replaced through a temporary file created with ``O_EXCL``
+    under a random name in its directory (another file is never overwritten, a link never
+    followed), with the replaced file's mode from the start, then renamed over it; a symbolic
+    link to a regular file keeps pointing at it (the file it names is replaced). What is not a
+    regular file (a device such as ``/dev/null``, a named pipe, ``/dev/stdout``) is written
+    into as it is, not replaced."""
+    try:
+        mode: int | None = os.stat(path).st_mode  # (through links: /dev/stdout is a pipe's)
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        with open(path, "wb") as f:
+            f.write(data)
+        return
+    target = os.path.realpath(os.fspath(path))  # (the file a link names: the link stays)
     folder, name = os.path.split(target)
+    short = os.fsencode(name)[:100].decode("utf-8", "ignore")  # (room for the suffix in 255 bytes)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     for _ in range(100):
-        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, flags, 0o666)
+        tmp = os.path.join(folder, f".{short}.{secrets.token_hex(6)}.tmp")
+        try:  # (no wider than the file it replaces, even for a moment)
+            fd = os.open(tmp, flags, 0o666 if mode is None else stat.S_IMODE(mode))
             break
         except FileExistsError:
             continue
@@ -63,9 +75,9 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         with open(fd, "wb") as f:
             f.write(data)
             f.flush()
+            if mode is not None:  # (the umask may have taken bits the file had)
+                os.fchmod(f.fileno(), stat.S_IMODE(mode))
             os.fsync(f.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

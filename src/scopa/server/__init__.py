@@ -27,7 +27,7 @@ import contextlib
 import logging
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
@@ -79,12 +79,15 @@ _WAIT_POLL = 0.05
 
 class _Slot:
     """A reserved place among the searches that may wait: ``waiting`` until a worker takes it
-    (``running``), or ``released`` when its request is given up first."""
+    (``running``), or ``released`` when its request is given up first. ``queued``: its work
+    item is in the pool's queue (where a released one stays, dead, until a worker drops it)."""
 
-    __slots__ = ("state",)
+    __slots__ = ("dead", "queued", "state")
 
     def __init__(self) -> None:
         self.state = "waiting"
+        self.queued = False
+        self.dead = False
 
 
 class _Searches:
@@ -97,17 +100,20 @@ class _Searches:
         self.lock = threading.Lock()
         self.waiting = 0
         self.running = 0
+        self.dead = 0  # work items of released searches still in the pool's queue
+        self.closing = False
         self._active: dict[int, tuple[Request, StopFlag]] = {}
+        # searches stopped while they waited are answered here, one at a time (a thread of
+        # their own: each thread that searches keeps a solver and its table)
+        self.stopped_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopa-stopped")
 
     def stop_all(self) -> None:
-        """Stop every search running or waiting (the server is shutting down)."""
-        for _, flag in list(self.flags()):
+        """Stop every search running or waiting, and those asked for from now on (the server
+        is shutting down). Called from a signal handler on the event loop's thread, which may
+        hold ``lock``: so it takes no lock (a dict's values are copied in one step)."""
+        self.closing = True
+        for _, flag in list(self._active.values()):
             flag.set()
-
-    def flags(self) -> Iterator[tuple[Request, StopFlag]]:
-        """The searches running or waiting now, with their flags."""
-        with self.lock:
-            return iter(list(self._active.values()))
 
     def queued(self) -> int:
         """The searches that wait for a worker: those reserved beyond the free workers (a
@@ -116,10 +122,11 @@ class _Searches:
             return max(0, self.waiting - max(0, self.config.workers - self.running))
 
     def try_reserve(self) -> _Slot | None:
-        """A place for one more search, or None when ``max_queued`` already wait."""
+        """A place for one more search, or None when ``max_queued`` already wait (or as
+        many searches given up still fill the pool's queue: they hold their requests)."""
         with self.lock:
             free = max(0, self.config.workers - self.running)
-            if self.waiting - free >= self.config.max_queued:
+            if self.waiting - free >= self.config.max_queued or self.dead >= self.config.max_queued:
                 return None
             self.waiting += 1
             return _Slot()
@@ -131,16 +138,24 @@ class _Searches:
             if slot.state == "waiting":
                 slot.state = "released"
                 self.waiting -= 1
+                if slot.queued:
+                    slot.dead = True
+                    self.dead += 1
                 return True
             return False
 
     def _run(self, req: Request, flag: StopFlag, slot: _Slot, info: Info | None) -> dict[str, Any] | None:
         with self.lock:
             if slot.state != "waiting":
+                if slot.dead:
+                    slot.dead = False
+                    self.dead -= 1
                 return None  # given up before a worker took it: nothing to search for
             slot.state = "running"
             self.waiting -= 1
             self.running += 1
+        if self.closing:  # (asked for as the server shuts down: answered at once)
+            flag.set()
         try:
             return self.protocol.execute(req, flag, info)
         finally:
@@ -156,6 +171,9 @@ class _Searches:
         loop = asyncio.get_running_loop()
         with self.lock:
             self._active[id(flag)] = (req, flag)
+            slot.queued = True
+        if self.closing:
+            flag.set()
         try:
             future = loop.run_in_executor(self.pool, self._run, req, flag, slot, info)
             while True:
@@ -164,8 +182,9 @@ class _Searches:
                     return future.result()
                 if flag.is_set() and self.release(slot):
                     # stopped before a worker took it: answered now, with what a search
-                    # stopped at once has (off the pool, whose workers are all busy)
-                    return await loop.run_in_executor(None, self.protocol.execute, req, flag, info)
+                    # stopped at once has (not in the pool, whose workers are all busy)
+                    answer = self.protocol.execute
+                    return await loop.run_in_executor(self.stopped_pool, answer, req, flag, info)
         except asyncio.CancelledError:
             flag.set()
             raise
@@ -431,6 +450,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
         yield
         searches.stop_all()
         searches.pool.shutdown(wait=False, cancel_futures=True)
+        searches.stopped_pool.shutdown(wait=False, cancel_futures=True)
 
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.searches = searches
