@@ -109,13 +109,14 @@ class PlayReview:
         return self.values[self.best]
 
     def to_json(self) -> dict[str, Any]:
+        move = str(self.move)
         return {
             "hand": self.hand,
             "play": self.play,
             "seat": self.seat,
             "team": self.team,
-            "move": str(self.move),
-            "best": str(self.best),
+            "move": move,
+            "best": move if self.best == self.move else str(self.best),
             "value": round(self.played_value, 4),
             "best_value": round(self.best_value, 4),
             "loss": round(self.loss, 4),
@@ -283,10 +284,12 @@ def review(
     solver = Solver(64)
     out: list[PlayReview] = []
     done = 0
+    over = False  # (once the limit is reached it stays so)
     for h, (start, plays) in enumerate(hands):
         state = start
         for j, move in enumerate(plays):
-            if clock.expired:  # left out, without replaying the rest (each seat plays in turn)
+            over = over or clock.expired
+            if over:  # left out, without replaying the rest (each seat plays in turn)
                 seat = (start.turn + j) % start.rules.players
                 out.append(_left_out(h, j, seat, move))
             else:
