@@ -609,3 +609,19 @@ def test_a_search_asked_for_as_the_reader_goes_is_stopped_at_once():
     finally:
         session.stop(None)  # (so that a failure here does not wait out the search)
         session.close()
+
+
+def test_the_schema_bounds_integer_ids_as_the_engine_does():
+    # JavaScript holds integers up to 2**53-1 exactly: the engine refuses larger ids, and so does
+    # the schema (it took any integer)
+    requests = jsonschema.Draft202012Validator({**schema(), "anyOf": [{"$ref": "#/$defs/request"}]})
+    for big in (2**53, -(2**53)):
+        assert not requests.is_valid({"cmd": "ping", "id": big})
+        assert not requests.is_valid({"cmd": "stop", "id": 1, "search": big})
+        assert (
+            check(Protocol().handle(json.dumps({"cmd": "ping", "id": big})))["error"]["type"]
+            == "ProtocolError"
+        )  # type: ignore[index]
+    assert requests.is_valid({"cmd": "ping", "id": 2**53 - 1}) and requests.is_valid(
+        {"cmd": "ping", "id": -(2**53 - 1)}
+    )

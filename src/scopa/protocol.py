@@ -66,6 +66,8 @@ DEFAULT_MAX_TIME = 10.0
 MAX_LINE = 1 << 20
 _ID_CHARS = 256
 _SAFE_INT = (1 << 53) - 1
+#: an integer id, as JavaScript holds one exactly
+_ID_INT = {"type": "integer", "minimum": -_SAFE_INT, "maximum": _SAFE_INT}
 
 
 class ProtocolError(ScopaError):
@@ -221,7 +223,7 @@ FIELDS: dict[str, Field] = {
         "a game record (a match, or a single hand)",
     ),
     "search": Field(
-        {"oneOf": [{"type": "string", "maxLength": _ID_CHARS}, {"type": "integer"}]},
+        {"oneOf": [{"type": "string", "maxLength": _ID_CHARS}, _ID_INT]},
         lambda x, name: _check_id(x, name, nullable=False),
         "the id of the search to stop (default: every search)",
     ),
@@ -905,7 +907,7 @@ def schema() -> dict[str, Any]:
         "anyOf": [{"$ref": "#/$defs/request"}, {"$ref": "#/$defs/reply"}],
         "$defs": {
             "id": {
-                "oneOf": [{"type": "string", "maxLength": _ID_CHARS}, {"type": "integer"}, {"type": "null"}]
+                "oneOf": [{"type": "string", "maxLength": _ID_CHARS}, _ID_INT, {"type": "null"}]
             },
             "request": {"oneOf": requests},
             # a reply is known by its request's command, which it does not repeat: any of these
