@@ -906,9 +906,7 @@ def schema() -> dict[str, Any]:
         "title": f"scopa engine protocol, version {PROTOCOL_VERSION}",
         "anyOf": [{"$ref": "#/$defs/request"}, {"$ref": "#/$defs/reply"}],
         "$defs": {
-            "id": {
-                "oneOf": [{"type": "string", "maxLength": _ID_CHARS}, _ID_INT, {"type": "null"}]
-            },
+            "id": {"oneOf": [{"type": "string", "maxLength": _ID_CHARS}, _ID_INT, {"type": "null"}]},
             "request": {"oneOf": requests},
             # a reply is known by its request's command, which it does not repeat: any of these
             "reply": {"anyOf": [*replies, {"$ref": "#/$defs/error"}, {"$ref": "#/$defs/info"}]},
