@@ -40,7 +40,7 @@ from typing import Any
 from scopa import jsonio
 from scopa import match as _match
 from scopa.errors import OptionError, PositionError, ScopaError, show, unknown_keys
-from scopa.files import write_atomic
+from scopa.files import TooLarge, read_limited, write_atomic
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
@@ -573,16 +573,13 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
     ):
         name = show(_path_text(source))
         try:
-            with open(source, "rb") as f:
-                data = f.read(MAX_RECORD_BYTES + 1)
+            data = read_limited(source, MAX_RECORD_BYTES)
+        except TooLarge as exc:
+            limit = "(scopa.records.MAX_RECORD_BYTES)"
+            raise RecordError(f"cannot read the record {name}: {exc} {limit}") from None
         except (OSError, ValueError) as exc:  # (ValueError: a path with a NUL character)
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise RecordError(f"cannot read the record {name}: {reason}") from None
-        if len(data) > MAX_RECORD_BYTES:
-            raise RecordError(
-                f"cannot read the record {name}: larger than {MAX_RECORD_BYTES} bytes "
-                "(scopa.records.MAX_RECORD_BYTES)"
-            )
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]  # a UTF-8 byte order mark (editors on Windows write one)
         try:

@@ -319,9 +319,7 @@ def _review_play(
     state: State, move: Move, hand: int, play: int, budget: float, seed: int, solver: Solver, clock: Clock
 ) -> PlayReview:
     seat = state.turn
-    starved = _left_out(hand, play, seat, move)
-    if clock.expired:  # the review's limit is reached: this play is left out
-        return starved
+    starved = _left_out(hand, play, seat, move)  # (review checked the limit just before)
     legal = state.legal_moves()
     # (a forced play too: its value is the position's, what the review reports of it)
     player = PIMCPlayer(seed=seed, time_limit=budget / 2)

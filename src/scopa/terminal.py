@@ -415,9 +415,8 @@ def start(
             continue
         name = partner if (s & 1) == (seat & 1) else opponent
         players[s] = make_player(name, seed=(seed or 0) * 10 + s)
-    game = Game(match, seat, players, console, deck=deck, save=save, ask=ask)
-    if load:
-        game.loaded_tags = dict(record.tags)
+    tags = dict(record.tags) if load else {}
+    game = Game(match, seat, players, console, deck=deck, save=save, ask=ask, loaded_tags=tags)
     if load:
         resumed = f"resumed {load}: {len(match.hands)} hand(s) played, {game.scores_text()}"
         console.print(resumed, markup=False)

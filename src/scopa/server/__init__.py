@@ -119,14 +119,16 @@ class _Searches:
         """The searches that wait for a worker: those reserved beyond the free workers (a
         reservation a free worker is about to take does not wait)."""
         with self.lock:
-            return max(0, self.waiting - max(0, self.config.workers - self.running))
+            return self._queued()
+
+    def _queued(self) -> int:  # (under lock)
+        return max(0, self.waiting - max(0, self.config.workers - self.running))
 
     def try_reserve(self) -> _Slot | None:
         """A place for one more search, or None when ``max_queued`` already wait (or as
         many searches given up still fill the pool's queue: they hold their requests)."""
         with self.lock:
-            free = max(0, self.config.workers - self.running)
-            if self.waiting - free >= self.config.max_queued or self.dead >= self.config.max_queued:
+            if self._queued() >= self.config.max_queued or self.dead >= self.config.max_queued:
                 return None
             self.waiting += 1
             return _Slot()
@@ -154,8 +156,6 @@ class _Searches:
             slot.state = "running"
             self.waiting -= 1
             self.running += 1
-        if self.closing:  # (asked for as the server shuts down: answered at once)
-            flag.set()
         try:
             return self.protocol.execute(req, flag, info)
         finally:
