@@ -153,3 +153,17 @@ def test_a_reader_that_goes_away_or_cannot_show_a_card_is_no_traceback(tmp_path)
         )
         assert out.returncode == 0 and "Traceback" not in out.stderr, (args, out.stderr)
     assert '[Event "Caf\\xe9 \\u2603"]' in out.stdout
+
+
+def test_serve_without_the_server_extra_is_a_one_line_error():
+    # as if uvicorn were not installed (a None in sys.modules makes its import fail)
+    code = (
+        "import sys; sys.modules['uvicorn'] = None; from scopa.__main__ import main; "
+        "sys.exit(main(['serve', '--port', '0']))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith(
+        "scopa: error: scopa serve needs the server extra: pip install 'scopa[server]'"
+    )
+    assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1

@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 
 import scopa
-from scopa.protocol import COMMANDS, Protocol, schema
+from scopa.protocol import COMMANDS, MAX_LINE, Protocol, schema
 
 FULL = scopa.State.deal("scopone_scientifico", seed=5).to_string()
 SMALL = "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"
@@ -346,7 +346,7 @@ def test_lines_that_cannot_be_read_or_written_back(engine):
     assert "nested more than" in replies[3]["error"]["message"]
     assert "'id' must be an integer" in replies[4]["error"]["message"]
     assert "bad scope" in replies[5]["error"]["message"]
-    assert "longer than" in replies[6]["error"]["message"]
+    assert replies[6]["error"]["message"] == f"a line longer than {MAX_LINE} bytes"
     assert e.close() == 0
 
 
@@ -625,3 +625,27 @@ def test_the_schema_bounds_integer_ids_as_the_engine_does():
     assert requests.is_valid({"cmd": "ping", "id": 2**53 - 1}) and requests.is_valid(
         {"cmd": "ping", "id": -(2**53 - 1)}
     )
+
+
+def test_the_schema_takes_the_long_positions_the_engine_takes():
+    # a position as JSON text may be long (pretty-printed, or padded): the schema bounds it by the
+    # line, as the engine does
+    text = (
+        "{"
+        + " " * 5000
+        + '"rules": "scopa", "hands": [["7d", "Kc"], ["2c", "As"]], "table": ["3c", "4s"], "turn": 0}'
+    )
+    request = {"cmd": "legal", "id": "long", "position": text}
+    VALIDATOR.validate(request)
+    assert check(Protocol().handle(json.dumps(request))) == {"id": "long", "moves": ["7dx3c4s", "Kc"]}  # type: ignore[arg-type]
+
+
+def test_the_schema_bounds_a_review_play_s_time_as_the_engine_does():
+    record = scopa.State.deal("scopa", seed=1).record().to_json()
+    ok = {"cmd": "review", "id": 1, "record": record, "time_ms": 3_600_000}
+    VALIDATOR.validate(ok)
+    over = {**ok, "time_ms": 3_600_001}
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate(over)
+    reply = check(Protocol(max_time=None).handle(json.dumps(over)))  # type: ignore[arg-type]
+    assert reply["error"]["message"] == "'time_ms' 3600001 is above review's most, 3600000 a play"

@@ -161,6 +161,10 @@ def test_limit_errors():
         scopa.solve(s, time_limit=0)
     with pytest.raises(scopa.LimitError, match="bad time_limit nan"):
         scopa.analyze(s, time_limit=float("nan"))
+    with pytest.raises(scopa.LimitError, match="bad time_limit <int of 1329 bits>: expected seconds"):
+        scopa.analyze(s, time_limit=10**400)  # (not an OverflowError from the float it cannot be)
+    with pytest.raises(scopa.LimitError, match="bad time inf"):
+        Limit(time=float("inf"))
     with pytest.raises(scopa.LimitError, match="bad node_limit True"):
         scopa.solve(s, node_limit=True)  # type: ignore[arg-type]
     with pytest.raises(scopa.LimitError, match="bad stop 3"):

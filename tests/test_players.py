@@ -607,6 +607,11 @@ def test_ismcts_root_prior_is_the_greedy_rating():
         (lambda: make_player("pimc", samples=0), "bad samples 0"),
         (lambda: make_player("pimc", exact_plays=-1), "bad exact_plays -1"),
         (lambda: make_player("pimc", depth=0), "bad depth 0"),
+        # counts are bounded where they are taken, not by a failure in the first search
+        (lambda: make_player("pimc", depth=10**30), r"bad depth 10+: expected an int >= 1 \(at most 40\)"),
+        (lambda: make_player("pimc", exact_plays=41), r"bad exact_plays 41: expected an int in 0..40"),
+        (lambda: make_player("pimc", candidates=10**12), r"bad candidates 10+: .*at most 100000"),
+        (lambda: make_player("ismcts", iterations=2**31), r"bad iterations 2147483648: .*at most"),
         (lambda: make_player("ismcts", prior=-1), "bad prior -1: expected a finite number >= 0"),
         (lambda: make_player("ismcts", prior=float("inf")), "bad prior inf"),
         (lambda: make_player("ismcts", prior=True), "bad prior True"),

@@ -723,3 +723,32 @@ def test_the_record_schema_holds_as_many_hands_as_a_match():
 
     schema = _json.loads((Path(scopa.__file__).parent / "record.schema.json").read_text(encoding="utf-8"))
     assert schema["$defs"]["match"]["properties"]["hands"]["maxItems"] == MAX_HANDS
+
+
+def test_an_annotation_says_something_and_a_play_has_one():
+    rec = hand_of_four_plays().record()
+    with pytest.raises(RecordError, match="an empty annotation: expected a comment, a mark or both"):
+        Annotation()
+    js = rec.to_json()
+    js["annotations"] = [{"play": 0}]
+    with pytest.raises(RecordError, match="the hand, annotation of play 0: an empty annotation"):
+        load_record(js)
+    js["annotations"] = [{"play": 1, "mark": "?"}, {"play": 1, "mark": "!"}]
+    with pytest.raises(RecordError, match="the hand: two annotations of play 1: expected one a play"):
+        load_record(js)
+    js["annotations"] = [{"play": 1, "mark": "?"}, {"play": 2, "mark": "!"}]
+    assert load_record(js).hands[0].annotations == {1: Annotation(mark="?"), 2: Annotation(mark="!")}
+
+
+def test_match_records_and_review_refuse_what_is_not_a_record():
+    s = hand_of_four_plays()
+    with pytest.raises(RecordError, match="bad record hands None: expected a tuple of HandRecords"):
+        MatchRecord(s.rules, None)  # type: ignore[arg-type]
+    r = review(s, limit=scopa.Limit(time=5))
+    with pytest.raises(
+        RecordError, match=r"expected a scopa.MatchRecord, MatchRecord\(hand.rules, \(hand,\)\)"
+    ):
+        r.annotate(s.record())  # type: ignore[arg-type]
+    with pytest.raises(RecordError, match="bad record 7: expected a scopa.MatchRecord$"):
+        r.annotate(7)  # type: ignore[arg-type]
+    assert r.annotate(MatchRecord(s.rules, (s.record(),))).hands[0].plays == s.record().plays

@@ -178,3 +178,18 @@ def test_load_keeps_your_seat_and_refuses_other_rules(tmp_path):
     refused = play_piped("--load", save, "--game", "scopa", "--target", "5", stdin="quit\n")
     assert refused.returncode == 2
     assert "--game 'scopa', --target 5: not with --load, which keeps the record's rules" in refused.stderr
+
+
+def test_cards_taken_from_the_table_are_seen():
+    # the cards command's "Not seen yet" leaves out what was taken from the table dealt face up
+    from rich.console import Console
+
+    from scopa.terminal import Game
+
+    s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("7dx3c4s")
+    match = scopa.Match("scopa", seed=1)
+    game = Game(match=match, human=1, players={}, console=Console(record=True, width=300, no_color=True))
+    game.show_played(s)
+    played, unseen = game.console.export_text().splitlines()
+    assert played == "Played this hand: 7♦"
+    assert unseen == "Not seen yet: K♥"  # (a composed position: the other cards are out of play)

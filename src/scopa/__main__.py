@@ -389,8 +389,10 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
 
 def _serve(args: argparse.Namespace, console: Console) -> int:
     try:
+        import uvicorn  # noqa: F401 - (run imports it; without it, one line rather than a traceback)
+
         from scopa.server import ServerConfig, run
-    except ImportError as exc:  # pragma: no cover - exercised without the extra
+    except ImportError as exc:
         raise ScopaError(f"scopa serve needs the server extra: pip install 'scopa[server]' ({exc})") from None
     config = ServerConfig(
         max_time=args.max_time or None,

@@ -284,7 +284,7 @@ def _serve_lines(session: _Session, protocol: Protocol, stdin: IO[Any]) -> None:
     write."""
     for line in _lines(stdin):
         if line is None:
-            session.write(error_reply(None, "ProtocolError", f"a line longer than {MAX_LINE} characters"))
+            session.write(error_reply(None, "ProtocolError", f"a line longer than {MAX_LINE} bytes"))
             continue
         if not line.strip():
             continue

@@ -62,7 +62,7 @@ PROTOCOL_VERSION = 2
 #: Default time limit of ``solve`` and ``analyze`` (and the most any search may take),
 #: seconds; ``scopa engine --max-time`` changes it.
 DEFAULT_MAX_TIME = 10.0
-#: Longest request line accepted, in characters.
+#: Longest request line accepted: bytes of the stdio engine's input, characters of a str request.
 MAX_LINE = 1 << 20
 _ID_CHARS = 256
 _SAFE_INT = (1 << 53) - 1
@@ -180,7 +180,7 @@ _RULES_SCHEMA: dict[str, Any] = {
     ]
 }
 _POSITION_SCHEMA: dict[str, Any] = {
-    "oneOf": [{"type": "string", "maxLength": 2000}, {"$ref": "#/$defs/position"}],
+    "oneOf": [{"type": "string", "maxLength": MAX_LINE}, {"$ref": "#/$defs/position"}],
 }
 
 FIELDS: dict[str, Field] = {
@@ -882,6 +882,8 @@ def schema() -> dict[str, Any]:
         props: dict[str, Any] = {"cmd": {"const": c.name}, "id": {"$ref": "#/$defs/id"}}
         for key in (*c.required, *c.optional):
             props[key] = {"enum": list(c.only[key][0])} if key in c.only else FIELDS[key].schema
+        if c.name == "review":  # (its time is a play's, with a most of its own; see parse)
+            props["time_ms"] = {**props["time_ms"], "maximum": MAX_TIME_PER_PLAY * 1000}
         requests.append(
             {
                 "type": "object",

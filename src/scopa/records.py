@@ -98,6 +98,8 @@ class Annotation:
             )
         if self.comment is not None and _has_surrogate(self.comment):
             raise RecordError(f"bad comment {show(self.comment)}: {_SURROGATE}")
+        if self.comment is None and self.mark is None:
+            raise RecordError("an empty annotation: expected a comment, a mark or both")
 
 
 _SURROGATE = "it holds a lone surrogate (\\ud800-\\udfff), which cannot be written as UTF-8"
@@ -381,6 +383,8 @@ class HandRecord:
                 i = _check_index(a["play"], len(moves))
             except RecordError as exc:
                 raise RecordError(f"{where}: {exc}") from None
+            if i in notes:
+                raise RecordError(f"{where}: two annotations of play {i}: expected one a play")
             try:
                 notes[i] = Annotation(a.get("comment"), a.get("mark"))
             except RecordError as exc:
@@ -406,7 +410,12 @@ class MatchRecord:
         ``Result`` tag (the scores, ``"11-7"``) unless it has one."""
         if not isinstance(self.rules, Rules):
             raise RecordError(f"bad record rules {show(self.rules)}: expected a Rules")
-        hands = tuple(self.hands)
+        try:
+            hands = tuple(self.hands)
+        except TypeError:
+            raise RecordError(
+                f"bad record hands {show(self.hands)}: expected a tuple of HandRecords"
+            ) from None
         if len(hands) > _match.MAX_HANDS:
             raise RecordError(
                 f"a record of {len(hands)} hands: a match holds at most {_match.MAX_HANDS} "

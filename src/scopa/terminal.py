@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from scopa.card import DECK, Card, CardSet
+from scopa.card import Card, CardSet
 from scopa.errors import OptionError, ScopaError
 from scopa.events import Event
 from scopa.match import Match
@@ -206,9 +206,7 @@ class Game:
             sum(1 << m.card.index for _, m in state.history)
             | (state.origin.captured[0].mask | state.origin.captured[1].mask)
         )
-        unseen = [
-            c for c in DECK if c not in played and c not in state.hands[self.human] and c not in state.table
-        ]
+        unseen = state.view(self.human).unseen  # (the cards taken from the table were seen too)
         self.say("Played this hand: ", cards_text(played, self.deck))
         self.say("Not seen yet: ", cards_text(unseen, self.deck))
 

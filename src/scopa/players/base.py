@@ -174,16 +174,33 @@ def _legal(view: PlayerView) -> list[Move]:
     return moves
 
 
-def check_budget(name: str, value: object, allow_none: bool = False) -> None:
+#: Most of a count a player takes (samples, iterations; ``candidates`` and ``depth`` have
+#: their own, smaller, bounds).
+MAX_BUDGET = (1 << 31) - 1
+#: Most plays a search may look ahead (``depth``, ``exact_plays``): a hand has at most 40.
+MAX_PLAYS = 40
+#: Most candidate deals a four-player inference draws (each a row of a NumPy array).
+MAX_CANDIDATES = 100_000
+
+
+def check_budget(name: str, value: object, allow_none: bool = False, most: int = MAX_BUDGET) -> None:
     """Raise :class:`~scopa.errors.OptionError` unless ``value`` is a positive number: an int
-    for counts, seconds in (0, 1e9] for ``time_limit`` (what a :class:`~scopa.limit.Limit` takes)."""
+    in 1..``most`` for counts, seconds in (0, 1e9] for ``time_limit`` (what a
+    :class:`~scopa.limit.Limit` takes).
+
+    >>> check_budget("depth", 10**30, most=40)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad depth 1000000000000000000000000000000: expected an int >= 1 (at most 40)
+    """
     if value is None and allow_none:
         return
     if name == "time_limit":
         check_number(name, value, 0, _TIME_MAX, "seconds, a number in (0, 1e9], or None", above=True)
-    elif not isinstance(value, int) or isinstance(value, bool) or value < 1:
+    elif not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
         raise OptionError(
-            f"bad {name} {show(value)}: expected an int >= 1" + (" or None" if allow_none else "")
+            f"bad {name} {show(value)}: expected an int >= 1 (at most {most})"
+            + (" or None" if allow_none else "")
         )
 
 

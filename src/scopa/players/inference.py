@@ -26,7 +26,7 @@ import numpy as np
 import scopa_core as core
 from scopa.card import bits
 from scopa.errors import OptionError, show
-from scopa.players.base import check_budget, check_number, check_view, sweepers
+from scopa.players.base import MAX_CANDIDATES, check_budget, check_number, check_view, sweepers
 from scopa.view import PlayerView
 
 __all__ = ["OpponentModel", "deal_posterior", "hand_posterior", "sweepers"]
@@ -284,7 +284,7 @@ def deal_posterior(
     rules = check_view(view).rules
     if rules.players == 2:
         return None
-    check_budget("candidates", candidates)
+    check_budget("candidates", candidates, most=MAX_CANDIDATES)
     if not isinstance(rng, random.Random):
         raise OptionError(f"bad rng {show(rng)}: expected a random.Random")
     opts = rules.core_options

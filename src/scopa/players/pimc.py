@@ -15,6 +15,8 @@ from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import (
+    MAX_CANDIDATES,
+    MAX_PLAYS,
     _determinize,
     _legal,
     check_budget,
@@ -117,11 +119,15 @@ class PIMCPlayer:
         check_budget("samples", samples)
         check_tt_size(tt_size_mb)
         check_budget("time_limit", time_limit, allow_none=True)
-        check_budget("depth", depth, allow_none=True)
+        check_budget("depth", depth, allow_none=True, most=MAX_PLAYS)
         if exact_plays is not None and (
-            not isinstance(exact_plays, int) or isinstance(exact_plays, bool) or exact_plays < 0
+            not isinstance(exact_plays, int)
+            or isinstance(exact_plays, bool)
+            or not 0 <= exact_plays <= MAX_PLAYS
         ):
-            raise OptionError(f"bad exact_plays {show(exact_plays)}: expected an int >= 0 or None")
+            raise OptionError(
+                f"bad exact_plays {show(exact_plays)}: expected an int in 0..{MAX_PLAYS} or None"
+            )
         if not isinstance(infer, bool):
             raise OptionError(f"bad infer {show(infer)}: expected True or False")
         if model is not None and not isinstance(model, OpponentModel):
@@ -145,7 +151,7 @@ class PIMCPlayer:
         self.threads = threads
         if not isinstance(deal_inference, bool):
             raise OptionError(f"bad deal_inference {show(deal_inference)}: expected True or False")
-        check_budget("candidates", candidates)
+        check_budget("candidates", candidates, most=MAX_CANDIDATES)
         self.deal_inference = deal_inference
         self.candidates = candidates
         self._rng = random.Random(seed)
