@@ -246,6 +246,8 @@ class Command:
     reply: dict[str, Any] = field(default_factory=dict)
     #: fields this command takes fewer values of than the field's own (field: (values, why))
     only: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
+    #: fields this command takes a lower maximum of than the field's own (field: (most, per what))
+    most: dict[str, tuple[float, str]] = field(default_factory=dict)
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -487,6 +489,7 @@ COMMANDS: dict[str, Command] = {
             optional=("time_ms", "seed"),
             search=True,
             reply={"required": ["plays", "summary"], "properties": _REVIEW_PROPS},
+            most={"time_ms": (MAX_TIME_PER_PLAY * 1000, "a play")},
         ),
         Command(
             "stop",
@@ -643,9 +646,9 @@ class Protocol:
                     f"'time_ms' {obj['time_ms']!r} is above the engine's maximum {self.max_time * 1000:g} "
                     f"({self.max_time_option})"
                 )
-            if cmd == "review" and args.get("time_ms", 0) > MAX_TIME_PER_PLAY:
-                most = MAX_TIME_PER_PLAY * 1000
-                raise ProtocolError(f"'time_ms' {obj['time_ms']!r} is above review's most, {most:.0f} a play")
+            for key, (most, per) in command.most.items():
+                if key in args and obj[key] > most:
+                    raise ProtocolError(f"{key!r} {obj[key]!r} is above {cmd}'s most, {most:.0f} {per}")
             return Request(cmd, req_id, args)
         except Exception as exc:  # every failure becomes a reply
             raise RequestError(_exception_reply(req_id, exc)) from None
@@ -882,8 +885,8 @@ def schema() -> dict[str, Any]:
         props: dict[str, Any] = {"cmd": {"const": c.name}, "id": {"$ref": "#/$defs/id"}}
         for key in (*c.required, *c.optional):
             props[key] = {"enum": list(c.only[key][0])} if key in c.only else FIELDS[key].schema
-        if c.name == "review":  # (its time is a play's, with a most of its own; see parse)
-            props["time_ms"] = {**props["time_ms"], "maximum": MAX_TIME_PER_PLAY * 1000}
+        for key, (most, _) in c.most.items():
+            props[key] = {**props[key], "maximum": most}
         requests.append(
             {
                 "type": "object",

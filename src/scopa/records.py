@@ -697,6 +697,12 @@ def _movetext(hand: HandRecord) -> str:
 
 
 def annotated(record: MatchRecord, notes: Sequence[Mapping[int, Annotation]]) -> MatchRecord:
-    """``record`` with ``notes[i]`` added to hand ``i``."""
+    """``record`` with ``notes[i]`` added to hand ``i`` (a :class:`MatchRecord`; a hand's record
+    is ``MatchRecord(rules, (hand,))``)."""
+    if not isinstance(record, MatchRecord):
+        raise RecordError(
+            f"bad record {show(record)}: expected a scopa.MatchRecord"
+            + (", MatchRecord(hand.rules, (hand,)) for a hand" if isinstance(record, HandRecord) else "")
+        )
     hands = tuple(h.annotate(notes[i]) if i < len(notes) else h for i, h in enumerate(record.hands))
     return dataclasses.replace(record, hands=hands)

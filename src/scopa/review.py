@@ -37,7 +37,7 @@ from scopa.limit import Clock, Limit
 from scopa.move import Move
 from scopa.players.base import leaves_sweep
 from scopa.players.pimc import PIMCPlayer
-from scopa.records import Annotation, HandRecord, MatchRecord, RecordError, annotated
+from scopa.records import Annotation, HandRecord, MatchRecord, annotated
 from scopa.solver import Solver, check_progress
 from scopa.state import State
 
@@ -192,11 +192,6 @@ class Review:
     def annotate(self, record: MatchRecord) -> MatchRecord:
         """``record`` with this review's marks and comments on its plays (a
         :class:`~scopa.records.MatchRecord`; a hand's record is ``MatchRecord(rules, (hand,))``)."""
-        if not isinstance(record, MatchRecord):
-            raise RecordError(
-                f"bad record {show(record)}: expected a scopa.MatchRecord"
-                + (", MatchRecord(hand.rules, (hand,)) for a hand" if isinstance(record, HandRecord) else "")
-            )
         return annotated(record, self.annotations())
 
 
