@@ -5,8 +5,8 @@ Usage: python benchmarks/report.py bench.json
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 
 
 def solver_table(data: dict) -> None:
@@ -40,8 +40,12 @@ def solver_table(data: dict) -> None:
         )
 
 
-def main(path: str) -> None:
-    data = json.load(open(path))
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("bench_json", help="the file of pytest --benchmark-json=FILE")
+    path = parser.parse_args(argv).bench_json
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
     print(
         f"machine: {data['machine_info'].get('cpu', {}).get('brand_raw', '?')}, "
         f"Python {data['machine_info']['python_version']}"
@@ -69,4 +73,4 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main()

@@ -6,6 +6,7 @@ screened against PIMC (pimc_variants.py), and how fast the searches stop (stoppi
 from __future__ import annotations
 
 import functools
+import json
 import math
 import random
 import sys
@@ -25,6 +26,7 @@ import information  # noqa: E402
 import levels  # noqa: E402
 import opponent_fit  # noqa: E402
 import pimc_variants  # noqa: E402
+import report  # noqa: E402
 import stopping  # noqa: E402
 
 
@@ -233,3 +235,27 @@ def test_stopping_times_each_call_and_judges_the_one_second_bound(monkeypatch, c
     monkeypatch.setattr(stopping, "LONG_CALLS", {"none": "pass"})  # exits before the Ctrl-C
     with pytest.raises(RuntimeError, match="none: no KeyboardInterrupt"):
         stopping.main(["--quick"])
+
+
+def test_report_turns_a_benchmark_file_into_the_tables(tmp_path, capsys):
+    data = {
+        "machine_info": {"cpu": {"brand_raw": "Test CPU"}, "python_version": "3.11.7"},
+        "benchmarks": [
+            {
+                "name": f"test_playouts[{core}]",
+                "params": {"core": core, "game": "scopa"},
+                "extra_info": {"calls": 100},
+                "stats": {"median": median},
+            }
+            for core, median in (("cython", 0.01), ("python", 0.5))
+        ],
+    }
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    report.main([str(path)])
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "machine: Test CPU, Python 3.11.7"
+    assert "| playouts (scopa) | hands/s | 10,000 | 200 | 50x |" in out
+    with pytest.raises(SystemExit) as done:
+        report.main(["--help"])
+    assert done.value.code == 0 and "pytest-benchmark JSON" in capsys.readouterr().out

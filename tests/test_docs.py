@@ -91,3 +91,32 @@ def test_the_readme_strength_figures_are_the_documented_ones():
         table = bench.split(f"| level | rating, {game} |", 1)[1].split("\n\n", 1)[0]
         documented = [int(r) for r in re.findall(r"^\| \d \| (\d+) \|", table, re.M)]
         assert ratings == documented, game
+
+
+def test_the_command_line_reference_holds_every_command_and_option():
+    # docs/cli.md is filled by the site's hook from the CLI's own parser: every command and every
+    # option string of it is on the page, each command under its own heading
+    pytest.importorskip("markdown")  # (docs/hooks.py is a MkDocs hook: the docs extra)
+    import argparse
+    import importlib.util
+
+    from scopa.__main__ import build_parser
+
+    spec = importlib.util.spec_from_file_location("scopa_docs_hooks", ROOT / "docs" / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert hooks.CLI_MARKER in page and "cli.md" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    text = hooks.on_page_markdown(page)
+    assert hooks.CLI_MARKER not in text
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert len(commands.choices) >= 11
+    for name, sub in commands.choices.items():
+        start = text.index(f"\n## scopa {name}\n")
+        section = text[start : text.find("\n## ", start + 1)]
+        for action in sub._actions:
+            for option in action.option_strings:
+                assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", section), (name, option)
+    assert re.search(r"(?<![\w-])--version(?![\w-])", text)

@@ -122,3 +122,16 @@ def test_batch_reports_a_bad_position_by_its_own_error():
     (row,) = solve_many([3.5])
     assert row["error"]["type"] == "PositionError"
     assert "bad position 3.5: expected a State" in row["error"]["message"]
+
+
+def test_playouts_too_many_for_the_memory_are_an_option_error(monkeypatch):
+    # the core makes its result arrays before the first hand; when the machine cannot give them
+    # (2**31-1 hands need 64 GiB), the error says how much they need, not NumPy's MemoryError
+    import scopa.simulate
+
+    def no_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(scopa.simulate.core, "playouts", no_memory)
+    with pytest.raises(errors.OptionError, match=r"bad number of hands 2147483647: their results need 64\.0 GiB"):
+        scopa.random_playouts("scopa", 2**31 - 1, seed=1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import sys
 import threading
@@ -172,6 +173,17 @@ def test_limit_errors():
     with pytest.raises(scopa.LimitError, match="expected a scopa.Limit"):
         scopa.solve(s, 5)  # type: ignore[arg-type]
     assert Limit.of(Limit(time=2, nodes=10), time_limit=1, node_limit=20) == Limit(time=1, nodes=10)
+    # what is left of a limit: elapsed seconds and used nodes are checked as its own fields are
+    lim = Limit(time=2, nodes=10)
+    assert (lim.remaining_time(0.5), lim.remaining_time(3), lim.remaining_time(10**400)) == (1.5, 0.0, 0.0)
+    assert (lim.remaining_nodes(4), lim.remaining_nodes(50)) == (6, 1)
+    assert Limit().remaining_time(1.0) is None and Limit().remaining_nodes(3) is None
+    for bad in (float("nan"), -1, float("inf"), "1", None, True):
+        with pytest.raises(scopa.LimitError, match=f"bad elapsed {re.escape(repr(bad))}: expected seconds"):
+            lim.remaining_time(bad)  # type: ignore[arg-type]
+    for bad in (-1, 1.5, "1", None, True):
+        with pytest.raises(scopa.LimitError, match=f"bad used {re.escape(repr(bad))}: expected nodes"):
+            lim.remaining_nodes(bad)  # type: ignore[arg-type]
 
 
 def test_stop_flag_from_another_thread():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -232,6 +233,14 @@ def test_a_review_cut_short_counts_the_hands_it_reached():
     for seat, t in enumerate(s["seats"]):
         lost = sum(p.loss for p in r.plays if p.seat == seat and p.reviewed)
         assert t["loss_per_hand"] == round(lost, 4) and t["plays"] <= 5
+    # a play left out holds what its docstring and docs/records.md say: nothing valued
+    out = [p for p in r.plays if not p.reviewed]
+    assert out
+    for p in out:
+        assert p.best == p.move and p.values == {p.move: 0.0} and p.loss == 0.0
+        assert (p.dd_values, p.dd_best, p.dd_loss, p.mark, p.reason) == (None,) * 5
+        j = p.to_json()
+        assert (j["value"], j["best_value"], j["loss"], j["best"]) == (0.0, 0.0, 0.0, str(p.move))
     whole = review(rec.hands[0], time_limit=0.02).summary()
     assert whole["hands_reviewed"] == whole["hands"] == 1
 
@@ -671,6 +680,22 @@ def test_records_made_in_memory_that_load_would_refuse_are_refused_when_made():
     other = State.deal("scopone", seed=1, dealer=0)
     with pytest.raises(RecordError, match="hand 1: the deal's rules 'scopone' are not the record's"):
         MatchRecord(rec.rules, (HandRecord(other),))
+    # RULES §4 and §3: the score is the replay's; a hand's plays are legal where they are made
+    points = first.score
+    assert points is not None
+    wrong = (points[0] + 1, points[1])
+    with pytest.raises(RecordError, match=rf"score \({wrong[0]}, {wrong[1]}\), but the replay gives"):
+        HandRecord(first.deal, first.plays, wrong)
+    with pytest.raises(RecordError, match="no 'score', but the hand is over"):
+        HandRecord(first.deal, first.plays)
+    with pytest.raises(RecordError, match=r"score \(0, 0\) for a hand that is not over"):
+        HandRecord(first.deal, first.plays[:3], (0, 0))
+    with pytest.raises(RecordError, match=rf"play 2 \({first.plays[0]}\): "):
+        HandRecord(first.deal, (first.plays[0], first.plays[0]))
+    with pytest.raises(RecordError, match=f"play {len(first.plays) + 1} .*: the hand is already over"):
+        HandRecord(first.deal, (*first.plays, first.plays[-1]), points)
+    # a record made from a State checks its plays without replaying them, as from_json does
+    assert HandRecord.from_state(first.final()) == first.annotate({}) == dataclasses.replace(first)
 
 
 def test_records_of_more_hands_than_a_match_holds_are_refused(monkeypatch):
@@ -752,3 +777,51 @@ def test_match_records_and_review_refuse_what_is_not_a_record():
     with pytest.raises(RecordError, match="bad record 7: expected a scopa.MatchRecord$"):
         r.annotate(7)  # type: ignore[arg-type]
     assert r.annotate(MatchRecord(s.rules, (s.record(),))).hands[0].plays == s.record().plays
+
+
+def _without(obj, path):
+    """A deep copy of the JSON ``obj`` without the key at ``path`` (a tuple of keys/indexes)."""
+    out = json.loads(json.dumps(obj))
+    parent = out
+    for key in path[:-1]:
+        parent = parent[key]
+    del parent[path[-1]]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        (("format",), "not a match record"),
+        (("version",), "not a match record"),
+        (("rules",), "bad record rules"),
+        (("hands",), "no 'hands' in the record"),
+        (("hands", 0, "deal"), "hand 1: 'deal' must be a position string"),
+        (("hands", 0, "plays"), "hand 1: no 'plays'"),
+        (("hands", 1, "score"), "hand 2: no 'score', but the hand is over"),
+    ],
+)
+def test_what_the_schema_requires_load_requires(path, message):
+    # the loader and the shipped JSON Schema agree on the fields a record must have
+    full = decided_record().to_json()
+    jsonschema.validate(full, schema())
+    bad = _without(full, path)
+    if path[-1] != "score":  # (the schema cannot know that a hand is over: only the replay can)
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema())
+    with pytest.raises(RecordError, match=re.escape(message)):
+        load_record(bad)
+
+
+def test_what_the_schema_leaves_optional_load_leaves_optional():
+    full = decided_record(tags={"Event": "x"}).to_json()
+    rec = load_record(full)
+    for path in [("target",), ("tags",), ("hands", 0, "dealer"), ("hands", 1, "dealer")]:
+        lighter = _without(full, path)
+        jsonschema.validate(lighter, schema())
+        assert load_record(lighter).hands == rec.hands
+    unfinished = hand_of_four_plays().record().to_json()
+    for path in [("score",), ("dealer",)]:
+        lighter = _without(unfinished, path)
+        jsonschema.validate(lighter, schema())
+        assert load_record(lighter).hands == load_record(unfinished).hands

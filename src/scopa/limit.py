@@ -20,6 +20,7 @@ scopa.errors.LimitError: bad nodes 0: expected an int in 1..2**62-1 or None
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import TypedDict
@@ -92,13 +93,22 @@ class Limit:
         return self.stop is not None and self.stop.is_set()
 
     def remaining_time(self, elapsed: float) -> float | None:
-        """Seconds left after ``elapsed`` (never below 0), or None without a time limit."""
+        """Seconds left after ``elapsed`` seconds (never below 0), or None without a time
+        limit; ``elapsed`` that is not a number >= 0 is a :class:`LimitError`."""
+        number = isinstance(elapsed, (int, float)) and not isinstance(elapsed, bool)
+        if not (number and 0 <= elapsed < math.inf):
+            raise LimitError(f"bad elapsed {show(elapsed)}: expected seconds, a finite number >= 0")
         if self.time is None:
             return None
-        return round(max(0.0, self.time - elapsed), 9)
+        if elapsed >= self.time:  # (before subtracting: an int too large for a float is no error)
+            return 0.0
+        return round(self.time - elapsed, 9)
 
     def remaining_nodes(self, used: int) -> int | None:
-        """Nodes left after ``used`` (at least 1), or None without a node limit."""
+        """Nodes left after ``used`` (at least 1), or None without a node limit; ``used`` that
+        is not an int >= 0 is a :class:`LimitError`."""
+        if not isinstance(used, int) or isinstance(used, bool) or used < 0:
+            raise LimitError(f"bad used {show(used)}: expected nodes, an int >= 0")
         if self.nodes is None:
             return None
         return max(1, self.nodes - used)

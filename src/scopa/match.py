@@ -354,7 +354,7 @@ class Match:
                 why = "is over" if m.is_over else f"stops after {MAX_HANDS} hands (scopa.match.MAX_HANDS)"
                 raise PositionError(f"bad match position: the match {why}, so it must be the last hand's end")
         else:
-            m._read_hand(len(hands), {"deal": state.origin.to_string()})
+            m._read_hand(len(hands), {"deal": state.origin.to_string(), "plays": []})
             if state.is_over:
                 raise PositionError(f"bad match position: hand {len(hands) + 1} is over but not in 'hands'")
             m._state = state

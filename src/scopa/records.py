@@ -12,8 +12,8 @@ JSON Schema in the package (:func:`schema`).
 Loading validates by replaying every play: an illegal move, a deal with a card missing or
 twice, or a score that does not match the replay is refused with :class:`RecordError`,
 naming the hand, the play and the reason. The records made in memory are checked by the same
-rules where they can be without a replay (tags, annotations, scores, the order of the hands),
-so that what the library writes loads back.
+rules (a :class:`HandRecord` replays its plays when made, unless made from the
+:class:`~scopa.state.State` they lead to), so that what the library writes loads back.
 
 >>> import scopa
 >>> s = scopa.State.deal("scopa", seed=2, dealer=1)
@@ -159,6 +159,22 @@ def _check_score(score: Any, name: str = "score") -> tuple[int, int] | None:
     return (score[0], score[1])
 
 
+def _score_mismatch(
+    state: State, score: tuple[int, int] | None, shown: Any, name: str = "score"
+) -> str | None:
+    """Why ``score`` (given as ``shown``, in the field ``name``) is not the score of the hand
+    that ends in ``state``, or None when it is (None for a hand not over)."""
+    if state.is_over:
+        points = list(state.score().points)
+        if score is None:
+            return f"no {name!r}, but the hand is over: expected {points}"
+        if list(score) != points:
+            return f"{name} {show(shown)}, but the replay gives {points}"
+    elif score is not None:
+        return f"{name} {show(shown)} for a hand that is not over"
+    return None
+
+
 def _check_index(i: Any, plays: int) -> int:
     """The index of an annotated play: an int (not a bool) in ``0..plays - 1``."""
     if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < plays:
@@ -220,8 +236,10 @@ class HandRecord:
     plays: tuple[Move, ...] = ()
     score: tuple[int, int] | None = None
     annotations: Mapping[int, Annotation] = field(default_factory=dict)
+    #: (internal) the position after the plays, when the caller has it: no replay is needed
+    _final: dataclasses.InitVar[State | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, _final: State | None) -> None:
         if not isinstance(self.deal, State):
             raise RecordError(f"bad deal {show(self.deal)}: expected a State")
         why = _is_deal(self.deal)
@@ -235,6 +253,28 @@ class HandRecord:
         object.__setattr__(self, "plays", tuple(self.plays))
         object.__setattr__(self, "score", _check_score(self.score))
         object.__setattr__(self, "annotations", _check_notes(self.annotations, len(self.plays)))
+        end = _final
+        if not (
+            isinstance(end, State)
+            and end.origin == self.deal
+            and tuple(m for _, m in end.history) == self.plays
+        ):
+            end = self._replay_to_end()
+        why = _score_mismatch(end, self.score, self.score)
+        if why is not None:
+            raise RecordError(why)
+
+    def _replay_to_end(self) -> State:
+        """The position after the plays, each checked legal where it is made."""
+        state = self.deal
+        for j, m in enumerate(self.plays):
+            if state.is_over:
+                raise RecordError(f"play {j + 1} ({m}): the hand is already over")
+            try:
+                state = state.play(m)
+            except ScopaError as exc:
+                raise RecordError(f"play {j + 1} ({m}): {exc}") from None
+        return state
 
     @property
     def rules(self) -> Rules:
@@ -253,7 +293,7 @@ class HandRecord:
                 f"cannot record {show(state.to_string())}: its history does not start from a deal ({why})"
             )
         score = state.score().points if state.is_over else None
-        return cls(state.origin, tuple(m for _, m in state.history), score)
+        return cls(state.origin, tuple(m for _, m in state.history), score, _final=state)
 
     def replay(self) -> list[State]:
         """The hand's positions: the deal, then the position after each play."""
@@ -343,7 +383,9 @@ class HandRecord:
             raise RecordError(f"{where}: dealer {show(dealer)} is not the deal's ({deal.dealer})")
         if check_deal is not None:
             check_deal(deal)
-        plays = obj.get("plays", [])
+        if "plays" not in obj:
+            raise RecordError(f"{where}: no 'plays': expected a list of moves (empty before the first play)")
+        plays = obj["plays"]
         if not isinstance(plays, list) or len(plays) > 40:
             raise RecordError(f"{where}: 'plays' must be a list of at most 40 moves")
         state = deal
@@ -362,14 +404,9 @@ class HandRecord:
             score = _check_score(raw_score, score_field)
         except RecordError as exc:
             raise RecordError(f"{where}: {exc}") from None
-        if state.is_over:
-            points = list(state.score().points)
-            if score is None:
-                raise RecordError(f"{where}: no {score_field!r}, but the hand is over: expected {points}")
-            if list(score) != points:
-                raise RecordError(f"{where}: {score_field} {show(raw_score)}, but the replay gives {points}")
-        elif score is not None:
-            raise RecordError(f"{where}: {score_field} {show(raw_score)} for a hand that is not over")
+        why = _score_mismatch(state, score, raw_score, score_field)
+        if why is not None:
+            raise RecordError(f"{where}: {why}")
         notes: dict[int, Annotation] = {}
         raw = obj.get("annotations", [])
         if not isinstance(raw, list):
@@ -390,7 +427,7 @@ class HandRecord:
             except RecordError as exc:
                 raise RecordError(f"{where}, annotation of play {i}: {exc}") from None
         try:
-            return cls(deal, tuple(moves), score, notes), state
+            return cls(deal, tuple(moves), score, notes, state), state
         except RecordError as exc:
             raise RecordError(f"{where}: {exc}") from None
 
@@ -511,7 +548,11 @@ class MatchRecord:
                 "(a target other than the preset's goes in 'rules')"
             )
         tags = check_tags(obj.get("tags", {}))
-        raw = obj.get("hands", [])
+        if "hands" not in obj:
+            raise RecordError(
+                "no 'hands' in the record: expected a list of hand records (empty before the first deal)"
+            )
+        raw = obj["hands"]
         if not isinstance(raw, list):
             raise RecordError(f"'hands' must be a list of hand records, got {show(raw)}")
         if len(raw) > _match.MAX_HANDS:

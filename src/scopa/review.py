@@ -81,8 +81,9 @@ class PlayReview:
         dd_loss: the exact loss (>= 0), when solved.
         mark: ``"?"``, ``"??"`` or None.
         reason: a short reason for the mark, when one is simple to name.
-        reviewed: False for a play the review's overall limit left out (then it holds no
-            values, a loss of 0 and no mark).
+        reviewed: False for a play the review's overall limit left out: then ``best`` is
+            the move played, ``values`` holds only it, at 0.0 (nothing was valued), the loss is
+            0 and there are no exact values and no mark.
     """
 
     hand: int

@@ -82,5 +82,12 @@ def random_playouts(rules: Rules | str, n: int, seed: int | None = None) -> Play
         seed = secrets.randbits(64)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
         raise OptionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1")
-    points, breakdown = core.playouts(r.players, r.hand_size, r.table_size, r.core_options, n, seed)
+    try:
+        points, breakdown = core.playouts(r.players, r.hand_size, r.table_size, r.core_options, n, seed)
+    except MemoryError:  # (the arrays are made before the first hand: nothing was played)
+        need = n * 2 * (1 + len(CATEGORIES)) * 2 / 2**30
+        raise OptionError(
+            f"bad number of hands {show(n)}: their results need {need:,.1f} GiB, more than"
+            " this machine could allocate: expected fewer hands (or several calls)"
+        ) from None
     return Playouts(r, points, breakdown)
