@@ -133,5 +133,6 @@ def test_playouts_too_many_for_the_memory_are_an_option_error(monkeypatch):
         raise MemoryError
 
     monkeypatch.setattr(scopa.simulate.core, "playouts", no_memory)
-    with pytest.raises(errors.OptionError, match=r"bad number of hands 2147483647: their results need 64\.0 GiB"):
+    need = r"bad number of hands 2147483647: their results need 64\.0 GiB"
+    with pytest.raises(errors.OptionError, match=need):
         scopa.random_playouts("scopa", 2**31 - 1, seed=1)

@@ -159,6 +159,25 @@ def _check_score(score: Any, name: str = "score") -> tuple[int, int] | None:
     return (score[0], score[1])
 
 
+def _replay(deal: State, plays: Sequence[Move | str], where: str | None = None) -> tuple[list[Move], State]:
+    """The legal moves ``plays`` (moves or move notation) stand for, and the position after
+    them, each checked where it is made; a :class:`RecordError` names the play (and ``where``)."""
+    state = deal
+    moves = []
+    for j, play in enumerate(plays):
+        at = f"play {j + 1} ({show(play) if isinstance(play, str) else play})"
+        at = at if where is None else f"{where}, {at}"
+        if state.is_over:
+            raise RecordError(f"{at}: the hand is already over")
+        try:
+            m = state.resolve(play)
+        except ScopaError as exc:
+            raise RecordError(f"{at}: {exc}") from None
+        moves.append(m)
+        state = state.play(m)
+    return moves, state
+
+
 def _score_mismatch(
     state: State, score: tuple[int, int] | None, shown: Any, name: str = "score"
 ) -> str | None:
@@ -259,22 +278,10 @@ class HandRecord:
             and end.origin == self.deal
             and tuple(m for _, m in end.history) == self.plays
         ):
-            end = self._replay_to_end()
+            end = _replay(self.deal, self.plays)[1]
         why = _score_mismatch(end, self.score, self.score)
         if why is not None:
             raise RecordError(why)
-
-    def _replay_to_end(self) -> State:
-        """The position after the plays, each checked legal where it is made."""
-        state = self.deal
-        for j, m in enumerate(self.plays):
-            if state.is_over:
-                raise RecordError(f"play {j + 1} ({m}): the hand is already over")
-            try:
-                state = state.play(m)
-            except ScopaError as exc:
-                raise RecordError(f"play {j + 1} ({m}): {exc}") from None
-        return state
 
     @property
     def rules(self) -> Rules:
@@ -388,17 +395,7 @@ class HandRecord:
         plays = obj["plays"]
         if not isinstance(plays, list) or len(plays) > 40:
             raise RecordError(f"{where}: 'plays' must be a list of at most 40 moves")
-        state = deal
-        moves = []
-        for j, text_move in enumerate(plays):
-            if state.is_over:
-                raise RecordError(f"{where}, play {j + 1} ({show(text_move)}): the hand is already over")
-            try:
-                m = state.resolve(text_move)
-            except ScopaError as exc:
-                raise RecordError(f"{where}, play {j + 1} ({show(text_move)}): {exc}") from None
-            moves.append(m)
-            state = state.play(m)
+        moves, state = _replay(deal, plays, where)
         raw_score = obj.get(score_field)
         try:
             score = _check_score(raw_score, score_field)
