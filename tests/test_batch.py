@@ -323,6 +323,67 @@ def test_one_ctrl_c_stops_the_batch_command_quietly(tmp_path, workers):
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
+def _children(pid: int) -> list[int]:
+    """The pids of ``pid``'s child processes (from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the workers in /proc (Linux)")
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_the_workers_of_a_killed_batch_command_end_with_it(tmp_path, how):
+    # the parent killed (SIGKILL) or ended by a signal it does not handle (SIGTERM, as from
+    # timeout or docker stop): its local pool's workers end too, within a second or so, instead of
+    # waiting for work forever holding its output open (the reader of its output would hang)
+    src, out = tmp_path / "full.jsonl", tmp_path / "out.jsonl"
+    with open(src, "w") as f:
+        for i in range(8):
+            s = scopa.State.deal("scopone_scientifico", seed=i)
+            f.write(json.dumps({"id": i, "position": s.to_string()}) + "\n")
+    cmd = [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--workers", "2"]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+            workers = [p for p in _children(proc.pid) if _alive(p)]
+        assert len(workers) >= 2, proc.stderr.read() if proc.poll() is not None and proc.stderr else workers
+        time.sleep(1.0)  # the workers are solving deals that take far longer than the test
+        proc.send_signal(how)
+        _, err = proc.communicate(timeout=60)  # the output closes: no worker holds it
+        deadline = time.monotonic() + 30
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(p) for p in workers), "a worker outlived its parent"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    assert proc.returncode == -how
+
+
 def test_a_chunk_that_keeps_killing_its_worker_raises():
     # A chunk whose worker dies every time (os._exit, a crash in native code) once broke the
     # pool forever: the pool was replaced and the chunk rerun without end. It runs alone after

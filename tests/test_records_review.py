@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -825,3 +826,16 @@ def test_what_the_schema_leaves_optional_load_leaves_optional():
         lighter = _without(unfinished, path)
         jsonschema.validate(lighter, schema())
         assert load_record(lighter).hands == load_record(unfinished).hands
+
+
+def test_a_play_that_is_no_move_is_named_within_bounds():
+    # (found by the fuzzer) the message quotes a bad play through the bounded repr: an int too
+    # long for str() or a list nested too deep for repr() is a RecordError, not a ValueError or
+    # a RecursionError of the message itself
+    rec = hand_of_four_plays().record().to_json()
+    deep: list[Any] = []
+    for _ in range(5000):
+        deep = [deep]
+    for bad in (10**5000, deep, None):
+        with pytest.raises(RecordError, match=r"the hand, play 1 \(.*\): "):
+            HandRecord.from_json({**rec, "plays": [bad]})

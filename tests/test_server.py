@@ -202,12 +202,79 @@ def test_request_size_and_queue_limits(server):
         assert {r["id"] for r in got} == {0, 1, 2, "s"}
 
 
+def _raw(s: Server, head: bytes, body: bytes = b"", *, close: bool = False) -> bytes:
+    """Sends ``head`` and ``body`` on a plain socket to the server; returns what it answers
+    within 10 s (nothing when ``close``: the client goes away after sending)."""
+    import socket
+
+    host, port = s.base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head + body)
+        if close:
+            return b""
+        out = b""
+        try:
+            while b"\r\n\r\n" not in out or len(out.split(b"\r\n\r\n", 1)[1]) < 10:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                out += chunk
+        except TimeoutError:
+            pass
+        return out
+
+
+def test_a_body_too_large_by_its_length_is_refused_at_once_and_a_torn_one_quietly(server):
+    s = server("--max-request-bytes", "2000")
+    # a Content-Length over the limit: 413 at once, without waiting for the body it announces
+    t0 = time.monotonic()
+    head = b"POST /api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n"
+    answer = _raw(s, head)
+    assert answer.startswith(b"HTTP/1.1 413") and b"larger than 2000 bytes" in answer, answer
+    assert time.monotonic() - t0 < 5
+    # a client that goes away in the middle of its body: no reply to give, and no traceback in the log
+    torn = b"POST /api HTTP/1.1\r\nHost: x\r\nContent-Length: 1500\r\n\r\n"
+    for _ in range(3):
+        _raw(s, torn, b'{"cmd": "ping", "x": "' + b"a" * 200, close=True)
+    assert s.post({"cmd": "ping", "id": 1}) == (200, {"id": 1, "pong": True})  # the server goes on
+    s.stop()
+    assert s.proc.stderr is not None
+    log = s.proc.stderr.read()
+    assert "Traceback" not in log and "Exception in ASGI application" not in log, log
+
+
 def test_cors_is_configurable(server):
     s = server("--cors", "http://app.example")
     _, headers, _ = s.get("/health", headers={"Origin": "http://app.example"})
     assert headers.get("access-control-allow-origin") == "http://app.example"
     _, headers, _ = s.get("/health", headers={"Origin": "http://other.example"})
     assert "access-control-allow-origin" not in {k.lower() for k in headers}
+
+
+def test_api_takes_the_origins_the_websocket_takes(server):
+    # a page of another origin cannot make the server search: a form or a text/plain POST is
+    # sent by a browser without a preflight, so the origin is checked as /ws checks it
+    s = server("--cors", "http://app.example")
+    host = s.base.removeprefix("http://")
+
+    def post(origin: str | None) -> tuple[int, dict[str, Any]]:
+        headers = {"Content-Type": "text/plain"} | ({"Origin": origin} if origin else {})
+        req = urllib.request.Request(s.base + "/api", data=b'{"cmd": "ping", "id": 1}', headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    for allowed in (None, "http://app.example", f"http://{host}"):
+        assert post(allowed) == (200, {"id": 1, "pong": True})
+    status, reply = post("https://evil.example")
+    VALIDATOR.validate(reply)
+    assert status == 403 and reply["error"]["type"] == "ProtocolError"
+    assert (
+        "origin 'https://evil.example' is not allowed: start the server with --cors"
+        in reply["error"]["message"]
+    )
 
 
 def wait_idle(s: Server) -> dict[str, Any]:

@@ -568,7 +568,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=_count(MAX_JOBS), default=None, help="local processes (default: every core)"
     )
     bat.add_argument(
-        "--time", type=_seconds, default=0, metavar="SECONDS", help="limit per job (review: per play)"
+        "--time",
+        type=_seconds,
+        default=0,
+        metavar="SECONDS",
+        help="limit per job (review: per play; default 0: none)",
     )
     bat.set_defaults(func=_batch)
 

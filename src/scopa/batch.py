@@ -20,6 +20,7 @@ import os
 import signal
 import stat
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -74,7 +75,10 @@ def _address(executor: str) -> str:
     if address.startswith("dask://"):
         address = "tcp://" + address[len("dask://") :]
     if not address.startswith(("tcp://", "tls://", "inproc://")):
-        raise BatchError(f"bad executor {show(executor)}: expected 'dask://HOST:PORT' or an Executor")
+        raise BatchError(
+            f"bad executor {show(executor)}: expected a Dask scheduler's address, 'tcp://HOST:PORT'"
+            " (or 'dask://HOST:PORT', tls://, inproc://), or an Executor"
+        )
     return address
 
 
@@ -88,14 +92,29 @@ def _check_executor(executor: Executor | str | None, workers: int | None) -> Non
         raise BatchError(f"bad workers {show(workers)}: expected an int >= 1 or None")
 
 
-def _ignore_sigint() -> None:
-    """A local worker's initializer: Ctrl-C reaches the whole process group, but only the
-    parent handles it (it stops the workers), so no worker prints a KeyboardInterrupt."""
+#: seconds between a local worker's looks at whether the process that made its pool is alive
+PARENT_POLL = 0.5
+
+
+def _worker_init() -> None:
+    """A local worker's initializer. Ctrl-C reaches the whole process group, but only the
+    parent handles it (it stops the workers), so no worker prints a KeyboardInterrupt. And
+    a worker ends when its parent is gone (killed, or ended by a signal it does not handle,
+    such as ``timeout``'s SIGTERM): an orphan would wait for work forever, holding the
+    parent's standard output and error open."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    threading.Thread(target=_watch_parent, args=(parent,), name="scopa-parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:  # (an orphan is given another parent: init or a subreaper)
+        time.sleep(PARENT_POLL)
+    os._exit(1)
 
 
 def _pool(n: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
+    return ProcessPoolExecutor(max_workers=n, initializer=_worker_init)
 
 
 def executor_for(executor: Executor | str | None = None, workers: int | None = None) -> tuple[Executor, bool]:

@@ -165,7 +165,7 @@ def _replay(deal: State, plays: Sequence[Move | str], where: str | None = None) 
     state = deal
     moves = []
     for j, play in enumerate(plays):
-        at = f"play {j + 1} ({show(play) if isinstance(play, str) else play})"
+        at = f"play {j + 1} ({play if isinstance(play, Move) else show(play)})"
         at = at if where is None else f"{where}, {at}"
         if state.is_over:
             raise RecordError(f"{at}: the hand is already over")

@@ -6,7 +6,8 @@ A thin transport over :mod:`scopa.protocol`, like the stdio engine:
 - ``/ws`` is a WebSocket carrying the same JSON messages, several in flight at once, each
   reply matched to its request by ``id``: a cheap request sent after a search is answered
   before it; ``stop`` stops this connection's searches; closing the socket stops them too;
-  a browser's handshake is taken from the server's own pages and the ``cors_origins`` only;
+  a browser's handshake is taken from the server's own pages and the ``cors_origins`` only,
+  and so is a browser's ``POST /api`` (a request with an ``Origin`` header);
 - ``GET /health`` says the server is up, with its limits and its load;
 - ``GET /`` serves the browser app, when the package ships it.
 
@@ -244,6 +245,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.cors import CORSMiddleware
+    from starlette.requests import ClientDisconnect
     from starlette.requests import Request as HTTPRequest
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Mount, Route, WebSocketRoute, request_response
@@ -262,14 +264,25 @@ def create_app(config: ServerConfig | None = None) -> Any:
             return Response(
                 jsonio.dumps(reply), status_code=405, media_type="application/json", headers={"Allow": "POST"}
             )
+        origin = request.headers.get("origin")
+        if not _origin_allowed(origin, request.headers.get("host"), cfg.cors_origins):
+            # (a browser reads no reply it may not, but a form or a text/plain POST from any page
+            # would still run: a page of another origin must not spend this server's workers)
+            log.warning("api refused: origin %r is not allowed (scopa serve --cors)", origin)
+            why = f"origin {origin!r} is not allowed: start the server with --cors {origin}"
+            return respond(error_reply(None, "ProtocolError", why), 403)
+        too_large = error_reply(None, "ProtocolError", f"a request larger than {cfg.max_request_bytes} bytes")
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cfg.max_request_bytes:
+            return respond(too_large, 413)  # (at once: not after waiting for a body it will refuse)
         body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > cfg.max_request_bytes:
-                reply = error_reply(
-                    None, "ProtocolError", f"a request larger than {cfg.max_request_bytes} bytes"
-                )
-                return respond(reply, 413)
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > cfg.max_request_bytes:
+                    return respond(too_large, 413)
+        except ClientDisconnect:  # gone before its request was whole: no one to answer
+            return Response(status_code=400)
         try:  # (off the event loop: reading a record or a match replays its plays)
             req = await asyncio.get_running_loop().run_in_executor(None, protocol.parse, body)
         except RequestError as exc:
