@@ -150,6 +150,13 @@ function pause(ms) {
 function showError(err) {
   setStatus("error", `Error: ${err.message}`);
   console.warn(err);
+  // the computer was to move (or about to) when the engine failed: nothing of yours would ask
+  // it again, so a button does (it reconnects first, as every request does)
+  const m = game.match;
+  if (m && m.winner === null && !game.handOver && !game.busy && m.position.turn !== game.seat) {
+    $("go-on").hidden = false;
+    $("go-on").focus();
+  }
 }
 
 // ------------------------------------------------------------------ drawing
@@ -228,10 +235,13 @@ async function render() {
   const scoreText = `Match: ${teamName(me)} ${[a, b][me]}, ${teamName(1 - me)} ${[a, b][1 - me]} — to ${m.target}`;
   if ($("match-score").textContent !== scoreText) $("match-score").textContent = scoreText; // (a live region: said once)
   $("undo").disabled = !game.undo.length || game.busy;
-  $("hint").disabled = !mine || game.busy;
+  $("hint").disabled = !mine || game.busy || !!game.hinting;
   updateDownload();
-  // the focused card was redrawn (or hidden): focus your first playable card, else the status
-  if (document.activeElement === document.body || !document.activeElement) {
+  // the focused card was redrawn (or hidden), or the focused control is now disabled or hidden
+  // (Undo with nothing left to undo, Next hand), or the focus waited on the status line for your
+  // turn: focus your first playable card, else the status line
+  const at = document.activeElement;
+  if (!at || at === document.body || at === $("status") || at.disabled || !at.isConnected || at.closest("[hidden]")) {
     const first = hand.querySelector("button:not([disabled])");
     (first || $("status")).focus();
   }
@@ -267,7 +277,9 @@ async function newMatch() {
   game.deck = $("deck").value;
   game.player = $("difficulty").value || "pimc";
   const rules = $("game").value;
-  const target = Math.max(1, Math.min(99, parseInt($("target").value, 10) || 11));
+  const asked = parseInt($("target").value, 10);
+  const target = Number.isNaN(asked) ? 11 : Math.max(1, Math.min(99, asked));
+  $("target").value = target;
   const seed = new URLSearchParams(location.search).get("seed");
   const req = { cmd: "match_new", rules, target };
   if (seed !== null) req.seed = parseInt(seed, 10);
@@ -289,6 +301,7 @@ async function newMatch() {
 // Play the computer seats until it is your turn, the hand ends or the match is over.
 async function advance() {
   const token = game.token;
+  $("go-on").hidden = true;
   // (no earlier status stays up while the next turn is fetched and drawn)
   if (game.match.winner === null && !game.handOver) setStatus("waiting", "One moment…");
   while (game.match.winner === null && !game.handOver && token === game.token) {
@@ -388,7 +401,24 @@ async function submit(move) {
   }
 }
 
+function myTurn() {
+  const m = game.match;
+  return !!m && m.position.turn === game.seat && !game.handOver && m.winner === null;
+}
+
 async function hint() {
+  if (game.hinting || !myTurn()) return; // (one hint at a time: a second press waits for the first)
+  game.hinting = true;
+  $("hint").disabled = true;
+  try {
+    await giveHint();
+  } finally {
+    game.hinting = false;
+    $("hint").disabled = !myTurn() || game.busy;
+  }
+}
+
+async function giveHint() {
   const asked = game.match;
   const view = (await game.engine.ask({ cmd: "view", position: asked.position, seat: game.seat })).view;
   $("hint-text").textContent = "Thinking about a hint…";
@@ -467,7 +497,7 @@ function scoreTable(score) {
   const me = game.seat % 2;
   const cols = [me, 1 - me];
   const head = t.insertRow();
-  for (const text of ["", teamName(me), teamName(1 - me)]) head.append(Object.assign(document.createElement("th"), { textContent: text }));
+  for (const text of ["category", teamName(me), teamName(1 - me)]) head.append(Object.assign(document.createElement("th"), { textContent: text }));
   const c = score.categories;
   const detail = (name, key) => (c[name] && c[name][key] ? c[name][key] : null);
   const rows = [
@@ -493,12 +523,12 @@ function scoreTable(score) {
   return t;
 }
 
-function renderReview(box, review, record, board, mine) {
+function renderReview(box, review, record, board, mine, name = seatName) {
   box.replaceChildren();
   const rows = review.plays.filter((p) => mine(p.seat));
   const t = document.createElement("table");
   const head = t.insertRow();
-  for (const text of ["play", "move", "best", "loss", "mark", ""]) head.append(Object.assign(document.createElement("th"), { textContent: text }));
+  for (const text of ["play", "move", "best", "loss", "mark", "position"]) head.append(Object.assign(document.createElement("th"), { textContent: text }));
   for (const p of rows) {
     const r = t.insertRow();
     r.dataset.play = p.play;
@@ -523,9 +553,11 @@ function renderReview(box, review, record, board, mine) {
     b.addEventListener("click", () => showPlay(record, p.play, board));
     r.insertCell().append(b);
   }
-  const s = review.summary.seats;
+  // the points each seat lost in these plays (one hand's): the review's own summary is the record's
+  const lost = review.summary.seats.map(() => 0);
+  for (const q of review.plays) if (q.reviewed !== false) lost[q.seat] += q.loss;
   const p = document.createElement("p");
-  p.textContent = rows.length ? `Points lost per hand: ${s.map((x, i) => `${seatName(i)} ${x.loss_per_hand.toFixed(2)}`).join(", ")}.` : "No plays to review.";
+  p.textContent = rows.length ? `Points lost in this hand: ${lost.map((x, i) => `${name(i)} ${x.toFixed(2)}`).join(", ")}.` : "No plays to review.";
   box.append(t, p);
 }
 
@@ -604,7 +636,7 @@ async function loadRecord(file) {
   $("replay").hidden = false;
   $("replay-title").textContent = "Checking the record…";
   try {
-    const review = await game.engine.ask({ cmd: "review", record, time_ms: timeMs(50) });
+    const review = await reviewOverHttp(record, timeMs(50));
     const hands = record.format === "scopa-hand" ? [record] : record.hands;
     if (!hands.length) {
       $("replay-title").textContent = "The record holds no hand to replay.";
@@ -619,7 +651,9 @@ async function loadRecord(file) {
     const boxes = hands.map((hand, h) => {
       const box = document.createElement("div");
       const plays = review.plays.filter((p) => p.hand === h);
-      renderReview(box, { ...review, plays }, { deal: hand.deal, plays: hand.plays }, $("replay-board"), () => true);
+      const tags = record.tags || {};
+      const name = (seat) => tags[`Player${seat}`] || `seat ${seat}`;
+      renderReview(box, { ...review, plays }, { deal: hand.deal, plays: hand.plays }, $("replay-board"), () => true, name);
       if (hands.length > 1) box.prepend(Object.assign(document.createElement("h4"), { textContent: `Hand ${h + 1}` }));
       return box;
     });
@@ -630,14 +664,32 @@ async function loadRecord(file) {
   }
 }
 
+// A loaded record is reviewed over POST /api, not the game's WebSocket: a record too large for the
+// server is refused there with its reason (HTTP 413), and the game's connection stays open.
+async function reviewOverHttp(record, time_ms) {
+  let response;
+  try {
+    response = await fetch("api", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ cmd: "review", record, time_ms }) });
+  } catch (err) {
+    throw new Error(`cannot reach the engine: is scopa serve running? (${err.message})`);
+  }
+  const reply = await response.json().catch(() => ({ error: { message: `HTTP ${response.status}` } }));
+  if (reply.error) throw Object.assign(new Error(reply.error.message), { type: reply.error.type });
+  return reply;
+}
+
 async function showReplay() {
   // every hand of the record in turn: after the last play of a hand, Next goes to the next hand
   const hand = replay.hands[replay.hand];
+  const had = [$("replay-prev"), $("replay-next")].find((b) => b === document.activeElement);
   $("replay-prev").disabled = $("replay-next").disabled = true; // (until this step is drawn)
   await showPlay(hand, replay.step, $("replay-board"));
   const last = replay.hand === replay.hands.length - 1;
   $("replay-prev").disabled = replay.step === 0 && replay.hand === 0;
   $("replay-next").disabled = replay.step >= hand.plays.length && last;
+  // (disabled while it drew, the button pressed lost the focus: it gets it back, or the other one
+  // when it is now disabled, at either end)
+  if (had) (had.disabled ? [$("replay-prev"), $("replay-next")].find((b) => !b.disabled) || had : had).focus();
 }
 
 function replayStep(delta) {
@@ -656,7 +708,7 @@ function replayStep(delta) {
 // ------------------------------------------------------------------ wiring
 
 function keys(e) {
-  if (e.target.closest("input, select, textarea")) return;
+  if (e.target.closest("input, select, textarea") || e.ctrlKey || e.altKey || e.metaKey) return;
   const hand = [...document.querySelectorAll("#hand .card-button")];
   if (/^[0-9]$/.test(e.key)) {
     const i = e.key === "0" ? 9 : parseInt(e.key, 10) - 1;
@@ -704,6 +756,7 @@ async function main() {
     await advance().catch(showError);
   });
   $("hint").addEventListener("click", () => hint().catch(showError));
+  $("go-on").addEventListener("click", () => advance().catch(showError));
   $("undo").addEventListener("click", () => undo().catch(showError));
   $("show-played").addEventListener("click", () => {
     const p = $("played");
