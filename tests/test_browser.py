@@ -340,6 +340,11 @@ def test_phone_width(server, browser, tmp_path):
         " e => e.getBoundingClientRect().height)"
     )
     assert heights and min(heights) >= 24, heights
+    sizes = d.execute_script(
+        "return ['download', 'load', 'animate'].map(id => {"
+        " const r = document.getElementById(id).getBoundingClientRect(); return [id, r.width, r.height]; })"
+    )
+    assert all(w >= 24 and h >= 24 for _, w, h in sizes), sizes  # the records' controls and the checkbox too
     shots(d, tmp_path, "phone")
     assert not console_errors(d)
 
