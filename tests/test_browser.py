@@ -233,6 +233,8 @@ def test_a_whole_scopa_hand_with_a_capture_choice_undo_score_and_review(server, 
         time.sleep(0.05)
     play_to_hand_end(d)
     assert state(d) in ("hand-over", "match-over")
+    until(lambda: "0 cards" in d.find_element(By.ID, "opponents").text)
+    assert "(to move)" not in d.find_element(By.ID, "opponents").text  # nobody is, once it is over
     score = d.find_element(By.ID, "score").text
     assert "total" in score and "cards" in score and "primiera" in score
     deadline = time.monotonic() + 60
@@ -494,8 +496,11 @@ def test_hint_waits_for_its_answer_and_the_focus_is_never_dropped(server, browse
     until(lambda: "Undone" in d.find_element(By.ID, "log").text)
     wait_for(d, ("your-turn",))
     until(lambda: focused(d) == "hand", show=lambda: focused(d))
-    # the list of what happened scrolls from the keyboard: it is in the tab order
-    assert d.find_element(By.ID, "log").get_attribute("tabindex") == "0"
+    # the list of what happened scrolls from the keyboard: it is in the tab order; the latest
+    # entry comes first, so the list counts down; it names the game as the page does
+    log = d.find_element(By.ID, "log")
+    assert log.get_attribute("tabindex") == "0" and log.get_attribute("reversed") is not None
+    assert "New match of Scopa (2 players) to 11" in log.text
     # no header cell is empty (the score's and the review's tables)
     assert not console_errors(d)
 

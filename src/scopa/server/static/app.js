@@ -174,10 +174,11 @@ async function render() {
   view.hands.forEach((h, seat) => {
     if (seat === game.seat) return;
     const div = document.createElement("div");
-    div.className = "seat" + (view.turn === seat ? " turn" : "");
+    const toMove = view.turn === seat && !game.handOver && m.winner === null; // (none once the hand is over)
+    div.className = "seat" + (toMove ? " turn" : "");
     div.dataset.seat = seat;
     const label = document.createElement("p");
-    label.textContent = `${seatName(seat)}: ${h} card${h === 1 ? "" : "s"}` + (view.turn === seat ? " (to move)" : "");
+    label.textContent = `${seatName(seat)}: ${h} card${h === 1 ? "" : "s"}` + (toMove ? " (to move)" : "");
     const cards = document.createElement("div");
     cards.className = "seat-cards";
     cards.setAttribute("aria-hidden", "true"); // the label above says how many: not one alt a card
@@ -294,7 +295,8 @@ async function newMatch() {
   $("log").replaceChildren();
   $("hand-end").hidden = true;
   $("hint-text").textContent = "";
-  log(`New match of ${rules} to ${target}: ${seatName(game.match.dealer)} deal${game.match.dealer === game.seat ? "" : "s"}.`);
+  const gameName = $("game").selectedOptions[0]?.textContent || rules;
+  log(`New match of ${gameName} to ${target}: ${seatName(game.match.dealer)} deal${game.match.dealer === game.seat ? "" : "s"}.`);
   await advance();
 }
 
