@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import os
 import select
+import signal
 import stat
 import sys
 import threading
@@ -195,12 +196,16 @@ class _WatchedInput:
     ``readline`` gives ``b""`` (the end) as soon as the reader of the output has gone away,
     even while no input comes."""
 
-    def __init__(self, fd: int, gone: int) -> None:
+    def __init__(self, fd: int, gone: int, wake: int | None = None) -> None:
         self.fd = fd
         self.poller = select.poll()
         self.poller.register(fd, select.POLLIN)
         self.poller.register(gone, select.POLLIN)
         self.gone = gone
+        # the signal wakeup pipe (see _SignalWake): a Ctrl-C taken by another thread wakes the wait
+        self.wake = wake
+        if wake is not None:
+            self.poller.register(wake, select.POLLIN)
         self.buffer = bytearray()
         self.ended = False
 
@@ -216,9 +221,48 @@ class _WatchedInput:
             events = dict(self.poller.poll())
             if self.gone in events:
                 return b""  # the reader of the output has gone away: the input ends here
+            if self.wake is not None and self.wake in events:
+                _drain(self.wake)  # (a signal: back in Python code, this thread runs its handler)
+                if self.fd not in events:
+                    continue
             chunk = os.read(self.fd, 1 << 16)
             self.ended = not chunk
             self.buffer += chunk
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 512):
+            pass
+    except BlockingIOError:
+        pass
+
+
+class _SignalWake:
+    """A pipe Python writes a byte to whenever a signal arrives (``signal.set_wakeup_fd``), for
+    the main thread's wait on its input. The kernel may hand a process's Ctrl-C to any of its
+    threads that does not block it (a search thread, a native thread of NumPy's BLAS); Python
+    runs the handler in the main thread, but a main thread asleep in ``poll`` was only woken
+    when the signal reached it itself: otherwise serve went on waiting for input, its search
+    running (about one Ctrl-C in eight under load). Made in the main thread only; :meth:`end`
+    puts back the wakeup fd it replaced."""
+
+    def __init__(self) -> None:
+        self.fd, self._w = os.pipe()
+        os.set_blocking(self.fd, False)
+        os.set_blocking(self._w, False)
+        self._old = signal.set_wakeup_fd(self._w, warn_on_full_buffer=False)
+
+    @classmethod
+    def start(cls) -> _SignalWake | None:
+        if threading.current_thread() is not threading.main_thread():
+            return None
+        return cls()
+
+    def end(self) -> None:
+        signal.set_wakeup_fd(self._old)
+        os.close(self.fd)
+        os.close(self._w)
 
 
 def _reader_watchable(out: IO[str], stdin: IO[Any] | None) -> tuple[int, int] | None:
@@ -261,8 +305,9 @@ def serve(
     fds = _reader_watchable(out, stdin)
     watch = _ReaderWatch(session, fds[0]) if fds is not None else None
     source: Any = stdin
+    wake = _SignalWake.start() if watch is not None else None
     if watch is not None and fds is not None:
-        source = _WatchedInput(fds[1], watch.gone_r)
+        source = _WatchedInput(fds[1], watch.gone_r, wake.fd if wake is not None else None)
     elif source is None:
         source = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     status = 0
@@ -276,6 +321,8 @@ def serve(
     finally:
         if watch is not None:
             watch.end()
+        if wake is not None:
+            wake.end()
     return status
 
 
