@@ -152,8 +152,7 @@ function showError(err) {
   console.warn(err);
   // the computer was to move (or about to) when the engine failed: nothing of yours would ask
   // it again, so a button does (it reconnects first, as every request does)
-  const m = game.match;
-  if (m && m.winner === null && !game.handOver && !game.busy && m.position.turn !== game.seat) {
+  if (inPlay() && !myTurn() && !game.busy) {
     $("go-on").hidden = false;
     $("go-on").focus();
   }
@@ -174,7 +173,7 @@ async function render() {
   view.hands.forEach((h, seat) => {
     if (seat === game.seat) return;
     const div = document.createElement("div");
-    const toMove = view.turn === seat && !game.handOver && m.winner === null; // (none once the hand is over)
+    const toMove = view.turn === seat && inPlay(); // (none once the hand is over)
     div.className = "seat" + (toMove ? " turn" : "");
     div.dataset.seat = seat;
     const label = document.createElement("p");
@@ -209,7 +208,7 @@ async function render() {
   // your hand: every card a button
   const hand = $("hand");
   hand.replaceChildren();
-  const mine = view.turn === game.seat && !game.handOver && m.winner === null;
+  const mine = myTurn();
   view.hands[game.seat].forEach((card, i) => {
     const b = document.createElement("button");
     b.type = "button";
@@ -236,7 +235,7 @@ async function render() {
   const scoreText = `Match: ${teamName(me)} ${[a, b][me]}, ${teamName(1 - me)} ${[a, b][1 - me]} — to ${m.target}`;
   if ($("match-score").textContent !== scoreText) $("match-score").textContent = scoreText; // (a live region: said once)
   $("undo").disabled = !game.undo.length || game.busy;
-  $("hint").disabled = !mine || game.busy || !!game.hinting;
+  updateHint();
   updateDownload();
   // the focused card was redrawn (or hidden), or the focused control is now disabled or hidden
   // (Undo with nothing left to undo, Next hand), or the focus waited on the status line for your
@@ -403,20 +402,28 @@ async function submit(move) {
   }
 }
 
+// A hand being played (a match, not over, its hand not over), and whether it is your turn in it.
+function inPlay() {
+  return !!game.match && game.match.winner === null && !game.handOver;
+}
+
 function myTurn() {
-  const m = game.match;
-  return !!m && m.position.turn === game.seat && !game.handOver && m.winner === null;
+  return inPlay() && game.match.position.turn === game.seat;
+}
+
+function updateHint() {
+  $("hint").disabled = !myTurn() || game.busy || !!game.hinting;
 }
 
 async function hint() {
   if (game.hinting || !myTurn()) return; // (one hint at a time: a second press waits for the first)
   game.hinting = true;
-  $("hint").disabled = true;
+  updateHint();
   try {
     await giveHint();
   } finally {
     game.hinting = false;
-    $("hint").disabled = !myTurn() || game.busy;
+    updateHint();
   }
 }
 
