@@ -274,13 +274,13 @@ def test_a_whole_scopone_scientifico_hand(server, browser, tmp_path):
     assert not console_errors(d)
 
 
-def load_played(d: Any, server: str, path: Path, hands: int = 1) -> scopa.Match:
-    """A match of ``hands`` hands played by first legal moves, saved to ``path`` and loaded
-    into the page at ``server``."""
+def load_played(d: Any, server: str, path: Path, hands: int = 1, **tags: str) -> scopa.Match:
+    """A match of ``hands`` hands played by first legal moves, saved to ``path`` (with
+    ``tags``) and loaded into the page at ``server``."""
     m = scopa.Match("scopa", seed=2)
     while len(m.hands) < hands:
         m.play(m.state.legal_moves()[0])
-    m.record({"Event": "loaded"}).save(path)
+    m.record({"Event": "loaded", **tags}).save(path)
     d.get(server + "/")
     wait_for(d, ("idle",))
     d.find_element(By.ID, "load").send_keys(str(path))
@@ -425,7 +425,7 @@ def test_a_two_hand_record_replays_every_hand(server, browser, tmp_path):
     d = browser
     m = load_played(d, server, tmp_path / "two.json", hands=2)
     until(lambda: "A record of 2 hand(s), 72 plays" in d.find_element(By.ID, "replay-title").text)
-    assert len(d.find_elements(By.CSS_SELECTOR, "#replay-review h4")) == 2
+    assert len(d.find_elements(By.CSS_SELECTOR, "#replay-review h3")) == 2
     for _ in range(36):  # through the 36 plays of hand 1 to its end
         until(lambda: d.find_element(By.ID, "replay-next").is_enabled())
         d.find_element(By.ID, "replay-next").click()
@@ -507,7 +507,7 @@ def test_hint_waits_for_its_answer_and_the_focus_is_never_dropped(server, browse
 
 def test_the_replay_steps_from_the_keyboard_and_names_the_records_players(server, browser, tmp_path):
     d = browser
-    load_played(d, server, tmp_path / "game.json")
+    load_played(d, server, tmp_path / "game.json", Player0="Ada", Player1="Bo")
     until(lambda: "A record of 1 hand(s), 36 plays" in d.find_element(By.ID, "replay-title").text)
     d.execute_script("document.getElementById('replay-next').focus()")
     for step in (2, 3, 4):  # each Enter on Next play steps on: the button keeps the focus
@@ -517,7 +517,9 @@ def test_the_replay_steps_from_the_keyboard_and_names_the_records_players(server
         )
         until(lambda: focused(d) == "replay-next", timeout=10, show=lambda: focused(d))
     summary = d.find_element(By.CSS_SELECTOR, "#replay-review p").text
-    assert summary.startswith("Points lost in this hand: seat 0 ") and "seat 1 " in summary, summary
+    assert summary.startswith("Points lost in this hand: Ada ") and ", Bo " in summary, summary
+    board = d.find_element(By.ID, "replay-board").text  # the hands by the record's names
+    assert "Ada:" in board and "Bo:" in board and "seat" not in board, board
     heads = d.execute_script(
         "return Array.from(document.querySelectorAll('#replay-review th'), t => t.textContent)"
     )
@@ -597,3 +599,80 @@ def test_a_connection_lost_while_the_computer_thinks_goes_on_from_a_button(brows
             if p is not None and p.poll() is None:
                 p.terminate()
                 p.wait(10)
+
+
+def saved(d: Any) -> Any:
+    """The match the page saved in the browser's storage (None if none)."""
+    return d.execute_script(
+        "try { return JSON.parse(localStorage.getItem('scopa.match')) } catch { return 'not JSON' }"
+    )
+
+
+def test_a_reload_goes_on_with_the_match(server, browser):
+    # found by an audit: a reload or Back lost the match in play. It is saved in the browser
+    # whenever it is drawn: the hand, the log and Undo are all there after a reload, and a hand
+    # over comes back with its score and its review
+    d = browser
+    start(d, server, "scopa", 5)
+    wait_for(d, ("your-turn",))
+    first = hand_cards(d)[0]
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{first}"]').click()
+    time.sleep(0.05)
+    for b in d.find_elements(By.CSS_SELECTOR, "#captures button")[:1]:
+        b.click()
+    until(lambda: first not in hand_cards(d) and state(d) == "your-turn")
+    hand, log = hand_cards(d), d.find_element(By.ID, "log").text
+    assert saved(d)["match"]["position"]["turn"] == 0
+    d.refresh()
+    wait_for(d, ("your-turn",))
+    assert hand_cards(d) == hand
+    text = d.find_element(By.ID, "log").text
+    assert text.startswith("The match saved in this browser goes on.") and text.endswith(log), text
+    assert Select(d.find_element(By.ID, "difficulty")).first_selected_option.get_attribute("value") == (
+        "greedy"
+    )
+    assert d.find_element(By.ID, "undo").is_enabled()  # what was before your play is kept too
+    d.find_element(By.ID, "undo").click()
+    until(lambda: first in hand_cards(d) and state(d) == "your-turn")
+    play_to_hand_end(d)
+    s = state(d)
+    assert s == "hand-over", s
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    d.refresh()
+    wait_for(d, ("hand-over",))
+    assert "total" in d.find_element(By.ID, "score").text
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    # the review's boards name the seats as the table does
+    d.find_element(By.CSS_SELECTOR, "#review tr[data-play] button").click()
+    until(lambda: "Before play" in d.find_element(By.ID, "review-board").text, timeout=10)
+    board = d.find_element(By.ID, "review-board").text
+    assert "you:" in board and "the computer:" in board and "seat" not in board, board
+    d.find_element(By.ID, "next-hand").click()
+    wait_for(d, ("your-turn",))
+    assert len(hand_cards(d)) == 3 and saved(d)["handOver"] is None
+    assert not console_errors(d)
+
+
+def test_a_saved_match_that_cannot_go_on_is_forgotten(server, browser):
+    d = browser
+    d.get(server + "/")
+    wait_for(d, ("idle",))
+    good = {"version": 1, "undo": [], "handOver": None, "seat": 0, "deck": "french", "player": "greedy",
+            "game": "scopa", "target": 11, "log": [["a line", False]]}  # fmt: skip
+    for stored, says in (
+        ("not json", "Choose a game"),
+        (json.dumps({**good, "version": 2, "match": {"winner": None}}), "Choose a game"),
+        (json.dumps({**good, "player": "nobody", "match": {"winner": None}}), "Choose a game"),
+        # the engine refuses the match itself (a record edited by hand, another version)
+        (json.dumps({**good, "match": {"winner": None, "position": "garbage"}}), "could not go on"),
+    ):
+        d.execute_script("localStorage.setItem('scopa.match', arguments[0])", stored)
+        d.refresh()
+        # (the page's first words say "Choose a game" too: it is done when the storage is empty)
+        until(lambda says=says: saved(d) is None and says in d.find_element(By.ID, "status").text, timeout=30)
+        assert state(d) == "idle", d.find_element(By.ID, "status").text
+        assert not d.find_element(By.ID, "board").is_displayed()
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+    d.find_element(By.ID, "new-game").click()
+    wait_for(d, ("your-turn", "hand-over"))
+    assert saved(d)["match"]["winner"] is None

@@ -79,7 +79,94 @@ const game = {
   handOver: null, // {final, events, points} while the end of a hand is shown
   token: 0, // bumped by a new match or an undo: a computer turn in flight then stops
   maxTimeMs: null, // the server's longest search (hello's max_time_ms; null: no limit)
+  logEntries: [], // [text, big] of the log's lines, oldest first: saved with the match
 };
+
+// ------------------------------------------------------------------ the match kept in this browser
+
+// The match in play is saved in this browser (localStorage) whenever it is drawn, so that a
+// reload, Back or a closed tab goes on where it was; a match over is forgotten.
+const SAVED = "scopa.match";
+const MAX_LOG = 300;
+
+function saveMatch() {
+  try {
+    if (!game.match || game.match.winner !== null) return localStorage.removeItem(SAVED);
+    const saved = {
+      version: 1,
+      match: game.match,
+      undo: game.undo,
+      handOver: game.handOver,
+      seat: game.seat,
+      deck: game.deck,
+      player: game.player,
+      game: $("game").value,
+      target: game.match.target,
+      log: game.logEntries,
+    };
+    localStorage.setItem(SAVED, JSON.stringify(saved));
+  } catch (err) {
+    console.warn("the match could not be saved in this browser:", err); // (storage full or off)
+  }
+}
+
+// The saved match, if there is one this page can go on with, else null (and it is forgotten).
+function savedMatch(players) {
+  let saved;
+  try {
+    saved = JSON.parse(localStorage.getItem(SAVED));
+  } catch {
+    saved = null;
+  }
+  const fine =
+    saved &&
+    saved.version === 1 &&
+    saved.match &&
+    typeof saved.match === "object" &&
+    saved.match.winner === null &&
+    Array.isArray(saved.undo) &&
+    Array.isArray(saved.log) &&
+    Number.isInteger(saved.seat) &&
+    saved.deck in SUITS &&
+    players.includes(saved.player) &&
+    [...$("game").options].some((o) => o.value === saved.game);
+  if (!fine) {
+    try {
+      localStorage.removeItem(SAVED);
+    } catch {
+      // (storage off: nothing was saved either)
+    }
+    return null;
+  }
+  return saved;
+}
+
+async function resumeMatch(saved) {
+  const token = ++game.token;
+  Object.assign(game, { match: saved.match, undo: saved.undo, handOver: saved.handOver, seat: saved.seat });
+  Object.assign(game, { deck: saved.deck, player: saved.player, logEntries: [] });
+  $("game").value = saved.game;
+  $("difficulty").value = saved.player;
+  $("deck").value = saved.deck;
+  $("target").value = saved.target;
+  $("log").replaceChildren();
+  for (const [text, big] of saved.log) log(String(text), !!big);
+  log("The match saved in this browser goes on.");
+  try {
+    if (game.handOver) await handOver();
+    else await advance();
+  } catch (err) {
+    if (token !== game.token) throw err; // (a new match meanwhile: its own error)
+    // the engine refused what was saved (another version of scopa, a record edited by hand):
+    // forgotten, and the page starts afresh
+    Object.assign(game, { match: null, undo: [], handOver: null, logEntries: [] });
+    saveMatch();
+    $("board").hidden = true;
+    $("hand-end").hidden = true;
+    $("log").replaceChildren();
+    setStatus("idle", `The saved match could not go on (${err.message}). Choose a game and press New match.`);
+  }
+}
 
 // A search's time in milliseconds: what the app would like, or the server's most if less
 // (scopa serve --max-time): a request above it would be refused.
@@ -137,6 +224,12 @@ function setStatus(state, text) {
 }
 
 function log(text, big = false) {
+  game.logEntries.push([text, big]);
+  if (game.logEntries.length > MAX_LOG) game.logEntries.shift();
+  logLine(text, big);
+}
+
+function logLine(text, big) {
   const li = document.createElement("li");
   li.textContent = text;
   if (big) li.className = "big";
@@ -161,6 +254,7 @@ function showError(err) {
 // ------------------------------------------------------------------ drawing
 
 async function render() {
+  saveMatch();
   const m = game.match;
   // at the end of a hand its last position stays on the table until Next hand
   const position = game.handOver ? game.handOver.final : m.position;
@@ -291,6 +385,7 @@ async function newMatch() {
   game.handOver = null;
   game.selected.clear();
   game.pendingCard = null;
+  game.logEntries = [];
   $("log").replaceChildren();
   $("hand-end").hidden = true;
   $("hint-text").textContent = "";
@@ -559,7 +654,7 @@ function renderReview(box, review, record, board, mine, name = seatName) {
     b.type = "button";
     b.textContent = "show";
     b.setAttribute("aria-label", `show the position at play ${p.play + 1}`);
-    b.addEventListener("click", () => showPlay(record, p.play, board));
+    b.addEventListener("click", () => showPlay(record, p.play, board, name));
     r.insertCell().append(b);
   }
   // the points each seat lost in these plays (one hand's): the review's own summary is the record's
@@ -571,15 +666,15 @@ function renderReview(box, review, record, board, mine, name = seatName) {
 }
 
 // The position before play `index` of a hand (after its last play when index is the count of plays).
-async function showPlay(record, index, board) {
+async function showPlay(record, index, board, name = seatName) {
   let position = record.deal;
   for (const move of record.plays.slice(0, index)) position = (await game.engine.ask({ cmd: "play", position, move })).position;
   const title = index < record.plays.length ? `Before play ${index + 1} (${moveText(record.plays[index])}):` : "After the last play:";
-  board.replaceChildren(drawFull(position, title));
+  board.replaceChildren(drawFull(position, title, name));
 }
 
 // A position with every hand face up: for replays and reviews, after the hand.
-function drawFull(position, title) {
+function drawFull(position, title, name = seatName) {
   const wrap = document.createElement("div");
   const h = document.createElement("p");
   h.textContent = title;
@@ -594,8 +689,8 @@ function drawFull(position, title) {
   position.hands.forEach((cards, seat) => {
     const row = document.createElement("div");
     row.className = "mini";
-    row.setAttribute("aria-label", `seat ${seat}`);
-    row.append(`seat ${seat}: `);
+    row.setAttribute("aria-label", `${name(seat)}'s hand`);
+    row.append(`${name(seat)}: `);
     for (const c of cards) row.append(cardImage(c));
     wrap.append(row);
   });
@@ -630,7 +725,7 @@ function updateDownload() {
   a.setAttribute("aria-disabled", record ? "false" : "true");
 }
 
-const replay = { record: null, hand: 0, step: 0, positions: [] };
+const replay = { record: null, hand: 0, step: 0, name: (seat) => `seat ${seat}` };
 
 async function loadRecord(file) {
   const text = await file.text();
@@ -657,13 +752,13 @@ async function loadRecord(file) {
     replay.hand = 0;
     replay.step = 0;
     $("replay-title").textContent = `A record of ${hands.length} hand(s), ${review.plays.length} plays. Step through it:`;
+    const tags = record.tags || {};
+    replay.name = (seat) => tags[`Player${seat}`] || `seat ${seat}`;
     const boxes = hands.map((hand, h) => {
       const box = document.createElement("div");
       const plays = review.plays.filter((p) => p.hand === h);
-      const tags = record.tags || {};
-      const name = (seat) => tags[`Player${seat}`] || `seat ${seat}`;
-      renderReview(box, { ...review, plays }, { deal: hand.deal, plays: hand.plays }, $("replay-board"), () => true, name);
-      if (hands.length > 1) box.prepend(Object.assign(document.createElement("h4"), { textContent: `Hand ${h + 1}` }));
+      renderReview(box, { ...review, plays }, { deal: hand.deal, plays: hand.plays }, $("replay-board"), () => true, replay.name);
+      if (hands.length > 1) box.prepend(Object.assign(document.createElement("h3"), { textContent: `Hand ${h + 1}` }));
       return box;
     });
     $("replay-review").replaceChildren(...boxes);
@@ -692,7 +787,7 @@ async function showReplay() {
   const hand = replay.hands[replay.hand];
   const had = [$("replay-prev"), $("replay-next")].find((b) => b === document.activeElement);
   $("replay-prev").disabled = $("replay-next").disabled = true; // (until this step is drawn)
-  await showPlay(hand, replay.step, $("replay-board"));
+  await showPlay(hand, replay.step, $("replay-board"), replay.name);
   const last = replay.hand === replay.hands.length - 1;
   $("replay-prev").disabled = replay.step === 0 && replay.hand === 0;
   $("replay-next").disabled = replay.step >= hand.plays.length && last;
@@ -735,8 +830,9 @@ function keys(e) {
 
 async function main() {
   game.engine = engine;
+  let hello;
   try {
-    const hello = await engine.ask({ cmd: "hello" });
+    hello = await engine.ask({ cmd: "hello" });
     game.maxTimeMs = hello.max_time_ms ?? null;
     const select = $("difficulty");
     const groups = [
@@ -784,6 +880,8 @@ async function main() {
   $("animate").addEventListener("change", () => document.body.classList.toggle("animate", $("animate").checked));
   document.addEventListener("keydown", keys);
   updateDownload();
+  const saved = savedMatch([...(hello.levels || []), ...hello.players]);
+  if (saved) await resumeMatch(saved).catch(showError);
 }
 
 main();
