@@ -173,6 +173,20 @@ def test_stop_over_websocket(server):
         assert replies["long"]["best"] is not None
 
 
+def test_a_binary_message_gets_an_error_and_the_connection_stays_open(server):
+    # found by an audit: a binary frame was read as if it were text; the protocol's messages are
+    # JSON in text frames (docs/server.md), so a client sending a Blob or bytes by mistake is told
+    s = server()
+    with connect(s.ws_url) as ws:
+        for data in (b'{"cmd": "ping", "id": 1}', b"\xff\xfe", b""):
+            ws.send(data)
+            reply = ws_recv(ws)
+            assert reply["id"] is None and reply["error"]["type"] == "ProtocolError", reply
+            assert "binary" in reply["error"]["message"] and "text" in reply["error"]["message"]
+        ws.send(json.dumps({"cmd": "ping", "id": 2}))
+        assert ws_recv(ws) == {"id": 2, "pong": True}
+
+
 def test_request_size_and_queue_limits(server):
     s = server("--workers", "1", "--max-queued", "2", "--max-in-flight", "3", "--max-request-bytes", "2000")
     big = json.dumps({"cmd": "legal", "id": 1, "position": "x" * 3000}).encode()

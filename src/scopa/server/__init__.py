@@ -52,6 +52,9 @@ Info = Callable[[dict[str, Any]], None]
 #: times ``max_request_bytes`` (and 1 MiB); a smaller one over the limit gets an error reply.
 WS_FRAME_FACTOR = 16
 
+#: The error a binary WebSocket message gets: requests are JSON text, one per text message.
+BINARY_REFUSED = "a binary WebSocket message: send each request as JSON in a text message"
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -367,10 +370,12 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
-                text = message.get("text")
-                data: str | bytes = text if text is not None else (message.get("bytes") or b"")
+                data = message.get("text")
+                if data is None:  # a binary frame: the protocol's messages are text
+                    await send(error_reply(None, "ProtocolError", BINARY_REFUSED))
+                    continue
                 size = len(data)
-                if isinstance(data, str) and size <= cfg.max_request_bytes:
+                if size <= cfg.max_request_bytes:
                     size = len(data.encode("utf-8", "surrogatepass"))  # the limit is in bytes
                 if size > cfg.max_request_bytes:
                     await send(
