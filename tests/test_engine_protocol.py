@@ -446,27 +446,104 @@ def test_engine_ctrl_c_ends_it_with_130(searching):
         assert proc.returncode == 130 and b"Traceback" not in err
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc"), reason="picks a thread in /proc (Linux)")
-def test_engine_ctrl_c_taken_by_another_thread_still_ends_it():
-    # the kernel may give a process's SIGINT to any thread that does not block it (a search
-    # thread, a native thread of NumPy's BLAS); the main thread, asleep waiting for input, was
-    # then never woken: the engine went on (about one Ctrl-C in eight under load). Here the
-    # signal goes to another thread on purpose (tgkill): it hung every time before the fix.
+def _sigint_to_another_thread(pid: int) -> None:
+    """Send SIGINT to a thread of process ``pid`` other than its main thread (tgkill)."""
     import ctypes
 
     tgkill = getattr(ctypes.CDLL(None, use_errno=True), "tgkill", None)
     if tgkill is None:
         pytest.skip("no tgkill in this C library")
+    others = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid)
+    assert others  # (the search thread at least)
+    assert tgkill(pid, others[0], signal.SIGINT) == 0
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="picks a thread in /proc (Linux)")
+@pytest.mark.parametrize("waiting_for", ["input", "the search, its input ended"])
+def test_engine_ctrl_c_taken_by_another_thread_still_ends_it(waiting_for):
+    # the kernel may give a process's SIGINT to any thread that does not block it (a search
+    # thread, a native thread of NumPy's BLAS); the main thread, asleep waiting for input, was
+    # then never woken: the engine went on (about one Ctrl-C in eight under load). Here the
+    # signal goes to another thread on purpose (tgkill): it hung every time before the fix.
+    # Once its input has ended the engine waits for the searches asked for: a Ctrl-C there
+    # went unseen too (its main thread asleep in a join; hung every time, and about one run
+    # in two under load when the end of input came just after the Ctrl-C, as communicate's)
     with _engine_process("--max-time", "600") as proc:
-        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         _ask(proc, {"cmd": "ping", "id": 1}, _LONG_SOLVE)
         assert json.loads(proc.stdout.readline())["id"] == 1
         assert "info" in json.loads(proc.stdout.readline())  # the search runs
-        others = sorted(int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if int(t) != proc.pid)
-        assert others  # (the search thread at least)
-        assert tgkill(proc.pid, others[0], signal.SIGINT) == 0
-        out, err = proc.communicate(timeout=60)
+        if waiting_for != "input":
+            proc.stdin.close()
+            time.sleep(0.3)  # (the engine reads the end of its input, then waits for the search)
+        _sigint_to_another_thread(proc.pid)
+        if waiting_for == "input":
+            _, err = proc.communicate(timeout=60)
+        else:  # (its last lines fit in the pipe)
+            proc.wait(timeout=60)
+            err = proc.stderr.read()
         assert proc.returncode == 130 and b"Traceback" not in err
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="picks a thread in /proc (Linux)")
+@pytest.mark.parametrize("where", ["file", "terminal"])
+def test_engine_ctrl_c_taken_by_another_thread_ends_it_writing_to_a_file_or_a_terminal(where, tmp_path):
+    # as above, with the engine's output a file or a terminal (its input a pipe or the terminal):
+    # it read its input with a blocking read there, so a Ctrl-C another thread took waited for
+    # the next line of input (hung every time before)
+    cmd = [sys.executable, "-m", "scopa", "engine", "--max-time", "600"]
+    got = bytearray()
+    request = json.dumps(_LONG_SOLVE).encode() + b"\n"
+    if where == "file":
+        path = tmp_path / "out.jsonl"
+        with open(path, "wb") as out:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE)
+        assert proc.stdin is not None
+        proc.stdin.write(request)
+        proc.stdin.flush()
+
+        def output() -> bytes:
+            return path.read_bytes()
+    else:
+        import pty
+        import threading
+
+        master, slave = pty.openpty()
+        proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=subprocess.PIPE)
+        os.close(slave)
+
+        def drain() -> None:  # (a terminal's buffer is small: the engine would block writing)
+            while True:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # EIO: the engine has gone
+                    return
+                if not chunk:
+                    return
+                got.extend(chunk)
+
+        threading.Thread(target=drain, daemon=True).start()
+        os.write(master, request)
+
+        def output() -> bytes:
+            return bytes(got)
+
+    try:
+        deadline = time.monotonic() + 60
+        while b'"info"' not in output():  # the search runs
+            assert proc.poll() is None and time.monotonic() < deadline, output()
+            time.sleep(0.05)
+        _sigint_to_another_thread(proc.pid)
+        proc.wait(timeout=60)  # (its input still open: the end of input would wake it)
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        assert proc.returncode == 130 and b"Traceback" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if where == "terminal":
+            os.close(master)
 
 
 def _hand_record() -> dict[str, Any]:

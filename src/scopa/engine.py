@@ -47,6 +47,10 @@ __all__ = ["PROTOCOL_VERSION", "QUEUE_SIZE", "Engine", "serve", "view_from_json"
 #: Searches that may wait while one runs; one more is refused with a ``Busy`` error.
 QUEUE_SIZE = 16
 
+#: Seconds between two looks at Python's signal handlers while the main thread waits for the
+#: searches to end (after the end of input or a Ctrl-C).
+CLOSE_POLL = 0.05
+
 
 class Engine:
     """Answers protocol requests synchronously, one line at a time (the worker thread of
@@ -129,11 +133,16 @@ class _Session:
                 self.write(reply)
 
     def close(self) -> None:
-        """Let the searches asked for finish (each within its limit), then end the worker."""
+        """Let the searches asked for finish (each within its limit), then end the worker. A
+        Ctrl-C ends the wait (KeyboardInterrupt) whichever thread the signal reached: the
+        wait is a join of at most ``CLOSE_POLL`` seconds at a time, after which the main
+        thread runs Python code, and so the signal's handler (a join with no timeout in the
+        main thread was woken only by a signal given to that thread itself)."""
         with self.cond:
             self.closing = True
             self.cond.notify_all()
-        self.worker.join()
+        while self.worker.is_alive():
+            self.worker.join(CLOSE_POLL)
 
 
 def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
@@ -192,15 +201,18 @@ class _ReaderWatch:
 
 
 class _WatchedInput:
-    """Serve's input read from its file descriptor, waiting on it and on the watch at once:
-    ``readline`` gives ``b""`` (the end) as soon as the reader of the output has gone away,
-    even while no input comes."""
+    """Serve's input read from its file descriptor, waiting on it, on the watch (``gone``, when
+    the output is a pipe) and on the signal wakeup pipe (``wake``) at once: ``readline`` gives
+    ``b""`` (the end) as soon as the reader of the output has gone away, even while no input
+    comes, and returns to Python code, which runs a signal's handler, whichever thread the
+    signal reached."""
 
-    def __init__(self, fd: int, gone: int, wake: int | None = None) -> None:
+    def __init__(self, fd: int, gone: int | None = None, wake: int | None = None) -> None:
         self.fd = fd
         self.poller = select.poll()
         self.poller.register(fd, select.POLLIN)
-        self.poller.register(gone, select.POLLIN)
+        if gone is not None:
+            self.poller.register(gone, select.POLLIN)
         self.gone = gone
         # the signal wakeup pipe (see _SignalWake): a Ctrl-C taken by another thread wakes the wait
         self.wake = wake
@@ -219,7 +231,7 @@ class _WatchedInput:
                 del self.buffer[:size]
                 return line
             events = dict(self.poller.poll())
-            if self.gone in events:
+            if self.gone is not None and self.gone in events:
                 return b""  # the reader of the output has gone away: the input ends here
             if self.wake is not None and self.wake in events:
                 _drain(self.wake)  # (a signal: back in Python code, this thread runs its handler)
@@ -265,20 +277,31 @@ class _SignalWake:
         os.close(self._w)
 
 
-def _reader_watchable(out: IO[str], stdin: IO[Any] | None) -> tuple[int, int] | None:
-    """The file descriptors of the process's standard output and input when serve reads the
-    process's own input and writes to its output through a pipe whose reader can go away;
-    None otherwise (a file, a terminal, a socket, a test's stream, an input given)."""
-    if stdin is not None or out is not sys.stdout or not hasattr(select, "poll"):
+def _own_input(stdin: IO[Any] | None) -> int | None:
+    """The file descriptor of the process's standard input when serve reads it itself (no
+    ``stdin`` given) and can wait on it with ``poll`` (a pipe, a terminal, a file, a socket);
+    None otherwise (a test's stream, an input given, no ``poll``)."""
+    if stdin is not None or not hasattr(select, "poll"):
+        return None
+    try:
+        fd = sys.stdin.fileno()
+        os.fstat(fd)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return fd
+
+
+def _reader_watchable(out: IO[str]) -> int | None:
+    """The file descriptor of the process's standard output when it is a pipe whose reader can
+    go away; None otherwise (a file, a terminal, a socket, a test's stream)."""
+    if out is not sys.stdout:
         return None
     try:
         fd = out.fileno()
         mode = os.fstat(fd).st_mode
-        in_fd = sys.stdin.fileno()
-        os.fstat(in_fd)
     except (OSError, ValueError, AttributeError):
         return None
-    return (fd, in_fd) if stat.S_ISFIFO(mode) else None
+    return fd if stat.S_ISFIFO(mode) else None
 
 
 def serve(
@@ -290,11 +313,12 @@ def serve(
     """Serve requests line by line until ``quit``, end of input or the reader of the output
     going away; returns the exit status (130 after Ctrl-C). Input is read as bytes when the
     stream has them, so bytes that are not UTF-8 get an error reply instead of stopping the
-    engine. Serving the process's own standard input and output (``stdin`` and ``stdout`` not
-    given), the output a pipe, the engine also stops its searches and ends (status 0) as soon
-    as the pipe's reader goes away, without waiting for input; it then reads file descriptor 0
-    itself, so input a caller has already buffered in ``sys.stdin`` is not seen (pass
-    ``stdin`` to serve that stream)."""
+    engine. Serving the process's own standard input (``stdin`` not given), it reads file
+    descriptor 0 itself, waiting on it with ``poll`` so that a Ctrl-C ends it whichever thread
+    the signal reached; so input a caller has already buffered in ``sys.stdin`` is not seen
+    (pass ``stdin`` to serve that stream). Its output a pipe (``stdout`` not given either), the
+    engine also stops its searches and ends (status 0) as soon as the pipe's reader goes away,
+    without waiting for input."""
     out = stdout or sys.stdout
     if out is None:  # (started with its standard output closed: nobody to answer)
         return 0
@@ -302,22 +326,25 @@ def serve(
         stdin = io.BytesIO()  # an input that ends at once, as an empty one does
     protocol = Protocol(max_time=max_time)
     session = _Session(protocol, out, queue_size)
-    fds = _reader_watchable(out, stdin)
-    watch = _ReaderWatch(session, fds[0]) if fds is not None else None
+    in_fd = _own_input(stdin)
+    out_fd = _reader_watchable(out) if in_fd is not None else None
+    watch = _ReaderWatch(session, out_fd) if out_fd is not None else None
     source: Any = stdin
-    wake = _SignalWake.start() if watch is not None else None
-    if watch is not None and fds is not None:
-        source = _WatchedInput(fds[1], watch.gone_r, wake.fd if wake is not None else None)
-    elif source is None:
+    wake = _SignalWake.start() if in_fd is not None else None
+    if in_fd is not None:
+        gone = watch.gone_r if watch is not None else None
+        source = _WatchedInput(in_fd, gone, wake.fd if wake is not None else None)
+    elif source is None:  # (no poll, or a standard input without a file descriptor)
         source = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     status = 0
     try:
         try:
             _serve_lines(session, protocol, source)
-        except KeyboardInterrupt:
+            session.close()  # (the searches asked for end within their limits, or at the watch's stop)
+        except KeyboardInterrupt:  # (waiting for input, or for the searches after its end)
             session.stop(None)
             status = 130
-        session.close()  # (the searches asked for end within their limits, or at the watch's stop)
+            session.close()
     finally:
         if watch is not None:
             watch.end()
