@@ -7,7 +7,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import scopa
+
+SMALL = "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -153,6 +157,48 @@ def test_a_reader_that_goes_away_or_cannot_show_a_card_is_no_traceback(tmp_path)
         )
         assert out.returncode == 0 and "Traceback" not in out.stderr, (args, out.stderr)
     assert '[Event "Caf\\xe9 \\u2603"]' in out.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device always full)")
+def test_a_full_or_closed_output_is_a_one_line_error_and_a_closed_input_an_empty_one(tmp_path):
+    # found by an audit: a write to standard output that failed for a reason other than a
+    # reader gone (a full disk) ended every command with a traceback and status 1; a closed
+    # standard output gave tracebacks in some commands and lost the output silently in others;
+    # `scopa play` with its input closed crashed where `< /dev/null` ends the game
+    m = scopa.Match(scopa.Rules.preset("scopa", target=1), seed=2)
+    while not m.is_over:
+        m.play(m.state.legal_moves()[0])
+    path = tmp_path / "g.json"
+    m.record().save(path)
+    cmd = [sys.executable, "-m", "scopa"]
+    for args in (
+        ("solve", SMALL), ("solve", "--json", SMALL), ("replay", str(path)),
+        ("review", str(path), "--json"), ("deal", "--game", "scopa"), ("svg", SMALL), ("engine", "--schema"),
+        ("simulate", "--hands", "10", "--game", "scopa"),
+        ("arena", "greedy", "random", "--game", "scopa", "--deals", "2"),
+    ):  # fmt: skip
+        with open("/dev/full", "w") as full:
+            out = subprocess.run([*cmd, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        assert out.returncode == 2, (args, out.stderr)
+        assert "Traceback" not in out.stderr and out.stderr.endswith(  # (after a progress line's end)
+            "scopa: error: cannot write to standard output: No space left on device\n"
+        ), (args, out.stderr)
+        closed = dict(stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))  # (as `>&-` does)
+        out = subprocess.run([*cmd, *args], stderr=subprocess.PIPE, text=True, timeout=120, **closed)
+        assert out.returncode == 2, (args, out.stderr)
+        assert out.stderr == "scopa: error: standard output is closed: nowhere to write\n", args
+    # the engine: its replies cannot be written (not a reader gone, which ends it with 0)
+    with open("/dev/full", "w") as full:
+        out = subprocess.run(
+            [*cmd, "engine"], input='{"cmd": "ping"}\n', stdout=full, stderr=subprocess.PIPE, text=True,
+            timeout=60,
+        )  # fmt: skip
+    assert out.returncode == 2 and "cannot write to standard output: No space left" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+    # a closed input is an input that ends at once
+    out = subprocess.run([*cmd, "play", "--game", "scopa", "--seed", "1"], capture_output=True, text=True,
+                         timeout=60, preexec_fn=lambda: os.close(0))  # fmt: skip
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
 
 
 def test_serve_without_the_server_extra_is_a_one_line_error():

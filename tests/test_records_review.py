@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
 import re
 import subprocess
@@ -392,6 +393,33 @@ def test_save_to_a_path_that_cannot_be_written_is_an_option_error_and_leaves_no_
     with pytest.raises(RecordError, match="lone surrogate"):
         decided_record({"Event": "\ud800"}).save(path)  # refused when made: nothing written
     assert path.read_bytes() == before and not (tmp_path / "g.json.tmp").exists()
+
+
+def test_save_to_a_file_descriptor_or_a_read_only_file_is_refused(tmp_path, monkeypatch):
+    # found by an audit: save(1) (or True) wrote the record into standard output and closed it
+    # (an int is a file descriptor to os.stat and open); a file whose mode forbids writing was
+    # replaced by the rename all the same (a shell's redirection would have been refused)
+    rec = decided_record()
+    r, w = os.pipe()
+    try:
+        for bad in (w, True, 1, 2, None, 3.5):
+            with pytest.raises(scopa.OptionError, match=f"cannot write the record to '{bad}': expected str"):
+                rec.save(bad)  # type: ignore[arg-type]
+        os.fstat(w), os.fstat(1), os.fstat(2)  # (still open)
+        os.set_blocking(r, False)
+        with pytest.raises(BlockingIOError):
+            os.read(r, 10)  # (nothing written into the pipe)
+    finally:
+        os.close(r)
+        os.close(w)
+    path = tmp_path / "ro.json"
+    path.write_text("mine")
+    path.chmod(0o444)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, m, **k: False if str(p) == str(path) else real(p, m, **k))
+    with pytest.raises(scopa.OptionError, match="cannot write the record to '.*ro.json': Permission denied"):
+        rec.save(path)  # (as root the mode would not stop a write: os.access says what it would)
+    assert path.read_text() == "mine" and [p.name for p in tmp_path.iterdir()] == ["ro.json"]
 
 
 def test_save_never_touches_another_file_and_keeps_the_files_mode(tmp_path):

@@ -17,6 +17,7 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import errno
 import io
 import json
 import os
@@ -35,7 +36,7 @@ from rich.text import Text
 import scopa
 from scopa.arena import MAX_DEALS, MAX_JOBS
 from scopa.errors import OptionError, PositionError, RulesError, ScopaError
-from scopa.files import read_limited, write_atomic
+from scopa.files import OutputError, read_limited, write_atomic
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME
 from scopa.simulate import MAX_HANDS
@@ -631,21 +632,56 @@ class _Console(Console):
         raise BrokenPipeError
 
 
+def _stdout_fails() -> bool:
+    """Whether standard output cannot be written (its buffer keeps what a failed write held)."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        return True
+    return False
+
+
+def _full(exc: OSError) -> bool:
+    """An error of a write to no file of its own (rich writes standard output itself, and a
+    failed write may leave nothing in the buffer to fail again): the disk or device full."""
+    return exc.filename is None and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _stdout_to_nowhere(real: bool) -> None:
+    """Let the interpreter's last flush of standard output go nowhere (after a failed write)."""
+    if real:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``scopa`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if sys.stdin is None:  # (started with its standard input closed: an input that ends at once)
+        sys.stdin = open(os.devnull)  # noqa: SIM115 (for the life of the process)
+    if sys.stdout is None and not (args.command == "engine" and not args.schema):  # (the engine: status 0)
+        print("scopa: error: standard output is closed: nowhere to write", file=sys.stderr)
+        return 2
     real = sys.stdout is sys.__stdout__ and isinstance(sys.stdout, io.TextIOWrapper)
     if real:  # a terminal that cannot show a suit symbol gets an escape, not a traceback
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     console = _Console(highlight=False)
     try:
-        return int(args.func(args, console))
+        status = int(args.func(args, console))
+        if sys.stdout is not None:
+            sys.stdout.flush()  # (a failed write shows here, not in the interpreter's last flush)
+        return status
     except BrokenPipeError:  # the reader went away (scopa review --json | head): stop quietly
-        if real:  # (and let the interpreter's last flush of stdout go nowhere)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
+        _stdout_to_nowhere(real)
         return 141  # (128 + SIGPIPE, what a shell reports for a command its pipe stopped)
+    except OSError as exc:  # a full disk, an I/O error: on standard output, said in a line
+        if not (isinstance(exc, OutputError) or _stdout_fails() or _full(exc)):
+            raise
+        print(f"scopa: error: cannot write to standard output: {exc.strerror or exc}", file=sys.stderr)
+        _stdout_to_nowhere(real)
+        return 2
     except ScopaError as exc:
         print(f"scopa: error: {exc}", file=sys.stderr)
         return 2

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from scopa import jsonio
+from scopa.files import OutputError
 from scopa.limit import StopFlag
 from scopa.notation import view_from_json
 from scopa.protocol import (
@@ -77,6 +78,7 @@ class _Session:
         self.running: tuple[Request, StopFlag] | None = None
         self.closing = False
         self.broken = False
+        self.failure: OSError | None = None  # a write that failed but for a reader gone (a full disk)
         self.worker = threading.Thread(target=self._work, name="scopa-engine-search", daemon=True)
         self.worker.start()
 
@@ -91,8 +93,10 @@ class _Session:
             try:
                 self.out.write(text + "\n")
                 self.out.flush()
-            except (OSError, ValueError):  # the reader went away: stop what runs, then exit
+            except (OSError, ValueError) as exc:  # the reader went away: stop what runs, then exit
                 self.broken = True
+                if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+                    self.failure = exc  # (not a reader gone: serve raises it once it ends)
                 self.stop(None)
 
     def submit(self, req: Request) -> None:
@@ -311,7 +315,9 @@ def serve(
     queue_size: int = QUEUE_SIZE,
 ) -> int:
     """Serve requests line by line until ``quit``, end of input or the reader of the output
-    going away; returns the exit status (130 after Ctrl-C). Input is read as bytes when the
+    going away; returns the exit status (130 after Ctrl-C). A write that fails other than
+    by the reader going away (a full disk) stops the searches and ends serve with
+    :class:`scopa.files.OutputError`. Input is read as bytes when the
     stream has them, so bytes that are not UTF-8 get an error reply instead of stopping the
     engine. Serving the process's own standard input (``stdin`` not given), it reads file
     descriptor 0 itself, waiting on it with ``poll`` so that a Ctrl-C ends it whichever thread
@@ -350,6 +356,8 @@ def serve(
             watch.end()
         if wake is not None:
             wake.end()
+    if session.failure is not None and status == 0:
+        raise OutputError(session.failure.errno, session.failure.strerror)
     return status
 
 

@@ -22,11 +22,17 @@ scopa.files.TooLarge: larger than 1 bytes
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
 
-__all__ = ["TooLarge", "read_limited", "write_atomic"]
+__all__ = ["OutputError", "TooLarge", "read_limited", "write_atomic"]
+
+
+class OutputError(OSError):
+    """Standard output could not be written, for a reason other than its reader going away
+    (a full disk, an I/O error): the command line reports it and exits with status 2."""
 
 
 class TooLarge(OSError):
@@ -49,11 +55,16 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     followed), with the replaced file's mode from the start, then renamed over it; a symbolic
     link to a regular file keeps pointing at it (the file it names is replaced). What is not a
     regular file (a device such as ``/dev/null``, a named pipe, ``/dev/stdout``) is written
-    into as it is, not replaced."""
+    into as it is, not replaced. A file its mode does not let this process write is not
+    replaced either (PermissionError), as a shell's redirection would not write it. ``path`` is
+    a path: a file descriptor (an int, a bool) is a TypeError, not written into and closed."""
+    path = os.fspath(path)  # (a TypeError for an int: os.stat and open would take it as a descriptor)
     try:
         mode: int | None = os.stat(path).st_mode  # (through links: /dev/stdout is a pipe's)
     except FileNotFoundError:
         mode = None
+    if mode is not None and stat.S_ISREG(mode) and not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
     if mode is not None and not stat.S_ISREG(mode):
         with open(path, "wb") as f:
             f.write(data)
