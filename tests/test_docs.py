@@ -120,3 +120,29 @@ def test_the_command_line_reference_holds_every_command_and_option():
             for option in action.option_strings:
                 assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", section), (name, option)
     assert re.search(r"(?<![\w-])--version(?![\w-])", text)
+
+
+def test_the_records_page_example_record_is_a_real_one():
+    # found by an audit: the example's score and annotation could not occur in its deal (the
+    # page's JSON is elided with "...": what it shows is checked against the hand it names)
+    import json
+
+    import scopa
+
+    text = (ROOT / "docs" / "records.md").read_text(encoding="utf-8")
+    example = next(code for _, code in blocks(ROOT / "docs" / "records.md", "json"))
+    hand = json.loads(example.replace('"..."', '"x"'))["hands"][0]
+    m = scopa.Match("scopa", seed=3)
+    while not m.hands:  # the page's Python example: the first legal move each time
+        m.play(m.state.legal_moves()[0])
+    real = m.record().hands[0]
+    assert real.deal.to_string().startswith(hand["deal"].split("...")[0])
+    shown = [p for p in hand["plays"] if p != "x"]
+    assert [str(p) for p in real.plays[: len(shown)]] == shown
+    assert list(real.score) == hand["score"] and f"Score {real.score[0]}-{real.score[1]}" in text
+    for note in hand["annotations"]:  # a scopa where the page says so
+        before = real.deal
+        for p in real.plays[: note["play"]]:
+            before = before.play(p)
+        after = before.play(real.plays[note["play"]])
+        assert note["comment"] == "a scopa" and before.table and not after.table

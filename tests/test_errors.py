@@ -14,7 +14,7 @@ from scopa.batch import solve_many
 from scopa.players import GreedyPlayer, ISMCTSPlayer, PIMCPlayer, make_player
 from scopa.players.greedy import GreedyWeights, reply_outcomes
 from scopa.players.inference import OpponentModel
-from scopa.review import review
+from scopa.review import format_text, review
 from scopa.scoring import HandScore
 from scopa.svg import card, position
 
@@ -35,6 +35,34 @@ def test_no_module_raises_the_base_class_for_bad_input():
             allowed = [key for file, key in BASE_ALLOWED if file == name and key in m.group(1)]
             found.add((name, allowed[0] if allowed else m.group(1)))
     assert found == BASE_ALLOWED
+
+
+def _score() -> HandScore:
+    s = scopa.State.deal("scopa", seed=1)
+    while not s.is_over:
+        s = s.play(s.legal_moves()[0])
+    return s.score()
+
+
+def _hand() -> scopa.HandRecord:
+    s = scopa.State.deal("scopa", seed=1)
+    return s.play(s.legal_moves()[0]).record()
+
+
+def _hand_match() -> scopa.MatchRecord:
+    return scopa.MatchRecord(RULES, (_hand(),))
+
+
+def _review() -> scopa.review.Review:
+    return review(_hand(), time_limit=0.01)
+
+
+def _view(**changes: object) -> scopa.PlayerView:
+    import dataclasses
+
+    return dataclasses.replace(
+        scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").view(0), **changes
+    )
 
 
 @pytest.mark.parametrize(
@@ -97,6 +125,31 @@ def test_no_module_raises_the_base_class_for_bad_input():
             errors.PositionError,
             "unknown field(s) 'z', 1 in the record",
         ),
+        # found by a second audit of the API's edges: each once an OverflowError, a TypeError, an
+        # AttributeError, an IndexError or a silently wrong result
+        (lambda: PIMCPlayer(tie=10**400), errors.OptionError, "bad tie <int of 1329 bits>"),
+        (lambda: GreedyWeights(card=10**400), errors.OptionError, "bad GreedyWeights card <int"),
+        (lambda: OpponentModel(temperature=-(10**400)), errors.OptionError, "bad OpponentModel temperature"),
+        (
+            lambda: arena("scopa", ("pimc", {"seed": 1}), "random", deals=1),
+            errors.OptionError,
+            "leave 'seed' out of the options",
+        ),
+        (lambda: _score().difference(2), errors.OptionError, "bad team 2: expected 0 or 1"),
+        (lambda: _score().difference(True), errors.OptionError, "bad team True"),
+        (lambda: scopa.scoring.primiera_total(["7d"], "x"), errors.OptionError, "bad requires_all_suits 'x'"),  # type: ignore[arg-type]
+        (
+            lambda: scopa.Match.from_record({}),
+            errors.OptionError,
+            "bad record {}: expected a scopa.MatchRecord",
+        ),  # type: ignore[arg-type]
+        (lambda: scopa.Match("scopa", seed=1).record(5), errors.OptionError, "bad tags 5"),  # type: ignore[arg-type]
+        (lambda: _hand().annotate(None), errors.PositionError, "bad notes None"),  # type: ignore[arg-type]
+        (lambda: scopa.records.annotated(_hand_match(), None), errors.PositionError, "bad notes None"),  # type: ignore[arg-type]
+        (lambda: format_text(_review(), names=["x"]), errors.OptionError, "bad names ['x']"),
+        (lambda: position(_view(seat=7)), errors.PositionError, "bad view: seat 7"),
+        (lambda: position(_view(hand_sizes=(10**6, 10**6))), errors.PositionError, "bad view: hand_sizes"),
+        (lambda: position(_view(table=None)), errors.PositionError, "bad view"),
     ],
 )
 def test_bad_input_raises_its_own_error_quoting_the_value(call, kind, quoted):
@@ -136,3 +189,43 @@ def test_playouts_too_many_for_the_memory_are_an_option_error(monkeypatch):
     need = r"bad number of hands 2147483647: their results need 64\.0 GiB"
     with pytest.raises(errors.OptionError, match=need):
         scopa.random_playouts("scopa", 2**31 - 1, seed=1)
+
+
+def test_a_progress_callback_that_uses_its_own_solver_is_refused_not_a_hang():
+    # found by an audit: the callback ran with the solver's lock held, so a call of the same
+    # solver from it (or of scopa.solve/analyze, which share this thread's default solver)
+    # waited for ever; the default functions now use another solver there
+    deal = scopa.State.deal("scopone_scientifico", seed=5)
+    small = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    inner: list[object] = []
+    result = scopa.solve(deal, time_limit=0.2, progress=lambda i: inner.append(scopa.analyze(small)))
+    assert inner and all({str(m): v for m, v in a.items()} == {"7dx3c4s": 4, "Kc": 3} for a in inner)
+    assert result.best_move is not None
+    sv = scopa.Solver(tt_size_mb=16)
+    for call in (sv.clear, lambda: sv.solve(small), lambda: sv.analyze(small)):
+        with pytest.raises(
+            errors.OptionError, match="a progress callback cannot use the solver it reports on"
+        ):
+            sv.solve(deal, time_limit=0.1, progress=lambda i, call=call: call())
+    assert sv.solve(small).value == 4  # (free again)
+
+
+def test_a_table_the_machine_cannot_give_is_an_option_error(monkeypatch):
+    # the compiled core allocates the table at once (MemoryError), the twin as it fills
+    import scopa.solver
+
+    def no_memory(*args: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(scopa.solver.core, "Solver", no_memory)
+    for make in (lambda: scopa.Solver(tt_size_mb=65536), lambda: PIMCPlayer(tt_size_mb=65536)):
+        with pytest.raises(errors.OptionError, match="cannot give a 65536 MB transposition table"):
+            make()
+
+
+def test_a_node_limit_at_the_top_of_its_range_is_taken():
+    # found by an audit: the share of the nodes left was computed in floating point, and
+    # 2**62 - 1 rounded up past the core's range (a bare ValueError)
+    small = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    assert scopa.solve(small, node_limit=2**62 - 1).value == 4
+    assert scopa.analyze(small, node_limit=2**62 - 1, time_limit=5)[scopa.Move.parse("Kc")] == 3

@@ -591,11 +591,11 @@ def hand_of_four_plays() -> State:
 @pytest.mark.parametrize(
     ("notes", "message"),
     [
-        ({4: Annotation("x")}, r"annotation of play 4: expected a play index in 0\.\.3"),
-        ({-1: Annotation("x")}, r"annotation of play -1: expected a play index in 0\.\.3"),
-        ({"0": Annotation("x")}, r"annotation of play '0': expected a play index"),
-        ({True: Annotation("x")}, r"annotation of play True: expected a play index"),
-        ({0: "text"}, r"annotation of play 0: expected an Annotation, got 'text'"),
+        ({4: Annotation("x")}, r"annotation at play index 4: expected a play index in 0\.\.3"),
+        ({-1: Annotation("x")}, r"annotation at play index -1: expected a play index in 0\.\.3"),
+        ({"0": Annotation("x")}, r"annotation at play index '0': expected a play index"),
+        ({True: Annotation("x")}, r"annotation at play index True: expected a play index"),
+        ({0: "text"}, r"annotation at play index 0 \(play 1\): expected an Annotation, got 'text'"),
     ],
 )
 def test_annotations_are_checked_when_made_as_when_loaded(notes, message):
@@ -785,10 +785,12 @@ def test_an_annotation_says_something_and_a_play_has_one():
         Annotation()
     js = rec.to_json()
     js["annotations"] = [{"play": 0}]
-    with pytest.raises(RecordError, match="the hand, annotation of play 0: an empty annotation"):
+    empty = r"the hand, annotation at play index 0 \(play 1\): an empty annotation"
+    with pytest.raises(RecordError, match=empty):
         load_record(js)
     js["annotations"] = [{"play": 1, "mark": "?"}, {"play": 1, "mark": "!"}]
-    with pytest.raises(RecordError, match="the hand: two annotations of play 1: expected one a play"):
+    two = r"the hand: two annotations at play index 1 \(play 2\): expected one a play"
+    with pytest.raises(RecordError, match=two):
         load_record(js)
     js["annotations"] = [{"play": 1, "mark": "?"}, {"play": 2, "mark": "!"}]
     assert load_record(js).hands[0].annotations == {1: Annotation(mark="?"), 2: Annotation(mark="!")}

@@ -110,6 +110,11 @@ def _check_spec(spec: Any) -> None:
         make_player(spec, seed=0)
     elif isinstance(spec, tuple):
         if len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
+            if "seed" in spec[1]:  # (the arena seeds every game's players from its own seed)
+                raise OptionError(
+                    f"bad player {show(spec)}: the arena gives each game's players their seeds "
+                    "(from arena's seed): leave 'seed' out of the options"
+                )
             make_player(spec[0], seed=0, **spec[1])
         else:
             raise OptionError(

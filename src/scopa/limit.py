@@ -193,7 +193,7 @@ class Clock:
         t = lim.remaining_time(self.elapsed)
         n = lim.remaining_nodes(self.nodes)
         return {
-            "node_limit": 0 if n is None else max(1, int(n * share)),
+            "node_limit": 0 if n is None else max(1, min(n, int(n * share))),  # (n * 1.0 may round up)
             "time_limit": 0.0 if t is None else max(1e-6, t * share),
             "stop": lim.stop,
         }

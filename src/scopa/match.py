@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from scopa import jsonio
-from scopa.errors import IllegalMoveError, PositionError, ScopaError, show, unknown_keys
+from scopa.errors import IllegalMoveError, OptionError, PositionError, ScopaError, show, unknown_keys
 from scopa.events import Event
 from scopa.events import play as play_events
 from scopa.move import Move
@@ -230,6 +230,8 @@ class Match:
         one as far as it has gone (when a play has been made in it)."""
         from scopa.records import HandRecord, MatchRecord
 
+        if tags is not None and not isinstance(tags, Mapping):
+            raise OptionError(f"bad tags {show(tags)}: expected a mapping of tag names to strings")
         hands = [HandRecord.from_state(h) for h in self.hands]
         if self._state.history and not (self.hands and self._state is self.hands[-1]):
             hands.append(HandRecord.from_state(self._state))
@@ -239,6 +241,11 @@ class Match:
     def from_record(cls, record: MatchRecord, seed: int | None = None) -> Match:
         """A match resumed from a record: its finished hands, and its last hand as the current
         one when unfinished; the hands still to come are dealt from ``seed`` (drawn when None)."""
+        from scopa.records import MatchRecord
+
+        if not isinstance(record, MatchRecord):
+            hint = " (load_record gives one; a HandRecord is one hand: Match.from_record needs a match)"
+            raise OptionError(f"bad record {show(record)}: expected a scopa.MatchRecord{hint}")
         first = record.hands[0].dealer if record.hands else None
         m = cls(record.rules, seed=seed, dealer=first)
         n = record.rules.players

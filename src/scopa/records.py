@@ -198,8 +198,14 @@ def _check_index(i: Any, plays: int) -> int:
     """The index of an annotated play: an int (not a bool) in ``0..plays - 1``."""
     if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < plays:
         expected = f"a play index in 0..{plays - 1}" if plays else "none: the hand has no plays"
-        raise RecordError(f"annotation of play {show(i)}: expected {expected}")
+        raise RecordError(f"annotation at play index {show(i)}: expected {expected}")
     return i
+
+
+def _at(i: int) -> str:
+    """An annotated play, named by its index (as a record's ``play`` field) and its number (as
+    the messages of plays count, from 1)."""
+    return f"annotation at play index {i} (play {i + 1})"
 
 
 def _check_notes(notes: Any, plays: int) -> dict[int, Annotation]:
@@ -210,7 +216,7 @@ def _check_notes(notes: Any, plays: int) -> dict[int, Annotation]:
     for i, note in notes.items():
         _check_index(i, plays)
         if not isinstance(note, Annotation):
-            raise RecordError(f"annotation of play {i}: expected an Annotation, got {show(note)}")
+            raise RecordError(f"{_at(i)}: expected an Annotation, got {show(note)}")
         out[i] = note
     return dict(sorted(out.items()))
 
@@ -315,6 +321,8 @@ class HandRecord:
 
     def annotate(self, notes: Mapping[int, Annotation]) -> HandRecord:
         """A copy with ``notes`` added (replacing those on the same plays)."""
+        if not isinstance(notes, Mapping):
+            raise RecordError(f"bad notes {show(notes)}: expected a mapping of play indices to Annotations")
         return dataclasses.replace(self, annotations={**self.annotations, **notes})
 
     def to_json(self, standalone: bool = True) -> dict[str, Any]:
@@ -418,11 +426,12 @@ class HandRecord:
             except RecordError as exc:
                 raise RecordError(f"{where}: {exc}") from None
             if i in notes:
-                raise RecordError(f"{where}: two annotations of play {i}: expected one a play")
+                twice = f"two annotations at play index {i} (play {i + 1})"
+                raise RecordError(f"{where}: {twice}: expected one a play")
             try:
                 notes[i] = Annotation(a.get("comment"), a.get("mark"))
             except RecordError as exc:
-                raise RecordError(f"{where}, annotation of play {i}: {exc}") from None
+                raise RecordError(f"{where}, {_at(i)}: {exc}") from None
         try:
             return cls(deal, tuple(moves), score, notes, state), state
         except RecordError as exc:
@@ -742,5 +751,7 @@ def annotated(record: MatchRecord, notes: Sequence[Mapping[int, Annotation]]) ->
             f"bad record {show(record)}: expected a scopa.MatchRecord"
             + (", MatchRecord(hand.rules, (hand,)) for a hand" if isinstance(record, HandRecord) else "")
         )
+    if isinstance(notes, (str, bytes)) or not isinstance(notes, Sequence):
+        raise RecordError(f"bad notes {show(notes)}: expected a sequence of mappings, one a hand")
     hands = tuple(h.annotate(notes[i]) if i < len(notes) else h for i, h in enumerate(record.hands))
     return dataclasses.replace(record, hands=hands)

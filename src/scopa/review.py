@@ -350,7 +350,12 @@ def _review_play(
 
 
 def format_text(r: Review, names: Sequence[str] | None = None) -> str:
-    """A readable report: the marked plays, then the totals per seat."""
+    """A readable report: the marked plays, then the totals per seat (named by ``names``, one
+    string a seat, or "seat N")."""
+    if names is not None and (
+        isinstance(names, str) or len(names) != r.players or not all(isinstance(n, str) for n in names)
+    ):
+        raise OptionError(f"bad names {show(names)}: expected {r.players} strings, one a seat")
     names = list(names or [f"seat {s}" for s in range(r.players)])
     lines = []
     for p in r.plays:

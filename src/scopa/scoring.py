@@ -18,7 +18,7 @@ from typing import Any
 
 import scopa_core as core
 from scopa.card import CardLike, CardSet, cards_mask
-from scopa.errors import CardError, PositionError, RulesError, show
+from scopa.errors import CardError, OptionError, PositionError, RulesError, show
 from scopa.rules import Rules
 
 __all__ = ["CATEGORIES", "HandScore", "primiera_total"]
@@ -34,6 +34,8 @@ def primiera_total(cards: Iterable[CardLike], requires_all_suits: bool = True) -
 
     ``None`` when a suit is missing and ``requires_all_suits`` is true (RULES §4).
     """
+    if requires_all_suits is not True and requires_all_suits is not False:
+        raise OptionError(f"bad requires_all_suits {show(requires_all_suits)}: expected True or False")
     total = core.primiera(cards_mask(cards), core.OPT_PRIMIERA_ALL_SUITS if requires_all_suits else 0)
     return None if total < 0 else total
 
@@ -102,7 +104,9 @@ class HandScore:
         return {"points": list(self.points), "categories": cats}
 
     def difference(self, team: int = 0) -> int:
-        """Points of ``team`` minus points of the other team."""
+        """Points of ``team`` (0 or 1) minus points of the other team."""
+        if type(team) is not int or team not in (0, 1):
+            raise OptionError(f"bad team {show(team)}: expected 0 or 1")
         p = self.points
         return p[team] - p[1 - team]
 

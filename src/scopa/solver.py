@@ -26,6 +26,7 @@ move, bounds that hold, and an estimate.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -265,6 +266,18 @@ class _Deepening:
         return not (self.nodes is not None and self.clock.nodes + n1 * growth_n > self.nodes)
 
 
+def core_solver(tt_size_mb: int) -> Any:
+    """The core's solver with a table of ``tt_size_mb`` MB: an OptionError when this machine
+    cannot give that much memory (the compiled core allocates it at once, the twin as it fills)."""
+    try:
+        return core.Solver(tt_size_mb)
+    except MemoryError:
+        raise OptionError(
+            f"bad tt_size_mb {tt_size_mb}: this machine cannot give a {tt_size_mb} MB transposition "
+            "table (ask for less)"
+        ) from None
+
+
 def check_tt_size(tt_size_mb: object) -> int:
     """``tt_size_mb`` if it is a transposition table size the core takes (an int of MB in
     1..65536); else :class:`~scopa.errors.OptionError`. The solver's and PIMC's."""
@@ -304,13 +317,32 @@ class Solver:
         #: plays left and more, without a node limit), an exact ``analyze`` splits the moves
         #: over them (each with a table of its own)
         self.threads = threads or os.cpu_count() or 1
-        self._core = core.Solver(tt_size_mb)
+        self._core = core_solver(tt_size_mb)
         self._helpers: list[Any] = []
         self._lock = threading.Lock()
+        self._owner: int | None = None  # the thread whose call holds the lock
+
+    @contextlib.contextmanager
+    def _claimed(self) -> Iterator[None]:
+        """The solver for one call: another thread's call waits; a call from the thread whose
+        call runs (a ``progress`` callback that uses this solver) is an OptionError, not a
+        wait for ever."""
+        me = threading.get_ident()
+        if self._owner == me:
+            raise OptionError(
+                "this Solver is searching already, in this thread: a progress callback cannot "
+                "use the solver it reports on (use another Solver)"
+            )
+        with self._lock:
+            self._owner = me
+            try:
+                yield
+            finally:
+                self._owner = None
 
     def clear(self) -> None:
         """Empty the transposition table."""
-        with self._lock:
+        with self._claimed():
             self._core.clear()
 
     # ------------------------------------------------------------------ solve
@@ -332,7 +364,7 @@ class Solver:
         _check_state(state)
         check_progress(progress)
         lim = Limit.of(limit, time_limit, node_limit)
-        with self._lock:
+        with self._claimed():
             if not lim.bounded:
                 return self._exact_solve(state)
             return self._anytime_solve(state, lim, progress)
@@ -448,7 +480,7 @@ class Solver:
         _check_state(state)
         check_progress(progress)
         lim = Limit.of(limit, time_limit, node_limit)
-        with self._lock:
+        with self._claimed():
             if not lim.bounded:
                 t0 = time.perf_counter()
                 rows, nodes = self._exact_rows(state)
@@ -467,7 +499,7 @@ class Solver:
             rows = self._core.analyze(pos, opts, block)
             return rows, self._core.nodes
         while len(self._helpers) < n - 1:
-            self._helpers.append(core.Solver(self.tt_size_mb))
+            self._helpers.append(core_solver(self.tt_size_mb))
         solvers = [self._core, *self._helpers[: n - 1]]
         sigma = 1 if pos[5] & 1 == 0 else -1
         out: dict[int, int] = {}
@@ -560,10 +592,15 @@ _local = threading.local()
 
 
 def _default() -> Solver:
-    solver = getattr(_local, "solver", None)
-    if solver is None:
-        solver = _local.solver = Solver()
-    return solver
+    """This thread's default solver; within a call of it (from a ``progress`` callback) another
+    one, kept for such calls."""
+    solvers: list[Solver] = _local.__dict__.setdefault("solvers", [])
+    me = threading.get_ident()
+    for solver in solvers:
+        if solver._owner != me:
+            return solver
+    solvers.append(Solver())
+    return solvers[-1]
 
 
 def solve(

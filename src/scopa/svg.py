@@ -229,13 +229,17 @@ def position(
     seat is the only one it takes). The seat drawn from is at the bottom, the next seats in
     order of play counter-clockwise; a finished hand says "hand over" instead of whose turn
     it is. The picture's ``aria-label`` names every card it shows face up and gives the
-    counts of the rest. ``size`` is a card's width in pixels.
+    counts of the rest. ``size`` is a card's width in pixels. A view that cannot occur in play
+    (one built by hand) is a :class:`~scopa.errors.PositionError`.
     """
     _check_deck(deck)
     size = _check_size(size)
     if isinstance(state_or_view, State):
         src: Any = state_or_view.view(seat) if seat is not None else state_or_view
     elif isinstance(state_or_view, PlayerView):
+        from scopa.players.base import check_view  # (a view built by hand: checked as players do)
+
+        check_view(state_or_view)
         if seat is not None and seat != state_or_view.seat:
             raise OptionError(
                 f"bad seat {show(seat)}: the view is seat {state_or_view.seat}'s (draw it with no seat)"

@@ -327,10 +327,14 @@ def check_number(
     scopa.errors.OptionError: bad temperature 0: expected a finite number > 0
     """
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    ok = number and math.isfinite(value) and low <= value <= high  # type: ignore[arg-type,operator]
+    try:  # (an int past a float's range, 10**400, is no finite number either)
+        as_float = float(value) if number else math.nan  # type: ignore[arg-type]
+    except OverflowError:
+        as_float = math.nan
+    ok = math.isfinite(as_float) and low <= value <= high  # type: ignore[operator]
     if not ok or (above and value == low):
         raise OptionError(f"bad {name} {show(value)}: expected {expected}")
-    return float(value)  # type: ignore[arg-type]
+    return as_float
 
 
 @lru_cache(maxsize=65536)

@@ -28,7 +28,7 @@ from scopa.players.base import (
 )
 from scopa.players.inference import OpponentModel, deal_posterior, hand_posterior
 from scopa.rules import Rules
-from scopa.solver import check_tt_size
+from scopa.solver import check_tt_size, core_solver
 from scopa.view import PlayerView
 
 __all__ = ["FOUR_PLAYER_MODEL", "PIMCPlayer"]
@@ -155,7 +155,7 @@ class PIMCPlayer:
         self.deal_inference = deal_inference
         self.candidates = candidates
         self._rng = random.Random(seed)
-        self._solver = core.Solver(tt_size_mb)
+        self._solver = core_solver(tt_size_mb)
         self._tt_size_mb = tt_size_mb
         self._pool: ThreadPoolExecutor | None = None
         self._local = threading.local()
@@ -175,7 +175,7 @@ class PIMCPlayer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._solver = core.Solver(self._tt_size_mb)
+        self._solver = core_solver(self._tt_size_mb)
         self._pool = None
         self._local = threading.local()
 
@@ -416,7 +416,7 @@ class PIMCPlayer:
         """Samples valued in order in one thread of the pool, by that thread's solver."""
         solver = getattr(self._local, "solver", None)
         if solver is None:
-            solver = self._local.solver = core.Solver(self._tt_size_mb)
+            solver = self._local.solver = core_solver(self._tt_size_mb)
         out = []
         for pos in batch:
             before = self._nodes_here()
