@@ -213,3 +213,45 @@ def test_serve_without_the_server_extra_is_a_one_line_error():
         "scopa: error: scopa serve needs the server extra: pip install 'scopa[server]'"
     )
     assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_command_line_messages_found_by_an_audit(tmp_path):
+    # each once a message in the library's words, a wrong range, or a misleading output
+    record = scopa.Match("scopa", seed=1)
+    record.play(record.state.legal_moves()[0])
+    path = tmp_path / "r.json"
+    record.record().save(path)
+    (tmp_path / "adir").mkdir()
+    cases = [
+        (
+            ("review", "--time", "0", str(path)),
+            "argument --time: bad seconds '0': expected seconds a play in (0, 3600]",
+        ),
+        (("review", "--time", "5000", str(path)), "expected seconds a play in (0, 3600]"),
+        (("solve", "--tt", "0"), "argument --tt: bad count '0': expected an integer in 1..65,536"),
+        (("solve", "--nodes", "9" * 23), "expected an integer in 1..999,999,999,999,999,999"),
+        (("solve", str(tmp_path / "nowhere.json")), "no position file '"),
+        (("solve", str(tmp_path / "adir")), "it is a directory"),
+        (
+            ("play", "--game", "scopa", "--option", "napola=yes"),
+            "bad option 'napola=yes': napola is true or false",
+        ),
+        (
+            ("batch", "review", str(path), "-o", str(tmp_path / "o.jsonl"), "--time", "5000"),
+            "bad --time 5000",
+        ),
+    ]
+    for args, said in cases:
+        out = run(*args)
+        assert out.returncode == 2 and said in out.stderr and "Traceback" not in out.stderr, (
+            args,
+            out.stderr,
+        )
+    out = subprocess.run(  # any case of true and false
+        [sys.executable, "-m", "scopa", "play", "--game", "scopa", "--option", "napola=True"],
+        input="quit\n", capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    out = run("solve", "scopa -/- - - 7d/- 1/0 0 0 -")  # a finished hand: its score, no table of moves
+    assert out.returncode == 0 and "the hand is over" in out.stdout and "Final score 4-0" in out.stdout
+    assert "best move" not in out.stdout and "Every legal move" not in out.stdout

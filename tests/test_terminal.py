@@ -193,3 +193,22 @@ def test_cards_taken_from_the_table_are_seen():
     played, unseen = game.console.export_text().splitlines()
     assert played == "Played this hand: 7♦"
     assert unseen == "Not seen yet: K♥"  # (a composed position: the other cards are out of play)
+
+
+def test_a_save_that_fails_mid_match_warns_and_the_end_of_input_at_next_hand_ends_it(tmp_path):
+    # found by an audit: a --save that failed after a hand (a full disk, its folder gone) ended
+    # the match with an error; Ctrl-D at "press Enter for the next hand" dealt the next hand
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    p = spawn("--game", "scopa", "--opponent", "random", "--seed", "4", "--save", str(folder / "g.json"))
+    p.expect(PROMPTS[0])
+    folder.rmdir()  # (checked writable at the start; gone by the end of the hand)
+    p.sendline("1")
+    while p.expect(PROMPTS) == 0:
+        p.sendline("1")
+    assert p.after.startswith("press Enter"), p.after
+    assert "not saved: cannot write the record to" in p.before and "the game goes on" in p.before
+    p.sendeof()
+    p.expect(pexpect.EOF)
+    p.close()
+    assert p.exitstatus == 0 and "your move> " not in (p.before or "")

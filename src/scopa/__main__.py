@@ -39,6 +39,7 @@ from scopa.errors import OptionError, PositionError, RulesError, ScopaError
 from scopa.files import OutputError, read_limited, write_atomic
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME
+from scopa.review import MAX_TIME_PER_PLAY
 from scopa.simulate import MAX_HANDS
 from scopa.terminal import cards_text, move_text
 
@@ -58,12 +59,21 @@ def parse_position(text: str | None) -> scopa.State:
     """A position from a JSON file, a JSON string or a position string (the example if None)."""
     if text is None:
         return scopa.State.from_string(EXAMPLE)
-    if os.path.isfile(text):
+    if os.path.isdir(text):
+        raise PositionError(f"cannot read the position file {text!r}: it is a directory")
+    if os.path.exists(text):  # (a file, or /dev/stdin and other streams)
         try:  # (bytes: the JSON reader says what is not UTF-8; no more than a position's JSON may hold)
             return scopa.State.from_json(read_limited(text, MAX_POSITION_BYTES))
         except OSError as exc:
             raise PositionError(f"cannot read the position file {text!r}: {exc.strerror or exc}") from None
-    return scopa.State.of(text)
+    try:
+        return scopa.State.of(text)
+    except ScopaError as exc:
+        if text.lstrip().startswith(("{", "[")) or " " in text.strip():
+            raise  # (JSON text or a position string: its own error)
+        raise PositionError(
+            f"no position file {text!r} (No such file or directory), nor a position: {exc}"
+        ) from None
 
 
 # ---------------------------------------------------------------------------- solve
@@ -169,6 +179,11 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
         )
         return 130 if interrupted else 0
     team = state.team_to_move
+    if state.is_over:  # (nobody to move, no move to value: the hand's score)
+        sc = state.score()
+        console.print(f"[bold]{state.rules.game}[/], the hand is over")
+        console.print(f"Final score {sc.points[0]}-{sc.points[1]} (team 0 - team 1)")
+        return 0
     console.print(f"[bold]{state.rules.game}[/], seat {state.turn} (team {team}) to move")
     for seat, hand in enumerate(state.hands):
         console.print(Text(f"  hand {seat}: ").append_text(cards_text(hand)))
@@ -217,13 +232,19 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
 def _options(pairs: Sequence[str] | None) -> dict[str, Any]:
     """``name=value`` rule options from the command line (``true``/``false``, numbers, words)."""
     from scopa.notation import _parse_value
+    from scopa.rules import _BOOL_OPTIONS
 
     out: dict[str, Any] = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise RulesError(f"bad option {pair!r}: expected name=value, like capture_rule=fewest")
-        out[key.strip()] = _parse_value(key, value.strip())
+        key, value = key.strip(), value.strip()
+        if value.lower() in ("true", "false"):
+            value = value.lower()
+        out[key] = _parse_value(key, value)
+        if key in _BOOL_OPTIONS and not isinstance(out[key], bool):
+            raise RulesError(f"bad option {pair!r}: {key} is true or false")
     return out
 
 
@@ -367,6 +388,9 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
     from scopa.batch import run_jsonl
 
     err = Console(stderr=True, highlight=False)
+    if args.kind == "review" and args.time > MAX_TIME_PER_PLAY:
+        most = f"(0, {MAX_TIME_PER_PLAY:g}]"
+        raise OptionError(f"bad --time {args.time:g}: expected seconds a play in {most} for review")
     executor = args.scheduler
     with Progress(
         TextColumn(f"[bold]{args.kind}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -462,9 +486,19 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _per_play(text: str) -> float:
+    """An argparse type: a review's seconds a play, in (0, 3600]."""
+    value = _seconds(text)
+    if not 0 < value <= MAX_TIME_PER_PLAY:
+        raise argparse.ArgumentTypeError(
+            f"bad seconds {text!r}: expected seconds a play in (0, {MAX_TIME_PER_PLAY:g}]"
+        )
+    return value
+
+
 def _count(most: int | None = None) -> Callable[[str], int]:
     """An argparse type: an integer >= 1 of at most 18 digits, and at most ``most``."""
-    expected = "an integer >= 1" if most is None else f"an integer in 1..{most:,}"
+    expected = f"an integer in 1..{10**18 - 1:,}" if most is None else f"an integer in 1..{most:,}"
 
     def check(text: str) -> int:
         ok = text.isascii() and text.isdigit() and len(text) <= 18 and int(text) >= 1
@@ -487,7 +521,13 @@ def build_parser() -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="solve a position exactly (a built-in example by default)")
     solve.add_argument("position", nargs="?", help="a JSON file, a JSON string or a position string")
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
-    solve.add_argument("--tt", type=int, default=64, help="transposition table size in MB")
+    solve.add_argument(
+        "--tt",
+        type=_count(65536),
+        default=64,
+        metavar="MB",
+        help="transposition table size in MB (default 64)",
+    )
     solve.add_argument(
         "--time",
         type=_seconds,
@@ -529,7 +569,7 @@ def build_parser() -> argparse.ArgumentParser:
     rev = sub.add_parser("review", help="what every play of a recorded game cost")
     rev.add_argument("file", help="a record (JSON): a match or a single hand")
     rev.add_argument(
-        "--time", type=_seconds, default=0.2, metavar="SECONDS", help="budget per play (default 0.2)"
+        "--time", type=_per_play, default=0.2, metavar="SECONDS", help="budget per play (default 0.2)"
     )
     rev.add_argument("--json", action="store_true", help="print the review as JSON")
     rev.add_argument("--annotate", metavar="OUT", help="write the record with the review's marks to OUT")

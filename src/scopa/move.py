@@ -74,6 +74,8 @@ class Move:
         t = text.strip()
         cut = t.lower().find("x")
         head, sep, tail = (t, "", "") if cut < 0 else (t[:cut], "x", t[cut + 1 :])
+        if not head:  # ("x7d", "xxxx": no card played; "unknown card ''" said nothing)
+            raise InvalidMoveError(f"bad move {show(text)}: expected notation like '7d' or '7dx3c4s'")
         try:
             card = Card.parse(head)
             caps = [tail[i : i + 2] for i in range(0, len(tail), 2)] if sep else []

@@ -213,6 +213,13 @@ class Game:
     # ------------------------------------------------------------------ the loop
 
     def run(self) -> int:
+        """Play until the match is over, ``quit`` or the end of input (status 0)."""
+        try:
+            return self._run()
+        except EOFError:  # (at "press Enter for the next hand")
+            return 0
+
+    def _run(self) -> int:
         c = self.console
         c.print(NOTATION_HELP)
         c.print(COMMANDS_HELP)
@@ -307,13 +314,13 @@ class Game:
             self.show_score(self.match.history[-1])
             self.console.print(self.scores_text())
             if self.save:
-                self.match.record(self.tags()).save(self.save)
-                self.console.print(Text(f"saved to {self.save}", style="dim"))
-            if not self.match.is_over:
                 try:
-                    self.ask("press Enter for the next hand ")
-                except EOFError:
-                    pass
+                    self.match.record(self.tags()).save(self.save)
+                    self.console.print(Text(f"saved to {self.save}", style="dim"))
+                except ScopaError as exc:  # (a full disk, a folder gone: the game goes on)
+                    self.console.print(Text(f"not saved: {exc}; the game goes on", style="red"))
+            if not self.match.is_over:
+                self.ask("press Enter for the next hand ")  # (EOFError: the game ends, as at a move)
 
     def _undo(self) -> str:
         """Take back plays until it is the player's turn again; say what was undone. Before
