@@ -869,3 +869,19 @@ def test_a_play_that_is_no_move_is_named_within_bounds():
     for bad in (10**5000, deep, None):
         with pytest.raises(RecordError, match=r"the hand, play 1 \(.*\): "):
             HandRecord.from_json({**rec, "plays": [bad]})
+
+
+def test_a_records_dicts_changed_after_it_was_made_are_checked_again_when_written(tmp_path):
+    # found by an audit: a frozen record holds its tags and annotations in plain dicts; a tag
+    # changed there was saved and exported (a raw line break in the text), and the file then
+    # refused on load
+    rec = decided_record()
+    rec.tags["Rules"] = "evil\nline"
+    for write in (rec.to_json, rec.text, lambda: rec.save(tmp_path / "x.json")):
+        with pytest.raises(RecordError, match="bad tag name 'Rules'"):
+            write()
+    assert not (tmp_path / "x.json").exists()
+    hand = rec.hands[0]
+    hand.annotations[999] = Annotation(mark="?")
+    with pytest.raises(RecordError, match="annotation at play index 999: expected a play index"):
+        hand.to_json()

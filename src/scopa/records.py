@@ -335,14 +335,16 @@ class HandRecord:
         out["deal"] = self.deal.to_string()
         out["plays"] = [str(m) for m in self.plays]
         out["score"] = None if self.score is None else list(self.score)
-        if self.annotations:
+        # (checked again: the dict is the record's own, and a caller may have changed it since)
+        notes = _check_notes(self.annotations, len(self.plays))
+        if notes:
             out["annotations"] = [
                 {
                     "play": i,
                     **({"mark": a.mark} if a.mark is not None else {}),
                     **({"comment": a.comment} if a.comment is not None else {}),
                 }
-                for i, a in sorted(self.annotations.items())
+                for i, a in notes.items()
             ]
         return out
 
@@ -519,7 +521,7 @@ class MatchRecord:
             "version": RECORD_FORMAT[1],
             "rules": self.rules.to_json(),
             "target": self.target,
-            "tags": dict(self.tags),
+            "tags": check_tags(self.tags),  # (again: the dict may have been changed since)
             "hands": [h.to_json(standalone=False) for h in self.hands],
         }
 
@@ -686,7 +688,7 @@ def _one_line(text: str) -> str:
 
 def _text(record: MatchRecord) -> str:
     lines = []
-    tags = record.tags
+    tags = check_tags(record.tags)  # (again: a record's dict may have been changed since it was made)
     for key in (*TAGS, *sorted(set(tags) - set(TAGS))):
         if key in tags:
             lines.append(f"[{key} {_quoted(tags[key])}]")
@@ -722,10 +724,11 @@ def _movetext(hand: HandRecord) -> str:
     """The plays, numbered by round (one play per seat), with marks and {comments}."""
     n = hand.rules.players
     parts: list[str] = []
+    notes = _check_notes(hand.annotations, len(hand.plays))  # (again, as tags)
     for j, m in enumerate(hand.plays):
         if j % n == 0:
             parts.append(f"{j // n + 1}.")
-        a = hand.annotations.get(j)
+        a = notes.get(j)
         text = str(m) + (a.mark if a and a.mark else "")
         parts.append(text)
         if a and a.comment:
