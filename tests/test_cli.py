@@ -6,12 +6,23 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import scopa
 
 SMALL = "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"
+
+
+def saved_match(path: Path, tags: dict[str, str] | None = None) -> Path:
+    """A match of 2-player Scopa to 1 point played by first legal moves, its record saved at
+    ``path`` (with ``tags``)."""
+    m = scopa.Match(scopa.Rules.preset("scopa", target=1), seed=2)
+    while not m.is_over:
+        m.play(m.state.legal_moves()[0])
+    m.record(tags).save(path)
+    return path
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -111,11 +122,7 @@ def test_a_position_file_is_read_no_further_than_a_position_can_be(tmp_path):
 
 
 def test_a_record_file_whose_name_starts_with_a_brace_is_a_file(tmp_path):
-    m = scopa.Match(scopa.Rules.preset("scopa", target=1), seed=2)
-    while not m.is_over:
-        m.play(m.state.legal_moves()[0])
-    path = tmp_path / "{game}.json"
-    m.record().save(path)
+    path = saved_match(tmp_path / "{game}.json")
     out = run("replay", str(path), "--text")
     assert out.returncode == 0, out.stderr
     missing = run("replay", str(tmp_path / "{missing}.json"))
@@ -127,11 +134,7 @@ def test_a_record_file_whose_name_starts_with_a_brace_is_a_file(tmp_path):
 
 
 def test_a_reader_that_goes_away_or_cannot_show_a_card_is_no_traceback(tmp_path):
-    m = scopa.Match(scopa.Rules.preset("scopa", target=1), seed=2)
-    while not m.is_over:
-        m.play(m.state.legal_moves()[0])
-    path = tmp_path / "g.json"
-    m.record({"Event": "Café ☃"}).save(path)
+    path = saved_match(tmp_path / "g.json", {"Event": "Café ☃"})
     # scopa review --json | head -c 10: the pipe closes before the output is written
     proc = subprocess.Popen(
         [sys.executable, "-m", "scopa", "review", str(path), "--json", "--time", "0.01"],
@@ -165,11 +168,7 @@ def test_a_full_or_closed_output_is_a_one_line_error_and_a_closed_input_an_empty
     # reader gone (a full disk) ended every command with a traceback and status 1; a closed
     # standard output gave tracebacks in some commands and lost the output silently in others;
     # `scopa play` with its input closed crashed where `< /dev/null` ends the game
-    m = scopa.Match(scopa.Rules.preset("scopa", target=1), seed=2)
-    while not m.is_over:
-        m.play(m.state.legal_moves()[0])
-    path = tmp_path / "g.json"
-    m.record().save(path)
+    path = saved_match(tmp_path / "g.json")
     cmd = [sys.executable, "-m", "scopa"]
     for args in (
         ("solve", SMALL), ("solve", "--json", SMALL), ("replay", str(path)),
