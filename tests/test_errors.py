@@ -150,6 +150,21 @@ def _view(**changes: object) -> scopa.PlayerView:
         (lambda: position(_view(seat=7)), errors.PositionError, "bad view: seat 7"),
         (lambda: position(_view(hand_sizes=(10**6, 10**6))), errors.PositionError, "bad view: hand_sizes"),
         (lambda: position(_view(table=None)), errors.PositionError, "bad view"),
+        (
+            lambda: scopa.notation.view_to_dict(_hand().final()),
+            errors.PositionError,
+            "expected a scopa.PlayerView",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: scopa.notation.state_to_json(5),
+            errors.PositionError,
+            "bad state 5: expected a scopa.State",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: scopa.HandRecord.from_json(_hand().to_json(), rules="scopa"),  # type: ignore[arg-type]
+            errors.PositionError,
+            "bad rules 'scopa': expected a scopa.Rules",
+        ),
     ],
 )
 def test_bad_input_raises_its_own_error_quoting_the_value(call, kind, quoted):

@@ -77,6 +77,7 @@ def _names(mask: int) -> list[str]:
 def state_to_dict(state: State) -> dict[str, Any]:
     """The JSON position format of ``state`` as a dict: every field, and ``history`` when the
     state has one (``{"start": position string, "plays": [move, ...]}``)."""
+    _check_state(state)
     hands, table, stock, piles, scope, turn, last = state.masks
     d: dict[str, Any] = {
         "rules": state.rules.to_json(),
@@ -92,6 +93,11 @@ def state_to_dict(state: State) -> dict[str, Any]:
     if state.history and state.origin is not state:
         d["history"] = {"start": state.origin.to_string(), "plays": [str(m) for _, m in state.history]}
     return d
+
+
+def _check_state(state: object) -> None:
+    if not isinstance(state, State):
+        raise PositionError(f"bad state {show(state)}: expected a scopa.State")
 
 
 def state_to_json(state: State) -> str:
@@ -326,7 +332,14 @@ def view_to_dict(view: PlayerView) -> dict[str, Any]:
     >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     >>> view_to_dict(s.view(1))["hands"]
     [2, ['2c', 'As']]
+    >>> view_to_dict(s)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.PositionError: bad view State.from_string(...): expected a scopa.PlayerView (a seat's: ...)
     """
+    if not isinstance(view, PlayerView):
+        hint = " (a seat's: state.view(seat))" if isinstance(view, State) else ""
+        raise PositionError(f"bad view {show(view)}: expected a scopa.PlayerView{hint}")
     return {
         "rules": view.rules.to_json(),
         "seat": view.seat,

@@ -352,6 +352,8 @@ class HandRecord:
     def from_json(cls, obj: Any, rules: Rules | None = None, where: str = "the hand") -> HandRecord:
         """Read and validate a hand record (the rules come from the match record around it,
         or from the hand's own ``rules``)."""
+        if rules is not None and not isinstance(rules, Rules):
+            raise RecordError(f"bad rules {show(rules)}: expected a scopa.Rules or None (Rules.preset(name))")
         return cls._read(obj, rules, where)[0]
 
     @classmethod
