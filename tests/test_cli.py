@@ -251,6 +251,15 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
         input="quit\n", capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
+    svg = tmp_path / "deal.svg"  # drawn before the lines a reader may stop reading
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scopa", "deal", "--game", "scopa", "--svg", str(svg)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 141 and svg.read_text().startswith("<svg")
+    proc.stderr.close()
     out = run("solve", "scopa -/- - - 7d/- 1/0 0 0 -")  # a finished hand: its score, no table of moves
     assert out.returncode == 0 and "the hand is over" in out.stdout and "Final score 4-0" in out.stdout
     assert "best move" not in out.stdout and "Every legal move" not in out.stdout

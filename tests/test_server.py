@@ -173,6 +173,23 @@ def test_stop_over_websocket(server):
         assert replies["long"]["best"] is not None
 
 
+def test_an_origin_a_browser_would_never_send_is_refused_when_the_server_is_made():
+    # found by an audit: `--cors ''` was taken; so was an origin with a path or a slash at the
+    # end, which no browser's Origin header ever matches (the app's requests then all refused)
+    from scopa.server import ServerConfig
+
+    for origin in ("*", "null", "https://app.example", "http://localhost:3000", "capacitor://localhost"):
+        assert ServerConfig(cors_origins=(origin,)).cors_origins == (origin,)
+    for bad in ("", "http://localhost:3000/", "localhost:3000", "https://app.example/x", 5):
+        with pytest.raises(scopa.OptionError, match="bad origin"):
+            ServerConfig(cors_origins=(bad,))  # type: ignore[arg-type]
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "serve", "--port", "0", "--cors", ""],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 2 and out.stderr.startswith("scopa: error: bad origin ''"), out.stderr
+
+
 def test_a_binary_message_gets_an_error_and_the_connection_stays_open(server):
     # found by an audit: a binary frame was read as if it were text; the protocol's messages are
     # JSON in text frames (docs/server.md), so a client sending a Blob or bytes by mistake is told

@@ -447,13 +447,13 @@ def _simulate(args: argparse.Namespace, console: Console) -> int:
 
 def _deal(args: argparse.Namespace, console: Console) -> int:
     s = scopa.State.deal(scopa.Rules.preset(args.game), seed=args.seed, dealer=args.dealer)
-    print(s)
-    print(s.to_json())
-    print(s.to_string())
-    if args.svg:
+    if args.svg:  # (first: a reader that stops early, `| head -1`, does not lose the picture)
         from scopa.svg import position
 
         _write(args.svg, position(s, deck=args.deck))
+    print(s)
+    print(s.to_json())
+    print(s.to_string())
     return 0
 
 

@@ -26,6 +26,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import re
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -36,7 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scopa import jsonio
-from scopa.errors import OptionError, ScopaError
+from scopa.errors import OptionError, ScopaError, show
 from scopa.limit import StopFlag
 from scopa.protocol import DEFAULT_MAX_TIME, Protocol, Request, RequestError, error_reply, stop_searches
 from scopa.version import __version__
@@ -66,7 +67,9 @@ class ServerConfig:
         max_request_bytes: largest request (an HTTP body or a WebSocket message).
         max_in_flight: requests one connection may have unanswered at once.
         max_queued: searches that may wait for a worker, over every connection.
-        cors_origins: origins allowed to call the server from a browser (``["*"]`` for any).
+        cors_origins: origins allowed to call the server from a browser (``["*"]`` for any):
+            each ``*`` or as a browser sends it, ``scheme://host[:port]`` with no path (an
+            origin with a slash at the end would never match: an OptionError).
     """
 
     max_time: float | None = DEFAULT_MAX_TIME
@@ -75,6 +78,18 @@ class ServerConfig:
     max_in_flight: int = 8
     max_queued: int = 64
     cors_origins: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for origin in self.cors_origins:
+            if not isinstance(origin, str) or not (origin in ("*", "null") or _ORIGIN.fullmatch(origin)):
+                raise OptionError(
+                    f"bad origin {show(origin)}: expected '*', 'null' or scheme://host[:port] as a browser "
+                    "sends it, with no path (e.g. https://app.example or http://localhost:3000)"
+                )
+
+
+#: An origin as a browser's ``Origin`` header has it: a scheme, ``://``, a host and a port.
+_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s?#]+")
 
 
 #: How often a search that waits for a worker looks whether it was stopped, seconds.
