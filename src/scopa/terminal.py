@@ -216,7 +216,7 @@ class Game:
         """Play until the match is over, ``quit`` or the end of input (status 0)."""
         try:
             return self._run()
-        except EOFError:  # (at "press Enter for the next hand")
+        except EOFError:  # (at any prompt: a move, the next hand, the review)
             return 0
 
     def _run(self) -> int:
@@ -235,10 +235,7 @@ class Game:
                 continue
             legal = self.show_turn(state)
             while True:
-                try:
-                    answer = self.ask("your move> ").strip()
-                except EOFError:
-                    return 0
+                answer = self.ask("your move> ").strip()
                 outcome = self._command(answer, state, legal)
                 if outcome == "quit":
                     return 0
@@ -369,10 +366,7 @@ class Game:
 
         if not self.match.hands:
             return
-        try:
-            answer = self.ask("review the last hand? (y/N) ").strip().lower()
-        except EOFError:
-            return
+        answer = self.ask("review the last hand? (y/N) ").strip().lower()
         if answer not in ("y", "yes"):
             return
         last = self.match.hands[-1]

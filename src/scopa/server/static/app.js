@@ -725,7 +725,7 @@ function updateDownload() {
   a.setAttribute("aria-disabled", record ? "false" : "true");
 }
 
-const replay = { record: null, hand: 0, step: 0, name: (seat) => `seat ${seat}` };
+const replay = { hands: [], hand: 0, step: 0, name: (seat) => `seat ${seat}` };
 
 async function loadRecord(file) {
   const text = await file.text();
@@ -747,7 +747,6 @@ async function loadRecord(file) {
       $("replay-review").replaceChildren();
       return;
     }
-    replay.record = record;
     replay.hands = hands;
     replay.hand = 0;
     replay.step = 0;
