@@ -557,3 +557,21 @@ def test_stop_flag_repr_pastes_back(core):
     f = scopa.limit.StopFlag()  # (the core in use)
     f.set()
     assert eval(repr(Limit(time=0.5, stop=f)), {"Limit": Limit, "StopFlag": type(f)}).stop.is_set()
+
+
+def test_scopa_stop_flag_is_a_core_flag_with_a_scopa_error():
+    # scopa.StopFlag: the core's flag (its searches read it), refusing a bad set with a LimitError
+    import pickle
+
+    assert scopa.StopFlag is scopa.limit.StopFlag and issubclass(scopa.StopFlag, scopa.limit.core.StopFlag)
+    for bad in (1, 0, "yes", None, 1.0):
+        with pytest.raises(scopa.errors.LimitError, match=r"bad set .*: expected True or False"):
+            scopa.StopFlag(set=bad)
+    flag = scopa.StopFlag(set=True)
+    assert repr(flag) == "StopFlag(set=True)" and eval(repr(flag), {"StopFlag": scopa.StopFlag}).is_set()
+    back = pickle.loads(pickle.dumps(flag))
+    assert type(back) is scopa.StopFlag and back.is_set()
+    # a flag made by the core itself is still a limit's stop, and a set one stops a search
+    assert Limit(stop=scopa.limit.core.StopFlag()).stop is not None
+    result = scopa.solve(State.deal("scopa", seed=5), limit=Limit(stop=flag))
+    assert not result.exact

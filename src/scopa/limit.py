@@ -30,10 +30,27 @@ from scopa.errors import LimitError, show
 
 __all__ = ["Clock", "CoreLimits", "Limit", "StopFlag"]
 
-#: A flag that stops the searches that watch it, from any thread: ``set()``, ``clear()``,
-#: ``is_set()``. It is the loaded core's own type (``scopa_core.StopFlag``), which its
-#: search loops read directly.
-StopFlag = core.StopFlag
+
+class StopFlag(core.StopFlag):
+    """A flag that stops the searches that watch it, from any thread: ``set()``,
+    ``clear()``, ``is_set()``. A subclass of the loaded core's own type
+    (``scopa_core.StopFlag``, which its search loops read directly) whose constructor raises
+    :class:`~scopa.errors.LimitError` for a bad ``set``.
+
+    >>> StopFlag(set=True)
+    StopFlag(set=True)
+    """
+
+    __slots__ = ()
+
+    def __init__(self, set: bool = False) -> None:  # noqa: A002 - the repr's name
+        if set is not True and set is not False:
+            raise LimitError(f"bad set {show(set)}: expected True or False")
+        super().__init__(set)
+
+    def __reduce__(self) -> tuple[type[StopFlag], tuple[bool]]:
+        return (StopFlag, (self.is_set(),))
+
 
 _NODE_MAX = (1 << 62) - 1
 _TIME_MAX = 1e9
@@ -59,7 +76,7 @@ class Limit:
             object.__setattr__(self, "time", _check_time(self.time, "time"))
         if self.nodes is not None:
             _check_nodes(self.nodes, "nodes")
-        if self.stop is not None and not isinstance(self.stop, StopFlag):
+        if self.stop is not None and not isinstance(self.stop, core.StopFlag):
             raise LimitError(f"bad stop {show(self.stop)}: expected a scopa.StopFlag or None")
 
     @classmethod
