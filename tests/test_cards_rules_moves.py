@@ -83,6 +83,10 @@ def test_presets(name, players, hand, table, stock):
     assert (r.players, r.hand_size, r.table_size, r.stock_size) == (players, hand, table, stock)
     assert r.redeal_on_kings == (table > 0)  # RULES §6 default
     assert r.capture_rule == "free" and r.primiera_requires_all_suits and r.target == 11
+    # made directly, the rules of a game are its preset's; with no table dealt, nothing is redealt
+    assert Rules(game=name) == r
+    assert Rules(game=name, redeal_on_kings=True).redeal_on_kings == (table > 0)
+    assert r.replace(redeal_on_kings=True).redeal_on_kings == (table > 0)
 
 
 def test_rules_replace_and_json():

@@ -51,7 +51,8 @@ class Rules:
         target: points that end a match (RULES §5).
         capture_rule: ``"free"`` (any set adding up) or ``"fewest"`` (RULES §3.2).
         primiera_requires_all_suits: a team lacking a suit cannot win primiera (RULES §4).
-        redeal_on_kings: redeal when 3+ kings are dealt face up (RULES §6).
+        redeal_on_kings: redeal when 3+ kings are dealt face up (RULES §6); always False
+            in a game that deals no table cards (Scopone scientifico), whatever is given.
         ace_takes_all, ace_sweep_is_scopa, re_bello, napola, scopa_on_last_play: the
             variants of RULES §7, off by default.
     """
@@ -84,6 +85,9 @@ class Rules:
                 raise RulesError(f"bad {name} {show(value)}: expected True or False")
         if self.ace_sweep_is_scopa and not self.ace_takes_all:
             raise RulesError("ace_sweep_is_scopa=True needs ace_takes_all=True")
+        if self.redeal_on_kings and _GEOMETRY[self.game][2] == 0:
+            # no card is dealt face up, so nothing is redealt: False, as the preset has it
+            object.__setattr__(self, "redeal_on_kings", False)
 
     @classmethod
     def preset(cls, name: str, **options: Any) -> Rules:
