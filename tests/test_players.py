@@ -926,7 +926,36 @@ def test_player_objects_copy_and_pickle_for_the_arena():
         # (a level's own time cap may cut the twin's samples: its moves then vary)
         assert one.diff == two.diff or (TWIN_RUN and player is used)
     pimc = PIMCPlayer(samples=8, seed=1)
-    assert pickle.loads(pickle.dumps(pimc))._solver is not pimc._solver
+    assert pickle.loads(pickle.dumps(pimc))._solver() is not pimc._solver()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_one_pimc_player_serves_several_threads_at_once(threads):
+    # docs/players.md: a player may be used from several threads at once, each searching with
+    # a solver of its own (a core solver serves one thread: it raised RuntimeError, "this
+    # Solver is searching for another thread")
+    import threading
+
+    player = PIMCPlayer(samples=16 if TWIN_RUN else 64, seed=1, time_limit=None, threads=threads)
+    states = [State.deal("scopa", seed=seed) for seed in range(3)]
+    start, errors, moves = threading.Barrier(3), [], []
+
+    def play(state):
+        start.wait()
+        try:
+            for _ in range(2 if TWIN_RUN else 6):
+                moves.append((state, player.choose(state.view(state.turn))))
+        except Exception as exc:  # (reported below, with its type)
+            errors.append(exc)
+
+    workers = [threading.Thread(target=play, args=(s,)) for s in states]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert errors == []
+    assert len(moves) == 3 * (2 if TWIN_RUN else 6)
+    assert all(move in state.legal_moves() for state, move in moves)
 
 
 @pytest.mark.parametrize(

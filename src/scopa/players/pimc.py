@@ -46,6 +46,9 @@ REPLY_WEIGHT = 0.25
 Posterior = tuple[list[dict[int, int]], list[float]]
 
 
+_POOL_LOCK = threading.Lock()
+
+
 class PIMCPlayer:
     """Perfect-information Monte Carlo (PIMC).
 
@@ -155,10 +158,10 @@ class PIMCPlayer:
         self.deal_inference = deal_inference
         self.candidates = candidates
         self._rng = random.Random(seed)
-        self._solver = core_solver(tt_size_mb)
         self._tt_size_mb = tt_size_mb
         self._pool: ThreadPoolExecutor | None = None
         self._local = threading.local()
+        self._local.solver = core_solver(tt_size_mb)  # (this thread's: a table refused now)
         #: samples the last :meth:`evaluate` used
         self.last_samples = 0
 
@@ -169,15 +172,23 @@ class PIMCPlayer:
         """A copy (the arena's of a player object, a worker's pickled one) is this player
         with its own solver and threads: the search memory and the thread pool are not copied."""
         state = dict(self.__dict__)
-        for name in ("_solver", "_pool", "_local"):
+        for name in ("_pool", "_local"):
             del state[name]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._solver = core_solver(self._tt_size_mb)
         self._pool = None
         self._local = threading.local()
+        self._local.solver = core_solver(self._tt_size_mb)
+
+    def _solver(self) -> Any:
+        """This thread's solver: a player used from several threads searches in each with a
+        table of its own (a core solver serves one thread at a time)."""
+        solver = getattr(self._local, "solver", None)
+        if solver is None:
+            solver = self._local.solver = core_solver(self._tt_size_mb)
+        return solver
 
     def _exact_limit(self, players: int) -> int:
         if self.exact_plays is not None:
@@ -290,7 +301,7 @@ class PIMCPlayer:
     ) -> list[tuple[int, int, float]]:
         """Every legal move's exact value, or its value from an alpha-beta ``depth`` plays deep."""
         opts, block = rules.core_options, rules.hand_size
-        sv = solver or self._solver
+        sv = solver or self._solver()
         rows: list[tuple[int, int, float]] | None
         if exact:
             rows = [(c, m, float(v)) for c, m, v in sv.analyze(pos, opts, block)]
@@ -383,8 +394,9 @@ class PIMCPlayer:
         """The samples valued by :attr:`threads` threads, each with a solver of its own: drawn in
         the order one thread would draw them, valued a batch at a time, added in that order, so
         the values are one thread's for the same seed and sample count."""
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="scopa-pimc")
+        with _POOL_LOCK:  # (one pool when threads share this player)
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="scopa-pimc")
         nxt = (view.seat + 1) % rules.players
         used = nodes = 0
         left = self.samples
@@ -414,9 +426,7 @@ class PIMCPlayer:
         self, batch: list[tuple[Any, ...]], rules: Rules
     ) -> list[tuple[list[tuple[int, int, float]], int]]:
         """Samples valued in order in one thread of the pool, by that thread's solver."""
-        solver = getattr(self._local, "solver", None)
-        if solver is None:
-            solver = self._local.solver = core_solver(self._tt_size_mb)
+        solver = self._solver()
         out = []
         for pos in batch:
             before = self._nodes_here()
