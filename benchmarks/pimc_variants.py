@@ -53,17 +53,17 @@ Record = tuple[int, int, int, int, tuple[int, int], int, int]
 class RoundPIMC(PIMCPlayer):
     """PIMC whose depth-limited searches stop at the next refill while stock is left."""
 
-    def sample_values(
+    def _sample_values(
         self, pos: tuple[Any, ...], rules: Rules, solver: Any = None
     ) -> list[tuple[int, int, float]]:
         """As PIMC's, searched at most to the end of the round while stock is left."""
         in_hands = sum(core.popcount(h) for h in pos[0])
         depth = self._depth(rules.players)
         if not pos[2] or depth <= in_hands:
-            return super().sample_values(pos, rules, solver)
+            return super()._sample_values(pos, rules, solver)
         saved, self.depth = self.depth, in_hands
         try:
-            return super().sample_values(pos, rules, solver)
+            return super()._sample_values(pos, rules, solver)
         finally:
             self.depth = saved
 
@@ -288,20 +288,20 @@ class BlindReplyPIMC(PIMCPlayer):
         super().__init__(**options)
         self.worlds, self.blind = worlds, blind
 
-    def sample_values(
+    def _sample_values(
         self, pos: tuple[Any, ...], rules: Rules, solver: Any = None
     ) -> list[tuple[int, int, float]]:
         opts, block = rules.core_options, rules.hand_size
         exact = self._exact(pos, rules)
         depth = self._depth(rules.players)
         if rules.players != 2 or (not exact and depth < 2):
-            return super().sample_values(pos, rules, solver)
+            return super()._sample_values(pos, rules, solver)
         me = pos[5]
         out = []
         for c, m in core.legal_moves(pos[0][me], pos[1], opts):
             child = core.apply_move(pos, c, m, opts, block)
             if child[5] == me or not child[0][child[5]]:
-                return super().sample_values(pos, rules, solver)
+                return super()._sample_values(pos, rules, solver)
             replies = self._minimax_values(child, rules, exact, depth - 1, solver)
             value = self._weighed(replies, child, self.reply_weight, opts)
             if child[2] and self.blind:

@@ -360,6 +360,36 @@ def test_pimc_sample_values_exact_late_depth_limited_early():
     assert late == [(c, m, float(v)) for c, m, v in core.Solver(4).analyze(s.masks, opts, block)]
 
 
+def test_pimc_sample_values_checks_its_position():
+    # a core tuple that is not a position of the rules is a PositionError naming it (bare
+    # ValueError, TypeError or IndexError before); other arguments OptionErrors
+    s = State.deal("scopa", seed=4)
+    hands, table, stock, captured, scope, turn, last = s.masks
+    four = State.deal("scopone_scientifico", seed=4)
+    player = PIMCPlayer(samples=4)
+    bad = {
+        "a card in two places": (hands, table | hands[0], stock, captured, scope, turn, last),
+        "seat to move": (hands, table, stock, captured, scope, 2, last),
+        "expected (hands": (hands, table),
+        "card masks": ((hands[0], "x"), table, stock, captured, scope, turn, last),
+        "not a position of scopa": four.masks,
+    }
+    for why, pos in bad.items():
+        with pytest.raises(scopa.errors.PositionError, match=r"position tuple|impossible position") as err:
+            player.sample_values(pos, s.rules)
+        assert why in str(err.value)
+    with pytest.raises(scopa.errors.PositionError):
+        player.sample_values(None, s.rules)
+    with pytest.raises(scopa.errors.OptionError, match="bad rules 'scopa'"):
+        player.sample_values(s.masks, "scopa")
+    with pytest.raises(scopa.errors.OptionError, match="bad solver 3"):
+        player.sample_values(s.masks, s.rules, 3)
+    # lists do as tuples, as in the core
+    assert player.sample_values(
+        [list(hands), table, list(stock), list(captured), list(scope), turn, last], s.rules
+    ) == (player.sample_values(s.masks, s.rules))
+
+
 def expected_reply_values(s: State, weight: float, exact: bool, depth: int) -> dict[tuple[int, int], float]:
     """Each move's value with the opponent's reply weighed by the model, re-derived here:
     the softmax written out, and the sweep risk found by trying every card it cannot see."""

@@ -11,7 +11,7 @@ from itertools import accumulate
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import OptionError, show
+from scopa.errors import OptionError, PositionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import (
@@ -30,6 +30,7 @@ from scopa.players.inference import OpponentModel, deal_posterior, hand_posterio
 from scopa.rules import Rules
 from scopa.solver import check_tt_size, core_solver
 from scopa.view import PlayerView
+from scopa_core import _checks
 
 __all__ = ["FOUR_PLAYER_MODEL", "PIMCPlayer"]
 
@@ -217,11 +218,35 @@ class PIMCPlayer:
         are left, else from the depth-limited search; with two players, the opponent's reply
         weighed as the class docstring says.
 
+        ``pos`` is the core's tuple (``State.masks``), checked as the core checks one
+        (:class:`~scopa.errors.PositionError` if it is not one of ``rules``' positions);
+        ``solver`` a core solver (``scopa_core.Solver``) or None for this thread's.
+
         >>> import scopa
         >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
         >>> PIMCPlayer().sample_values(s.masks, s.rules)
         [(6, 8392704, 4.0), (19, 0, 3.0)]
         """
+        if not isinstance(rules, Rules):
+            raise OptionError(f"bad rules {show(rules)}: expected a scopa.Rules")
+        if solver is not None and not isinstance(solver, core.Solver):
+            raise OptionError(f"bad solver {show(solver)}: expected a scopa_core.Solver or None")
+        try:
+            _checks.check_tuple(pos, rules.hand_size)
+            _checks.check_playable(pos)
+        except ValueError as exc:
+            raise PositionError(str(exc)) from None
+        if len(pos[0]) != rules.players or len(pos[2]) > rules.stock_size:
+            raise PositionError(
+                f"bad position tuple {show(pos)}: not a position of {rules.game} "
+                f"({rules.players} hands, a stock of at most {rules.stock_size} cards)"
+            )
+        return self._sample_values(tuple(pos), rules, solver)
+
+    def _sample_values(
+        self, pos: tuple[Any, ...], rules: Rules, solver: Any = None
+    ) -> list[tuple[int, int, float]]:
+        """:meth:`sample_values` of a position already checked (the samples' own)."""
         opts, block = rules.core_options, rules.hand_size
         exact = self._exact(pos, rules)
         depth = self._depth(rules.players)
@@ -335,7 +360,7 @@ class PIMCPlayer:
         for _ in range(self.samples if self.threads == 1 else 0):
             pos = self._draw(view, posterior)
             before = self._nodes_here()
-            for c, m, v in self.sample_values(pos, rules):
+            for c, m, v in self._sample_values(pos, rules):
                 totals[(c, m)] += v
             self._count_risks(pos, rules, risks, nxt)
             used += 1
@@ -430,7 +455,7 @@ class PIMCPlayer:
         out = []
         for pos in batch:
             before = self._nodes_here()
-            rows = self.sample_values(pos, rules, solver)
+            rows = self._sample_values(pos, rules, solver)
             out.append((rows, self._nodes_here() - before))
         return out
 
