@@ -239,6 +239,17 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
             ("batch", "review", str(path), "-o", str(tmp_path / "o.jsonl"), "--time", "5000"),
             "bad --time 5000",
         ),
+        # options that were taken and ignored: a partner in a 2-player game, a target given twice
+        (("play", "--game", "scopa", "--partner", "greedy"), "scopa is a 2-player game, without partners"),
+        (("play", "--load", str(path), "--partner", "greedy"), "scopa is a 2-player game, without partners"),
+        (
+            ("play", "--game", "scopa", "--target", "5", "--option", "target=7"),
+            "--target 5 and --option target=7",
+        ),
+        (
+            ("play", "--option", "napola=true", "--option", "napola=false"),
+            "bad option 'napola=false': napola is given twice",
+        ),
     ]
     for args, said in cases:
         out = run(*args)

@@ -240,6 +240,8 @@ def _options(pairs: Sequence[str] | None) -> dict[str, Any]:
         if not sep or not key:
             raise RulesError(f"bad option {pair!r}: expected name=value, like capture_rule=fewest")
         key, value = key.strip(), value.strip()
+        if key in out:
+            raise RulesError(f"bad option {pair!r}: {key} is given twice")
         if value.lower() in ("true", "false"):
             value = value.lower()
         out[key] = _parse_value(key, value)
@@ -257,9 +259,12 @@ def _play(args: argparse.Namespace, console: Console) -> int:
         given += [f"--option {o!r}" for o in args.option or ()]
         if given:
             raise OptionError(f"{', '.join(given)}: not with --load, which keeps the record's rules")
-    rules = scopa.Rules.preset(args.game or "scopone_scientifico", **_options(args.option))
+    options = _options(args.option)
     if args.target is not None:
-        rules = rules.replace(target=args.target)
+        if "target" in options:
+            raise OptionError(f"--target {args.target} and --option target={options['target']}: give one")
+        options["target"] = args.target
+    rules = scopa.Rules.preset(args.game or "scopone_scientifico", **options)
     game = start(
         rules,
         seed=args.seed,
@@ -544,10 +549,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--seat", type=int, help="your seat (default 0; with --load, the record's 'You')")
     players = [*PLAYERS, *level_names()]
-    play.add_argument("--opponent", default="pimc", choices=players, help="the opponents' player")
-    play.add_argument("--partner", default="pimc", choices=players, help="your partner's player (4 seats)")
-    play.add_argument("--seed", type=int, default=None)
-    play.add_argument("--target", type=int, default=None)
+    play.add_argument(
+        "--opponent", default="pimc", choices=players, help="the opponents' player (default pimc)"
+    )
+    play.add_argument(
+        "--partner", default=None, choices=players, help="your partner's player (4 seats; default pimc)"
+    )
+    play.add_argument("--seed", type=int, default=None, help="the match's seed (default: a random one)")
+    play.add_argument("--target", type=int, default=None, help="points that win the match (default 11)")
     play.add_argument(
         "--option",
         action="append",
@@ -555,7 +564,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="a rule option, e.g. capture_rule=fewest (repeatable)",
     )
     play.add_argument(
-        "--deck", default="french", choices=["french", "italian"], help="suit symbols or letters"
+        "--deck",
+        default="french",
+        choices=["french", "italian"],
+        help="suit symbols or letters (default french)",
     )
     play.add_argument("--save", metavar="FILE", help="write the game's record to FILE after every hand")
     play.add_argument("--load", metavar="FILE", help="resume the game recorded in FILE")

@@ -381,7 +381,7 @@ def start(
     *,
     seed: int | None,
     seat: int | None,
-    partner: str,
+    partner: str | None,
     opponent: str,
     deck: str,
     save: str | None,
@@ -391,7 +391,7 @@ def start(
 ) -> Game:
     """A game from the command line's options (a resumed record with ``load``, whose rules it
     keeps; the player's seat, unless given, is the record's ``Player`` tag that says ``You``,
-    else 0)."""
+    else 0). ``partner`` (default ``pimc``) is for a 4-seat game only."""
     if save:
         check_writable(save)  # (now, not at the end of the first hand)
     if load:
@@ -408,6 +408,9 @@ def start(
     n = rules.players
     if not 0 <= seat < n:
         raise OptionError(f"bad seat {seat}: expected a seat in 0..{n - 1} for {rules.game}")
+    if partner is not None and n == 2:
+        raise OptionError(f"--partner {partner}: {rules.game} is a 2-player game, without partners")
+    partner = partner or "pimc"
     players = {}
     for s in range(n):
         if s == seat:
