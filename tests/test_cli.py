@@ -274,3 +274,21 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
     out = run("solve", "scopa -/- - - 7d/- 1/0 0 0 -")  # a finished hand: its score, no table of moves
     assert out.returncode == 0 and "the hand is over" in out.stdout and "Final score 4-0" in out.stdout
     assert "best move" not in out.stdout and "Every legal move" not in out.stdout
+
+
+def test_every_option_with_a_default_says_it_in_its_help():
+    # docs/cli.md is every --help page: an option left out has a value, and the page says which
+    import argparse
+
+    from scopa.__main__ import build_parser
+
+    silent = []
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                for opt in sub._actions:
+                    has_default = opt.default is not None and opt.default is not False
+                    if opt.option_strings and has_default and opt.default != argparse.SUPPRESS:
+                        if "default" not in (opt.help or ""):
+                            silent.append((name, opt.option_strings[-1], opt.default))
+    assert silent == []

@@ -590,12 +590,20 @@ def build_parser() -> argparse.ArgumentParser:
     ar = sub.add_parser("arena", help="players against each other on duplicate deals")
     ar.add_argument("a", choices=players)
     ar.add_argument("b", choices=players)
-    ar.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
     ar.add_argument(
-        "--deals", type=_count(MAX_DEALS), default=100, help="duplicate deals (each played twice)"
+        "--game",
+        default="scopone_scientifico",
+        choices=scopa.PRESETS,
+        help="the game (default scopone_scientifico)",
+    )
+    ar.add_argument(
+        "--deals",
+        type=_count(MAX_DEALS),
+        default=100,
+        help="duplicate deals, each played twice (default 100)",
     )
     ar.add_argument("--jobs", type=_count(MAX_JOBS), default=1, help="processes (default 1)")
-    ar.add_argument("--seed", type=int, default=0)
+    ar.add_argument("--seed", type=int, default=0, help="the seed of every deal and player (default 0)")
     ar.set_defaults(func=_arena)
 
     eng = sub.add_parser("engine", help="the JSON-lines engine protocol on stdin/stdout")
@@ -642,36 +650,67 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=f"default and longest search time (default {DEFAULT_MAX_TIME:g}; 0 for no limit)",
     )
-    srv.add_argument("--max-request-bytes", type=_positive, default=64 * 1024, help="largest request")
-    srv.add_argument("--max-in-flight", type=_positive, default=8, help="unanswered requests per connection")
     srv.add_argument(
-        "--max-queued", type=_positive, default=64, help="searches waiting, over all connections"
+        "--max-request-bytes", type=_positive, default=64 * 1024, help="largest request (default 65536)"
+    )
+    srv.add_argument(
+        "--max-in-flight", type=_positive, default=8, help="unanswered requests per connection (default 8)"
+    )
+    srv.add_argument(
+        "--max-queued", type=_positive, default=64, help="searches waiting, over all connections (default 64)"
     )
     srv.add_argument(
         "--cors", action="append", metavar="ORIGIN", help="allow this origin (repeatable; * for any)"
     )
-    srv.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    srv.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="uvicorn's log level (default info)",
+    )
     srv.set_defaults(func=_serve)
 
     sim = sub.add_parser("simulate", help="random hands inside the core, mean points per category")
-    sim.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
-    sim.add_argument("--hands", type=_count(MAX_HANDS), default=100_000)
-    sim.add_argument("--seed", type=int, default=1)
+    sim.add_argument(
+        "--game",
+        default="scopone_scientifico",
+        choices=scopa.PRESETS,
+        help="the game (default scopone_scientifico)",
+    )
+    sim.add_argument(
+        "--hands", type=_count(MAX_HANDS), default=100_000, help="hands to play (default 100000)"
+    )
+    sim.add_argument("--seed", type=int, default=1, help="the random hands' seed (default 1)")
     sim.set_defaults(func=_simulate)
 
     deal = sub.add_parser("deal", help="deal a hand and print it, its JSON and its position string")
-    deal.add_argument("--game", default="scopone_scientifico", choices=scopa.PRESETS)
-    deal.add_argument("--seed", type=int, default=1)
-    deal.add_argument("--dealer", type=int, default=0)
+    deal.add_argument(
+        "--game",
+        default="scopone_scientifico",
+        choices=scopa.PRESETS,
+        help="the game (default scopone_scientifico)",
+    )
+    deal.add_argument("--seed", type=int, default=1, help="the deal's seed (default 1)")
+    deal.add_argument("--dealer", type=int, default=0, help="the dealer's seat (default 0)")
     deal.add_argument("--svg", metavar="FILE", help="also draw the deal as SVG into FILE")
-    deal.add_argument("--deck", default="french", choices=["french", "italian", "spanish"])
+    deal.add_argument(
+        "--deck",
+        default="french",
+        choices=["french", "italian", "spanish"],
+        help="the picture's deck (default french)",
+    )
     deal.set_defaults(func=_deal)
 
     svg = sub.add_parser("svg", help="draw a position as SVG")
     svg.add_argument("position", help="a JSON file, a JSON string or a position string")
     svg.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default standard output)")
     svg.add_argument("--seat", type=int, default=None, help="draw that seat's view (the others face down)")
-    svg.add_argument("--deck", default="french", choices=["french", "italian", "spanish"])
+    svg.add_argument(
+        "--deck",
+        default="french",
+        choices=["french", "italian", "spanish"],
+        help="the cards drawn (default french)",
+    )
     svg.add_argument("--size", type=float, default=48, help="a card's width in pixels (default 48)")
     svg.set_defaults(func=_svg)
     return parser
