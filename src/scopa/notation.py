@@ -38,12 +38,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from scopa import jsonio
-from scopa.card import DECK, CardSet, cards_mask
+from scopa.card import DECK, CardSet, bits, cards_mask
 from scopa.errors import PositionError, RulesError, ScopaError, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
-from scopa.view import PlayerView
+from scopa.view import PlayerView, stand_ins
 
 __all__ = [
     "FORMAT_VERSION",
@@ -415,17 +415,13 @@ def view_from_json(obj: object) -> PlayerView:
     need = sum(h for seat, h in enumerate(hands) if seat != me) + stock
     if need > len(free):
         raise PositionError(f"the view hides {need} cards but only {len(free)} cards are unaccounted for")
-    filled: list[Any] = []
-    at = 0
-    for seat, h in enumerate(hands):
-        if seat == me:
-            filled.append(h)
-        else:
-            filled.append([str(DECK[c]) for c in free[at : at + h]])
-            at += h
+    sizes = [len(h) if seat == me else h for seat, h in enumerate(hands)]
+    masks, stand_in_stock = stand_ins(sizes, me, 0, free, stock)
     full = dict(d)
-    full["hands"] = filled
-    full["stock"] = [str(DECK[c]) for c in free[at : at + stock]]
+    full["hands"] = [
+        h if seat == me else [str(DECK[c]) for c in bits(masks[seat])] for seat, h in enumerate(hands)
+    ]
+    full["stock"] = [str(DECK[c]) for c in stand_in_stock]
     full.pop("history", None)
     full.pop("seat", None)
     v = State.from_json(full).view(me)

@@ -109,3 +109,24 @@ class PlayerView:
             Move._from_core(c, m)
             for c, m in core.legal_moves(self.hand.mask, self.table.mask, self.rules.core_options)
         ]
+
+
+def stand_ins(
+    sizes: tuple[int, ...] | list[int], seat: int, own: int, free: list[int], stock: int
+) -> tuple[list[int], list[int]]:
+    """The position a view stands for when its hidden cards are dealt from ``free`` (card
+    indexes, unaccounted for) in order: each seat's hand as a mask (``seat``'s own is
+    ``own``), then a stock of ``stock`` cards. The view's checks build it (its caller has
+    checked that ``free`` holds enough cards).
+
+    >>> stand_ins((2, 1), 0, 0b11, [5, 6, 7, 8], 2)
+    ([3, 32], [6, 7])
+    """
+    hands, at = [], 0
+    for s, k in enumerate(sizes):
+        if s == seat:
+            hands.append(own)
+        else:
+            hands.append(sum(1 << c for c in free[at : at + k]))
+            at += k
+    return hands, free[at : at + stock]

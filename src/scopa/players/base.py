@@ -18,7 +18,7 @@ from scopa.limit import _TIME_MAX, Limit
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State, _check_position
-from scopa.view import PlayerView
+from scopa.view import PlayerView, stand_ins
 
 __all__ = [
     "Player",
@@ -285,17 +285,11 @@ def _view_problem(v: PlayerView) -> str | None:
         isinstance(p, tuple) and len(p) == 2 and _seat(p[0], n) and isinstance(p[1], Move) for p in history
     ):
         return f"history {show(history)}: expected a tuple of (seat, Move) pairs"
-    hands, at = [], 0
-    for seat, k in enumerate(sizes):
-        if seat == v.seat:
-            hands.append(v.hand.mask)
-        else:
-            hands.append(sum(1 << c for c in unseen[at : at + k]))
-            at += k
+    hands, stand_in_stock = stand_ins(sizes, v.seat, v.hand.mask, unseen, stock)
     pos = (
         tuple(hands),
         v.table.mask,
-        tuple(unseen[at : at + stock]),
+        tuple(stand_in_stock),
         (v.captured[0].mask, v.captured[1].mask),
         scope,
         v.turn,
