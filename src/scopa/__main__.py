@@ -517,6 +517,15 @@ def _count(most: int | None = None) -> Callable[[str], int]:
 _positive = _count()
 
 
+def _game_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--game",
+        default="scopone_scientifico",
+        choices=scopa.PRESETS,
+        help="the game (default scopone_scientifico)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line parser."""
     parser = argparse.ArgumentParser(prog="scopa", description="Scopa and Scopone engine")
@@ -590,12 +599,7 @@ def build_parser() -> argparse.ArgumentParser:
     ar = sub.add_parser("arena", help="players against each other on duplicate deals")
     ar.add_argument("a", choices=players)
     ar.add_argument("b", choices=players)
-    ar.add_argument(
-        "--game",
-        default="scopone_scientifico",
-        choices=scopa.PRESETS,
-        help="the game (default scopone_scientifico)",
-    )
+    _game_option(ar)
     ar.add_argument(
         "--deals",
         type=_count(MAX_DEALS),
@@ -671,12 +675,7 @@ def build_parser() -> argparse.ArgumentParser:
     srv.set_defaults(func=_serve)
 
     sim = sub.add_parser("simulate", help="random hands inside the core, mean points per category")
-    sim.add_argument(
-        "--game",
-        default="scopone_scientifico",
-        choices=scopa.PRESETS,
-        help="the game (default scopone_scientifico)",
-    )
+    _game_option(sim)
     sim.add_argument(
         "--hands", type=_count(MAX_HANDS), default=100_000, help="hands to play (default 100000)"
     )
@@ -684,12 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(func=_simulate)
 
     deal = sub.add_parser("deal", help="deal a hand and print it, its JSON and its position string")
-    deal.add_argument(
-        "--game",
-        default="scopone_scientifico",
-        choices=scopa.PRESETS,
-        help="the game (default scopone_scientifico)",
-    )
+    _game_option(deal)
     deal.add_argument("--seed", type=int, default=1, help="the deal's seed (default 1)")
     deal.add_argument("--dealer", type=int, default=0, help="the dealer's seat (default 0)")
     deal.add_argument("--svg", metavar="FILE", help="also draw the deal as SVG into FILE")
