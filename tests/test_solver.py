@@ -272,6 +272,31 @@ def test_pv_replays_through_the_api():
         assert max(scopa.analyze(s).values()) == r.value
 
 
+def test_an_exact_result_under_a_limit_holds_the_proved_part_of_a_best_line():
+    # docs/solver.md: under a limit the PV is as far as the search proved it, so an exact
+    # result may hold a shorter line; every move of it is a best move (RULES §8)
+    short = 0
+    for seed in range(30):
+        s = State.deal("scopa", seed=seed)
+        for _ in range(14):
+            s = s.play(s.legal_moves()[0])
+        plays = sum(len(h) for h in s.hands) + len(s.stock)
+        for nodes in (1000, 3000):
+            r = scopa.Solver(16).solve(s, node_limit=nodes)
+            if not r.exact:
+                assert r.pv == ()
+                continue
+            assert r.value == scopa.solve(s).value and r.pv and r.pv[0] == r.best_move
+            short += len(r.pv) < plays
+            line, sign = s, 1
+            for m in r.pv:  # each a best move of its position, the value kept for the root's team
+                values = scopa.analyze(line)
+                assert values[m] == max(values.values()) == sign * r.value
+                sign = sign if line.play(m).team_to_move == line.team_to_move else -sign
+                line = line.play(m)
+    assert short  # (some do stop short: 6 and 8 of these on the two cores)
+
+
 def test_solved_position_that_is_over():
     s = State.from_string("scopa -/- - - 7dAc/2c 1/0 0 1 -")
     r = scopa.solve(s)

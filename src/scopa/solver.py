@@ -61,9 +61,10 @@ class SolveResult:
         best_move: a move reaching ``value`` when exact; when not, the move the search
             proved reaches ``lower``, or else the deepest depth-limited search's choice. A
             legal move whenever the hand is not over (``None`` then).
-        pv: the principal variation from ``best_move`` to the end of the hand (empty
-            when inexact; shorter when a limit stopped its search); replaying it reaches
-            ``value``.
+        pv: the principal variation from ``best_move``: a best line to the end of the
+            hand, whose replay reaches ``value``. Under a limit it is the part of that line
+            the search proved before the limit hit: possibly shorter even when ``exact``
+            (every move of it a best move), empty when inexact.
         nodes: positions searched by this call (a solver's table may answer positions
             searched by earlier calls: see :meth:`Solver.solve`).
         seconds: wall-clock time of the call.
