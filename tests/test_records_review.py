@@ -17,7 +17,7 @@ import pytest
 from conftest import TWIN_RUN
 
 import scopa
-from scopa import Match, State
+from scopa import CardSet, Match, Move, State
 from scopa.players import PIMCPlayer, RandomPlayer
 from scopa.records import Annotation, HandRecord, MatchRecord, RecordError, load_record, schema
 from scopa.review import BLUNDER, MISTAKE, review
@@ -188,6 +188,39 @@ def test_review_marks_a_blunder_with_its_reason():
     assert p.loss > MISTAKE and p.mark in ("?", "??") and p.reason == "missed a sweep"
     best = review(State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("7dx3c4s"), time_limit=0.2)
     assert best.plays[0].loss == 0 and best.plays[0].dd_loss == 0 and best.plays[0].mark is None
+
+
+def _piles(*used: str) -> list[list[str]]:
+    rest = [str(c) for c in scopa.DECK if str(c) not in used]
+    return [rest[: len(rest) // 2], rest[len(rest) // 2 :]]
+
+
+def test_review_reasons_compare_with_the_best_move_and_count_only_real_scope():
+    from scopa.review import _concedes_scopa, _reason
+
+    def position(hands, table, rules="scopa"):
+        used = [c for h in hands for c in h] + table
+        return State.from_cards(rules, hands, turn=0, table=table, captured=_piles(*used), last_capture=1)
+
+    # the best move leaves the settebello to the opponent's 7c too: not what the play gave up
+    s = position([["Ac", "Qc"], ["7c", "2b"]], ["7d", "Ab"])
+    assert _reason(s, Move.parse("AcxAb"), Move.parse("Qc")) == "left a scopa"
+    # laid down where the best move does not leave it: given up
+    s = position([["7d", "Ks"], ["7c", "2b"]], ["3c", "3s"])
+    assert _reason(s, Move.parse("7d"), Move.parse("Ks")) == "gave up the settebello"
+    # RULES §7: an ace's sweep under ace_takes_all is no scopa unless ace_sweep_is_scopa
+    for is_scopa in (False, True):
+        rules = scopa.Rules.preset("scopa", ace_takes_all=True, ace_sweep_is_scopa=is_scopa)
+        s = position([["Ac", "Kc"], ["Ad", "2b"]], ["Qs", "3b"], rules)
+        # (the mover's own ace sweep would be a scopa: then it missed one)
+        assert _reason(s, Move.parse("Kc"), Move.parse("AcxQs3b")) == ("missed a sweep" if is_scopa else None)
+    # RULES §7: a sweep on the hand's last play is no scopa unless scopa_on_last_play
+    for on_last in (False, True):
+        rules = scopa.Rules.preset("scopa", scopa_on_last_play=on_last)
+        after = position([["2c"], ["5s"]], ["3b"], rules).play("2c")
+        assert _concedes_scopa(after, CardSet.parse("5s").mask, rules.core_options) == on_last
+        after = position([["2c", "Kc"], ["5s", "Qd"]], ["3b"], rules).play("2c")  # (not the last play)
+        assert _concedes_scopa(after, CardSet.parse("5s").mask, rules.core_options)
 
 
 def test_review_json_of_a_whole_game():

@@ -10,8 +10,9 @@ For every play, from the seat that made it:
   budget (with every card known: RULES §8): the played move's exact value, the best, the
   ``dd_loss``;
 - a *mark*: ``?`` for a fair loss over :data:`MISTAKE` points, ``??`` over :data:`BLUNDER`;
-  and a one-line *reason* where one is simple to name (missed a sweep, missed the settebello,
-  gave up the settebello, left a scopa).
+  and a one-line *reason* where one is simple to name, something the best move does not do
+  (missed a sweep, missed the settebello, gave up the settebello, left a scopa: a table a card
+  the mover has not seen sweeps for a scopa as the rules score it).
 
 Losses are in the solver's unit: a final score difference for the mover's team, never
 negative (0 for a best move). :func:`review` returns plain objects; the command line, the
@@ -32,10 +33,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
+from scopa.card import bits
 from scopa.errors import LimitError, OptionError, show
 from scopa.limit import Clock, Limit
 from scopa.move import Move
-from scopa.players.base import leaves_sweep
+from scopa.players.base import sweepers
 from scopa.players.pimc import PIMCPlayer
 from scopa.records import Annotation, HandRecord, MatchRecord, annotated
 from scopa.solver import Solver, check_progress
@@ -217,22 +219,37 @@ def _reason(state: State, move: Move, best: Move) -> str | None:
         ):
             return "missed the settebello"
     unseen = state.view(state.turn).unseen.mask
-    after_table = after.table.mask if not after.is_over else 0
-    if after_table & seven and any(
-        after_table & seven & cap
-        for c in range(40)
-        if unseen >> c & 1
-        for cap in core.captures(c, after_table, opts)
-    ):
+    best_after = state.play(best)
+    if _exposes_settebello(after, unseen, opts) and not _exposes_settebello(best_after, unseen, opts):
         return "gave up the settebello"
-    best_table = state.play(best).table.mask
-    if (
-        after_table
-        and leaves_sweep(after_table, unseen, opts)
-        and not (best_table and leaves_sweep(best_table, unseen, opts))
-    ):
+    if _concedes_scopa(after, unseen, opts) and not _concedes_scopa(best_after, unseen, opts):
         return "left a scopa"
     return None
+
+
+def _exposes_settebello(after: State, unseen: int, opts: int) -> bool:
+    """Whether the settebello lies on the table ``after`` a play where some card the mover
+    has not seen could take it."""
+    table = after.table.mask if not after.is_over else 0
+    return bool(table & core.SETTEBELLO) and any(
+        table & core.SETTEBELLO & cap for c in bits(unseen) for cap in core.captures(c, table, opts)
+    )
+
+
+def _concedes_scopa(after: State, unseen: int, opts: int) -> bool:
+    """Whether the next play ``after`` a play could be a scopa (RULES §3, §7) with some card
+    the mover has not seen: a sweep of a non-empty table that the rules score (not an ace's
+    sweep under ``ace_takes_all`` unless ``ace_sweep_is_scopa``; not the hand's last play
+    unless ``scopa_on_last_play``)."""
+    table = after.table.mask if not after.is_over else 0
+    rules = after.rules
+    last_play = not after.stock and sum(len(h) for h in after.hands) == 1
+    if not table or (last_play and not rules.scopa_on_last_play):
+        return False
+    takers = sweepers(table, opts) & unseen
+    if rules.ace_takes_all and not rules.ace_sweep_is_scopa and not table & core.ACES:
+        takers &= ~core.ACES  # (an ace on a table without one takes it all, and scores no scopa)
+    return bool(takers)
 
 
 def _hands(source: MatchRecord | HandRecord | State) -> list[tuple[State, tuple[Move, ...]]]:
