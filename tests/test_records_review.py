@@ -150,6 +150,26 @@ def test_validation_names_the_hand_the_play_and_the_reason():
 
     assert "the match was already won" in _bad(after_the_end) or "hand" in _bad(after_the_end)
 
+    def plays_text(js):
+        js["hands"][0]["plays"] = "2dx2c"
+
+    assert _bad(plays_text) == "hand 1: 'plays' must be a list of at most 40 moves, got '2dx2c'"
+
+    def dealer_text(js):
+        js["hands"][0]["dealer"] = str(js["hands"][0]["dealer"])
+
+    assert "bad dealer '" in _bad(dealer_text) and "expected the deal's seat" in _bad(dealer_text)
+
+    def mid_hand(js):  # all 40 cards there, two of them already taken
+        deal = State.from_string(js["hands"][0]["deal"])
+        take = next(m for m in deal.legal_moves() if m.is_capture)
+        js["hands"][0]["deal"] = deal.play(take).to_string()
+
+    assert "cards were already captured (a position after plays, not a deal)" in _bad(mid_hand)
+    # JSON text that is not an object is JSON, not a file name
+    with pytest.raises(RecordError, match=r"a record must be a JSON object, got \[1, 2\]"):
+        load_record("[1, 2]")
+
 
 def test_match_undo_goes_back_across_hands():
     m = Match("scopa", seed=2)
@@ -278,6 +298,15 @@ def test_a_review_cut_short_counts_the_hands_it_reached():
         assert (j["value"], j["best_value"], j["loss"], j["best"]) == (0.0, 0.0, 0.0, str(p.move))
     whole = review(rec.hands[0], time_limit=0.02).summary()
     assert whole["hands_reviewed"] == whole["hands"] == 1
+    # a hand dealt but not yet played is reached by a review no limit cut (docs/records.md)
+    m = Match("scopa", seed=2)
+    while not m.hands:
+        m.play(m.state.legal_moves()[0])
+    js = m.record().to_json()
+    js["hands"].append({"dealer": m.state.dealer, "deal": m.state.to_string(), "plays": []})
+    s = review(load_record(js), time_limit=0.02).summary()
+    assert s["hands"] == s["hands_reviewed"] == 2
+    assert s["seats"][0]["loss_per_hand"] == round(s["seats"][0]["loss"] / 2, 4)
 
 
 @pytest.mark.parametrize("game", ["scopa", "scopone_scientifico"])
@@ -699,7 +728,7 @@ def test_numbers_in_a_record_are_ints_not_floats_or_bools():
     for dealer in (True, 1.0, "1", None):
         hand["dealer"] = dealer
         with pytest.raises(
-            RecordError, match=re.escape(f"the hand: dealer {dealer!r} is not the deal's (1)")
+            RecordError, match=re.escape(f"the hand: bad dealer {dealer!r}: expected the deal's seat, 1")
         ):
             load_record(hand)
 

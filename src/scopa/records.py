@@ -229,11 +229,11 @@ def _rules_differ(deal: State, rules: Rules) -> bool:
 def _is_deal(state: State) -> str | None:
     """Why ``state`` is not the start of a hand (every card once, full hands, nothing
     played), or None when it is."""
+    if any(len(p) for p in state.captured) or any(state.scope):
+        return "cards were already captured (a position after plays, not a deal)"
     held = sum(len(h) for h in state.hands) + len(state.table) + len(state.stock)
     if held != 40:
         return f"it holds {held} of the 40 cards"
-    if any(len(p) for p in state.captured) or any(state.scope):
-        return "cards were already captured"
     if any(len(h) != state.rules.hand_size for h in state.hands):
         return f"every hand must hold {state.rules.hand_size} cards"
     if len(state.table) != state.rules.table_size:
@@ -398,7 +398,9 @@ class HandRecord:
         if why is not None:
             raise RecordError(f"{where}: bad deal {show(text)}: {why}")
         dealer = obj.get("dealer", deal.dealer)
-        if not isinstance(dealer, int) or isinstance(dealer, bool) or dealer != deal.dealer:
+        if not isinstance(dealer, int) or isinstance(dealer, bool):
+            raise RecordError(f"{where}: bad dealer {show(dealer)}: expected the deal's seat, {deal.dealer}")
+        if dealer != deal.dealer:
             raise RecordError(f"{where}: dealer {show(dealer)} is not the deal's ({deal.dealer})")
         if check_deal is not None:
             check_deal(deal)
@@ -406,7 +408,7 @@ class HandRecord:
             raise RecordError(f"{where}: no 'plays': expected a list of moves (empty before the first play)")
         plays = obj["plays"]
         if not isinstance(plays, list) or len(plays) > 40:
-            raise RecordError(f"{where}: 'plays' must be a list of at most 40 moves")
+            raise RecordError(f"{where}: 'plays' must be a list of at most 40 moves, got {show(plays)}")
         moves, state = _replay(deal, plays, where)
         raw_score = obj.get(score_field)
         try:
@@ -638,6 +640,12 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
             limit = "(scopa.records.MAX_RECORD_BYTES)"
             raise RecordError(f"cannot read the record {name}: {exc} {limit}") from None
         except (OSError, ValueError) as exc:  # (ValueError: a path with a NUL character)
+            if (
+                isinstance(exc, FileNotFoundError)
+                and isinstance(source, str)
+                and source.lstrip().startswith("[")
+            ):
+                return load_record(_json_text(source))  # (JSON text, not a record's: refused below)
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise RecordError(f"cannot read the record {name}: {reason}") from None
         if data.startswith(b"\xef\xbb\xbf"):
@@ -647,14 +655,18 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
         except jsonio.JSONInputError as exc:
             raise RecordError(f"the record {name} is not valid JSON: {exc}") from None
     elif isinstance(obj, str):
-        try:
-            obj = jsonio.loads(obj, max_chars=MAX_RECORD_BYTES)
-        except jsonio.JSONInputError as exc:
-            raise RecordError(f"the record is not valid JSON: {exc}") from None
+        obj = _json_text(obj)
     if isinstance(obj, Mapping) and obj.get("format") == HAND_FORMAT[0]:
         hand = HandRecord.from_json(obj)
         return MatchRecord(hand.rules, (hand,))
     return MatchRecord.from_json(obj)
+
+
+def _json_text(text: str) -> Any:
+    try:
+        return jsonio.loads(text, max_chars=MAX_RECORD_BYTES)
+    except jsonio.JSONInputError as exc:
+        raise RecordError(f"the record is not valid JSON: {exc}") from None
 
 
 def record_of(hands: Iterable[State], rules: Rules, tags: Mapping[str, str] | None = None) -> MatchRecord:

@@ -149,8 +149,12 @@ class Review:
         mistakes and blunders; and the worst plays. ``hands_reviewed``: the hands with a play
         reviewed (all of them unless a limit cut the review short)."""
 
-        # (hands the review reached: one its limit cut short counts, one it never reached not)
-        reached = len({p.hand for p in self.plays if p.reviewed})
+        # (hands the review reached: all when no limit cut it, a hand dealt but not yet played
+        # too; else one its limit cut short counts, one it never reached not)
+        if all(p.reviewed for p in self.plays):
+            reached = self.hands
+        else:
+            reached = len({p.hand for p in self.plays if p.reviewed})
 
         def totals(sel: list[PlayReview]) -> dict[str, Any]:
             sel = [p for p in sel if p.reviewed]
