@@ -710,6 +710,9 @@ def test_text_export_escapes_tags_as_pgn_does():
     note = rec.hands[0].annotate({0: Annotation("one\nScore 11-0} two")})
     text = MatchRecord(rec.rules, (note, *rec.hands[1:])).text()
     assert "{one Score 11-0) two}" in text and "\nScore 11-0" not in text
+    # a Windows line break is one break: one space, as a Unix one
+    note = rec.hands[0].annotate({0: Annotation("one\r\ntwo\rthree")})
+    assert "{one two three}" in MatchRecord(rec.rules, (note, *rec.hands[1:])).text()
 
 
 def test_numbers_in_a_record_are_ints_not_floats_or_bools():

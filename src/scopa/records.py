@@ -696,7 +696,13 @@ def _quoted(value: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    """``text`` with its line breaks and other control characters as spaces."""
+    """``text`` with its line breaks (one space for a CR LF) and other control characters as
+    spaces.
+
+    >>> _one_line("a\\r\\nb\\tc")
+    'a b c'
+    """
+    text = text.replace("\r\n", "\n")
     return "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text)
 
 
