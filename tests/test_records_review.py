@@ -909,6 +909,32 @@ def test_what_the_schema_requires_load_requires(path, message):
         load_record(bad)
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"tags": {"Event day": "x"}}, "bad tag name 'Event day'"),
+        ({"tags": {"Rules": "x"}}, "bad tag name 'Rules'"),
+        ({"tags": {"Event": "one\ntwo"}}, "control character"),
+        ({"tags": {"Event": "one\u2028two"}}, "control character"),
+        ({"rules": {"preset": "scopa", "napoli": True}}, "unknown rule option 'napoli'"),
+        ({"rules": {"preset": "scopa", "napola": 1}}, "bad napola 1"),
+        ({"annotations": [{"play": 0}]}, "an empty annotation"),
+    ],
+)
+def test_what_the_loader_refuses_the_schema_refuses(change, message):
+    # the shipped JSON Schema refuses, on its own, what load_record refuses in tags, rules
+    # and annotations (an audit found all of these valid by the schema)
+    js = decided_record(tags={"Event": "x"}).to_json()
+    if "annotations" in change:
+        js["hands"][0]["annotations"] = change["annotations"]
+    else:
+        js.update(change)
+    assert SCHEMA.is_valid(decided_record(tags={"Event": "x"}).to_json())
+    assert not SCHEMA.is_valid(js)
+    with pytest.raises(scopa.ScopaError, match=re.escape(message)):
+        load_record(js)
+
+
 def test_what_the_schema_leaves_optional_load_leaves_optional():
     full = decided_record(tags={"Event": "x"}).to_json()
     rec = load_record(full)
