@@ -25,12 +25,15 @@ from typing import Any
 __all__ = [
     "MAX_COUNT",
     "MAX_SCOPE",
+    "bad_stop",
     "check_block",
     "check_card",
     "check_count",
+    "check_flag",
     "check_geometry",
     "check_int",
     "check_mask",
+    "check_move_cards",
     "check_opts",
     "check_playable",
     "check_seed",
@@ -72,9 +75,22 @@ def short(obj: Any) -> str:
     ('<int of 16610 bits>', '[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, ...]')
     """
     try:
+        base: Any
+        for base in (int, tuple, list):  # (a subclass's repr may read as the type expected)
+            if isinstance(obj, base) and type(obj) is not base and type(obj) is not bool:
+                return f"{_SHORT.repr(base(obj))} (a {type(obj).__name__}, not {base.__name__})"
         return _SHORT.repr(obj)
     except Exception:  # a user type whose repr fails
         return f"<{type(obj).__name__}>"
+
+
+def bad_stop(stop: Any, flag_type: type) -> ValueError:
+    """The error for a ``stop`` that is not ``flag_type`` (the loaded core's StopFlag) or
+    None; a StopFlag of the other core is named as one."""
+    other = ""
+    if type(stop).__name__ == flag_type.__name__ and type(stop).__module__ != flag_type.__module__:
+        other = " (the other core's StopFlag: compiled and twin each read their own)"
+    return ValueError(f"bad stop {short(stop)}{other}: expected a scopa_core.StopFlag or None")
 
 
 def _is_int(x: Any) -> bool:
@@ -106,6 +122,31 @@ def check_apart(a: int, what_a: str, b: int, what_b: str) -> None:
         raise ValueError(
             f"bad {what_a} {a} and {what_b} {b}: they share the cards of mask {a & b}, "
             "and a card is in one place"
+        )
+
+
+def check_flag(x: Any, what: str) -> bool:
+    """``x`` if it is True or False, else ValueError naming ``what``."""
+    if x is not True and x is not False:
+        raise ValueError(f"bad {what} {short(x)}: expected True or False")
+    return x
+
+
+def check_move_cards(hand: int, table: int, card: int, capture: int, turn: int) -> None:
+    """ValueError unless ``card`` is in ``hand`` (of seat ``turn``, to move) and the cards of
+    ``capture`` are on ``table`` (all already checked): what a move needs to be played at all.
+
+    >>> try:
+    ...     check_move_cards(0b10, 0b100, 0, 0, 1)
+    ... except ValueError as exc:
+    ...     print(exc)
+    bad card index 0: it is not in the hand of seat 1, to move
+    """
+    if not hand >> card & 1:
+        raise ValueError(f"bad card index {card}: it is not in the hand of seat {turn}, to move")
+    if capture & ~table:
+        raise ValueError(
+            f"bad captured cards {capture}: the cards of mask {capture & ~table} are not on the table"
         )
 
 
@@ -179,7 +220,8 @@ def check_geometry(nplayers: Any, hand_size: Any, table_size: Any) -> None:
     if not ok:
         raise ValueError(
             f"bad deal geometry: {short(nplayers)} players, {short(hand_size)} cards each, "
-            f"{short(table_size)} on the table"
+            f"{short(table_size)} on the table: expected 2 or 4 players, 1..10 cards each and a "
+            "table that leave a stock of whole refills (of players x cards) in the 40 cards"
         )
 
 
@@ -242,7 +284,8 @@ def check_playable(pos: Any) -> None:
     seen = 0
     for m in (*hands, table, *captured, *(1 << c for c in stock)):
         if m & seen:
-            raise ValueError(f"impossible position {short(pos)}: a card in two places")
+            twice = (m & seen & -(m & seen)).bit_length() - 1
+            raise ValueError(f"impossible position {short(pos)}: a card in two places (card index {twice})")
         seen |= m
     n = len(hands)
     if any(hands):

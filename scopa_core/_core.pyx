@@ -189,7 +189,7 @@ cdef int watch_start(Watch* w, object time_limit, object stop) except -1:
     signal handlers run only from the main thread (Python delivers signals there)."""
     cdef double t
     if stop is not None and not isinstance(stop, StopFlag):
-        raise ValueError(f"bad stop {_checks.short(stop)}: expected a scopa_core.StopFlag or None")
+        raise _checks.bad_stop(stop, StopFlag)
     t = _checks.check_seconds(time_limit)
     w.deadline = scopa_now() + t if t > 0 else 0.0
     w.stop = &(<StopFlag>stop).word if stop is not None else NULL
@@ -601,7 +601,8 @@ def apply_move(pos, card, capture, opts, block) -> tuple:
     """Play ``card`` capturing ``capture`` (0 = lay down) and return the next position.
 
     ``pos`` is ``(hands, table, stock, captured, scope, turn, last_capture)``; see the
-    twin's docstring. The arguments' shapes and ranges are checked, the move's legality
+    twin's docstring. The arguments' shapes and ranges are checked, and that the card is in
+    the mover's hand and the captured cards on the table; that the rules allow the capture
     is not: the caller validates it.
     """
     cdef Pos p
@@ -610,6 +611,8 @@ def apply_move(pos, card, capture, opts, block) -> tuple:
     cdef uint64_t m = mask_arg(capture, "captured cards")
     cdef int o = int_arg(opts, "rule options", 0, 255)
     pos_from_tuple(&p, stock, pos, block)
+    if not (p.hands[p.turn] >> c) & 1 or m & ~p.table:
+        _checks.check_move_cards(p.hands[p.turn], p.table, c, m, p.turn)
     apply_pos(&p, c, m, o)
     if p.scope[0] > _checks.MAX_SCOPE or p.scope[1] > _checks.MAX_SCOPE:
         raise ValueError(f"bad position tuple {_checks.short(pos)}: a scopa now would pass "

@@ -382,7 +382,7 @@ cdef class Solver:
         nl = node_limit
         _checks.check_seconds(time_limit)
         if stop is not None and not isinstance(stop, StopFlag):
-            raise ValueError(f"bad stop {_checks.short(stop)}: expected a scopa_core.StopFlag or None")
+            raise _checks.bad_stop(stop, StopFlag)
         # claimed before anything is written (self.stock, the table): no Python code runs
         # between the check and the claim, so the GIL makes the two one step
         self._idle()
@@ -533,7 +533,7 @@ cdef class Solver:
         return lo2, min(hi2, b.hi), card, cap
 
     def solve(self, pos, opts, block, node_limit=0, time_limit=0.0, stop=None, guess=None,
-              bint pv=True, threads=1) -> tuple:
+              pv=True, threads=1) -> tuple:
         """Solve a position tuple: ``(exact, lower, upper, best_card, best_capture, pv, nodes)``.
 
         Values are the final score difference for the team to move; ``pv`` is a list of
@@ -559,6 +559,8 @@ cdef class Solver:
         if guess is not None and not is_int_in(guess, -10000, 10001):
             _checks.check_int(guess, "guess", -10000, 10000)
         nthreads = _checks.check_int(threads, "threads", 1, 256)
+        if pv is not True and pv is not False:
+            _checks.check_flag(pv, "pv")
         self._begin(pos, opts, block, &p, node_limit, time_limit, stop)
         try:
             sigma = 1 if (p.turn & 1) == 0 else -1

@@ -108,7 +108,7 @@ def _stop_flag(is_set: bool) -> StopFlag:
 def check_stop(stop: object) -> StopFlag | None:
     """``stop`` if it is a :class:`StopFlag` or None (as the compiled core's check)."""
     if stop is not None and not isinstance(stop, StopFlag):
-        raise ValueError(f"bad stop {_checks.short(stop)}: expected a scopa_core.StopFlag or None")
+        raise _checks.bad_stop(stop, StopFlag)
     return stop
 
 
@@ -186,13 +186,15 @@ def apply_move(pos: tuple, card: int, capture: int, opts: int, block: int) -> tu
     ``captured`` and ``scope`` pairs per team, ``last_capture`` a team or -1. After the
     play, empty hands are refilled from the stock in blocks of ``block`` cards (the
     first block to the seat to move), and at the end of the hand the table goes to
-    the last capturer. The arguments' shapes and ranges are checked, the move's legality
-    is not: the caller validates it.
+    the last capturer. The arguments' shapes and ranges are checked, and that the card is in
+    the mover's hand and the captured cards on the table; that the rules allow the capture is
+    not: the caller validates it.
     """
     _checks.check_card(card)
     _checks.check_mask(capture, "captured cards")
     _checks.check_opts(opts)
     _checks.check_tuple(pos, block)
+    _checks.check_move_cards(pos[0][pos[5]], pos[1], card, capture, pos[5])
     after = _apply(pos, card, capture, opts, block)
     if max(after[4]) > _checks.MAX_SCOPE:
         raise ValueError(

@@ -345,6 +345,7 @@ class Solver:
         if guess is not None:
             _checks.check_int(guess, "guess", -10000, 10000)
         _checks.check_int(threads, "threads", 1, 256)
+        _checks.check_flag(pv, "pv")
         self._begin(pos, opts, block, node_limit, time_limit, stop)
         try:
             info, sigma, w_lo, w_hi = self._root(pos)

@@ -132,6 +132,45 @@ def test_apply_capture_and_scopa(core):
     assert turn == 1 and last == 0 and hands == (mask("Ad"), mask("Kc"))
 
 
+def test_apply_move_needs_the_card_in_the_movers_hand_and_the_capture_on_the_table(core):
+    # found by a fuzzing audit: a card from another seat's hand was played (the cores then
+    # disagreed on the scopa), a capture of cards off the table put them in two places
+    pos = ((0, mask("7d")), mask("Kc"), (), (0, 0), (0, 0), 0, -1)
+    with pytest.raises(ValueError, match=r"^bad card index 6: it is not in the hand of seat 0, to move$"):
+        core.apply_move(pos, idx("7d"), mask("Kc"), 0, 1)
+    pos = ((mask("7d"), mask("Ac")), mask("3c 4s"), (), (0, 0), (0, 0), 0, -1)
+    with pytest.raises(
+        ValueError, match=rf"^bad captured cards {mask('3c Ac')}: the cards of mask {mask('Ac')}"
+    ):
+        core.apply_move(pos, idx("7d"), mask("3c Ac"), 0, 1)
+
+
+def test_core_messages_name_what_they_refuse(core):
+    # a subclass of int, tuple or list is refused with its type named (its repr reads as the
+    # type expected); pv is True or False; a card in two places is named
+    class Seed(int):
+        pass
+
+    with pytest.raises(ValueError, match=r"bad seed 5 \(a Seed, not int\): expected an int"):
+        core.shuffle(Seed(5))
+    pos = ((1, 2), 0, (), (0, 0), (0, 0), 0, -1)
+    for bad in ("no", 1, None):
+        with pytest.raises(ValueError, match=r"^bad pv .*: expected True or False$"):
+            core.Solver(1).solve(pos, 0, 1, pv=bad)
+    with pytest.raises(ValueError, match=r"a card in two places \(card index 0\)"):
+        core.Solver(1).solve(((1, 1), 0, (), (0, 0), (0, 0), 0, -1), 0, 1)
+    with pytest.raises(
+        ValueError, match=r"geometry: 4 players, 0 cards each, 0 on the table: expected 2 or 4"
+    ):
+        core.deal(4, 0, 0, 1, 1)
+    other = next(c for c in CORES if c is not core) if len(CORES) > 1 else None
+    if other is not None:
+        with pytest.raises(
+            ValueError, match=r"\(the other core's StopFlag: compiled and twin each read their own\)"
+        ):
+            core.Solver(1).solve(pos, 0, 1, stop=other.StopFlag())
+
+
 def test_last_play_is_not_a_scopa(core):
     # RULES §3.6: the last play of the hand is never a scopa, unless scopa_on_last_play (§7).
     pos = ((0, mask("5c")), mask("5d"), (), (mask("Ad 2d"), 0), (0, 0), 1, 0)
