@@ -10,7 +10,8 @@ API (cards are ``suit * 10 + value - 1`` with suits d, c, s, b; sets of cards ar
 
 - ``captures(card, table, opts) -> list[int]``: the sets ``card`` may capture.
 - ``legal_moves(hand, table, opts) -> list[tuple[int, int]]``: ``(card, captured)`` moves.
-- ``apply_move(pos, card, captured, opts, block) -> pos``: play a move (unchecked).
+- ``apply_move(pos, card, captured, opts, block) -> pos``: play a move (its card must be in
+  the mover's hand and its captured cards on the table; that the rules allow it is unchecked).
 - ``score(cap0, cap1, scope0, scope1, opts) -> ((7 ints), (7 ints))``: points per category.
 - ``primiera(mask, opts) -> int``: primiera total, -1 when a required suit is missing.
 - ``shuffle(seed)``, ``deal(nplayers, hand_size, table_size, opts, seed)``: reproducible deals.

@@ -88,7 +88,8 @@ def bad_stop(stop: Any, flag_type: type) -> ValueError:
     """The error for a ``stop`` that is not ``flag_type`` (the loaded core's StopFlag) or
     None; a StopFlag of the other core is named as one."""
     other = ""
-    if type(stop).__name__ == flag_type.__name__ and type(stop).__module__ != flag_type.__module__:
+    kind = type(stop)
+    if kind.__name__ == "StopFlag" and kind.__module__.startswith("scopa_core.") and kind is not flag_type:
         other = " (the other core's StopFlag: compiled and twin each read their own)"
     return ValueError(f"bad stop {short(stop)}{other}: expected a scopa_core.StopFlag or None")
 

@@ -373,6 +373,7 @@ def test_pimc_sample_values_checks_its_position():
         "expected (hands": (hands, table),
         "card masks": ((hands[0], "x"), table, stock, captured, scope, turn, last),
         "not a position of scopa": four.masks,
+        "hand 0 holds 10 cards: at most 3 in scopa": ((1023, 1023 << 10), 0, (), (0, 0), (0, 0), 0, -1),
     }
     for why, pos in bad.items():
         with pytest.raises(scopa.errors.PositionError, match=r"position tuple|impossible position") as err:
@@ -957,6 +958,38 @@ def test_player_objects_copy_and_pickle_for_the_arena():
         assert one.diff == two.diff or (TWIN_RUN and player is used)
     pimc = PIMCPlayer(samples=8, seed=1)
     assert pickle.loads(pickle.dumps(pimc))._solver() is not pimc._solver()
+
+
+def test_a_level_shared_by_threads_makes_one_searcher(monkeypatch):
+    # docs/players.md: threads that share a level share its one random stream: one PIMC
+    # searcher is made, however many threads ask for it first at once (two were made)
+    import threading
+    import time
+
+    import scopa.players.levels as levels
+
+    made = []
+
+    class Slow(PIMCPlayer):
+        def __init__(self, **options):
+            time.sleep(0.05)  # (widens the window between the check and the assignment)
+            made.append(self)
+            super().__init__(**options)
+
+    monkeypatch.setattr(levels, "PIMCPlayer", Slow)
+    player = scopa.players.level(3, seed=1)
+    start = threading.Barrier(3)
+
+    def ask():
+        start.wait()
+        assert player.searcher is made[0]
+
+    workers = [threading.Thread(target=ask) for _ in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert len(made) == 1
 
 
 @pytest.mark.parametrize("threads", [1, 2])

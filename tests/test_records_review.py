@@ -167,8 +167,11 @@ def test_validation_names_the_hand_the_play_and_the_reason():
 
     assert "cards were already captured (a position after plays, not a deal)" in _bad(mid_hand)
     # JSON text that is not an object is JSON, not a file name
-    with pytest.raises(RecordError, match=r"a record must be a JSON object, got \[1, 2\]"):
-        load_record("[1, 2]")
+    for text in ("[1, 2]", "[" + "1, " * 200 + "1]"):  # (the long one is no file name either)
+        with pytest.raises(RecordError, match=r"a record must be a JSON object, got \[1, "):
+            load_record(text)
+    with pytest.raises(RecordError, match=r"cannot read the record '\[draft\] game.json': No such file"):
+        load_record("[draft] game.json")  # a name, not JSON
 
 
 def test_match_undo_goes_back_across_hands():
@@ -916,6 +919,9 @@ def test_what_the_schema_requires_load_requires(path, message):
         ({"tags": {"Rules": "x"}}, "bad tag name 'Rules'"),
         ({"tags": {"Event": "one\ntwo"}}, "control character"),
         ({"tags": {"Event": "one\u2028two"}}, "control character"),
+        ({"tags": {"Event": "one\n"}}, "control character"),  # (a final line break too)
+        ({"tags": {"Event\n": "x"}}, "bad tag name 'Event\\n'"),
+        ({"rules": {"preset": "scopa", "ace_sweep_is_scopa": True}}, "needs ace_takes_all=True"),
         ({"rules": {"preset": "scopa", "napoli": True}}, "unknown rule option 'napoli'"),
         ({"rules": {"preset": "scopa", "napola": 1}}, "bad napola 1"),
         ({"annotations": [{"play": 0}]}, "an empty annotation"),

@@ -64,7 +64,7 @@ class Limit:
     Attributes:
         time: seconds (a number > 0), or None.
         nodes: positions (an int >= 1), or None.
-        stop: a :data:`StopFlag`, or None.
+        stop: a :class:`StopFlag`, or None.
     """
 
     time: float | None = None

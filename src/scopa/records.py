@@ -631,7 +631,7 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
     hand record (returned as a match record of one hand). Validated by replaying every play."""
     obj: Any = source
     if isinstance(source, (str, os.PathLike)) and not (
-        isinstance(source, str) and source.lstrip().startswith("{")
+        isinstance(source, str) and (source.lstrip().startswith("{") or _json_array(source))
     ):
         name = show(_path_text(source))
         try:
@@ -640,12 +640,6 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
             limit = "(scopa.records.MAX_RECORD_BYTES)"
             raise RecordError(f"cannot read the record {name}: {exc} {limit}") from None
         except (OSError, ValueError) as exc:  # (ValueError: a path with a NUL character)
-            if (
-                isinstance(exc, FileNotFoundError)
-                and isinstance(source, str)
-                and source.lstrip().startswith("[")
-            ):
-                return load_record(_json_text(source))  # (JSON text, not a record's: refused below)
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise RecordError(f"cannot read the record {name}: {reason}") from None
         if data.startswith(b"\xef\xbb\xbf"):
@@ -660,6 +654,18 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
         hand = HandRecord.from_json(obj)
         return MatchRecord(hand.rules, (hand,))
     return MatchRecord.from_json(obj)
+
+
+def _json_array(text: str) -> bool:
+    """Whether ``text`` is JSON text of an array (no record, but JSON: refused as such, not
+    taken for a file name); a name such as ``[draft] game.json`` is not."""
+    if not text.lstrip().startswith("["):
+        return False
+    try:
+        jsonio.loads(text, max_chars=MAX_RECORD_BYTES)
+    except jsonio.JSONInputError:
+        return False
+    return True
 
 
 def _json_text(text: str) -> Any:

@@ -12,7 +12,7 @@ already made (scope, piles) plus everything still to come — under best play by
 {'7dx3c4s': 4, 'Kc': 3}
 
 Searches can be bounded (``time_limit`` seconds, ``node_limit`` positions, or a
-:class:`~scopa.limit.Limit` with a :data:`~scopa.limit.StopFlag`). A bounded search is
+:class:`~scopa.limit.Limit` with a :class:`~scopa.limit.StopFlag`). A bounded search is
 *anytime*: it first runs an iterative-deepening alpha-beta to growing depths with the
 heuristic evaluation of the open scoring terms (what PIMC uses), then the exact search
 from that estimate, and when the limit stops it returns the most it knows: a legal best

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -51,6 +52,9 @@ from scopa.players.pimc import REPLY_WEIGHT, PIMCPlayer
 from scopa.view import PlayerView
 
 __all__ = ["LEVELS", "LevelPlayer", "level"]
+
+
+_MAKE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -133,19 +137,20 @@ class LevelPlayer:
     def searcher(self) -> PIMCPlayer:
         """The PIMC player whose move values the level uses (made on first use, with the
         level's seed)."""
-        if self._pimc is None:
-            c = self.config
-            limit = c.time_limit if self.time_limit is None else min(self.time_limit, c.time_limit)
-            self._pimc = PIMCPlayer(
-                samples=c.samples,
-                time_limit=limit,
-                seed=self.seed,
-                depth=c.depth,
-                exact_plays=c.exact_plays,
-                infer=c.infer,
-                reply_weight=REPLY_WEIGHT if c.reply_weight is None else c.reply_weight,
-            )
-        return self._pimc
+        with _MAKE_LOCK:  # (one searcher, one random stream, when threads share the level)
+            if self._pimc is None:
+                c = self.config
+                limit = c.time_limit if self.time_limit is None else min(self.time_limit, c.time_limit)
+                self._pimc = PIMCPlayer(
+                    samples=c.samples,
+                    time_limit=limit,
+                    seed=self.seed,
+                    depth=c.depth,
+                    exact_plays=c.exact_plays,
+                    infer=c.infer,
+                    reply_weight=REPLY_WEIGHT if c.reply_weight is None else c.reply_weight,
+                )
+            return self._pimc
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The level's move for ``view``."""

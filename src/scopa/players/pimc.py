@@ -29,6 +29,7 @@ from scopa.players.base import (
 from scopa.players.inference import OpponentModel, deal_posterior, hand_posterior
 from scopa.rules import Rules
 from scopa.solver import check_tt_size, core_solver
+from scopa.state import _check_position
 from scopa.view import PlayerView
 from scopa_core import _checks
 
@@ -236,11 +237,16 @@ class PIMCPlayer:
             _checks.check_playable(pos)
         except ValueError as exc:
             raise PositionError(str(exc)) from None
-        if len(pos[0]) != rules.players or len(pos[2]) > rules.stock_size:
+        if len(pos[0]) != rules.players:
             raise PositionError(
-                f"bad position tuple {show(pos)}: not a position of {rules.game} "
-                f"({rules.players} hands, a stock of at most {rules.stock_size} cards)"
+                f"bad position tuple {show(pos)}: not a position of {rules.game} ({rules.players} hands)"
             )
+        try:
+            _check_position(rules, pos, None)
+        except PositionError as exc:
+            raise PositionError(
+                f"bad position tuple {show(pos)}: not a position of {rules.game}: {exc}"
+            ) from None
         return self._sample_values(tuple(pos), rules, solver)
 
     def _sample_values(
