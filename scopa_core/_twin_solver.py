@@ -461,7 +461,9 @@ class Solver:
         try:
             if not pos[2] and not any(pos[0]):
                 return None
-            # (the root in the compiled core's order: where moves tie, its best move)
+            # (the root in the compiled core's order of scores: where moves tie, its best move,
+            # but for one card's captures of equal size, which the compiled solver generates by
+            # rank sets, not in captures()' order: there the two may name different best moves)
             moves = selection_order(core._legal_moves(pos[0][pos[5]], pos[1], opts), pos[1], first)
             best, best_move = -1000000, moves[0]
             try:
