@@ -80,6 +80,8 @@ const game = {
   token: 0, // bumped by a new match or an undo: a computer turn in flight then stops
   maxTimeMs: null, // the server's longest search (hello's max_time_ms; null: no limit)
   logEntries: [], // [text, big] of the log's lines, oldest first: saved with the match
+  saveFailed: false, // the last save failed (said once in the log)
+  away: false, // the page is in the back-forward cache
 };
 
 // ------------------------------------------------------------------ the match kept in this browser
@@ -105,8 +107,16 @@ function saveMatch() {
       log: game.logEntries,
     };
     localStorage.setItem(SAVED, JSON.stringify(saved));
+    game.saveFailed = false;
   } catch (err) {
-    console.warn("the match could not be saved in this browser:", err); // (storage full or off)
+    // (storage full or off) an older save must not come back at a reload: it is forgotten
+    try {
+      localStorage.removeItem(SAVED);
+    } catch {
+      // (storage off: nothing was saved either)
+    }
+    if (!game.saveFailed) log("This browser could not keep the match: a reload will not bring it back.");
+    game.saveFailed = true;
   }
 }
 
@@ -124,18 +134,25 @@ function savedMatch(players) {
     saved.match &&
     typeof saved.match === "object" &&
     saved.match.winner === null &&
+    saved.match.position &&
+    Array.isArray(saved.match.position.hands) &&
     Array.isArray(saved.undo) &&
+    saved.undo.every((m) => m && typeof m === "object" && !Array.isArray(m)) &&
     Array.isArray(saved.log) &&
-    Number.isInteger(saved.seat) &&
-    saved.deck in SUITS &&
+    saved.log.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string") &&
+    saved.seat === 0 && // (the app's seat in every match)
+    Object.hasOwn(SUITS, saved.deck) &&
     players.includes(saved.player) &&
     [...$("game").options].some((o) => o.value === saved.game);
   if (!fine) {
+    let kept = false;
     try {
+      kept = localStorage.getItem(SAVED) !== null;
       localStorage.removeItem(SAVED);
     } catch {
       // (storage off: nothing was saved either)
     }
+    if (kept) setStatus("idle", "The match saved in this browser could not go on and was forgotten. Choose a game and press New match.");
     return null;
   }
   return saved;
@@ -150,9 +167,12 @@ async function resumeMatch(saved) {
   $("deck").value = saved.deck;
   $("target").value = saved.target;
   $("log").replaceChildren();
-  for (const [text, big] of saved.log) log(String(text), !!big);
+  $("log").setAttribute("aria-live", "off"); // (the restored lines are not news: not announced)
+  for (const [text, big] of saved.log.slice(-MAX_LOG)) log(text, !!big);
+  $("log").setAttribute("aria-live", "polite");
   log("The match saved in this browser goes on.");
   try {
+    await checkMatch(saved.match);
     if (game.handOver) await handOver();
     else await advance();
   } catch (err) {
@@ -166,6 +186,13 @@ async function resumeMatch(saved) {
     $("log").replaceChildren();
     setStatus("idle", `The saved match could not go on (${err.message}). Choose a game and press New match.`);
   }
+}
+
+// The engine replays the whole match (as it does for each play): a move of it sent back and
+// its answer dropped. Throws what the engine says of a match it refuses.
+async function checkMatch(match) {
+  const moves = (await game.engine.ask({ cmd: "legal", position: match.position })).moves;
+  if (moves.length) await game.engine.ask({ cmd: "match_play", match, move: moves[0] });
 }
 
 // A search's time in milliseconds: what the app would like, or the server's most if less
@@ -234,6 +261,7 @@ function logLine(text, big) {
   li.textContent = text;
   if (big) li.className = "big";
   $("log").prepend(li);
+  while ($("log").children.length > MAX_LOG) $("log").lastElementChild.remove();
 }
 
 function pause(ms) {
@@ -486,8 +514,11 @@ async function submit(move) {
   game.selected.clear();
   $("hint-text").textContent = "";
   try {
-    game.undo.push(game.match);
-    await play(move);
+    const before = game.match;
+    const token = game.token;
+    await play(move, token);
+    // (a play that failed leaves no undo, nor one a new match came in the middle of)
+    if (token === game.token && game.match !== before) game.undo.push(before);
     game.busy = false;
     if (game.handOver) await render();
     else await advance();
@@ -507,7 +538,10 @@ function myTurn() {
 }
 
 function updateHint() {
-  $("hint").disabled = !myTurn() || game.busy || !!game.hinting;
+  // (while a hint is thought of the button stays focusable, marked unavailable: disabling it
+  // would drop the keyboard focus to the page)
+  $("hint").disabled = !myTurn() || game.busy;
+  $("hint").setAttribute("aria-disabled", game.hinting ? "true" : "false");
 }
 
 async function hint() {
@@ -654,7 +688,7 @@ function renderReview(box, review, record, board, mine, name = seatName) {
     b.type = "button";
     b.textContent = "show";
     b.setAttribute("aria-label", `show the position at play ${p.play + 1}`);
-    b.addEventListener("click", () => showPlay(record, p.play, board, name));
+    b.addEventListener("click", () => showPlay(record, p.play, board, name).catch(showError));
     r.insertCell().append(b);
   }
   // the points each seat lost in these plays (one hand's): the review's own summary is the record's
@@ -763,6 +797,11 @@ async function loadRecord(file) {
     $("replay-review").replaceChildren(...boxes);
     await showReplay();
   } catch (err) {
+    // (the record shown before, if any, is put away: its buttons would step through it)
+    Object.assign(replay, { hands: [], hand: 0, step: 0 });
+    $("replay-board").replaceChildren();
+    $("replay-review").replaceChildren();
+    $("replay-prev").disabled = $("replay-next").disabled = true;
     $("replay-title").textContent = `The record was refused: ${err.message}`;
   }
 }
@@ -874,8 +913,18 @@ async function main() {
     if ($("download").getAttribute("aria-disabled") === "true") e.preventDefault(); // no match yet
   });
   engine.onlost = () => {
-    if (!game.busy) setStatus("error", "The connection to the engine was lost: your next action reconnects.");
+    if (!game.busy && !game.away) setStatus("error", "The connection to the engine was lost: your next action reconnects.");
   };
+  // Back and Forward may keep the page (the back-forward cache), its connection closed: when
+  // it comes back the match goes on where it was, without the lost connection's word
+  window.addEventListener("pagehide", (e) => {
+    if (e.persisted) game.away = true;
+  });
+  window.addEventListener("pageshow", (e) => {
+    if (!e.persisted) return;
+    game.away = false;
+    if (inPlay()) advance().catch(showError);
+  });
   $("animate").addEventListener("change", () => document.body.classList.toggle("animate", $("animate").checked));
   document.addEventListener("keydown", keys);
   updateDownload();
