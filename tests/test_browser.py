@@ -155,14 +155,14 @@ def play_to_hand_end(d: Any) -> None:
             if not buttons:
                 time.sleep(0.05)
                 continue
-            before = len(d.find_element(By.ID, "log").find_elements(By.TAG_NAME, "li"))
+            before = d.find_element(By.ID, "log").text  # (its length is capped: 300 lines)
             buttons[0].click()
             time.sleep(0.05)
             caps = d.find_elements(By.CSS_SELECTOR, "#captures button")
             if caps:
                 caps[0].click()
             deadline = time.monotonic() + 30
-            while len(d.find_element(By.ID, "log").find_elements(By.TAG_NAME, "li")) == before:
+            while d.find_element(By.ID, "log").text == before:
                 assert time.monotonic() < deadline, "the click played nothing"
                 time.sleep(0.05)
         except StaleElementReferenceException:
@@ -352,6 +352,13 @@ def test_phone_width(server, browser, tmp_path):
     )
     assert all(w >= 24 and h >= 24 for _, w, h in sizes), sizes  # the records' controls and the checkbox too
     shots(d, tmp_path, "phone")
+    # a hand over, its score table and review, at twice the text size: still no sideways
+    # scrolling (an audit found the score table 522 px wide and the game menu 373 px)
+    play_to_hand_end(d)
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    d.execute_script("document.documentElement.style.fontSize = '200%'")
+    width = d.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 360, f"the page is {width} px wide at a 360 px window with 200% text"
     assert not console_errors(d)
 
 
@@ -641,6 +648,15 @@ def test_a_reload_goes_on_with_the_match(server, browser):
     assert hand_cards(d) == hand
     text = d.find_element(By.ID, "log").text
     assert text.startswith("The match saved in this browser goes on.") and text.endswith(log), text
+    # a saved log of more lines than the page keeps comes back as its last 300 (the page once
+    # put all of a long stored log on screen)
+    entry = saved(d)
+    entry["log"] = [[f"line {i}", False] for i in range(400)]
+    d.execute_script("localStorage.setItem('scopa.match', arguments[0])", json.dumps(entry))
+    d.refresh()
+    wait_for(d, ("your-turn",))
+    lines = d.find_elements(By.CSS_SELECTOR, "#log li")
+    assert len(lines) == 300 and lines[-1].text == "line 101" and len(saved(d)["log"]) == 300
     assert Select(d.find_element(By.ID, "difficulty")).first_selected_option.get_attribute("value") == (
         "greedy"
     )
