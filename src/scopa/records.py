@@ -629,10 +629,9 @@ def _path_text(path: object) -> str:
 def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchRecord:
     """A record from a file path, JSON text or a decoded object: a match record, or a single
     hand record (returned as a match record of one hand). Validated by replaying every play."""
-    obj: Any = source
-    if isinstance(source, (str, os.PathLike)) and not (
-        isinstance(source, str) and (source.lstrip().startswith("{") or _json_array(source))
-    ):
+    obj: Any = _json_text(source) if isinstance(source, str) else source
+    if obj is _NOT_TEXT or isinstance(obj, os.PathLike):  # (a path: the file's text)
+        assert not isinstance(source, Mapping)
         name = show(_path_text(source))
         try:
             data = read_limited(source, MAX_RECORD_BYTES)
@@ -648,30 +647,28 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
             obj = jsonio.loads(data, max_chars=MAX_RECORD_BYTES)
         except jsonio.JSONInputError as exc:
             raise RecordError(f"the record {name} is not valid JSON: {exc}") from None
-    elif isinstance(obj, str):
-        obj = _json_text(obj)
     if isinstance(obj, Mapping) and obj.get("format") == HAND_FORMAT[0]:
         hand = HandRecord.from_json(obj)
         return MatchRecord(hand.rules, (hand,))
     return MatchRecord.from_json(obj)
 
 
-def _json_array(text: str) -> bool:
-    """Whether ``text`` is JSON text of an array (no record, but JSON: refused as such, not
-    taken for a file name); a name such as ``[draft] game.json`` is not."""
-    if not text.lstrip().startswith("["):
-        return False
-    try:
-        jsonio.loads(text, max_chars=MAX_RECORD_BYTES)
-    except jsonio.JSONInputError:
-        return False
-    return True
+#: What :func:`_json_text` gives for a string that is not JSON text (a path).
+_NOT_TEXT: Any = object()
 
 
 def _json_text(text: str) -> Any:
+    """``text`` decoded when it is JSON text, else :data:`_NOT_TEXT` (a path): an object's
+    text (``{...}``, a RecordError when it is not valid JSON), or an array's (no record, but
+    JSON: refused as such, not taken for a file name; ``[draft] game.json`` stays a name)."""
+    start = text.lstrip()[:1]
+    if start not in ("{", "["):
+        return _NOT_TEXT
     try:
         return jsonio.loads(text, max_chars=MAX_RECORD_BYTES)
     except jsonio.JSONInputError as exc:
+        if start == "[":
+            return _NOT_TEXT
         raise RecordError(f"the record is not valid JSON: {exc}") from None
 
 
