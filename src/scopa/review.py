@@ -208,12 +208,12 @@ def _reason(state: State, move: Move, best: Move) -> str | None:
     table = state.table.mask
     legal = state.legal_moves()
     last_play = sum(len(h) for h in state.hands) == 1 and not state.stock
-    after = state.play(move)
+    after, best_after = state.play(move), state.play(best)
     team = state.team_to_move
     if after.scope[team] == state.scope[team] and not last_play:
         if (
             any(m.capture_mask == table for m in legal if m.is_capture)
-            and state.play(best).scope[team] > state.scope[team]
+            and best_after.scope[team] > state.scope[team]
         ):
             return "missed a sweep"
     seven = core.SETTEBELLO
@@ -223,7 +223,6 @@ def _reason(state: State, move: Move, best: Move) -> str | None:
         ):
             return "missed the settebello"
     unseen = state.view(state.turn).unseen.mask
-    best_after = state.play(best)
     if _exposes_settebello(after, unseen, opts) and not _exposes_settebello(best_after, unseen, opts):
         return "gave up the settebello"
     if _concedes_scopa(after, unseen, opts) and not _concedes_scopa(best_after, unseen, opts):

@@ -163,7 +163,7 @@ class PIMCPlayer:
         self._tt_size_mb = tt_size_mb
         self._pool: ThreadPoolExecutor | None = None
         self._local = threading.local()
-        self._local.solver = core_solver(tt_size_mb)  # (this thread's: a table refused now)
+        self._solver()  # (this thread's, made now: a table the machine cannot give is refused here)
         #: samples the last :meth:`evaluate` used
         self.last_samples = 0
 
@@ -182,7 +182,7 @@ class PIMCPlayer:
         self.__dict__.update(state)
         self._pool = None
         self._local = threading.local()
-        self._local.solver = core_solver(self._tt_size_mb)
+        self._solver()
 
     def _solver(self) -> Any:
         """This thread's solver: a player used from several threads searches in each with a
