@@ -125,8 +125,7 @@ cdef class StopFlag:
     cdef int word
 
     def __init__(self, set=False):
-        if set is not True and set is not False:
-            raise ValueError(f"bad set {_checks.short(set)}: expected True or False")
+        _checks.check_flag(set, "set")
         scopa_flag_write(&self.word, 1 if set else 0)
 
     def set(self) -> None:

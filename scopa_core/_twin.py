@@ -75,8 +75,7 @@ class StopFlag:
     __slots__ = ("_set",)
 
     def __init__(self, set: bool = False) -> None:  # noqa: A002 - the repr's name
-        if set is not True and set is not False:
-            raise ValueError(f"bad set {_checks.short(set)}: expected True or False")
+        _checks.check_flag(set, "set")
         self._set = set
 
     def set(self) -> None:
