@@ -92,8 +92,8 @@ const SAVED = "scopa.match";
 const MAX_LOG = 300;
 
 function saveMatch() {
+  if (!game.match || game.match.winner !== null) return forgetSaved(); // (nothing to keep)
   try {
-    if (!game.match || game.match.winner !== null) return localStorage.removeItem(SAVED);
     const saved = {
       version: 1,
       match: game.match,
@@ -108,23 +108,28 @@ function saveMatch() {
     };
     localStorage.setItem(SAVED, JSON.stringify(saved));
     game.saveFailed = false;
-  } catch (err) {
-    // (storage full or off) an older save must not come back at a reload: it is forgotten
-    try {
-      localStorage.removeItem(SAVED);
-    } catch {
-      // (storage off: nothing was saved either)
-    }
+  } catch {
+    forgetSaved(); // (storage full or off) an older save must not come back at a reload
     if (!game.saveFailed) log("This browser could not keep the match: a reload will not bring it back.");
     game.saveFailed = true;
   }
 }
 
+function forgetSaved() {
+  try {
+    localStorage.removeItem(SAVED);
+  } catch {
+    // (storage off: nothing was saved either)
+  }
+}
+
 // The saved match, if there is one this page can go on with, else null (and it is forgotten).
 function savedMatch(players) {
+  let raw = null; // (the entry as stored: null when there is none, or no storage)
   let saved;
   try {
-    saved = JSON.parse(localStorage.getItem(SAVED));
+    raw = localStorage.getItem(SAVED);
+    saved = JSON.parse(raw);
   } catch {
     saved = null;
   }
@@ -145,14 +150,8 @@ function savedMatch(players) {
     players.includes(saved.player) &&
     [...$("game").options].some((o) => o.value === saved.game);
   if (!fine) {
-    let kept = false;
-    try {
-      kept = localStorage.getItem(SAVED) !== null;
-      localStorage.removeItem(SAVED);
-    } catch {
-      // (storage off: nothing was saved either)
-    }
-    if (kept) setStatus("idle", "The match saved in this browser could not go on and was forgotten. Choose a game and press New match.");
+    forgetSaved();
+    if (raw !== null) setStatus("idle", "The match saved in this browser could not go on and was forgotten. Choose a game and press New match.");
     return null;
   }
   return saved;
