@@ -74,6 +74,12 @@ class StopFlag:
 
     __slots__ = ("_set",)
 
+    def __new__(cls, *args: object, **kwargs: object) -> "StopFlag":
+        # lowered from the start, as the compiled flag's C field is, even before __init__
+        self = super().__new__(cls)
+        self._set = False
+        return self
+
     def __init__(self, set: bool = False) -> None:  # noqa: A002 - the repr's name
         _checks.check_flag(set, "set")
         self._set = set
