@@ -521,6 +521,13 @@ def test_hint_waits_for_its_answer_and_the_focus_is_never_dropped(server, browse
     log = d.find_element(By.ID, "log")
     assert log.get_attribute("tabindex") == "0" and log.get_attribute("reversed") is not None
     assert "New match of Scopa (2 players) to 11" in log.text
+    # New match from the keyboard: at your turn the focus is on your hand (found by an audit:
+    # it stayed on the button, a dozen tabs away from the cards)
+    d.execute_script("document.getElementById('new-game').focus()")
+    d.switch_to.active_element.send_keys(Keys.ENTER)
+    until(lambda: "Undone" not in d.find_element(By.ID, "log").text)  # (the new match's log)
+    wait_for(d, ("your-turn",))
+    until(lambda: focused(d) == "hand", show=lambda: focused(d))
     # no header cell is empty (the score's and the review's tables)
     assert not console_errors(d)
 

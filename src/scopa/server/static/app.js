@@ -395,6 +395,7 @@ function renderCaptures(card) {
 
 async function newMatch() {
   const token = ++game.token; // a second New match (a double click) supersedes this one
+  const pressed = document.activeElement === $("new-game");
   game.deck = $("deck").value;
   game.player = $("difficulty").value || "pimc";
   const rules = $("game").value;
@@ -419,6 +420,10 @@ async function newMatch() {
   const gameName = $("game").selectedOptions[0]?.textContent || rules;
   log(`New match of ${gameName} to ${target}: ${seatName(game.match.dealer)} deal${game.match.dealer === game.seat ? "" : "s"}.`);
   await advance();
+  // the match begins at your hand: the focus goes there from New match (unless it was moved meanwhile)
+  if (token === game.token && pressed && document.activeElement === $("new-game")) {
+    ($("hand").querySelector("button:not([disabled])") || $("status")).focus();
+  }
 }
 
 // Play the computer seats until it is your turn, the hand ends or the match is over.
