@@ -74,7 +74,7 @@ class StopFlag:
 
     __slots__ = ("_set",)
 
-    def __new__(cls, *args: object, **kwargs: object) -> "StopFlag":
+    def __new__(cls, *args: object, **kwargs: object) -> StopFlag:
         # lowered from the start, as the compiled flag's C field is, even before __init__
         self = super().__new__(cls)
         self._set = False

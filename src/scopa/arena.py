@@ -33,7 +33,7 @@ from scopa.errors import OptionError, show
 from scopa.players import Player, make_player
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
-from scopa.state import State
+from scopa.state import State, require_state
 
 __all__ = ["ArenaResult", "PlayerSpec", "arena", "play_hand"]
 
@@ -201,8 +201,7 @@ def play_hand(state: State, players: Sequence[Player]) -> tuple[tuple[int, int],
     >>> len(points)
     2
     """
-    if not isinstance(state, State):
-        raise OptionError(f"bad state {show(state)}: expected a scopa.State")
+    require_state(state)
     n = state.rules.players
     if (
         not isinstance(players, Sequence)

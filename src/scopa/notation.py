@@ -42,7 +42,7 @@ from scopa.card import DECK, CardSet, bits, cards_mask
 from scopa.errors import PositionError, RulesError, ScopaError, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import Rules
-from scopa.state import State
+from scopa.state import State, require_state
 from scopa.view import PlayerView, stand_ins
 
 __all__ = [
@@ -77,7 +77,7 @@ def _names(mask: int) -> list[str]:
 def state_to_dict(state: State) -> dict[str, Any]:
     """The JSON position format of ``state`` as a dict: every field, and ``history`` when the
     state has one (``{"start": position string, "plays": [move, ...]}``)."""
-    _check_state(state)
+    require_state(state)
     hands, table, stock, piles, scope, turn, last = state.masks
     d: dict[str, Any] = {
         "rules": state.rules.to_json(),
@@ -93,11 +93,6 @@ def state_to_dict(state: State) -> dict[str, Any]:
     if state.history and state.origin is not state:
         d["history"] = {"start": state.origin.to_string(), "plays": [str(m) for _, m in state.history]}
     return d
-
-
-def _check_state(state: object) -> None:
-    if not isinstance(state, State):
-        raise PositionError(f"bad state {show(state)}: expected a scopa.State")
 
 
 def state_to_json(state: State) -> str:

@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import OptionError, PositionError, show
+from scopa.errors import OptionError, show
 from scopa.limit import Clock, CoreLimits, Limit
 from scopa.move import Move
-from scopa.state import State
+from scopa.state import State, require_state
 
 __all__ = ["Analysis", "MoveValue", "SearchInfo", "SolveResult", "Solver", "analyze", "solve"]
 
@@ -204,12 +204,6 @@ def check_progress(progress: object) -> None:
         raise OptionError(f"bad progress {show(progress)}: expected a function or None")
 
 
-def _check_state(state: State) -> State:
-    if not isinstance(state, State):
-        raise PositionError(f"expected a scopa.State, got {type(state).__name__}")
-    return state
-
-
 def _clamp(x: float, lo: int, hi: int) -> float:
     return float(min(max(x, lo), hi))
 
@@ -362,7 +356,7 @@ class Solver:
         estimate and a legal best move (see :class:`SolveResult`). ``progress`` is called
         with a :class:`SearchInfo` after each depth of a bounded search's iterative
         deepening and at its end. Ctrl-C raises KeyboardInterrupt within milliseconds."""
-        _check_state(state)
+        require_state(state)
         check_progress(progress)
         lim = Limit.of(limit, time_limit, node_limit)
         with self._claimed():
@@ -478,7 +472,7 @@ class Solver:
         the limit lets the search go: each move then has its value when it was solved,
         otherwise bounds and an estimate (see :class:`Analysis`). A bounded analysis first
         values every move by iterative deepening, then solves the moves best first."""
-        _check_state(state)
+        require_state(state)
         check_progress(progress)
         lim = Limit.of(limit, time_limit, node_limit)
         with self._claimed():

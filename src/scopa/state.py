@@ -501,6 +501,20 @@ class State:
         return "\n".join(lines)
 
 
+def require_state(state: object) -> State:
+    """``state`` if it is a :class:`State`, else a :class:`PositionError` naming it (the one
+    check of the functions that take a State).
+
+    >>> require_state("scopa")
+    Traceback (most recent call last):
+    ...
+    scopa.errors.PositionError: bad state 'scopa': expected a scopa.State
+    """
+    if not isinstance(state, State):
+        raise PositionError(f"bad state {show(state)}: expected a scopa.State")
+    return state
+
+
 def _restore(text: str, history: tuple[tuple[int, int, int], ...], origin: str | None = None) -> State:
     s = State.from_string(text)
     start = None if origin is None else State.from_string(origin)
