@@ -233,8 +233,6 @@ def test_stop_one_search_by_id(engine):
         ),
         ({"cmd": "solve", "id": 1, "position": SMALL, "time_ms": 0}, "'time_ms' must be a number"),
         ({"cmd": "solve", "id": 1, "position": SMALL, "progress": 1}, "'progress' must be true or false"),
-        # a number of milliseconds so small it is 0 seconds
-        ({"cmd": "solve", "id": 1, "position": SMALL, "time_ms": 5e-324}, "'time_ms' must be a number"),
         # stop's 'search' is named as itself, and is a search's id (not null)
         ({"cmd": "stop", "id": 1, "search": [1]}, "'search' must be a string or an integer, got [1]"),
         ({"cmd": "stop", "id": 1, "search": None}, "'search' must be a string or an integer, got None"),
@@ -248,6 +246,19 @@ def test_request_errors_name_the_field(request_line, fragment):
     assert fragment in reply["error"]["message"]
 
 
+def test_a_time_so_small_it_is_no_seconds_is_the_least_time_there_is():
+    # Found by an audit: 5e-324 ms (in the schema's (0, 1e9]) was refused, saying it must be in
+    # (0, 1e9]; it is 0 seconds as a float, so the search gets the least time there is instead
+    p = Protocol()
+    for ms in (5e-324, 1e-321, 1e-300):
+        assert p.parse(json.dumps({"cmd": "solve", "position": SMALL, "time_ms": ms})).args["time_ms"] > 0
+        reply = check(p.handle(json.dumps({"cmd": "solve", "id": 1, "position": SMALL, "time_ms": ms})))  # type: ignore[arg-type]
+        assert (
+            "error" not in reply
+            and reply["best"] in p.handle(json.dumps({"cmd": "legal", "position": SMALL}))["moves"]
+        ), reply  # type: ignore[index]
+
+
 def test_evaluates_player_is_refused_when_read_and_by_the_schema():
     req = {"cmd": "evaluate", "id": 1, "view": _view(), "player": "greedy"}
     with pytest.raises(scopa.protocol.RequestError) as exc:
@@ -257,6 +268,14 @@ def test_evaluates_player_is_refused_when_read_and_by_the_schema():
     )
     requests = jsonschema.Draft202012Validator({**schema(), "anyOf": [{"$ref": "#/$defs/request"}]})
     assert not requests.is_valid(req) and requests.is_valid({**req, "player": "pimc"})
+    # whatever is given: a player that is no string is named with evaluate's one player too (an
+    # audit found the list of every player for null or true); and 'an' evaluate request
+    p = Protocol()
+    for bad in (None, True, 5, ["pimc"]):
+        reply = check(p.handle(json.dumps({**req, "player": bad})))  # type: ignore[arg-type]
+        assert reply["error"]["message"].startswith("'player' of evaluate must be pimc ("), reply
+    reply = check(p.handle(json.dumps({**req, "player": "pimc", "bogus": 1})))  # type: ignore[arg-type]
+    assert "unknown field 'bogus' in an 'evaluate' request" in reply["error"]["message"]
 
 
 def test_an_integer_too_long_to_read_is_named_as_such():
@@ -675,6 +694,24 @@ def test_malformed_requests_of_every_command_get_schema_valid_errors():
             assert "error" in reply and reply["id"] == 2, (name, key, reply)
         reply = check(p.handle(json.dumps({"cmd": name, "id": 3, "bogus": 1})))  # type: ignore[arg-type]
         assert reply["error"]["type"] == "ProtocolError" and "'bogus'" in reply["error"]["message"]
+
+
+def test_a_seeded_deal_without_a_dealer_is_the_same_every_time():
+    # Found by an audit: the dealer was drawn at random when absent, so one seed gave two deals
+    # (the hands of the seats swapped); it follows from the seed now, as a match's first dealer
+    p = Protocol()
+    for rules, n in (("scopa", 2), ("scopone_scientifico", 4)):
+        dealers = set()
+        for seed in range(12):
+            line = json.dumps({"cmd": "deal", "rules": rules, "seed": seed})
+            first = check(p.handle(line))["position"]  # type: ignore[arg-type]
+            assert all(check(p.handle(line))["position"] == first for _ in range(4))  # type: ignore[arg-type]
+            dealers.add(first["dealer"])
+            given = json.dumps({"cmd": "deal", "rules": rules, "seed": seed, "dealer": first["dealer"]})
+            assert check(p.handle(given))["position"] == first  # type: ignore[arg-type]
+        assert dealers == set(range(n))  # (each seat deals for some seed)
+    unseeded = {check(p.handle('{"cmd": "deal", "rules": "scopa"}'))["position"]["dealer"] for _ in range(40)}  # type: ignore[arg-type,index]
+    assert unseeded == {0, 1}
 
 
 def test_play_events_and_history_round_trip():

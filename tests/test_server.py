@@ -111,6 +111,14 @@ def test_game_loop_over_http(server):
     play_match(ask, "scopa", target=3, seed=8)
     status, reply = s.post(b'{"cmd": "legal", "id": 1, "position": "nope"}')
     assert status == 400 and reply["error"]["type"] == "PositionError" and reply["id"] == 1
+    # a seat read against the game's rules as the request runs: a 200 whose reply is the error
+    # (as server.md says: an audit found the two statuses undocumented)
+    status, reply = s.post(b'{"cmd": "deal", "id": 2, "rules": "scopa", "dealer": 2}')
+    assert (
+        status == 200
+        and reply["error"]["type"] == "PositionError"
+        and "bad dealer 2" in reply["error"]["message"]
+    )
 
 
 def test_game_loop_over_websocket_with_requests_in_flight(server):
@@ -178,9 +186,12 @@ def test_an_origin_a_browser_would_never_send_is_refused_when_the_server_is_made
     # end, which no browser's Origin header ever matches (the app's requests then all refused)
     from scopa.server import ServerConfig
 
-    for origin in ("*", "null", "https://app.example", "http://localhost:3000", "capacitor://localhost"):
+    good = ("*", "null", "https://app.example", "http://localhost:3000", "capacitor://localhost")
+    for origin in (*good, "http://127.0.0.1:65535", "http://[::1]:8080", "http://[::1]"):
         assert ServerConfig(cors_origins=(origin,)).cors_origins == (origin,)
-    for bad in ("", "http://localhost:3000/", "localhost:3000", "https://app.example/x", 5):
+    # (and, from a later audit, a port no browser can send: out of range, 0, or not a number)
+    impossible = ("http://a.example:99999", "http://a.example:0", "http://a.example:", "http://a.example:x")
+    for bad in ("", "http://localhost:3000/", "localhost:3000", "https://app.example/x", 5, *impossible):
         with pytest.raises(scopa.OptionError, match="bad origin"):
             ServerConfig(cors_origins=(bad,))  # type: ignore[arg-type]
     out = subprocess.run(

@@ -21,6 +21,7 @@ other failure an ``InternalError`` reply; nothing a client sends stops the engin
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import threading
 import traceback
@@ -33,7 +34,7 @@ from scopa.errors import LimitError, ScopaError
 from scopa.events import EVENT_TYPES
 from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
-from scopa.match import Match
+from scopa.match import Match, derive
 from scopa.notation import FORMAT_VERSION, view_from_json, view_to_dict
 from scopa.players import PLAYERS, PIMCPlayer, level_names, make_player
 from scopa.players.base import choose
@@ -120,9 +121,10 @@ def _string(limit: int) -> Callable[[Any, str], str]:
 
 def _time_ms(x: Any, name: str) -> float:
     ok = isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x <= 1e9
-    if not ok or not x / 1000.0 > 0:  # (a subnormal number of ms is 0 seconds)
+    if not ok:
         raise ProtocolError(f"{name!r} must be a number of milliseconds in (0, 1e9], got {jsonio_short(x)}")
-    return float(x) / 1000.0
+    # (a subnormal number of ms would be 0 seconds: the least time there is instead)
+    return max(float(x) / 1000.0, math.ulp(0.0))
 
 
 def _position(x: Any, name: str) -> State:
@@ -374,7 +376,8 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "deal",
-            "a new hand (the three-kings redeal applied); seed and dealer random when absent",
+            "a new hand (the three-kings redeal applied); seed random when absent, dealer from the"
+            " seed (random without one) when absent",
             required=("rules",),
             optional=("seed", "dealer"),
             reply={"required": ["position"], "properties": {"position": {"$ref": "#/$defs/position"}}},
@@ -626,8 +629,9 @@ class Protocol:
             command = COMMANDS[cmd]
             for key in obj:
                 if key not in command.fields:
+                    a = "an" if cmd[0] in "aeiou" else "a"
                     raise ProtocolError(
-                        f"unknown field {jsonio_short(key)} in a {cmd!r} request: expected "
+                        f"unknown field {jsonio_short(key)} in {a} {cmd!r} request: expected "
                         + ", ".join(command.fields)
                     )
             args: dict[str, Any] = {}
@@ -636,11 +640,12 @@ class Protocol:
                     raise ProtocolError(f"request {cmd!r} needs a {key!r} field")
             for key in (*command.required, *command.optional):
                 if key in obj:
-                    args[key] = FIELDS[key].check(obj[key], key)
+                    # (a command that takes only some of a field's values says which, whatever is given)
                     values, why = command.only.get(key, (None, ""))
-                    if values is not None and args[key] not in values:
+                    if values is not None and not (isinstance(obj[key], str) and obj[key] in values):
                         got, allowed = jsonio_short(obj[key]), " or ".join(values)
                         raise ProtocolError(f"{key!r} of {cmd} must be {allowed} ({why}), got {got}")
+                    args[key] = FIELDS[key].check(obj[key], key)
             if "time_ms" in args and self.max_time is not None and args["time_ms"] > self.max_time:
                 raise ProtocolError(
                     f"'time_ms' {obj['time_ms']!r} is above the engine's maximum {self.max_time * 1000:g} "
@@ -746,9 +751,11 @@ class Protocol:
 
     def _cmd_deal(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         rules: Rules = args["rules"]
-        dealer = args.get("dealer")
-        if dealer is None:
-            dealer = secrets.randbelow(rules.players)
+        dealer, seed = args.get("dealer"), args.get("seed")
+        if dealer is None:  # (from the seed, as a match's first dealer: one seed, one deal)
+            dealer = (
+                secrets.randbelow(rules.players) if seed is None else derive(seed, "dealer") % rules.players
+            )
         return {"position": State.deal(rules, seed=args.get("seed"), dealer=dealer).to_dict()}
 
     def _cmd_view(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:

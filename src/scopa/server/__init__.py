@@ -81,15 +81,22 @@ class ServerConfig:
 
     def __post_init__(self) -> None:
         for origin in self.cors_origins:
-            if not isinstance(origin, str) or not (origin in ("*", "null") or _ORIGIN.fullmatch(origin)):
+            if not isinstance(origin, str) or not (origin in ("*", "null") or _is_origin(origin)):
                 raise OptionError(
                     f"bad origin {show(origin)}: expected '*', 'null' or scheme://host[:port] as a browser "
                     "sends it, with no path (e.g. https://app.example or http://localhost:3000)"
                 )
 
 
-#: An origin as a browser's ``Origin`` header has it: a scheme, ``://``, a host and a port.
-_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s?#]+")
+#: An origin as a browser's ``Origin`` header has it: a scheme, ``://``, a host (a name, an
+#: address or a bracketed IPv6 address) and perhaps a port.
+_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://(?:[^/\s?#@:\[\]]+|\[[0-9A-Fa-f:.]+\])(?::([1-9][0-9]{0,4}))?")
+
+
+def _is_origin(text: str) -> bool:
+    """Whether ``text`` is an origin a browser may send (a port, if any, in 1..65535)."""
+    m = _ORIGIN.fullmatch(text)
+    return m is not None and (m.group(1) is None or int(m.group(1)) <= 65535)
 
 
 #: How often a search that waits for a worker looks whether it was stopped, seconds.
