@@ -352,20 +352,22 @@ def test_lines_that_cannot_be_read_or_written_back(engine):
         b'{"cmd": "hello", "id": 12345678901234567890}',
         b'{"cmd": "legal", "id": 5, "position": "scopa 7d/Kc - - -/- \xc2\xb2/0 0 - -"}',
         b"x" * (1 << 20) + b"y" * 100,
+        b'{"cmd": "ping", "cmd": "hello", "id": 7}',  # (one key twice: Python kept the last)
     ]
     for line in bad:
         e.send(line)
     e.send({"cmd": "ping", "id": "last"})
     replies = [e.next() for _ in range(len(bad) + 1)]
-    assert [r["id"] for r in replies] == [None, None, None, None, None, 5, None, "last"]
+    assert [r["id"] for r in replies] == [None, None, None, None, None, 5, None, None, "last"]
     kinds = [r.get("error", {}).get("type") for r in replies]
-    assert kinds == ["ProtocolError"] * 5 + ["PositionError", "ProtocolError", None]
+    assert kinds == ["ProtocolError"] * 5 + ["PositionError", "ProtocolError", "ProtocolError", None]
     assert "not UTF-8" in replies[0]["error"]["message"] and "NaN" in replies[1]["error"]["message"]
     assert "lone surrogate" in replies[2]["error"]["message"]
     assert "nested more than" in replies[3]["error"]["message"]
     assert "'id' must be an integer" in replies[4]["error"]["message"]
     assert "bad scope" in replies[5]["error"]["message"]
     assert replies[6]["error"]["message"] == f"a line longer than {MAX_LINE} bytes"
+    assert "the key 'cmd' is given twice in one object" in replies[7]["error"]["message"]
     assert e.close() == 0
 
 

@@ -872,16 +872,26 @@ def _finite(text: str) -> float:
     return x
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a key twice")
+    return dict(pairs)
+
+
 def expected_id(line: str | bytes) -> Any:
     """The id a reply to ``line`` must carry: the request's, when the line is strict JSON
     that the protocol may read (UTF-8, at most MAX_LINE characters, 32 deep, no lone
-    surrogate, no number that overflows a float) and the id is valid (a string of at most 256
-    characters, an integer within 2**53-1, or null); None otherwise."""
+    surrogate, no number that overflows a float, no object with a key twice) and the id is
+    valid (a string of at most 256 characters, an integer within 2**53-1, or null); None
+    otherwise."""
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
         if len(text) > proto.MAX_LINE or _text_depth(text) > jsonio.MAX_DEPTH:
             return None
-        obj = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        obj = json.loads(
+            text, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=_unique_keys
+        )
     except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict) or not _utf8_strings(obj):
@@ -894,7 +904,7 @@ def expected_id(line: str | bytes) -> Any:
 
 def _is_quit(line: str | bytes) -> bool:
     try:
-        obj = json.loads(line, parse_constant=_no_constant)
+        obj = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except (ValueError, RecursionError):
         return False
     return isinstance(obj, dict) and obj.get("cmd") == "quit"

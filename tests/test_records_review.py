@@ -172,6 +172,12 @@ def test_validation_names_the_hand_the_play_and_the_reason():
             load_record(text)
     with pytest.raises(RecordError, match=r"cannot read the record '\[draft\] game.json': No such file"):
         load_record("[draft] game.json")  # a name, not JSON
+    # a key given twice in one object is refused (Python's decoder kept the last, others the first)
+    good = json.dumps(decided_record().to_json())
+    twice = good.replace('"version": 1', '"version": 1, "version": 1', 1)
+    assert twice != good
+    with pytest.raises(RecordError, match="the key 'version' is given twice in one object"):
+        load_record(twice)
 
 
 def test_match_undo_goes_back_across_hands():

@@ -7,8 +7,9 @@ engine writes goes out through :func:`dumps`, which writes strict JSON only:
 - text of at most ``max_chars`` characters (bytes must be UTF-8);
 - arrays and objects nested at most :data:`MAX_DEPTH` deep (Python's decoder would
   otherwise recurse until it fails);
-- no ``NaN`` or ``Infinity`` (Python reads them, strict parsers do not), and no string
-  holding a lone surrogate such as ``"\\ud800"`` (it cannot be written back as UTF-8).
+- no ``NaN`` or ``Infinity`` (Python reads them, strict parsers do not), no string
+  holding a lone surrogate such as ``"\\ud800"`` (it cannot be written back as UTF-8), and
+  no object giving one key twice (decoders differ on which they keep).
 
 >>> loads('{"a": [1, 2.5, "x"]}')
 {'a': [1, 2.5, 'x']}
@@ -26,7 +27,7 @@ import json
 import math
 from typing import Any
 
-from scopa.errors import ScopaError
+from scopa.errors import ScopaError, show
 
 __all__ = ["MAX_CHARS", "MAX_DEPTH", "JSONInputError", "dumps", "has_format", "loads"]
 
@@ -92,6 +93,15 @@ def _check_strings(obj: Any) -> None:
             _check_strings(v)
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) < len(pairs):  # (Python's decoder keeps the last silently, others the first)
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise JSONInputError(f"not strict JSON: the key {show(key)} is given twice in one object")
+    return obj
+
+
 #: The most digits an integer may have (Python's own limit on reading one, by default).
 MAX_INT_DIGITS = 4300
 
@@ -120,7 +130,13 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
     if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(text):
         raise JSONInputError(f"JSON nested more than {MAX_DEPTH} levels deep")
     try:
-        obj = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_int)
+        obj = json.loads(
+            text,
+            parse_constant=_no_constant,
+            parse_float=_finite_float,
+            parse_int=_int,
+            object_pairs_hook=_object,
+        )
     except JSONInputError:
         raise
     except (ValueError, RecursionError) as exc:
