@@ -15,6 +15,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -231,7 +232,7 @@ def test_resume_never_cuts_an_output_that_is_not_results(tmp_path):
     _write_jobs(src, 5)
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\nline two\n")
-    with pytest.raises(BatchError, match=r"'.*notes.txt' is not a results file: its line 1 'my notes'"):
+    with pytest.raises(BatchError, match=r"'.*notes.txt' is not a solve results file: its line 1 'my notes'"):
         run_jsonl("solve", str(src), str(notes), workers=1)
     assert notes.read_text() == "my notes\nline two\n"
     before = src.read_text()
@@ -245,14 +246,26 @@ def test_resume_never_cuts_an_output_that_is_not_results(tmp_path):
         broken = tmp_path / "broken.jsonl"
         broken.write_text("".join(lines[:2]) + bad + "".join(lines[2:]), encoding="latin-1")
         data = broken.read_bytes()
-        with pytest.raises(BatchError, match="its line 3 .* is not a JSON object with an id"):
+        with pytest.raises(BatchError, match="its line 3 .* is not a JSON object with an id and 'value'"):
             run_jsonl("solve", str(src), str(broken), workers=1)
         assert broken.read_bytes() == data
     single = tmp_path / "settings.json"
     single.write_text('{"config": 1}')  # one complete JSON document, no newline: not cut
-    with pytest.raises(BatchError, match="not a results file"):
+    with pytest.raises(BatchError, match="not a solve results file"):
         run_jsonl("solve", str(src), str(single), workers=1)
     assert single.read_text() == '{"config": 1}'
+    # found by an audit: a copy of the input, another job's input, or another kind's results
+    # were taken as results (every id "already done", or results appended to a job file)
+    copy = tmp_path / "copy.jsonl"
+    copy.write_text(src.read_text())
+    with pytest.raises(
+        BatchError, match=r"not a solve results file: its line 1 .* an id and 'value' \(or 'error'\)"
+    ):
+        run_jsonl("solve", str(src), str(copy), workers=1)
+    assert copy.read_text() == src.read_text()
+    with pytest.raises(BatchError, match="not an analyze results file: its line 1 .* an id and 'moves'"):
+        run_jsonl("analyze", str(src), str(out), workers=1)  # (out holds solve results)
+    assert out.read_text() == "".join(lines)
     # a torn last line is cut and written again; a whole last result missing its newline is kept
     out.write_text("".join(lines[:3]) + '{"id": 3, "val')
     assert run_jsonl("solve", str(src), str(out), workers=1) == (2, 3, 0)
@@ -631,3 +644,112 @@ def test_a_chunk_dask_loses_with_its_worker_runs_again(tmp_path, monkeypatch):
     ex = AlwaysLoses()
     with pytest.raises(scopa.batch.BatchError, match=r"items \[-1\] was lost 3 times with its Dask worker"):
         list(map_chunks(abs, [-1], executor=ex, chunksize=1))
+
+
+def test_a_chunk_dask_gives_up_on_or_a_cancelled_chunk_is_a_batch_error(cluster):
+    # Found by an audit: Dask's KilledWorker (a chunk whose workers kept dying) and the
+    # CancelledError of a client that lost its scheduler ended a run with a traceback
+    import concurrent.futures as cf
+
+    from distributed.scheduler import KilledWorker
+
+    class GivesUp(cf.Executor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+            f: cf.Future[Any] = cf.Future()
+            f.set_exception(KilledWorker("_run_chunk-1", SimpleNamespace(address="tcp://127.0.0.1:1"), 3))
+            return f
+
+    with pytest.raises(BatchError, match=r"the chunk of items \['a'\] was lost with every Dask worker"):
+        list(solve_many([("a", EASY)], executor=GivesUp()))
+    # a chunk cancelled under the run (here: the caller's pool shut down mid-run)
+    pool = cf.ThreadPoolExecutor(1)
+    got = []
+    with pytest.raises(BatchError, match="a chunk was cancelled by its executor"):
+        for x in map_chunks(_slow_square, range(6), executor=pool, chunksize=1, in_flight=6):
+            got.append(x)
+            pool.shutdown(wait=False, cancel_futures=True)
+    assert got  # (what finished was handed over first)
+    # a cluster is kept busy by its own size (the audit's 20-thread worker ran 8 chunks at once,
+    # four per core of the calling machine): the in-flight limit counts the cluster's threads
+    assert scopa.batch._cluster_threads(cluster.get_executor()) == 2
+    assert scopa.batch._cluster_threads(cf.ThreadPoolExecutor(1)) is None
+
+
+def test_settings_out_of_range_and_bad_hooks_are_batch_errors(tmp_path):
+    # Found by an audit: workers=10**6 started that many processes (the CLI stops at 256)
+    for bad in (257, 10**6):
+        with pytest.raises(BatchError, match=rf"bad workers {bad}: expected an int in 1\.\.256"):
+            solve_many([EASY], workers=bad)
+        with pytest.raises(BatchError, match=rf"bad workers {bad}"):
+            scopa.batch.thread_pool(bad)
+    for bad in (0, "a", True):
+        with pytest.raises(BatchError, match="bad workers"):
+            scopa.batch.thread_pool(bad)  # type: ignore[arg-type]
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    _write_jobs(src, 2)
+    with pytest.raises(BatchError, match=r"unknown batch job \['solve'\]"):
+        run_jsonl(["solve"], str(src), str(out))  # type: ignore[arg-type]
+    for hook in ("bad_line", "started", "progress"):
+        with pytest.raises(BatchError, match=f"bad {hook} 5: expected a function or None"):
+            run_jsonl("solve", str(src), str(out), workers=1, **{hook: 5})  # type: ignore[arg-type]
+    assert not out.exists()
+
+
+def test_an_input_line_with_an_unknown_key_or_an_id_too_large_is_a_bad_line(tmp_path):
+    # Found by an audit: a line's own "time_limit" was ignored without a word, and an id of 401
+    # digits was written back (no JavaScript client reads it)
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text(
+        "\n".join(
+            json.dumps(x)
+            for x in (
+                {"id": "ok", "position": EASY},
+                {"id": "limit", "position": EASY, "time_limit": 0.001},
+                {"id": 10**400, "position": EASY},
+                {"id": -(2**53), "position": EASY},
+                {"id": 2**53 - 1, "position": EASY},
+            )
+        )
+        + "\n"
+    )
+    bad: list[tuple[int, str]] = []
+    assert run_jsonl("solve", str(src), str(out), workers=1, bad_line=lambda n, w: bad.append((n, w))) == (
+        2,
+        0,
+        3,
+    )
+    assert bad[0] == (2, "unknown key 'time_limit': expected only 'id' and 'position'")
+    assert [n for n, _ in bad] == [2, 3, 4] and all(
+        "expected a string or an integer within" in w for _, w in bad[1:]
+    )
+    assert sorted(map(str, (json.loads(x)["id"] for x in out.read_text().splitlines()))) == [
+        str(2**53 - 1),
+        "ok",
+    ]
+
+
+def test_the_batch_command_takes_a_node_limit_and_a_chunk_size(tmp_path, monkeypatch):
+    # Found by an audit: run_jsonl took a node limit the command could not give, and chunks were
+    # 8 positions whatever the input (8 slow positions ran on one worker of two)
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    with open(src, "w") as f:
+        for i, p in endgames(3, 4 if not TWIN_RUN else 3, seed=9):
+            f.write(json.dumps({"id": i, "position": p}) + "\n")
+    cmd = [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--workers", "1"]
+    done = subprocess.run([*cmd, "--nodes", "1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(results) == 3 and not any(r["exact"] for r in results), results
+    sizes: list[int] = []
+    run = scopa.batch._run
+
+    def spy(fn: Any, it: Any, ex: Any, owned: bool, size: int, *rest: Any) -> Any:
+        sizes.append(size)
+        return run(fn, it, ex, owned, size, *rest)
+
+    monkeypatch.setattr(scopa.batch, "_run", spy)
+    assert run_jsonl("analyze", str(src), str(tmp_path / "a.jsonl"), workers=1, chunksize=1) == (3, 0, 0)
+    assert run_jsonl("analyze", str(src), str(tmp_path / "b.jsonl"), workers=1) == (3, 0, 0)
+    assert sizes == [1, 4]
+    with pytest.raises(BatchError, match="bad chunksize 0"):
+        run_jsonl("analyze", str(src), str(tmp_path / "c.jsonl"), workers=1, chunksize=0)

@@ -39,7 +39,7 @@ from scopa.errors import OptionError, PositionError, RulesError, ScopaError
 from scopa.files import OutputError, read_limited, write_atomic
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME
-from scopa.review import MAX_TIME_PER_PLAY
+from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
 from scopa.simulate import MAX_HANDS
 from scopa.terminal import cards_text, move_text
 
@@ -396,6 +396,8 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
     if args.kind == "review" and args.time > MAX_TIME_PER_PLAY:
         most = f"(0, {MAX_TIME_PER_PLAY:g}]"
         raise OptionError(f"bad --time {args.time:g}: expected seconds a play in {most} for review")
+    if args.kind == "review" and args.nodes is not None:
+        raise OptionError(f"bad --nodes {args.nodes}: a review takes no node limit (its --time is per play)")
     executor = args.scheduler
     with Progress(
         TextColumn(f"[bold]{args.kind}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -409,6 +411,8 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
             executor=executor,
             workers=args.workers,
             time_limit=args.time or None,
+            node_limit=args.nodes,
+            chunksize=args.chunksize,
             bad_line=lambda n, why: print(f"{args.input}:{n}: skipped: {why}", file=sys.stderr),
             started=lambda total: bar.update(task, total=total),
             progress=lambda _: bar.advance(task),
@@ -628,7 +632,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bat.add_argument("-o", "--output", required=True, help="JSON lines out, appended; rerun to resume")
     place = bat.add_mutually_exclusive_group()
-    place.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="a Dask scheduler (scopa[dask])")
+    place.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="a Dask scheduler (scopa[dask]; default: local processes)",
+    )
     place.add_argument(
         "--workers", type=_count(MAX_JOBS), default=None, help="local processes (default: every core)"
     )
@@ -637,7 +645,21 @@ def build_parser() -> argparse.ArgumentParser:
         type=_seconds,
         default=0,
         metavar="SECONDS",
-        help="limit per job (review: per play; default 0: none)",
+        help=f"seconds per job (review: per play); default 0: none (review: {DEFAULT_TIME:g} s a play)",
+    )
+    bat.add_argument(
+        "--nodes",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="node limit per job (not review; default none)",
+    )
+    bat.add_argument(
+        "--chunksize",
+        type=_count(),
+        default=None,
+        metavar="N",
+        help="jobs a worker takes at once (default: 8 solve, 4 analyze, 1 review)",
     )
     bat.set_defaults(func=_batch)
 

@@ -101,7 +101,7 @@ def _name(spec: Any) -> str:
 
 #: The most deals one arena call plays (its task list is made up front) and the most processes.
 MAX_DEALS = 1_000_000
-MAX_JOBS = 256
+MAX_JOBS = 256  # (scopa.batch.MAX_WORKERS: the same bound)
 
 
 def _check_spec(spec: Any) -> None:

@@ -23,7 +23,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    CancelledError,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
 from typing import Any, BinaryIO
@@ -52,8 +60,11 @@ class BatchError(ScopaError):
 #: How many times a chunk may be lost with its worker process before the run gives up on it
 #: (the last time it ran alone, so it is the cause): :class:`BatchError`.
 MAX_LOST = 3
-#: Seconds to wait for a Dask scheduler to answer when connecting to it.
+#: Seconds to wait for a Dask scheduler to take the connection (one that takes it and then
+#: never answers, or has no workers, is waited for: Ctrl-C stops the wait).
 CONNECT_TIMEOUT = 10.0
+#: The most local worker processes or threads a run starts (as the arena's ``jobs``).
+MAX_WORKERS = 256
 
 # ---------------------------------------------------------------------------------- executors
 
@@ -88,8 +99,10 @@ def _check_executor(executor: Executor | str | None, workers: int | None) -> Non
         _address(executor)
     elif executor is not None and not isinstance(executor, Executor):
         raise BatchError(f"bad executor {show(executor)}: expected an Executor, 'dask://HOST:PORT' or None")
-    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
-        raise BatchError(f"bad workers {show(workers)}: expected an int >= 1 or None")
+    if workers is not None and (
+        not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS
+    ):
+        raise BatchError(f"bad workers {show(workers)}: expected an int in 1..{MAX_WORKERS} or None")
 
 
 #: seconds between a local worker's looks at whether the process that made its pool is alive
@@ -140,7 +153,7 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
             ) from None
         try:
             client = Client(address, timeout=CONNECT_TIMEOUT)  # type: ignore[no-untyped-call]
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, TypeError) as exc:  # (TypeError: tls:// without its security)
             raise BatchError(
                 f"cannot connect to the Dask scheduler {show(executor)}: {exc};"
                 " expected a running scheduler at that address"
@@ -198,6 +211,35 @@ def _lost_by_dask(exc: BaseException) -> bool:
     return isinstance(exc, ValueError) and where.endswith("distributed/cfexecutor.py")
 
 
+def _cluster_threads(ex: Executor) -> int | None:
+    """The threads of a Dask executor's cluster (every worker's), so that a large cluster gets
+    chunks enough to keep it busy; None for another executor or a cluster not reached."""
+    client = getattr(ex, "client", None) or getattr(ex, "_client", None)
+    try:
+        threads = sum(client.nthreads().values())  # type: ignore[union-attr]
+    except Exception:  # (not a Dask client, or the scheduler did not answer)
+        return None
+    return threads if isinstance(threads, int) and threads > 0 else None
+
+
+#: Seconds between looks for a chunk its executor cancelled without a word (see _first_done).
+CANCEL_POLL = 0.5
+
+
+def _first_done(pending: Iterable[Future[Any]]) -> Future[Any]:
+    """A future of ``pending`` that has finished, or that its executor cancelled: a pool shut
+    down with ``cancel_futures`` cancels its waiting futures without waking their waiters, so
+    ``as_completed`` would wait for them for ever."""
+    futures = list(pending)
+    while True:
+        done, _ = wait(futures, timeout=CANCEL_POLL, return_when=FIRST_COMPLETED)
+        if done:
+            return next(iter(done))
+        for f in futures:
+            if f.cancelled():
+                return f
+
+
 def _run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
     return [fn(item) for item in chunk]
 
@@ -238,7 +280,8 @@ def map_chunks(
     and one lost :data:`MAX_LOST` (3) times raises :class:`BatchError` naming its items (its
     worker died each time: a crash in native code, ``os._exit``, the out-of-memory killer)
     instead of breaking the pool forever. A Dask cluster reruns the chunks of a lost worker
-    itself."""
+    itself; a chunk it gives up on (its KilledWorker), or one the executor cancels (a client
+    that lost its scheduler, a pool shut down under the run), raises BatchError."""
     if not callable(fn):
         raise BatchError(f"bad fn {show(fn)}: expected a function of one item")
     size = _count(chunksize, "chunksize") or 1
@@ -276,7 +319,7 @@ def _run(
     if isinstance(ex, _Inline):
         limit = 1  # each chunk's results are handed over before the next one runs
     else:
-        limit = in_flight or 4 * max(1, n_workers or os.cpu_count() or 1)
+        limit = in_flight or 4 * max(1, n_workers or _cluster_threads(ex) or os.cpu_count() or 1)
     pending: dict[Future[Any], tuple[list[Any], int]] = {}  # chunk, times lost with its worker
     alone: deque[tuple[list[Any], int]] = deque()  # chunks lost twice: each runs by itself
     ready: list[Any] = []  # results not yet yielded
@@ -303,7 +346,7 @@ def _run(
 
     def step() -> None:
         nonlocal ex
-        done = next(as_completed(list(pending)))
+        done = _first_done(pending)
         chunk, lost = pending.pop(done)
         try:
             ready.extend(done.result())
@@ -323,6 +366,22 @@ def _run(
                 ) from None
             submit(chunk, lost + 1)  # (Dask has replaced the worker: the chunk runs again there)
             return
+        except CancelledError:
+            raise BatchError(
+                "a chunk was cancelled by its executor (a Dask client that lost its scheduler, or an"
+                " executor shut down under the run): expected it to run; the results finished so far"
+                " were handed over (scopa batch: rerun to resume)"
+            ) from None
+        except Exception as exc:
+            if type(exc).__name__ != "KilledWorker":  # (distributed's: not imported without Dask)
+                raise
+            names = [x if name is None else name(x) for x in chunk]
+            raise BatchError(
+                f"the chunk of items {show(names)} was lost with every Dask worker that ran it (Dask's"
+                " KilledWorker):"
+                " expected its jobs to return or raise (a crash, os._exit or out of memory kills the"
+                " worker); the run is given up"
+            ) from None
         # a worker died: the chunks that finished are kept, the others run again on a new pool
         by_itself = not pending
         finished()
@@ -556,6 +615,8 @@ def review_many(
 def thread_pool(workers: int) -> ThreadPoolExecutor:
     """A pool of threads (the core releases the GIL while it solves): an executor for
     :func:`solve_many` in one process."""
+    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS:
+        raise BatchError(f"bad workers {show(workers)}: expected an int in 1..{MAX_WORKERS}")
     return ThreadPoolExecutor(max_workers=workers)
 
 
@@ -567,14 +628,21 @@ _JOBS = {
     "review": (_review_job, "record", 1),
 }
 
+#: The field every result of a kind holds (an error result holds "error" instead).
+_RESULT_FIELD = {"solve": "value", "analyze": "moves", "review": "plays"}
 
-def _scan_output(out: str, src: str) -> tuple[set[Any], int | None, bool]:
+#: The largest integer id (JavaScript's exact integers, as the protocol's ids).
+MAX_INT_ID = 2**53 - 1
+
+
+def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, bool]:
     """The ids already in the output file; the length to cut it to (None: nothing to cut);
     and whether its last line lacks its newline (a whole result: the newline is added).
     Only a torn last line (a run killed while writing it: no newline, not complete JSON) is
-    cut, so a rerun writes it again whole. Anything else that is not a results line (a JSON
-    object with an id) raises BatchError and the file is left as it is: it is not an earlier
-    run's output. A file that is not a regular one (``/dev/stdout``) is not read."""
+    cut, so a rerun writes it again whole. Anything else that is not a result line of this
+    ``kind`` (a JSON object with an id and the kind's result or an error) raises BatchError
+    and the file is left as it is: it is not an earlier run's output. A file that is not a
+    regular one (``/dev/stdout``) is not read."""
     done: set[Any] = set()
     try:
         st = os.stat(out)
@@ -607,12 +675,14 @@ def _scan_output(out: str, src: str) -> tuple[set[Any], int | None, bool]:
                 if not whole and raw.startswith(b"{"):
                     return done, good, False  # torn: cut off
                 obj = None
-            if not isinstance(obj, dict) or "id" not in obj:
+            field = _RESULT_FIELD[kind]
+            if not isinstance(obj, dict) or "id" not in obj or not ({field, "error"} & obj.keys()):
                 line = show(raw.decode("utf-8", "replace").rstrip("\r\n"))
                 raise BatchError(
-                    f"the output {show(out)} is not a results file: its line {number} {line} is not a"
-                    " JSON object with an id; expected the JSON lines of an earlier run (the file is"
-                    " left as it is)"
+                    f"the output {show(out)} is not {'an' if kind == 'analyze' else 'a'} {kind} results"
+                    f" file: its line {number} {line} is"
+                    f" not a JSON object with an id and {show(field)} (or 'error'); expected the JSON"
+                    f" lines of an earlier {kind} run (the file is left as it is)"
                 )
             done.add(_key(obj["id"]))
         good += len(raw)
@@ -666,8 +736,20 @@ def _read_jobs(
                     obj = jsonio.loads(raw)  # not UTF-8: a bad line (JSONInputError)
                     if not isinstance(obj, dict) or "id" not in obj or field not in obj:
                         raise BatchError(f"expected an object with 'id' and {show(field)}")
-                    if not isinstance(obj["id"], (str, int)) or isinstance(obj["id"], bool):
-                        raise BatchError(f"bad id {show(obj['id'])}: expected a string or an integer")
+                    extra = [k for k in obj if k not in ("id", field)]
+                    if extra:  # (a limit is the run's, not a line's: it would be ignored)
+                        raise BatchError(
+                            f"unknown key {show(extra[0])}: expected only 'id' and {show(field)}"
+                        )
+                    item_id = obj["id"]
+                    if (
+                        not isinstance(item_id, (str, int))
+                        or isinstance(item_id, bool)
+                        or (isinstance(item_id, int) and abs(item_id) > MAX_INT_ID)
+                    ):
+                        raise BatchError(
+                            f"bad id {show(item_id)}: expected a string or an integer within ±(2**53-1)"
+                        )
                     key = _key(obj["id"])
                     if key in seen:
                         raise BatchError(f"id {show(obj['id'])} is given twice")
@@ -703,6 +785,7 @@ def run_jsonl(
     workers: int | None = None,
     time_limit: float | None = None,
     node_limit: int | None = None,
+    chunksize: int | None = None,
     bad_line: Callable[[int, str], None] | None = None,
     started: Callable[[int], None] | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
@@ -711,16 +794,20 @@ def run_jsonl(
     P}``, for ``review`` ``{"id": ..., "record": R}``) run ``kind`` (solve, analyze or review) and
     their results are appended to ``out``, one JSON line each with the input's id, written whole.
     Resumable: the ids already in ``out`` are skipped, so a run that was killed loses nothing and
-    does nothing twice. A bad input line (not UTF-8, not JSON, no id, an id seen before, no
-    position) is reported to ``bad_line(line number, message)`` and skipped. Returns (done now,
-    skipped as done before, bad lines).
+    does nothing twice. ``chunksize`` jobs go to a worker at once (by default 8 to solve, 4 to
+    analyze, 1 review). A bad input line (not UTF-8, not JSON, no id, an id seen before, no
+    position, a key besides those two) is reported to ``bad_line(line number, message)`` and
+    skipped. Returns (done now, skipped as done before, bad lines).
 
     Raises BatchError, before anything is written, for an input that cannot be read, an output
     that cannot be written, is the input itself or is not a results file (only a torn last line,
     from a run killed while writing it, is cut off), or a Dask scheduler that does not answer;
     LimitError for a bad limit."""
-    if kind not in _JOBS:
+    if not isinstance(kind, str) or kind not in _JOBS:
         raise BatchError(f"unknown batch job {show(kind)}: expected one of {', '.join(_JOBS)}")
+    for name, hook in (("bad_line", bad_line), ("started", started), ("progress", progress)):
+        if hook is not None and not callable(hook):
+            raise BatchError(f"bad {name} {show(hook)}: expected a function or None")
     for name, path in (("input", src), ("output", out)):
         if not isinstance(path, (str, os.PathLike)):
             raise BatchError(f"bad {name} {show(path)}: expected a file name")
@@ -737,7 +824,8 @@ def run_jsonl(
         _check_limits(time_limit, node_limit)
     _check_executor(executor, workers)
     job, field, chunk = _JOBS[kind]
-    done, cut, newline = _scan_output(out, src)
+    chunk = _count(chunksize, "chunksize") or chunk
+    done, cut, newline = _scan_output(out, src, kind)
     options = {"time_limit": time_limit, "node_limit": node_limit}
     items, skipped, bad = _read_jobs(src, field, done, options, bad_line)
     ex, owned = executor_for(executor, workers)
