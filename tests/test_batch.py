@@ -753,3 +753,41 @@ def test_the_batch_command_takes_a_node_limit_and_a_chunk_size(tmp_path, monkeyp
     assert sizes == [1, 4]
     with pytest.raises(BatchError, match="bad chunksize 0"):
         run_jsonl("analyze", str(src), str(tmp_path / "c.jsonl"), workers=1, chunksize=0)
+
+
+def test_a_long_input_file_is_read_as_the_run_goes_and_a_pipe_once(tmp_path):
+    # Found by an audit: the whole input was parsed before the run began (about 3 KB a line,
+    # some 3 GB for a million positions); a file is now counted, then read again as the run
+    # goes, holding only the ids. 3,000 lines of JSON positions held some 6 MB before, 0.8 now.
+    import tracemalloc
+
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    pos = scopa.State.of(EASY).to_dict()
+    with open(src, "w") as f:
+        for i in range(3000):
+            f.write(json.dumps({"id": f"item-{i}", "position": pos}) + "\n")
+        f.write(json.dumps({"id": "item-7", "position": pos}) + "\n")  # (given twice: a bad line)
+    bad: list[int] = []
+    totals: list[int] = []
+    tracemalloc.start()
+    try:
+        got = run_jsonl(
+            "solve", str(src), str(out), workers=1, bad_line=lambda n, _: bad.append(n), started=totals.append
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert got == (3000, 0, 1) and bad == [3001] and totals == [3000]
+    assert peak < 3_000_000, f"{peak:,} bytes at the peak"
+    ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
+    assert len(ids) == len(set(ids)) == 3000
+    # an input that cannot be read twice (a pipe) is read once, as before
+    piped = tmp_path / "piped.jsonl"
+    lines = "".join(json.dumps({"id": i, "position": EASY}) + "\n" for i in range(5)) + "{bad\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "scopa", "batch", "solve", "/dev/stdin", "-o", str(piped), "--workers", "1"],
+        input=lines, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0 and "/dev/stdin:6: skipped" in done.stderr, done.stderr
+    assert "5 done, 0 already" in done.stderr
+    assert sorted(json.loads(line)["id"] for line in piped.read_text().splitlines()) == [0, 1, 2, 3, 4]

@@ -713,16 +713,9 @@ def _lines(f: BinaryIO, limit: int) -> Iterator[bytes]:
         yield line
 
 
-def _read_jobs(
-    src: str,
-    field: str,
-    done: set[Any],
-    options: dict[str, Any],
-    bad_line: Callable[[int, str], None] | None,
-) -> tuple[list[tuple[Any, Any, dict[str, Any]]], int, int]:
-    items: list[tuple[Any, Any, dict[str, Any]]] = []
-    seen: set[Any] = set()
-    bad = skipped = 0
+def _job_lines(src: str, field: str) -> Iterator[tuple[int, Any, str | None]]:
+    """Each non-blank line of the input ``src``: (its number, the job object, None), or (its
+    number, None, why it is a bad line). An input that cannot be read raises BatchError."""
     try:
         with open(src, "rb") as f:
             for number, raw in enumerate(_lines(f, MAX_LINE_BYTES), 1):
@@ -731,41 +724,81 @@ def _read_jobs(
                 if not raw.strip():
                     continue
                 try:
-                    if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:  # (read no further: see _lines)
-                        raise BatchError(f"a line longer than {MAX_LINE_BYTES} bytes: expected one job")
-                    obj = jsonio.loads(raw)  # not UTF-8: a bad line (JSONInputError)
-                    if not isinstance(obj, dict) or "id" not in obj or field not in obj:
-                        raise BatchError(f"expected an object with 'id' and {show(field)}")
-                    extra = [k for k in obj if k not in ("id", field)]
-                    if extra:  # (a limit is the run's, not a line's: it would be ignored)
-                        raise BatchError(
-                            f"unknown key {show(extra[0])}: expected only 'id' and {show(field)}"
-                        )
-                    item_id = obj["id"]
-                    if (
-                        not isinstance(item_id, (str, int))
-                        or isinstance(item_id, bool)
-                        or (isinstance(item_id, int) and abs(item_id) > MAX_INT_ID)
-                    ):
-                        raise BatchError(
-                            f"bad id {show(item_id)}: expected a string or an integer within ±(2**53-1)"
-                        )
-                    key = _key(obj["id"])
-                    if key in seen:
-                        raise BatchError(f"id {show(obj['id'])} is given twice")
-                    seen.add(key)
+                    yield number, _job(raw, field), None
                 except ScopaError as exc:
-                    bad += 1
-                    if bad_line is not None:
-                        bad_line(number, str(exc))
-                    continue
-                if key in done:
-                    skipped += 1
-                    continue
-                items.append((obj["id"], obj[field], options))
+                    yield number, None, str(exc)
     except OSError as exc:
         raise BatchError(f"cannot read the input {show(src)}: {exc.strerror or exc}") from None
-    return items, skipped, bad
+
+
+def _job(raw: bytes, field: str) -> dict[str, Any]:
+    """One input line's job object, or a ScopaError saying why the line is bad."""
+    if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:  # (read no further: see _lines)
+        raise BatchError(f"a line longer than {MAX_LINE_BYTES} bytes: expected one job")
+    obj = jsonio.loads(raw)  # not UTF-8: a bad line (JSONInputError)
+    if not isinstance(obj, dict) or "id" not in obj or field not in obj:
+        raise BatchError(f"expected an object with 'id' and {show(field)}")
+    extra = [k for k in obj if k not in ("id", field)]
+    if extra:  # (a limit is the run's, not a line's: it would be ignored)
+        raise BatchError(f"unknown key {show(extra[0])}: expected only 'id' and {show(field)}")
+    item_id = obj["id"]
+    if (
+        not isinstance(item_id, (str, int))
+        or isinstance(item_id, bool)
+        or (isinstance(item_id, int) and abs(item_id) > MAX_INT_ID)
+    ):
+        raise BatchError(f"bad id {show(item_id)}: expected a string or an integer within ±(2**53-1)")
+    return obj
+
+
+def _count_jobs(
+    src: str,
+    field: str,
+    done: set[Any],
+    bad_line: Callable[[int, str], None] | None,
+    keep: list[tuple[Any, Any]] | None = None,
+) -> tuple[int, int, int]:
+    """The input's first reading: (jobs to run, jobs done before, bad lines), each bad line
+    reported to ``bad_line``. Only the ids are kept, not the jobs: :func:`_read_jobs` reads a
+    file again as the run goes, so a long input is never held whole; an input that cannot be
+    read twice (a pipe, ``/dev/stdin``) has its jobs' (id, item) kept in ``keep``."""
+    seen: set[Any] = set()
+    todo = skipped = bad = 0
+    for number, obj, why in _job_lines(src, field):
+        if obj is not None:
+            key = _key(obj["id"])
+            if key in seen:
+                why = f"id {show(obj['id'])} is given twice"
+            else:
+                seen.add(key)
+        if why is not None:
+            bad += 1
+            if bad_line is not None:
+                bad_line(number, why)
+        elif key in done:
+            skipped += 1
+        else:
+            todo += 1
+            if keep is not None:
+                keep.append((obj["id"], obj[field]))
+    return todo, skipped, bad
+
+
+def _read_jobs(
+    src: str, field: str, done: set[Any], options: dict[str, Any]
+) -> Iterator[tuple[Any, Any, dict[str, Any]]]:
+    """The jobs to run, read as the run asks for them: the lines :func:`_count_jobs` counted
+    (the first line of each id, not done before)."""
+    seen: set[Any] = set()
+    for _, obj, _why in _job_lines(src, field):
+        if obj is None:
+            continue
+        key = _key(obj["id"])
+        if key in seen:
+            continue
+        seen.add(key)
+        if key not in done:
+            yield obj["id"], obj[field], options
 
 
 def _write(fd: int, data: bytes, out: str) -> None:
@@ -827,7 +860,16 @@ def run_jsonl(
     chunk = _count(chunksize, "chunksize") or chunk
     done, cut, newline = _scan_output(out, src, kind)
     options = {"time_limit": time_limit, "node_limit": node_limit}
-    items, skipped, bad = _read_jobs(src, field, done, options, bad_line)
+    try:
+        again = stat.S_ISREG(os.stat(src).st_mode)  # (a file is read twice, a pipe once)
+    except OSError:
+        again = False  # (_count_jobs says why it cannot be read)
+    kept: list[tuple[Any, Any]] | None = None if again else []
+    todo, skipped, bad = _count_jobs(src, field, done, bad_line, kept)
+    if kept is None:
+        jobs = _read_jobs(src, field, done, options)
+    else:
+        jobs = ((item_id, item, options) for item_id, item in kept)
     ex, owned = executor_for(executor, workers)
     try:
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -835,7 +877,7 @@ def run_jsonl(
         if owned:
             _shutdown(ex, True)
         raise BatchError(f"cannot write the output {show(out)}: {exc.strerror}") from None
-    run = _run(job, iter(items), ex, owned, chunk, None, _job_id)
+    run = _run(job, jobs, ex, owned, chunk, None, _job_id)
     written = 0
     try:
         if cut is not None:
@@ -846,7 +888,7 @@ def run_jsonl(
         elif newline:
             _write(fd, b"\n", out)
         if started is not None:
-            started(len(items))
+            started(todo)
         for result in run:
             _write(fd, (jsonio.dumps(result) + "\n").encode("ascii"), out)  # a whole line at once
             written += 1
