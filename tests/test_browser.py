@@ -756,3 +756,32 @@ def test_a_match_this_browser_cannot_keep_is_not_brought_back_old(server, browse
     assert saved(d) is None
     log = d.find_element(By.ID, "log").text
     assert log.count("This browser could not keep the match: a reload will not bring it back.") == 1, log
+
+
+def test_a_match_another_tab_saves_over_is_said_once(server, browser):
+    # Found by an audit: two tabs on one address overwrite each other's saved match without a
+    # word (one match per browser and address). The tab whose save was overwritten says so
+    # once, and no more until it saves again.
+    d = browser
+    start(d, server, "scopa", 5)
+    wait_for(d, ("your-turn",))
+    first = d.current_window_handle
+    d.switch_to.new_window("tab")
+    d.get(server + "/?seed=6")  # (this tab takes the saved match up and saves it again)
+    wait_for(d, ("your-turn",))
+    until(lambda: bool(saved(d)))
+    d.execute_script("localStorage.setItem('scopa.match', JSON.stringify(arguments[0]))", saved(d))
+    d.close()
+    d.switch_to.window(first)
+    words = "Another tab saved its match in this browser"
+    until(lambda: words in d.find_element(By.ID, "log").text, timeout=10)
+    assert d.find_element(By.ID, "log").text.count(words) == 1
+    # played on here, this tab's match is the one kept again: a later overwrite is said again
+    card = hand_cards(d)[0]
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{card}"]').click()
+    time.sleep(0.05)
+    for b in d.find_elements(By.CSS_SELECTOR, "#captures button")[:1]:
+        b.click()
+    until(lambda: card not in hand_cards(d) and state(d) in ("your-turn", "hand-over"))
+    assert d.find_element(By.ID, "log").text.count(words) == 1
+    assert not console_errors(d)

@@ -81,6 +81,7 @@ const game = {
   maxTimeMs: null, // the server's longest search (hello's max_time_ms; null: no limit)
   logEntries: [], // [text, big] of the log's lines, oldest first: saved with the match
   saveFailed: false, // the last save failed (said once in the log)
+  savedElsewhere: false, // another tab saved its match over this one's (said once in the log)
   away: false, // the page is in the back-forward cache
 };
 
@@ -108,6 +109,7 @@ function saveMatch() {
     };
     localStorage.setItem(SAVED, JSON.stringify(saved));
     game.saveFailed = false;
+    game.savedElsewhere = false;
   } catch {
     forgetSaved(); // (storage full or off) an older save must not come back at a reload
     if (!game.saveFailed) log("This browser could not keep the match: a reload will not bring it back.");
@@ -928,6 +930,13 @@ async function main() {
     if (!e.persisted) return;
     game.away = false;
     if (inPlay()) advance().catch(showError);
+  });
+  // another tab of this page saved its match over this one's (one match per browser and
+  // address): said once, until this tab saves again (drawn, its match is the one kept)
+  window.addEventListener("storage", (e) => {
+    if (e.key !== SAVED || e.newValue === null || !game.match || game.match.winner !== null || game.savedElsewhere) return;
+    game.savedElsewhere = true;
+    log("Another tab saved its match in this browser: a reload brings back the match of the tab played last.");
   });
   $("animate").addEventListener("change", () => document.body.classList.toggle("animate", $("animate").checked));
   document.addEventListener("keydown", keys);
