@@ -566,6 +566,9 @@ def test_an_unreachable_scheduler_is_a_batch_error(tmp_path, monkeypatch):
     assert not out.exists()
     with pytest.raises(BatchError, match="cannot connect to the Dask scheduler"):
         list(solve_many([EASY], executor="dask://127.0.0.1:1"))
+    # a tls:// address needs a Client's security settings (distributed's TypeError was a traceback)
+    with pytest.raises(BatchError, match=r"'tls://127.0.0.1:1': .*for tls://, a Client's security settings"):
+        list(solve_many([EASY], executor="tls://127.0.0.1:1"))
 
 
 def test_review_many_takes_a_records_json_text():
@@ -661,18 +664,53 @@ def test_a_chunk_dask_gives_up_on_or_a_cancelled_chunk_is_a_batch_error(cluster)
 
     with pytest.raises(BatchError, match=r"the chunk of items \['a'\] was lost with every Dask worker"):
         list(solve_many([("a", EASY)], executor=GivesUp()))
-    # a chunk cancelled under the run (here: the caller's pool shut down mid-run)
+    # a chunk cancelled under the run (here: the caller's pool shut down mid-run; the pool
+    # cancels without waking the run, which waited for ever: the run goes on in a thread, so
+    # that a hang fails the test instead of stalling the suite)
     pool = cf.ThreadPoolExecutor(1)
-    got = []
-    with pytest.raises(BatchError, match="a chunk was cancelled by its executor"):
-        for x in map_chunks(_slow_square, range(6), executor=pool, chunksize=1, in_flight=6):
-            got.append(x)
-            pool.shutdown(wait=False, cancel_futures=True)
+    got: list[Any] = []
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            for x in map_chunks(_slower_square, range(6), executor=pool, chunksize=1, in_flight=6):
+                got.append(x)
+                pool.shutdown(wait=False, cancel_futures=True)  # (at the first: 4 chunks still wait)
+        except BaseException as exc:
+            raised.append(exc)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive(), "the run waited for ever for a cancelled chunk"
+    assert len(raised) == 1 and isinstance(raised[0], BatchError), raised
+    assert "a chunk was cancelled by its executor" in str(raised[0])
     assert got  # (what finished was handed over first)
     # a cluster is kept busy by its own size (the audit's 20-thread worker ran 8 chunks at once,
     # four per core of the calling machine): the in-flight limit counts the cluster's threads
     assert scopa.batch._cluster_threads(cluster.get_executor()) == 2
     assert scopa.batch._cluster_threads(cf.ThreadPoolExecutor(1)) is None
+
+    class BigCluster(cf.Executor):  # (a client whose cluster has 50 threads; jobs run at once)
+        client = SimpleNamespace(nthreads=lambda: {"w1": 30, "w2": 20})
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+            self.calls += 1
+            f: cf.Future[Any] = cf.Future()
+            f.set_result(fn(*args, **kwargs))
+            return f
+
+    big = BigCluster()
+    first = next(iter(map_chunks(abs, range(1000), executor=big)))
+    assert first in range(1000) and big.calls == 200  # four chunks a thread went out at once
+
+
+def _slower_square(x: int) -> tuple[int, int]:
+    time.sleep(0.5)
+    return x, x * x
 
 
 def test_settings_out_of_range_and_bad_hooks_are_batch_errors(tmp_path):
@@ -695,7 +733,7 @@ def test_settings_out_of_range_and_bad_hooks_are_batch_errors(tmp_path):
     assert not out.exists()
 
 
-def test_an_input_line_with_an_unknown_key_or_an_id_too_large_is_a_bad_line(tmp_path):
+def test_an_input_line_setting_a_limit_or_with_an_id_too_large_is_a_bad_line(tmp_path):
     # Found by an audit: a line's own "time_limit" was ignored without a word, and an id of 401
     # digits was written back (no JavaScript client reads it)
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
@@ -708,24 +746,19 @@ def test_an_input_line_with_an_unknown_key_or_an_id_too_large_is_a_bad_line(tmp_
                 {"id": 10**400, "position": EASY},
                 {"id": -(2**53), "position": EASY},
                 {"id": 2**53 - 1, "position": EASY},
+                {"id": "noted", "position": EASY, "expected": 4, "source": "a book"},  # (notes pass)
             )
         )
         + "\n"
     )
     bad: list[tuple[int, str]] = []
-    assert run_jsonl("solve", str(src), str(out), workers=1, bad_line=lambda n, w: bad.append((n, w))) == (
-        2,
-        0,
-        3,
-    )
-    assert bad[0] == (2, "unknown key 'time_limit': expected only 'id' and 'position'")
-    assert [n for n, _ in bad] == [2, 3, 4] and all(
-        "expected a string or an integer within" in w for _, w in bad[1:]
-    )
-    assert sorted(map(str, (json.loads(x)["id"] for x in out.read_text().splitlines()))) == [
-        str(2**53 - 1),
-        "ok",
-    ]
+    got = run_jsonl("solve", str(src), str(out), workers=1, bad_line=lambda n, w: bad.append((n, w)))
+    assert got == (3, 0, 3)
+    assert bad[0][0] == 2 and bad[0][1].startswith("'time_limit' is the run's setting, not a line's")
+    assert [n for n, _ in bad] == [2, 3, 4]
+    assert all("expected a string or an integer within" in w for _, w in bad[1:])
+    ids = sorted(map(str, (json.loads(x)["id"] for x in out.read_text().splitlines())))
+    assert ids == [str(2**53 - 1), "noted", "ok"]
 
 
 def test_the_batch_command_takes_a_node_limit_and_a_chunk_size(tmp_path, monkeypatch):

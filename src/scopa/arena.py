@@ -29,6 +29,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
+from scopa.batch import MAX_WORKERS
 from scopa.errors import OptionError, show
 from scopa.players import Player, make_player
 from scopa.rules import Rules
@@ -101,7 +102,7 @@ def _name(spec: Any) -> str:
 
 #: The most deals one arena call plays (its task list is made up front) and the most processes.
 MAX_DEALS = 1_000_000
-MAX_JOBS = 256  # (scopa.batch.MAX_WORKERS: the same bound)
+MAX_JOBS = MAX_WORKERS  # (the batch runner's bound: the arena runs on it)
 
 
 def _check_spec(spec: Any) -> None:

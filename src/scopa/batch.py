@@ -99,10 +99,13 @@ def _check_executor(executor: Executor | str | None, workers: int | None) -> Non
         _address(executor)
     elif executor is not None and not isinstance(executor, Executor):
         raise BatchError(f"bad executor {show(executor)}: expected an Executor, 'dask://HOST:PORT' or None")
-    if workers is not None and (
-        not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS
-    ):
-        raise BatchError(f"bad workers {show(workers)}: expected an int in 1..{MAX_WORKERS} or None")
+    if workers is not None:
+        _check_workers(workers, " or None")
+
+
+def _check_workers(workers: object, or_none: str = "") -> None:
+    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS:
+        raise BatchError(f"bad workers {show(workers)}: expected an int in 1..{MAX_WORKERS}{or_none}")
 
 
 #: seconds between a local worker's looks at whether the process that made its pool is alive
@@ -136,7 +139,8 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
     - an :class:`~concurrent.futures.Executor`: used as it is (a Dask ``ClientExecutor`` too);
     - ``"dask://HOST:PORT"`` (or ``"tcp://HOST:PORT"``): a Dask cluster's scheduler, through
       ``distributed.Client(...).get_executor()`` (the ``scopa[dask]`` extra); a scheduler that
-      does not answer within :data:`CONNECT_TIMEOUT` seconds raises :class:`BatchError`;
+      does not take the connection within :data:`CONNECT_TIMEOUT` seconds raises
+      :class:`BatchError` (one that takes it and then does not answer is waited for);
     - ``None``: a local process pool of ``workers`` processes (every core by default); with
       ``workers=1``, the calling process itself.
     """
@@ -156,7 +160,8 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
         except (OSError, ValueError, TypeError) as exc:  # (TypeError: tls:// without its security)
             raise BatchError(
                 f"cannot connect to the Dask scheduler {show(executor)}: {exc};"
-                " expected a running scheduler at that address"
+                " expected a running scheduler at that address (and for tls://, a Client's security"
+                " settings: pass its executor)"
             ) from None
         return _DaskExecutor(client), True
     n = workers or os.cpu_count() or 1
@@ -324,6 +329,10 @@ def _run(
     alone: deque[tuple[list[Any], int]] = deque()  # chunks lost twice: each runs by itself
     ready: list[Any] = []  # results not yet yielded
 
+    def shown(chunk: list[Any]) -> list[Any]:
+        """What an error message shows of a chunk's items (their ids)."""
+        return [x if name is None else name(x) for x in chunk]
+
     def submit(chunk: list[Any], lost: int) -> None:
         pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
 
@@ -358,7 +367,7 @@ def _run(
             if not _lost_by_dask(exc):
                 raise
             if lost + 1 >= MAX_LOST:
-                names = [x if name is None else name(x) for x in chunk]
+                names = shown(chunk)
                 raise BatchError(
                     f"the chunk of items {show(names)} was lost {lost + 1} times with its Dask worker"
                     " (it died running them: a crash, os._exit or out of memory): expected its jobs"
@@ -375,7 +384,7 @@ def _run(
         except Exception as exc:
             if type(exc).__name__ != "KilledWorker":  # (distributed's: not imported without Dask)
                 raise
-            names = [x if name is None else name(x) for x in chunk]
+            names = shown(chunk)
             raise BatchError(
                 f"the chunk of items {show(names)} was lost with every Dask worker that ran it (Dask's"
                 " KilledWorker):"
@@ -389,7 +398,7 @@ def _run(
         pending.clear()
         ex.shutdown(wait=False, cancel_futures=True)
         if by_itself and lost + 1 >= MAX_LOST:
-            names = [x if name is None else name(x) for x in chunk]
+            names = shown(chunk)
             raise BatchError(
                 f"the chunk of items {show(names)} was lost {lost + 1} times with its worker process"
                 " (it died running them, the last time alone: a crash, os._exit or out of memory):"
@@ -615,21 +624,24 @@ def review_many(
 def thread_pool(workers: int) -> ThreadPoolExecutor:
     """A pool of threads (the core releases the GIL while it solves): an executor for
     :func:`solve_many` in one process."""
-    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS:
-        raise BatchError(f"bad workers {show(workers)}: expected an int in 1..{MAX_WORKERS}")
+    _check_workers(workers)
     return ThreadPoolExecutor(max_workers=workers)
 
 
 # ---------------------------------------------------------------------------------- JSON lines
 
+#: Each kind's job, its input field, its default chunk size, and the field every result of it
+#: holds (an error result holds "error" instead).
 _JOBS = {
-    "solve": (_solve_job, "position", 8),
-    "analyze": (_analyze_job, "position", 4),
-    "review": (_review_job, "record", 1),
+    "solve": (_solve_job, "position", 8, "value"),
+    "analyze": (_analyze_job, "position", 4, "moves"),
+    "review": (_review_job, "record", 1, "plays"),
 }
 
-#: The field every result of a kind holds (an error result holds "error" instead).
-_RESULT_FIELD = {"solve": "value", "analyze": "moves", "review": "plays"}
+#: Keys of an input line that would be the run's settings (refused: a line cannot set them).
+_RUN_SETTINGS = frozenset(
+    {"time_limit", "node_limit", "time", "nodes", "time_ms", "limit", "chunksize", "workers", "executor"}
+)
 
 #: The largest integer id (JavaScript's exact integers, as the protocol's ids).
 MAX_INT_ID = 2**53 - 1
@@ -666,6 +678,7 @@ def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, b
     except OSError as exc:
         raise BatchError(f"cannot read the output {show(out)}: {exc.strerror}") from None
     good = 0
+    field = _JOBS[kind][3]
     for number, raw in enumerate(data.splitlines(keepends=True), 1):
         whole = raw.endswith(b"\n")
         if raw.strip():
@@ -675,7 +688,6 @@ def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, b
                 if not whole and raw.startswith(b"{"):
                     return done, good, False  # torn: cut off
                 obj = None
-            field = _RESULT_FIELD[kind]
             if not isinstance(obj, dict) or "id" not in obj or not ({field, "error"} & obj.keys()):
                 line = show(raw.decode("utf-8", "replace").rstrip("\r\n"))
                 raise BatchError(
@@ -738,9 +750,12 @@ def _job(raw: bytes, field: str) -> dict[str, Any]:
     obj = jsonio.loads(raw)  # not UTF-8: a bad line (JSONInputError)
     if not isinstance(obj, dict) or "id" not in obj or field not in obj:
         raise BatchError(f"expected an object with 'id' and {show(field)}")
-    extra = [k for k in obj if k not in ("id", field)]
-    if extra:  # (a limit is the run's, not a line's: it would be ignored)
-        raise BatchError(f"unknown key {show(extra[0])}: expected only 'id' and {show(field)}")
+    setting = next((k for k in obj if k in _RUN_SETTINGS), None)
+    if setting is not None:  # (your own notes are let through, but a limit would be ignored)
+        raise BatchError(
+            f"{show(setting)} is the run's setting, not a line's: give it to the run (scopa batch"
+            f" --time, --nodes, --chunksize); expected 'id' and {show(field)}"
+        )
     item_id = obj["id"]
     if (
         not isinstance(item_id, (str, int))
@@ -829,12 +844,14 @@ def run_jsonl(
     Resumable: the ids already in ``out`` are skipped, so a run that was killed loses nothing and
     does nothing twice. ``chunksize`` jobs go to a worker at once (by default 8 to solve, 4 to
     analyze, 1 review). A bad input line (not UTF-8, not JSON, no id, an id seen before, no
-    position, a key besides those two) is reported to ``bad_line(line number, message)`` and
+    position, a run's setting such as ``time_limit``; other keys, your own notes, are let
+    through) is reported to ``bad_line(line number, message)`` and
     skipped. Returns (done now, skipped as done before, bad lines).
 
     Raises BatchError, before anything is written, for an input that cannot be read, an output
     that cannot be written, is the input itself or is not a results file (only a torn last line,
-    from a run killed while writing it, is cut off), or a Dask scheduler that does not answer;
+    from a run killed while writing it, is cut off), or a Dask scheduler that does not take the
+    connection;
     LimitError for a bad limit."""
     if not isinstance(kind, str) or kind not in _JOBS:
         raise BatchError(f"unknown batch job {show(kind)}: expected one of {', '.join(_JOBS)}")
@@ -856,7 +873,7 @@ def run_jsonl(
     else:
         _check_limits(time_limit, node_limit)
     _check_executor(executor, workers)
-    job, field, chunk = _JOBS[kind]
+    job, field, chunk, _ = _JOBS[kind]
     chunk = _count(chunksize, "chunksize") or chunk
     done, cut, newline = _scan_output(out, src, kind)
     options = {"time_limit": time_limit, "node_limit": node_limit}
