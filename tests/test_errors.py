@@ -91,12 +91,12 @@ def _view(**changes: object) -> scopa.PlayerView:
         (lambda: card("7d", deck="tarot"), errors.OptionError, "unknown deck 'tarot'"),
         (lambda: position("7d"), errors.OptionError, "cannot draw '7d'"),  # type: ignore[arg-type]
         (lambda: review(42), errors.OptionError, "cannot review int"),  # type: ignore[arg-type]
-        (lambda: scopa.solve([1]), errors.PositionError, "bad state [1]: expected a scopa.State"),
+        (lambda: scopa.solve([1]), errors.PositionError, "bad state [1]: expected a scopa.State"),  # type: ignore[arg-type]
         (
             lambda: scopa.arena.play_hand("scopa", []),  # type: ignore[arg-type]
             errors.PositionError,
             "bad state 'scopa': expected a scopa.State",
-        ),  # type: ignore[arg-type]
+        ),
         (
             lambda: HandScore.from_piles(RULES, [], [], (1, -1)),
             errors.PositionError,

@@ -551,7 +551,7 @@ def test_stop_flag_repr_pastes_back(core):
         back = eval(repr(flag), {"StopFlag": core.StopFlag})
         assert back.is_set() == flag.is_set() and repr(back) == repr(flag)
     assert core.StopFlag(set=True).is_set() and not core.StopFlag(False).is_set()
-    # made without __init__ (as copy and some pickles do), a flag is lowered on both cores
+    # made without __init__ (StopFlag.__new__ called by hand), a flag is lowered on both cores
     bare = core.StopFlag.__new__(core.StopFlag)
     assert not bare.is_set() and repr(bare) == "StopFlag(set=False)"
     for bad in (1, "yes", None):

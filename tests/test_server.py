@@ -187,10 +187,23 @@ def test_an_origin_a_browser_would_never_send_is_refused_when_the_server_is_made
     from scopa.server import ServerConfig
 
     good = ("*", "null", "https://app.example", "http://localhost:3000", "capacitor://localhost")
-    for origin in (*good, "http://127.0.0.1:65535", "http://[::1]:8080", "http://[::1]"):
+    for origin in (
+        *good,
+        "http://127.0.0.1:65535",
+        "http://[::1]:8080",
+        "http://[::1]",
+        "https://a.example:80",
+    ):
         assert ServerConfig(cors_origins=(origin,)).cors_origins == (origin,)
     # (and, from a later audit, a port no browser can send: out of range, 0, or not a number)
     impossible = ("http://a.example:99999", "http://a.example:0", "http://a.example:", "http://a.example:x")
+    # (and, from a review: the scheme's own port and an upper-case host, which browsers leave out)
+    impossible += (
+        "https://app.example:443",
+        "http://a.example:80",
+        "wss://a.example:443",
+        "http://App.Example",
+    )
     for bad in ("", "http://localhost:3000/", "localhost:3000", "https://app.example/x", 5, *impossible):
         with pytest.raises(scopa.OptionError, match="bad origin"):
             ServerConfig(cors_origins=(bad,))  # type: ignore[arg-type]

@@ -56,7 +56,7 @@ def _same(value: Any, expected: Any) -> bool:
     return type(value) is int and value == expected
 
 
-def derive(seed: int, what: str) -> int:
+def _derive(seed: int, what: str) -> int:
     """A 64-bit number derived from the match seed, for one use (a hand's deal, the first
     dealer): every hand's deal follows from the seed and the hand's number alone, so a
     match can be rebuilt from its JSON without any other state."""
@@ -115,7 +115,7 @@ class Match:
         self.seed = seed
         n = self.rules.players
         if dealer is None:
-            dealer = derive(seed, "dealer") % n
+            dealer = _derive(seed, "dealer") % n
         elif not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
             raise PositionError(f"bad dealer {show(dealer)}: expected a seat in 0..{n - 1}")
         self.first_dealer = dealer
@@ -127,7 +127,7 @@ class Match:
 
     def _deal(self, number: int) -> State:
         dealer = (self.first_dealer + number) % self.rules.players
-        return State.deal(self.rules, seed=derive(self.seed, f"hand {number}"), dealer=dealer)
+        return State.deal(self.rules, seed=_derive(self.seed, f"hand {number}"), dealer=dealer)
 
     @property
     def state(self) -> State:

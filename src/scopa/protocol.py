@@ -34,7 +34,7 @@ from scopa.errors import LimitError, ScopaError
 from scopa.events import EVENT_TYPES
 from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
-from scopa.match import Match, derive
+from scopa.match import Match
 from scopa.notation import FORMAT_VERSION, view_from_json, view_to_dict
 from scopa.players import PLAYERS, PIMCPlayer, level_names, make_player
 from scopa.players.base import choose
@@ -376,8 +376,8 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "deal",
-            "a new hand (the three-kings redeal applied); seed random when absent, dealer from the"
-            " seed (random without one) when absent",
+            "a new hand (the three-kings redeal applied); seed random when absent; dealer 0 when"
+            " absent with a seed (random without one)",
             required=("rules",),
             optional=("seed", "dealer"),
             reply={"required": ["position"], "properties": {"position": {"$ref": "#/$defs/position"}}},
@@ -752,10 +752,8 @@ class Protocol:
     def _cmd_deal(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         rules: Rules = args["rules"]
         dealer, seed = args.get("dealer"), args.get("seed")
-        if dealer is None:  # (from the seed, as a match's first dealer: one seed, one deal)
-            dealer = (
-                secrets.randbelow(rules.players) if seed is None else derive(seed, "dealer") % rules.players
-            )
+        if dealer is None:  # (with a seed, seat 0 as State.deal and scopa deal: one seed, one deal)
+            dealer = secrets.randbelow(rules.players) if seed is None else 0
         return {"position": State.deal(rules, seed=args.get("seed"), dealer=dealer).to_dict()}
 
     def _cmd_view(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:

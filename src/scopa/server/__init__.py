@@ -84,19 +84,27 @@ class ServerConfig:
             if not isinstance(origin, str) or not (origin in ("*", "null") or _is_origin(origin)):
                 raise OptionError(
                     f"bad origin {show(origin)}: expected '*', 'null' or scheme://host[:port] as a browser "
-                    "sends it, with no path (e.g. https://app.example or http://localhost:3000)"
+                    "sends it, with no path, a lower-case host and no default port (e.g. "
+                    "https://app.example or http://localhost:3000)"
                 )
 
 
 #: An origin as a browser's ``Origin`` header has it: a scheme, ``://``, a host (a name, an
 #: address or a bracketed IPv6 address) and perhaps a port.
-_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://(?:[^/\s?#@:\[\]]+|\[[0-9A-Fa-f:.]+\])(?::([1-9][0-9]{0,4}))?")
+_ORIGIN = re.compile(r"([a-z][a-z0-9+.-]*)://(?:[^/\s?#@:\[\]A-Z]+|\[[0-9a-f:.]+\])(?::([1-9][0-9]{0,4}))?")
+
+#: The ports a browser leaves out of an origin, its scheme's own.
+_DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
 
 
 def _is_origin(text: str) -> bool:
-    """Whether ``text`` is an origin a browser may send (a port, if any, in 1..65535)."""
+    """Whether ``text`` is an origin a browser may send: a lower-case host, and a port, if any,
+    in 1..65535 and not the scheme's own (which the browser leaves out)."""
     m = _ORIGIN.fullmatch(text)
-    return m is not None and (m.group(1) is None or int(m.group(1)) <= 65535)
+    if m is None or m.group(2) is None:
+        return m is not None
+    port = int(m.group(2))
+    return port <= 65535 and port != _DEFAULT_PORTS.get(m.group(1))
 
 
 #: How often a search that waits for a worker looks whether it was stopped, seconds.
