@@ -635,6 +635,18 @@ def saved(d: Any) -> Any:
     )
 
 
+def play_first_card(d: Any, settled: tuple[str, ...] = ("your-turn", "hand-over")) -> str:
+    """Click the hand's first card (and the first capture offered); wait until it is played
+    and the page is in one of ``settled``. The card played."""
+    card = hand_cards(d)[0]
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{card}"]').click()
+    time.sleep(0.05)
+    for b in d.find_elements(By.CSS_SELECTOR, "#captures button")[:1]:
+        b.click()
+    until(lambda: card not in hand_cards(d) and state(d) in settled)
+    return card
+
+
 def test_a_reload_goes_on_with_the_match(server, browser):
     # found by an audit: a reload or Back lost the match in play. It is saved in the browser
     # whenever it is drawn: the hand, the log and Undo are all there after a reload, and a hand
@@ -642,12 +654,7 @@ def test_a_reload_goes_on_with_the_match(server, browser):
     d = browser
     start(d, server, "scopa", 5)
     wait_for(d, ("your-turn",))
-    first = hand_cards(d)[0]
-    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{first}"]').click()
-    time.sleep(0.05)
-    for b in d.find_elements(By.CSS_SELECTOR, "#captures button")[:1]:
-        b.click()
-    until(lambda: first not in hand_cards(d) and state(d) == "your-turn")
+    first = play_first_card(d, ("your-turn",))
     hand, log = hand_cards(d), d.find_element(By.ID, "log").text
     assert saved(d)["match"]["position"]["turn"] == 0
     d.refresh()
@@ -747,12 +754,7 @@ def test_a_match_this_browser_cannot_keep_is_not_brought_back_old(server, browse
     d.execute_script(
         "Storage.prototype.setItem = function () { throw new DOMException('full', 'QuotaExceededError'); }"
     )
-    first = hand_cards(d)[0]
-    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{first}"]').click()
-    time.sleep(0.05)
-    for b in d.find_elements(By.CSS_SELECTOR, "#captures button")[:1]:
-        b.click()
-    until(lambda: first not in hand_cards(d) and state(d) in ("your-turn", "hand-over"))
+    play_first_card(d)
     assert saved(d) is None
     log = d.find_element(By.ID, "log").text
     assert log.count("This browser could not keep the match: a reload will not bring it back.") == 1, log
@@ -777,11 +779,6 @@ def test_a_match_another_tab_saves_over_is_said_once(server, browser):
     until(lambda: words in d.find_element(By.ID, "log").text, timeout=10)
     assert d.find_element(By.ID, "log").text.count(words) == 1
     # played on here, this tab's match is the one kept again: a later overwrite is said again
-    card = hand_cards(d)[0]
-    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{card}"]').click()
-    time.sleep(0.05)
-    for b in d.find_elements(By.CSS_SELECTOR, "#captures button")[:1]:
-        b.click()
-    until(lambda: card not in hand_cards(d) and state(d) in ("your-turn", "hand-over"))
+    play_first_card(d)
     assert d.find_element(By.ID, "log").text.count(words) == 1
     assert not console_errors(d)
