@@ -9,6 +9,7 @@ import io
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -789,3 +790,37 @@ def test_the_schema_bounds_a_review_play_s_time_as_the_engine_does():
         VALIDATOR.validate(over)
     reply = check(Protocol(max_time=None).handle(json.dumps(over)))  # type: ignore[arg-type]
     assert reply["error"]["message"] == "'time_ms' 3600001 is above review's most, 3600000 a play"
+
+
+def test_a_composed_positions_view_keeps_its_cards_out_of_play():
+    # Found by an audit: the JSON view of a composed position (fewer than 40 cards) dropped
+    # which cards are out of play, so a client's PIMC sampled the opponent's 2 cards among 36
+    # (16 of 40 endgames chose another move than the Python view's); now the view says them
+    from scopa.notation import view_from_json, view_to_dict
+
+    s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    v = s.view(0)
+    js = view_to_dict(v)
+    assert len(js["out_of_play"]) == 34 and "2c" not in js["out_of_play"]
+    back = view_from_json(js)
+    assert back == v and str(back.unseen) == "2c As"
+    assert view_from_json(json.loads(json.dumps(js))) == v
+    reply = check(Protocol().handle(json.dumps({"cmd": "view", "id": 1, "position": SMALL, "seat": 0})))  # type: ignore[arg-type]
+    assert reply["view"] == json.loads(json.dumps(js))
+    # a dealt hand's view has none: its JSON is as before
+    dealt = view_to_dict(scopa.State.deal("scopa", seed=3).view(1))
+    assert "out_of_play" not in dealt and view_from_json(dealt) == scopa.State.deal("scopa", seed=3).view(1)
+    # a view without it leaves every unaccounted card hidden; a bad one is refused by name
+    bare = {k: x for k, x in js.items() if k != "out_of_play"}
+    assert len(view_from_json(bare).unseen) == 36
+    for bad, said in (
+        ("7d", "field 'out_of_play' must be a list of cards"),
+        (["7d"], "out_of_play card(s) 7d are in the view too"),
+        (["Zz"], "unknown card 'Zz'"),
+        (["2c"] * 2, "duplicate card '2c' in out_of_play"),
+    ):
+        with pytest.raises(scopa.ScopaError, match=re.escape(said)):
+            view_from_json({**js, "out_of_play": bad})
+    # the schema takes it
+    views = jsonschema.Draft202012Validator({"$defs": schema()["$defs"], "$ref": "#/$defs/view"})
+    assert views.is_valid(js) and not views.is_valid({**js, "out_of_play": "7d"})

@@ -347,6 +347,8 @@ def view_to_dict(view: PlayerView) -> dict[str, Any]:
         "last_capture": view.last_capture,
         "dealer": view.dealer,
         "history": [[seat, str(m)] for seat, m in view.history],
+        # (a composed position's cards out of play, which the seat knows: only when there are some)
+        **({"out_of_play": _names(view.out_of_play.mask)} if view.out_of_play else {}),
     }
 
 
@@ -369,10 +371,11 @@ def view_from_json(obj: object) -> PlayerView:
     if not isinstance(obj, Mapping):
         raise PositionError(f"a view must be a JSON object, got {show(obj)}")
     d = dict(obj)
-    unknown = unknown_keys(d, (*_FIELDS, "history", "seat"))
+    unknown = unknown_keys(d, (*_FIELDS, "history", "seat", "out_of_play"))
     if unknown:
         raise PositionError(
-            f"unknown field(s) {', '.join(unknown)} in view: expected {', '.join(_FIELDS)}, seat, history"
+            f"unknown field(s) {', '.join(unknown)} in view: expected {', '.join(_FIELDS)}, seat, history,"
+            " out_of_play"
         )
     rules = Rules.from_json(d.get("rules"))
     turn = d.get("turn")
@@ -406,7 +409,16 @@ def view_from_json(obj: object) -> PlayerView:
         raise PositionError(f"field 'captured' must be a list, got {show(captured)}")
     for pile in captured:
         known |= cards_mask(pile if isinstance(pile, list) else [], "a pile")
-    free = [c for c in range(40) if not known >> c & 1]
+    out = d.get("out_of_play", [])
+    if not isinstance(out, list):
+        raise PositionError(f"field 'out_of_play' must be a list of cards, got {show(out)}")
+    out_mask = cards_mask(out, "out_of_play")
+    if out_mask & known:
+        both = " ".join(_names(out_mask & known))
+        raise PositionError(
+            f"out_of_play card(s) {both} are in the view too: expected cards in no hand, pile or table"
+        )
+    free = [c for c in range(40) if not (known | out_mask) >> c & 1]
     need = sum(h for seat, h in enumerate(hands) if seat != me) + stock
     if need > len(free):
         raise PositionError(f"the view hides {need} cards but only {len(free)} cards are unaccounted for")
@@ -419,8 +431,9 @@ def view_from_json(obj: object) -> PlayerView:
     full["stock"] = [str(DECK[c]) for c in stand_in_stock]
     full.pop("history", None)
     full.pop("seat", None)
+    full.pop("out_of_play", None)
     v = State.from_json(full).view(me)
     piles = v.captured[0].mask | v.captured[1].mask
     history = _history_from_json(d.get("history", []), n, v.table.mask, piles)
-    # every unaccounted card may be hidden: none is known to be out of play
-    return dataclasses.replace(v, out_of_play=CardSet._from_mask(0), history=history)
+    # every unaccounted card may be hidden, but those the view says are out of play
+    return dataclasses.replace(v, out_of_play=CardSet._from_mask(out_mask), history=history)

@@ -1025,6 +1025,7 @@ def schema() -> dict[str, Any]:
                     },
                     "stock": {"type": "integer", "minimum": 0, "maximum": 40},
                     "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+                    "out_of_play": _CARDS,
                     "history": {
                         "type": "array",
                         "maxItems": 40,
