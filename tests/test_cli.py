@@ -162,6 +162,34 @@ def test_a_reader_that_goes_away_or_cannot_show_a_card_is_no_traceback(tmp_path)
     assert '[Event "Caf\\xe9 \\u2603"]' in out.stdout
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a file size limit (RLIMIT_FSIZE)")
+def test_an_output_cut_short_is_a_one_line_error_not_a_short_file(tmp_path):
+    # Found by an audit: under a file size limit (or on a nearly full disk) a write to standard
+    # output was short, Python's text layer dropped the rest, and the command ended with status
+    # 0 and a cut-off file; the rest is written again now, and its error shows
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+    path = saved_match(tmp_path / "g.json")
+    cmd = [sys.executable, "-m", "scopa"]
+    for args in (("svg", SMALL), ("replay", str(path)), ("review", str(path), "--json")):
+        with open(tmp_path / "out", "w") as f:
+            out = subprocess.run(
+                [*cmd, *args], stdout=f, stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=limit
+            )
+        assert out.returncode == 2, (args, out.stderr)
+        assert out.stderr.endswith("scopa: error: cannot write to standard output: File too large\n"), (
+            out.stderr
+        )
+        assert (tmp_path / "out").stat().st_size == 2048  # (the limit's: written up to it)
+    # without the limit the same commands write their whole output
+    with open(tmp_path / "out", "w") as f:
+        assert subprocess.run([*cmd, "svg", SMALL], stdout=f, timeout=120).returncode == 0
+    assert (tmp_path / "out").read_text().rstrip().endswith("</svg>")
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device always full)")
 def test_a_full_or_closed_output_is_a_one_line_error_and_a_closed_input_an_empty_one(tmp_path):
     # found by an audit: a write to standard output that failed for a reason other than a

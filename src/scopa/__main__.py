@@ -739,6 +739,52 @@ class _Console(Console):
         raise BrokenPipeError
 
 
+class _WholeWrites(io.RawIOBase):
+    """Standard output's file descriptor, each write made whole: after a short write (a file
+    size limit, a nearly full disk) the rest is written again, so the error shows; Python's own
+    text layer would drop the rest without a word, and the command end with status 0."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            done += os.write(self._fd, view[done:])
+        return done
+
+
+def _whole_writes(out: io.TextIOWrapper) -> io.TextIOWrapper:
+    """``out`` (the process's standard output) written through :class:`_WholeWrites`, with
+    its encoding and line buffering, and an escape for a character it cannot encode (a
+    terminal that cannot show a suit symbol), not a traceback. ``out`` itself if it has no
+    file descriptor."""
+    try:
+        fd = out.fileno()
+    except (OSError, ValueError):
+        out.reconfigure(errors="backslashreplace")
+        return out
+    out.flush()
+    raw = _WholeWrites(fd)
+    return io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=out.encoding,
+        errors="backslashreplace",
+        line_buffering=out.line_buffering,
+    )
+
+
 def _stdout_fails() -> bool:
     """Whether standard output cannot be written (its buffer keeps what a failed write held)."""
     try:
@@ -773,7 +819,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     real = sys.stdout is sys.__stdout__ and isinstance(sys.stdout, io.TextIOWrapper)
     if real:  # a terminal that cannot show a suit symbol gets an escape, not a traceback
-        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        sys.stdout = _whole_writes(sys.stdout)  # type: ignore[arg-type]
     console = _Console(highlight=False)
     try:
         status = int(args.func(args, console))
