@@ -687,3 +687,40 @@ def test_searches_given_up_in_the_queue_are_bounded_too():
     busy, replies = asyncio.run(scenario())
     assert busy == 5 and len(replies) == 3 and all(r is not None and "error" not in r for r in replies)
     assert searches.dead == 0 and searches.waiting == 0
+
+
+def test_the_card_pictures(server):
+    # /cards/DECK/CARD.svg: scopa.svg's own picture, one address a card (found by an audit: 7D,
+    # " 7d" and 7♦ were each another address of one picture, cached apart; a bad deck's back
+    # said less than a bad deck's card; no nosniff)
+    from scopa import svg
+
+    s = server()
+
+    def fetch(path: str) -> tuple[int, dict[str, str], str]:
+        try:
+            with urllib.request.urlopen(s.base + path, timeout=30) as r:
+                return r.status, dict(r.headers), r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, dict(exc.headers), exc.read().decode()
+
+    for deck in svg.DECKS:
+        status, headers, body = fetch(f"/cards/{deck}/7d.svg")
+        assert status == 200 and body == svg.card("7d", deck=deck)
+        assert headers["content-type"].startswith("image/svg+xml")
+        assert headers["x-content-type-options"] == "nosniff"
+        status, _, body = fetch(f"/cards/{deck}/back.svg")
+        assert status == 200 and body == svg.card_back()
+    for path, said in (
+        ("/cards/german/7d.svg", "unknown deck 'german': expected one of french, italian, spanish"),
+        ("/cards/german/back.svg", "unknown deck 'german': expected one of french, italian, spanish"),
+        ("/cards/french/7D.svg", "card '7D' is not written as the notation writes it"),
+        ("/cards/french/%E2%99%A67.svg", "unknown card"),
+        ("/cards/french/7%E2%99%A6.svg", "is not written as the notation writes it"),
+        ("/cards/french/%207d.svg", "is not written as the notation writes it"),
+        ("/cards/french/Zz.svg", "unknown card 'Zz'"),
+    ):
+        status, headers, body = fetch(path)
+        assert status == 404 and said in body, (path, status, body)
+    for path in ("/cards/french/..%2F..%2Fsetup.py.svg", "/cards/../setup.py", "/cards/french/7d.png"):
+        assert fetch(path)[0] == 404, path

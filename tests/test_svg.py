@@ -161,12 +161,31 @@ def test_a_finished_hand_has_nobody_to_move_and_the_label_names_every_card_shown
     s = positions()[3]  # Scopone scientifico, four hands
     label = ET.fromstring(svg.position(s)).get("aria-label", "")
     assert f"seat {s.turn} to move" in label and f"stock {len(s.stock)} cards" in label
-    assert all(mentions(label, str(c)) for c in [*s.table, *(c for h in s.hands for c in h)])
+    # by the cards' names, as the deck has them (an audit: codes such as "Qc" were read out)
+    assert all(svg._label(c, "french") in label for c in [*s.table, *(c for h in s.hands for c in h)])
+    assert not any(mentions(label, str(c)) for c in s.table)
+    italian = ET.fromstring(svg.position(s, deck="italian")).get("aria-label", "")
+    assert all(svg._label(c, "italian") in italian for c in s.table) and italian != label
     assert "team 0 pile" in label and "team 1 pile" in label
     view = s.view(2)
     label = ET.fromstring(svg.position(view)).get("aria-label", "")
-    assert all(mentions(label, str(c)) for c in view.hand) and "your hand (seat 2)" in label
+    assert all(svg._label(c, "french") in label for c in view.hand) and "your hand (seat 2)" in label
     assert f"seat 3 holds {view.hand_sizes[3]} cards face down" in label
+
+
+def test_the_right_hand_seats_label_stays_in_the_picture():
+    # Found by an audit: a short right-hand row's label began near the edge and ran off it
+    # ("seat 1 to m"); it now ends at the picture's edge
+    s = scopa.State.from_string(
+        "scopone_scientifico Kb/As/7b/Qc Kd4c3bJb - 6dQd7cJcKc6sKsAbQb/"
+        "Ad2d3d4d5d7dJdAc2c3c5c6c2s3s4s5s7sJsQs2b4b5b6b 1/1 1 1 0"
+    )
+    root = ET.fromstring(svg.position(s))
+    width = float(root.get("width", "0"))
+    right = next(g for g in root.iter(NS + "g") if g.get("data-seat") == "1")
+    label = next(t for t in right.iter(NS + "text") if "seat 1" in (t.text or ""))
+    assert label.text == "seat 1 to move" and label.get("text-anchor") == "end"
+    assert float(label.get("x", "0")) <= width - 10
 
 
 def test_seats_go_round_counter_clockwise():

@@ -727,7 +727,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["french", "italian", "spanish"],
         help="the cards drawn (default french)",
     )
-    svg.add_argument("--size", type=float, default=48, help="a card's width in pixels (default 48)")
+    svg.add_argument(
+        "--size", type=float, default=48, help="a card's width in pixels, 8 to 2000 (default 48)"
+    )
     svg.set_defaults(func=_svg)
     return parser
 

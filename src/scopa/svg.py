@@ -229,7 +229,8 @@ def position(
     seat is the only one it takes). The seat drawn from is at the bottom, the next seats in
     order of play counter-clockwise; a finished hand says "hand over" instead of whose turn
     it is. The picture's ``aria-label`` names every card it shows face up and gives the
-    counts of the rest. ``size`` is a card's width in pixels. A view that cannot occur in play
+    counts of the rest. ``size`` is a card's width in pixels (:data:`MIN_SIZE` to :data:`MAX_SIZE`, 8
+    to 2000). A view that cannot occur in play
     (one built by hand) is a :class:`~scopa.errors.PositionError`.
     """
     _check_deck(deck)
@@ -264,7 +265,7 @@ def position(
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="scopa-position" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-        f"aria-label={quoteattr(_aria(src, is_view, over))}>",
+        f"aria-label={quoteattr(_aria(src, is_view, over, deck))}>",
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="#1b5e20" rx="10"/>',
         f'<text x="{width / 2:.1f}" y="18" font-size="13" text-anchor="middle" {font}>'
         f"{escape(src.rules.game)}: "
@@ -295,8 +296,11 @@ def position(
         parts.append(_row(cards, x0, y0, scale, g, deck, None))
         label = f"seat {s}" + (" to move" if s == turn else "")
         weight = ' font-weight="bold" text-decoration="underline"' if s == turn else ""
+        # (the right-hand seat's label ends at the picture's edge: begun at a short row it ran off)
+        lx, anchor = (width - 10, ' text-anchor="end"') if place == "right" else (x0, "")
         parts.append(
-            f'<text x="{x0:.1f}" y="{y0 - 5:.1f}" font-size="12" {font}{weight}>{escape(label)}</text></g>'
+            f'<text x="{lx:.1f}" y="{y0 - 5:.1f}" font-size="12"{anchor} {font}{weight}>'
+            f"{escape(label)}</text></g>"
         )
     # the table in the middle, in rows of eight
     table = list(src.table)
@@ -346,19 +350,20 @@ def _is_over(src: Any, is_view: bool) -> bool:
     return bool(src.is_over)
 
 
-def _cards(cards: Iterable[Card]) -> str:
-    return " ".join(str(c) for c in cards) or "empty"
+def _cards(cards: Iterable[Card], deck: str) -> str:
+    return ", ".join(_label(c, deck) for c in cards) or "empty"
 
 
-def _aria(src: Any, is_view: bool, over: bool) -> str:
-    """The picture's text for screen readers: everything it shows face up, and the counts."""
+def _aria(src: Any, is_view: bool, over: bool, deck: str) -> str:
+    """The picture's text for screen readers: everything it shows face up, by the deck's names
+    ("7 of diamonds"), and the counts."""
     parts = [f"{src.rules.game}, " + ("hand over" if over else f"seat {src.turn} to move")]
-    parts.append(f"table {_cards(src.table)}")
+    parts.append(f"table {_cards(src.table, deck)}")
     for s in range(src.rules.players):
         if not is_view:
-            parts.append(f"seat {s} holds {_cards(src.hands[s])}")
+            parts.append(f"seat {s} holds {_cards(src.hands[s], deck)}")
         elif s == src.seat:
-            parts.append(f"your hand (seat {s}) {_cards(src.hand)}")
+            parts.append(f"your hand (seat {s}) {_cards(src.hand, deck)}")
         else:
             parts.append(f"seat {s} holds {src.hand_sizes[s]} cards face down")
     for team in (0, 1):

@@ -37,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scopa import jsonio
+from scopa.card import Card
 from scopa.errors import OptionError, ScopaError, show
 from scopa.limit import StopFlag
 from scopa.protocol import DEFAULT_MAX_TIME, Protocol, Request, RequestError, error_reply, stop_searches
@@ -464,12 +465,17 @@ def create_app(config: ServerConfig | None = None) -> Any:
 
         deck, name = request.path_params["deck"], request.path_params["name"]
         try:
+            if deck not in svg.DECKS:
+                raise OptionError(f"unknown deck {show(deck)}: expected one of {', '.join(svg.DECKS)}")
+            if name != "back" and str(Card.parse(name)) != name:  # (one address a card: 7d, not 7D or 7♦)
+                raise OptionError(
+                    f"card {show(name)} is not written as the notation writes it: expected like 7d"
+                )
             text = svg.card_back() if name == "back" else svg.card(name, deck=deck)
-            if name == "back" and deck not in svg.DECKS:
-                raise OptionError(f"unknown deck {deck!r}")
         except ScopaError as exc:
             return Response(str(exc), status_code=404, media_type="text/plain")
-        return Response(text, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
+        headers = {"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"}
+        return Response(text, media_type="image/svg+xml", headers=headers)
 
     routes: list[Any] = [
         Route("/api", _AnyMethod(request_response(api))),  # (every method: POST, or a JSON 405)
