@@ -456,7 +456,7 @@ def _simulate(args: argparse.Namespace, console: Console) -> int:
 
 def _deal(args: argparse.Namespace, console: Console) -> int:
     s = scopa.State.deal(scopa.Rules.preset(args.game), seed=args.seed, dealer=args.dealer)
-    if args.svg:  # (first: a reader that stops early, `| head -1`, does not lose the picture)
+    if args.svg is not None:  # (first: a reader that stops early, `| head -1`, does not lose the picture)
         from scopa.svg import position
 
         _write(args.svg, position(s, deck=args.deck))
@@ -467,6 +467,8 @@ def _deal(args: argparse.Namespace, console: Console) -> int:
 
 
 def _write(path: str, text: str) -> None:
+    if not path:  # (an empty name: `--svg ""` wrote nothing without a word, `-o ""` said "Is a directory")
+        raise OptionError("cannot write '': expected a file name")
     try:
         write_atomic(path, text.encode("utf-8"))
     except OSError as exc:
