@@ -212,3 +212,28 @@ def test_a_save_that_fails_mid_match_warns_and_the_end_of_input_at_next_hand_end
     p.expect(pexpect.EOF)
     p.close()
     assert p.exitstatus == 0 and "your move> " not in (p.before or "")
+
+
+def test_the_end_of_a_hand_reads_well_and_quit_ends_the_game_there():
+    # Found by an audit: "The computer sweep the table"; "primiera --84" for a team with no
+    # primiera; quit at "press Enter for the next hand" dealt the next hand
+    lines = ["1"] * 18 + ["quit"] + ["1"] * 5  # (18 plays of yours in a 2-player hand)
+    out = play_piped("--game", "scopa", "--opponent", "greedy", "--seed", "8", stdin="\n".join(lines) + "\n")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    said = out.stdout
+    assert "Scopa! The computer sweeps the table." in said and "The computer sweep the table" not in said
+    assert "primiera none-84" in said, said[-600:]
+    assert said.count("your move> ") == 18 and said.count("press Enter for the next hand") == 1
+
+
+def test_bytes_that_are_not_the_locales_text_get_a_message():
+    # Found by an audit: a byte that is not UTF-8 (a half-erased 7♦ in a UTF-8 terminal) ended
+    # the game with a UnicodeDecodeError traceback
+    env = dict(os.environ, COLUMNS="250", NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "play", "--game", "scopa", "--seed", "1", "--opponent", "random"],
+        input=b"\xe9\n7\xe2\x99\nquit\n", capture_output=True, env=env, timeout=120,
+    )  # fmt: skip
+    said = out.stdout.decode("utf-8", "replace")
+    assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
+    assert "bad move '\\udce9'" in said and "bad move '7\\udce2\\udc99'" in said

@@ -818,6 +818,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if sys.stdin is None:  # (started with its standard input closed: an input that ends at once)
         sys.stdin = open(os.devnull)  # noqa: SIM115 (for the life of the process)
+    elif isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not the locale's text (a
+        sys.stdin.reconfigure(errors="surrogateescape")  # half-erased 7♦) get a message, not a traceback
     if sys.stdout is None and not (args.command == "engine" and not args.schema):  # (the engine: status 0)
         print("scopa: error: standard output is closed: nowhere to write", file=sys.stderr)
         return 2

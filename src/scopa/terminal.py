@@ -76,6 +76,12 @@ def move_text(move: Move, deck: str = "french") -> Text:
 
 #: The ``Player`` tag of the human's seat in the records the game saves (``--load`` seats you there).
 YOU = "You"
+#: What ends the game at any prompt (as Ctrl-D does).
+QUIT_WORDS = ("quit", "exit", "q")
+
+
+class _Quit(Exception):
+    """The player asked to stop at a prompt that is not a move's."""
 
 
 @dataclass
@@ -154,11 +160,9 @@ class Game:
         self.say(f"{who.capitalize()} play{'s' if seat != self.human else ''} ", move_text(move, self.deck))
         for e in events:
             if e.type == "scopa":
-                self.say(
-                    Text(
-                        f"  Scopa! {self.team_name(e.team or 0).capitalize()} sweep the table.", style="bold"
-                    )
-                )
+                team = self.team_name(e.team or 0)
+                verb = "sweep" if team == "you" else "sweeps"
+                self.say(Text(f"  Scopa! {team.capitalize()} {verb} the table.", style="bold"))
             elif e.type == "refill" and e.seat == self.human:
                 self.say(Text(f"  New cards: {e.count} each from the stock.", style="italic"))
             elif e.type == "table_to_last_capturer" and e.cards:
@@ -196,7 +200,7 @@ class Game:
         t.add_row("total", *(str(score.points[c]) for c in cols), style="bold")
         self.console.print(t)
         a, b = score.cards, score.coins
-        p = ["-" if x is None else str(x) for x in score.primiera_totals]
+        p = ["none" if x is None else str(x) for x in score.primiera_totals]  # ("--84" read badly)
         self.say(
             f"cards {a[mine]}-{a[1 - mine]}, coins {b[mine]}-{b[1 - mine]}, primiera {p[mine]}-{p[1 - mine]}"
         )
@@ -216,8 +220,12 @@ class Game:
         """Play until the match is over, ``quit`` or the end of input (status 0)."""
         try:
             return self._run()
-        except EOFError:  # (at any prompt: a move, the next hand, the review)
+        except (EOFError, _Quit):  # (at any prompt: a move, the next hand, the review)
+            self.console.print()  # (the line typed on ends, as the shell's prompt follows)
             return 0
+        except KeyboardInterrupt:
+            self.console.print()
+            raise
 
     def _run(self) -> int:
         c = self.console
@@ -260,7 +268,7 @@ class Game:
         """Act on one line typed by the player: ``played``, ``redraw``, ``quit`` or ``again``."""
         c = self.console
         word = answer.lower()
-        if word in ("quit", "exit", "q"):
+        if word in QUIT_WORDS:
             return "quit"
         if word in ("help", "?", "h"):
             c.print(NOTATION_HELP)
@@ -317,7 +325,9 @@ class Game:
                 except ScopaError as exc:  # (a full disk, a folder gone: the game goes on)
                     self.console.print(Text(f"not saved: {exc}; the game goes on", style="red"))
             if not self.match.is_over:
-                self.ask("press Enter for the next hand ")  # (EOFError: the game ends, as at a move)
+                answer = self.ask("press Enter for the next hand ")  # (EOFError: the game ends)
+                if answer.strip().lower() in QUIT_WORDS:
+                    raise _Quit
 
     def _undo(self) -> str:
         """Take back plays until it is the player's turn again; say what was undone. Before
