@@ -188,6 +188,26 @@ def test_the_right_hand_seats_label_stays_in_the_picture():
     assert float(label.get("x", "0")) <= width - 10
 
 
+def test_small_pictures_shrink_their_words():
+    # Found by an audit: at the smallest size (8) the 13 px title and the labels ran off the
+    # 145 px picture and over each other; the words shrink with the cards below the default
+    s = positions()[3]  # (Scopone scientifico: the longest title)
+    for size in (8, 20, 48, 200):
+        root = ET.fromstring(svg.position(s, size=size))
+        width = float(root.get("width", "0"))
+        for t in root.iter(NS + "text"):
+            font = float(t.get("font-size", "0"))
+            if t.get("font-family", "").startswith("Helvetica") and t.text and "seat" in t.text:
+                assert 0.55 * font * len(t.text) <= width, (
+                    size,
+                    t.text,
+                    font,
+                    width,
+                )  # (about 0.55 em a letter)
+        title = next(root.iter(NS + "text"))
+        assert float(title.get("font-size", "0")) == pytest.approx(13 * min(1.0, size / 48), rel=1e-4)
+
+
 def test_seats_go_round_counter_clockwise():
     # RULES §2: seat i+1 plays after seat i, counter-clockwise at a real table: drawn from
     # seat 0 at the bottom, seat 1 sits on the right and seat 3 on the left.

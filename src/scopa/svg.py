@@ -258,6 +258,7 @@ def position(
     width = 2 * margin + 9 * gap + cw
     height = 4 * ch + 130
     font = 'font-family="Helvetica,Arial,sans-serif" fill="#fff"'
+    fs = min(1.0, size / 48)  # (the words shrink with cards smaller than the default: none overlap)
     last = src.history[-1] if src.history else None
     hl = last[1].card if last is not None and not last[1].is_capture else None
     over = _is_over(src, is_view)
@@ -267,7 +268,7 @@ def position(
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
         f"aria-label={quoteattr(_aria(src, is_view, over, deck))}>",
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="#1b5e20" rx="10"/>',
-        f'<text x="{width / 2:.1f}" y="18" font-size="13" text-anchor="middle" {font}>'
+        f'<text x="{width / 2:.1f}" y="18" font-size="{13 * fs:g}" text-anchor="middle" {font}>'
         f"{escape(src.rules.game)}: "
         + ("hand over" if over else f"seat {src.turn} to move")
         + (f"; last play seat {last[0]} {last[1]}" if last is not None else "")
@@ -299,7 +300,7 @@ def position(
         # (the right-hand seat's label ends at the picture's edge: begun at a short row it ran off)
         lx, anchor = (width - 10, ' text-anchor="end"') if place == "right" else (x0, "")
         parts.append(
-            f'<text x="{lx:.1f}" y="{y0 - 5:.1f}" font-size="12"{anchor} {font}{weight}>'
+            f'<text x="{lx:.1f}" y="{y0 - 5:.1f}" font-size="{12 * fs:g}"{anchor} {font}{weight}>'
             f"{escape(label)}</text></g>"
         )
     # the table in the middle, in rows of eight
@@ -313,7 +314,8 @@ def position(
         parts.append(_row(row, tx, ty + i * ch * 0.6, scale, gap, deck, hl))
     if not table:
         parts.append(
-            f'<text x="{width / 2:.1f}" y="{height / 2:.1f}" font-size="12" text-anchor="middle" {font}>'
+            f'<text x="{width / 2:.1f}" y="{height / 2:.1f}" font-size="{12 * fs:g}" '
+            f'text-anchor="middle" {font}>'
         )
         parts.append("table empty</text>")
     parts.append("</g>")
@@ -332,14 +334,17 @@ def position(
             )
         lx, anchor = (width - 10, "end") if ours else (px, "start")
         parts.append(
-            f'<text x="{lx:.1f}" y="{py + ch * 0.6 + 24:.1f}" font-size="10" text-anchor="{anchor}" {font}>'
+            f'<text x="{lx:.1f}" y="{py + ch * 0.6 + 24:.1f}" font-size="{10 * fs:g}" '
+            f'text-anchor="{anchor}" {font}>'
             f"team {team}: {pile} cards, {sc} scope</text></g>"
         )
     stock = src.stock_size if is_view else len(src.stock)
     if stock:
         sx, sy = width / 2 + tw / 2 + 24, height / 2 - ch * 0.3
         parts.append(f'<g class="stock" data-count="{stock}">{_back_g(sx, sy, scale * 0.6)}')
-        parts.append(f'<text x="{sx:.1f}" y="{sy - 6:.1f}" font-size="10" {font}>stock {stock}</text></g>')
+        parts.append(
+            f'<text x="{sx:.1f}" y="{sy - 6:.1f}" font-size="{10 * fs:g}" {font}>stock {stock}</text></g>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
