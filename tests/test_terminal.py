@@ -224,6 +224,9 @@ def test_the_end_of_a_hand_reads_well_and_quit_ends_the_game_there():
     assert "Scopa! The computer sweeps the table." in said and "The computer sweep the table" not in said
     assert "primiera none-84" in said, said[-600:]
     assert said.count("your move> ") == 18 and said.count("press Enter for the next hand") == 1
+    # the computer's hand and its pile are told apart (both were "the computer: N cards")
+    assert "  the computer: 3 cards in hand" in said and "  the computer's pile: 0 cards, 0 scope" in said
+    assert "  your pile: 0 cards, 0 scope" in said
 
 
 def test_bytes_that_are_not_the_locales_text_get_a_message():

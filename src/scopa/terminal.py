@@ -135,14 +135,14 @@ class Game:
         for seat in range(self.rules.players):
             if seat != self.human:
                 n = len(state.hands[seat])
-                self.say(f"  {self.name(seat)}: {n} card{'s' if n != 1 else ''}")
+                self.say(f"  {self.name(seat)}: {n} card{'s' if n != 1 else ''} in hand")
         self.say("  table: ", cards_text(state.table, self.deck))
         if state.stock:
             self.say(f"  stock: {len(state.stock)} cards")
-        for team in (0, 1):
-            self.say(
-                f"  {self.team_name(team)}: {len(state.captured[team])} cards, {state.scope[team]} scope"
-            )
+        for team in (0, 1):  # (each team's pile: "the computer: 2 cards" read as its hand too)
+            name = self.team_name(team)
+            pile = "your pile" if name == "you" else f"{name}'s pile"
+            self.say(f"  {pile}: {len(state.captured[team])} cards, {state.scope[team]} scope")
         self.say("  your hand: ", cards_text(state.hands[self.human], self.deck))
         legal = state.legal_moves()
         for i, m in enumerate(legal, 1):
