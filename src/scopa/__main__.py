@@ -310,7 +310,7 @@ def _review(args: argparse.Namespace, console: Console) -> int:
     from scopa.review import format_text, review
 
     record = load_record(Path(args.file))
-    if args.annotate:
+    if args.annotate is not None:
         check_writable(args.annotate)  # (before the review, not after it)
     total = sum(len(h.plays) for h in record.hands)
     err = Console(stderr=True, highlight=False)
@@ -322,7 +322,7 @@ def _review(args: argparse.Namespace, console: Console) -> int:
         result = review(
             record, time_limit=args.time, progress=lambda done, _: bar.update(task, completed=done)
         )
-    if args.annotate:
+    if args.annotate is not None:
         result.annotate(record).save(args.annotate)
         err.print(f"annotated record written to {args.annotate}", markup=False)
     if args.json:

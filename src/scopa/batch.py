@@ -54,7 +54,8 @@ __all__ = [
 
 class BatchError(ScopaError):
     """A bad batch setting (an executor that cannot be used, a bad chunk size), an input or
-    output file that cannot be used, or a chunk whose worker process keeps dying."""
+    output file that cannot be used (an output holding another kind's results), a chunk whose
+    worker keeps dying, or one its executor cancelled."""
 
 
 #: How many times a chunk may be lost with its worker process before the run gives up on it
@@ -272,7 +273,8 @@ def map_chunks(
 ) -> Iterator[Any]:
     """``fn(item)`` for every item, in chunks of ``chunksize`` on the executor, yielded as the
     chunks finish (not in input order: results should carry their ids). At most ``in_flight``
-    chunks are submitted at once (default: four per worker; one in the calling process), so a
+    chunks are submitted at once (default: four per local worker or per thread of a Dask
+    cluster, counted at the start; one in the calling process), so a
     long input is read as it goes. ``fn`` and the items must pickle (a module-level function).
 
     Bad arguments raise :class:`BatchError` at the call, before anything runs. A chunk whose
@@ -843,15 +845,17 @@ def run_jsonl(
     their results are appended to ``out``, one JSON line each with the input's id, written whole.
     Resumable: the ids already in ``out`` are skipped, so a run that was killed loses nothing and
     does nothing twice. ``chunksize`` jobs go to a worker at once (by default 8 to solve, 4 to
-    analyze, 1 review). A bad input line (not UTF-8, not JSON, no id, an id seen before, no
-    position, a run's setting such as ``time_limit``; other keys, your own notes, are let
-    through) is reported to ``bad_line(line number, message)`` and
-    skipped. Returns (done now, skipped as done before, bad lines).
+    analyze, 1 review). A bad input line (not UTF-8, not JSON, too long, no id, an id seen
+    before or not a string or an integer within ±(2**53-1), no position, a run's setting such
+    as ``time_limit``; other keys, your own notes, are let through) is reported to
+    ``bad_line(line number, message)`` and skipped. Returns (done now, skipped as done before,
+    bad lines). The input file is read twice (counted, then read as the run goes): it must not
+    change while the run goes.
 
     Raises BatchError, before anything is written, for an input that cannot be read, an output
-    that cannot be written, is the input itself or is not a results file (only a torn last line,
-    from a run killed while writing it, is cut off), or a Dask scheduler that does not take the
-    connection;
+    that cannot be written, is the input itself or is not a results file of this ``kind`` (only
+    a torn last line, from a run killed while writing it, is cut off), or a Dask scheduler that
+    does not take the connection;
     LimitError for a bad limit."""
     if not isinstance(kind, str) or kind not in _JOBS:
         raise BatchError(f"unknown batch job {show(kind)}: expected one of {', '.join(_JOBS)}")

@@ -356,7 +356,8 @@ def view_from_json(obj: object) -> PlayerView:
     """A player view: the JSON position format with every hand but the viewer's given as its
     number of cards, and the stock as its length; ``seat``, the viewer (default: the seat to
     move); optionally ``history``, the plays of the hand so far as ``[[seat, "move"], ...]``
-    (PIMC reads the opponent's hand from them).
+    (PIMC reads the opponent's hand from them), and ``out_of_play``, the cards of a composed
+    position known to be out of the game (without it every unaccounted card may be hidden).
 
     >>> v = view_from_json({"rules": "scopa", "hands": [["7d", "Kc"], 2], "table": ["3c", "As"],
     ...                     "stock": 0, "turn": 0, "history": [[0, "As"]]})

@@ -604,7 +604,9 @@ def check_writable(path: str | os.PathLike[str]) -> None:
         p = Path(path)
         where = p.parent if str(p.parent) else Path(".")
         reason = None
-        if p.is_dir():
+        if not os.fspath(path):  # (Path("") is ".", a directory this would not say)
+            reason = "expected a file name"
+        elif p.is_dir():
             reason = "it is a directory"
         elif not where.is_dir():
             reason = f"no directory {where}"

@@ -402,7 +402,7 @@ def start(
     """A game from the command line's options (a resumed record with ``load``, whose rules it
     keeps; the player's seat, unless given, is the record's ``Player`` tag that says ``You``,
     else 0). ``partner`` (default ``pimc``) is for a 4-seat game only."""
-    if save:
+    if save is not None:
         check_writable(save)  # (now, not at the end of the first hand)
     if load:
         record = load_record(load)

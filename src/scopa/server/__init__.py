@@ -9,6 +9,8 @@ A thin transport over :mod:`scopa.protocol`, like the stdio engine:
   a browser's handshake is taken from the server's own pages and the ``cors_origins`` only,
   and so is a browser's ``POST /api`` (a request with an ``Origin`` header);
 - ``GET /health`` says the server is up, with its limits and its load;
+- ``GET /cards/DECK/CARD.svg`` one card's picture (``back.svg`` the back), the card as the
+  notation writes it (``7d``);
 - ``GET /`` serves the browser app, when the package ships it.
 
 Searches (``solve``, ``analyze``, ``bestmove``, ``evaluate``, ``review``) run off the event
@@ -69,8 +71,9 @@ class ServerConfig:
         max_in_flight: requests one connection may have unanswered at once.
         max_queued: searches that may wait for a worker, over every connection.
         cors_origins: origins allowed to call the server from a browser (``["*"]`` for any):
-            each ``*`` or as a browser sends it, ``scheme://host[:port]`` with no path (an
-            origin with a slash at the end would never match: an OptionError).
+            each ``*``, ``null``, or as a browser sends it, ``scheme://host[:port]`` with no
+            path, a lower-case host, no port of the scheme's own and none outside 1-65535
+            (anything else would never match: an OptionError).
     """
 
     max_time: float | None = DEFAULT_MAX_TIME
