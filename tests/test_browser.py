@@ -317,6 +317,14 @@ def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
     while "refused" not in d.find_element(By.ID, "replay-title").text and time.monotonic() < deadline:
         time.sleep(0.1)
     assert "hand 1, play 1 ('Zz')" in d.find_element(By.ID, "replay-title").text
+    # a key given twice is refused as the engine reads it (the app once sent what JSON.parse
+    # kept: the last); the record goes as its file's own text
+    twice = tmp_path / "twice.json"
+    twice.write_text(
+        json.dumps(m.record().to_json()).replace('"version": 1', '"version": 1, "version": 1', 1)
+    )
+    d.find_element(By.ID, "load").send_keys(str(twice))
+    until(lambda: "given twice" in d.find_element(By.ID, "replay-title").text, timeout=20)
     # the record shown before is put away (an audit found its board and buttons still working)
     assert d.find_element(By.ID, "replay-board").text == ""
     assert not d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")

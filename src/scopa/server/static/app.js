@@ -780,7 +780,7 @@ async function loadRecord(file) {
   $("replay").hidden = false;
   $("replay-title").textContent = "Checking the record…";
   try {
-    const review = await reviewOverHttp(record, timeMs(50));
+    const review = await reviewOverHttp(text, timeMs(50));
     const hands = record.format === "scopa-hand" ? [record] : record.hands;
     if (!hands.length) {
       $("replay-title").textContent = "The record holds no hand to replay.";
@@ -814,10 +814,13 @@ async function loadRecord(file) {
 
 // A loaded record is reviewed over POST /api, not the game's WebSocket: a record too large for the
 // server is refused there with its reason (HTTP 413), and the game's connection stays open.
-async function reviewOverHttp(record, time_ms) {
+async function reviewOverHttp(recordText, time_ms) {
+  // the record goes as its file's own JSON text (JSON.parse read it), not re-written from what
+  // JSON.parse made of it: the engine then sees it as written (a key given twice is refused)
+  const body = `{"cmd":"review","time_ms":${JSON.stringify(time_ms)},"record":${recordText}}`;
   let response;
   try {
-    response = await fetch("api", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ cmd: "review", record, time_ms }) });
+    response = await fetch("api", { method: "POST", headers: { "Content-Type": "application/json" }, body });
   } catch (err) {
     throw new Error(`cannot reach the engine: is scopa serve running? (${err.message})`);
   }
