@@ -713,7 +713,7 @@ def _slower_square(x: int) -> tuple[int, int]:
     return x, x * x
 
 
-def test_settings_out_of_range_and_bad_hooks_are_batch_errors(tmp_path):
+def test_settings_out_of_range_and_bad_hooks_are_batch_errors(tmp_path, monkeypatch):
     # Found by an audit: workers=10**6 started that many processes (the CLI stops at 256)
     for bad in (257, 10**6):
         with pytest.raises(BatchError, match=rf"bad workers {bad}: expected an int in 1\.\.256"):
@@ -723,6 +723,13 @@ def test_settings_out_of_range_and_bad_hooks_are_batch_errors(tmp_path):
     for bad in (0, "a", True):
         with pytest.raises(BatchError, match="bad workers"):
             scopa.batch.thread_pool(bad)  # type: ignore[arg-type]
+    # by default every core, but no more than the bound (a machine of 1,000 cores)
+    monkeypatch.setattr(os, "cpu_count", lambda: 1000)
+    pool, owned = scopa.batch.executor_for()
+    try:
+        assert owned and pool._max_workers == 256  # type: ignore[attr-defined]
+    finally:
+        pool.shutdown()
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     _write_jobs(src, 2)
     with pytest.raises(BatchError, match=r"unknown batch job \['solve'\]"):

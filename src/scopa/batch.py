@@ -142,7 +142,8 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
       ``distributed.Client(...).get_executor()`` (the ``scopa[dask]`` extra); a scheduler that
       does not take the connection within :data:`CONNECT_TIMEOUT` seconds raises
       :class:`BatchError` (one that takes it and then does not answer is waited for);
-    - ``None``: a local process pool of ``workers`` processes (every core by default); with
+    - ``None``: a local process pool of ``workers`` processes (every core by default, at most
+      :data:`MAX_WORKERS`); with
       ``workers=1``, the calling process itself.
     """
     _check_executor(executor, workers)
@@ -165,7 +166,7 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
                 " settings: pass its executor)"
             ) from None
         return _DaskExecutor(client), True
-    n = workers or os.cpu_count() or 1
+    n = workers or min(os.cpu_count() or 1, MAX_WORKERS)  # (every core, up to the bound)
     if n == 1:
         return _Inline(), True
     return _pool(n), True
