@@ -746,7 +746,10 @@ class _Console(Console):
 class _WholeWrites(io.RawIOBase):
     """Standard output's file descriptor, each write made whole: after a short write (a file
     size limit, a nearly full disk) the rest is written again, so the error shows; Python's own
-    text layer would drop the rest without a word, and the command end with status 0."""
+    text layer would drop the rest without a word, and the command end with status 0. Not for
+    the engine: a failed write keeps its bytes in the buffer (Python's own file drops them when
+    the reader is gone), and the engine, which ends with 0 when its reader goes, would then fail
+    at the last flush."""
 
     def __init__(self, fd: int) -> None:
         super().__init__()
@@ -824,7 +827,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("scopa: error: standard output is closed: nowhere to write", file=sys.stderr)
         return 2
     real = sys.stdout is sys.__stdout__ and isinstance(sys.stdout, io.TextIOWrapper)
-    if real:  # a terminal that cannot show a suit symbol gets an escape, not a traceback
+    if real and args.command == "engine":  # (a line a reply, its own writes watched: see serve)
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    elif real:  # a terminal that cannot show a suit symbol gets an escape, not a traceback
         sys.stdout = _whole_writes(sys.stdout)  # type: ignore[arg-type]
     console = _Console(highlight=False)
     try:
