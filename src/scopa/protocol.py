@@ -754,7 +754,7 @@ class Protocol:
         dealer, seed = args.get("dealer"), args.get("seed")
         if dealer is None:  # (with a seed, seat 0 as State.deal and scopa deal: one seed, one deal)
             dealer = secrets.randbelow(rules.players) if seed is None else 0
-        return {"position": State.deal(rules, seed=args.get("seed"), dealer=dealer).to_dict()}
+        return {"position": State.deal(rules, seed=seed, dealer=dealer).to_dict()}
 
     def _cmd_view(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         return {"view": view_to_dict(args["position"].view(args["seat"]))}

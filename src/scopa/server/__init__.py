@@ -468,8 +468,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
 
         deck, name = request.path_params["deck"], request.path_params["name"]
         try:
-            if deck not in svg.DECKS:
-                raise OptionError(f"unknown deck {show(deck)}: expected one of {', '.join(svg.DECKS)}")
+            svg._check_deck(deck)  # (the back's too: every deck has the same back)
             if name != "back" and str(Card.parse(name)) != name:  # (one address a card: 7d, not 7D or 7♦)
                 raise OptionError(
                     f"card {show(name)} is not written as the notation writes it: expected like 7d"
