@@ -769,6 +769,24 @@ def _job(raw: bytes, field: str) -> dict[str, Any]:
     return obj
 
 
+def _jobs_once(src: str, field: str, done: set[Any]) -> Iterator[tuple[int, Any, str | None]]:
+    """:func:`_job_lines` with each id's later lines bad (an id given twice) and the jobs done
+    before as None with no reason: (number, the job to run, None), (number, None, why it is
+    a bad line) or (number, None, None)."""
+    seen: set[Any] = set()
+    for number, obj, why in _job_lines(src, field):
+        if obj is not None:
+            key = _key(obj["id"])
+            if key in seen:
+                why = f"id {show(obj['id'])} is given twice"
+                obj = None
+            else:
+                seen.add(key)
+                if key in done:
+                    obj = None
+        yield number, obj, why
+
+
 def _count_jobs(
     src: str,
     field: str,
@@ -780,20 +798,13 @@ def _count_jobs(
     reported to ``bad_line``. Only the ids are kept, not the jobs: :func:`_read_jobs` reads a
     file again as the run goes, so a long input is never held whole; an input that cannot be
     read twice (a pipe, ``/dev/stdin``) has its jobs' (id, item) kept in ``keep``."""
-    seen: set[Any] = set()
     todo = skipped = bad = 0
-    for number, obj, why in _job_lines(src, field):
-        if obj is not None:
-            key = _key(obj["id"])
-            if key in seen:
-                why = f"id {show(obj['id'])} is given twice"
-            else:
-                seen.add(key)
+    for number, obj, why in _jobs_once(src, field, done):
         if why is not None:
             bad += 1
             if bad_line is not None:
                 bad_line(number, why)
-        elif key in done:
+        elif obj is None:
             skipped += 1
         else:
             todo += 1
@@ -805,17 +816,9 @@ def _count_jobs(
 def _read_jobs(
     src: str, field: str, done: set[Any], options: dict[str, Any]
 ) -> Iterator[tuple[Any, Any, dict[str, Any]]]:
-    """The jobs to run, read as the run asks for them: the lines :func:`_count_jobs` counted
-    (the first line of each id, not done before)."""
-    seen: set[Any] = set()
-    for _, obj, _why in _job_lines(src, field):
-        if obj is None:
-            continue
-        key = _key(obj["id"])
-        if key in seen:
-            continue
-        seen.add(key)
-        if key not in done:
+    """The jobs to run, read as the run asks for them: the lines :func:`_count_jobs` counted."""
+    for _, obj, _why in _jobs_once(src, field, done):
+        if obj is not None:
             yield obj["id"], obj[field], options
 
 
