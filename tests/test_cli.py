@@ -272,8 +272,8 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
             "bad --nodes 5: a review takes no node limit",
         ),
         (("batch", "solve", str(path), "-o", str(tmp_path / "o.jsonl"), "--chunksize", "0"), "bad count '0'"),
-        (("deal", "--svg", ""), "cannot write '': expected a file name"),
-        (("svg", SMALL, "-o", ""), "cannot write '': expected a file name"),
+        (("deal", "--svg", ""), "cannot write the picture to '': expected a file name"),
+        (("svg", SMALL, "-o", ""), "cannot write the picture to '': expected a file name"),
         (("review", str(path), "--annotate", ""), "cannot write the record to '': expected a file name"),
         (("play", "--game", "scopa", "--save", ""), "cannot write the record to '': expected a file name"),
         # options that were taken and ignored: a partner in a 2-player game, a target given twice

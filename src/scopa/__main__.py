@@ -467,8 +467,9 @@ def _deal(args: argparse.Namespace, console: Console) -> int:
 
 
 def _write(path: str, text: str) -> None:
-    if not path:  # (an empty name: `--svg ""` wrote nothing without a word, `-o ""` said "Is a directory")
-        raise OptionError("cannot write '': expected a file name")
+    from scopa.records import check_writable
+
+    check_writable(path, "the picture")  # (an empty name: `--svg ""` wrote nothing without a word)
     try:
         write_atomic(path, text.encode("utf-8"))
     except OSError as exc:

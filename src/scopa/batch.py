@@ -37,7 +37,7 @@ from itertools import islice
 from typing import Any, BinaryIO
 
 from scopa import jsonio
-from scopa.errors import ScopaError, show
+from scopa.errors import ScopaError, article, show
 from scopa.limit import Limit
 from scopa.state import State
 
@@ -694,7 +694,7 @@ def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, b
             if not isinstance(obj, dict) or "id" not in obj or not ({field, "error"} & obj.keys()):
                 line = show(raw.decode("utf-8", "replace").rstrip("\r\n"))
                 raise BatchError(
-                    f"the output {show(out)} is not {'an' if kind == 'analyze' else 'a'} {kind} results"
+                    f"the output {show(out)} is not {article(kind)} {kind} results"
                     f" file: its line {number} {line} is"
                     f" not a JSON object with an id and {show(field)} (or 'error'); expected the JSON"
                     f" lines of an earlier {kind} run (the file is left as it is)"

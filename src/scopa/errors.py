@@ -37,6 +37,16 @@ def show(x: object) -> str:
     return short(x)
 
 
+def article(word: str) -> str:
+    """The indefinite article before ``word`` in these messages, by its first letter (command
+    and kind names are lower-case English words).
+
+    >>> article("evaluate"), article("review")
+    ('an', 'a')
+    """
+    return "an" if word[:1] in ("a", "e", "i", "o", "u") else "a"
+
+
 class ScopaError(ValueError):
     """Base class of every error scopa raises for bad input."""
 

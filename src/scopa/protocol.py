@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import LimitError, ScopaError
+from scopa.errors import LimitError, ScopaError, article
 from scopa.events import EVENT_TYPES
 from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
@@ -629,9 +629,8 @@ class Protocol:
             command = COMMANDS[cmd]
             for key in obj:
                 if key not in command.fields:
-                    a = "an" if cmd[0] in "aeiou" else "a"
                     raise ProtocolError(
-                        f"unknown field {jsonio_short(key)} in {a} {cmd!r} request: expected "
+                        f"unknown field {jsonio_short(key)} in {article(cmd)} {cmd!r} request: expected "
                         + ", ".join(command.fields)
                     )
             args: dict[str, Any] = {}

@@ -596,10 +596,10 @@ def _save(path: str | os.PathLike[str], obj: Any) -> None:
         raise OptionError(f"cannot write the record to {show(_path_text(path))}: {reason}") from None
 
 
-def check_writable(path: str | os.PathLike[str]) -> None:
-    """Raise :class:`OptionError` now if a record could not be saved to ``path`` later (its
-    directory missing or not writable, or ``path`` a directory): for the command line, which
-    saves after a hand or a long review."""
+def check_writable(path: str | os.PathLike[str], what: str = "the record") -> None:
+    """Raise :class:`OptionError` now if a record (or ``what`` else is named) could not be saved to
+    ``path`` later (an empty name, its directory missing or not writable, or ``path`` a
+    directory): for the command line, which saves after a hand or a long review."""
     try:
         p = Path(path)
         where = p.parent if str(p.parent) else Path(".")
@@ -615,7 +615,7 @@ def check_writable(path: str | os.PathLike[str]) -> None:
     except (TypeError, ValueError) as exc:
         reason = str(exc)
     if reason is not None:
-        raise OptionError(f"cannot write the record to {show(_path_text(path))}: {reason}")
+        raise OptionError(f"cannot write {what} to {show(_path_text(path))}: {reason}")
 
 
 def _path_text(path: object) -> str:

@@ -111,9 +111,13 @@ class Game:
             return "the computer"
         return "your partner" if (seat & 1) == (self.human & 1) else f"opponent (seat {seat})"
 
+    def is_you(self, team: int) -> bool:
+        """Whether ``team`` is called "you" (the player alone, in a 2-player game)."""
+        return self.rules.players == 2 and team == self.human
+
     def team_name(self, team: int) -> str:
         if self.rules.players == 2:
-            return "you" if team == self.human else "the computer"
+            return "you" if self.is_you(team) else "the computer"
         return "your team" if team == (self.human & 1) else "their team"
 
     def say(self, *parts: str | Text) -> None:
@@ -140,8 +144,7 @@ class Game:
         if state.stock:
             self.say(f"  stock: {len(state.stock)} cards")
         for team in (0, 1):  # (each team's pile: "the computer: 2 cards" read as its hand too)
-            name = self.team_name(team)
-            pile = "your pile" if name == "you" else f"{name}'s pile"
+            pile = "your pile" if self.is_you(team) else f"{self.team_name(team)}'s pile"
             self.say(f"  {pile}: {len(state.captured[team])} cards, {state.scope[team]} scope")
         self.say("  your hand: ", cards_text(state.hands[self.human], self.deck))
         legal = state.legal_moves()
@@ -160,9 +163,9 @@ class Game:
         self.say(f"{who.capitalize()} play{'s' if seat != self.human else ''} ", move_text(move, self.deck))
         for e in events:
             if e.type == "scopa":
-                team = self.team_name(e.team or 0)
-                verb = "sweep" if team == "you" else "sweeps"
-                self.say(Text(f"  Scopa! {team.capitalize()} {verb} the table.", style="bold"))
+                verb = "sweep" if self.is_you(e.team or 0) else "sweeps"
+                team = self.team_name(e.team or 0).capitalize()
+                self.say(Text(f"  Scopa! {team} {verb} the table.", style="bold"))
             elif e.type == "refill" and e.seat == self.human:
                 self.say(Text(f"  New cards: {e.count} each from the stock.", style="italic"))
             elif e.type == "table_to_last_capturer" and e.cards:

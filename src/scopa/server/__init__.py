@@ -469,11 +469,15 @@ def create_app(config: ServerConfig | None = None) -> Any:
         deck, name = request.path_params["deck"], request.path_params["name"]
         try:
             svg._check_deck(deck)  # (the back's too: every deck has the same back)
-            if name != "back" and str(Card.parse(name)) != name:  # (one address a card: 7d, not 7D or 7♦)
-                raise OptionError(
-                    f"card {show(name)} is not written as the notation writes it: expected like 7d"
-                )
-            text = svg.card_back() if name == "back" else svg.card(name, deck=deck)
+            if name == "back":
+                text = svg.card_back()
+            else:
+                card = Card.parse(name)
+                if str(card) != name:  # (one address a card: 7d, not 7D or 7♦)
+                    raise OptionError(
+                        f"card {show(name)} is not written as the notation writes it: expected like 7d"
+                    )
+                text = svg.card(card, deck=deck)
         except ScopaError as exc:
             return Response(str(exc), status_code=404, media_type="text/plain")
         headers = {"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"}
