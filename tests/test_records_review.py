@@ -724,6 +724,15 @@ def test_text_export_escapes_tags_as_pgn_does():
     assert "{one two three}" in MatchRecord(rec.rules, (note, *rec.hands[1:])).text()
 
 
+def test_text_export_names_the_dealer_by_its_tag_whatever_the_name():
+    # found by an audit: "Hand 1: You deals" for a seat named You
+    rec = decided_record({"Player0": "You", "Player1": "Anna"})
+    heads = [line for line in rec.text().splitlines() if line.startswith("Hand ")]
+    names = ("You", "Anna")
+    assert heads == [f"Hand {i + 1} (dealer: {names[h.dealer or 0]})" for i, h in enumerate(rec.hands)]
+    assert {h.dealer for h in rec.hands} == {0, 1}
+
+
 def test_numbers_in_a_record_are_ints_not_floats_or_bools():
     js = decided_record().to_json()
     a, b = js["hands"][0]["score"]
