@@ -585,6 +585,29 @@ def test_review_many_takes_a_records_json_text():
     assert "text() form cannot be read back" in out["text"]["error"]["message"]
 
 
+def test_the_api_and_scopa_batch_send_the_same_chunks_by_default(tmp_path):
+    # found by a review: analyze_many sent 8 positions a chunk, `scopa batch analyze` 4
+    import concurrent.futures as cf
+
+    class Inline(cf.Executor):
+        def __init__(self) -> None:
+            self.sizes: list[int] = []
+
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+            self.sizes.append(len(args[1]))  # (_run_chunk(job, chunk))
+            f: cf.Future[Any] = cf.Future()
+            f.set_result(fn(*args, **kwargs))
+            return f
+
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "position": EASY}) + "\n" for i in range(10)))
+    for kind, many, want in (("solve", solve_many, [8, 2]), ("analyze", analyze_many, [4, 4, 2])):
+        api, cli = Inline(), Inline()
+        assert len(list(many([EASY] * 10, executor=api))) == 10
+        run_jsonl(kind, src, tmp_path / f"{kind}.jsonl", executor=cli)
+        assert api.sizes == cli.sizes == want, kind
+
+
 def test_a_chunk_dask_loses_with_its_worker_runs_again(tmp_path, monkeypatch):
     # Seen in CI: when a Dask worker is killed while its result is gathered, Dask's executor
     # wrapper (distributed/cfexecutor.py) fails the future with a ValueError of its own

@@ -547,14 +547,14 @@ def _check_limits(time_limit: Any, node_limit: Any) -> None:
 
 
 def _many(
-    job: Callable[[Any], dict[str, Any]],
+    kind: str,
     items: Iterable[Any],
     options: dict[str, Any],
     executor: Executor | str | None,
     workers: int | None,
     chunksize: int | None,
-    default_chunk: int,
 ) -> Iterator[dict[str, Any]]:
+    job, _, default_chunk, _ = _JOBS[kind]  # (the chunk `scopa batch` takes for this kind too)
     expected = "an iterable of (id, item) pairs or of items (a single item goes in a list)"
     if isinstance(items, (str, bytes, bytearray, Mapping, State)):
         raise BatchError(f"bad items {show(items)}: expected {expected}")
@@ -586,7 +586,7 @@ def solve_many(
     the run meets errors, Ctrl-C and dying workers."""
     _check_limits(time_limit, node_limit)
     opts = {"time_limit": time_limit, "node_limit": node_limit}
-    return _many(_solve_job, items, opts, executor, workers, chunksize, 8)
+    return _many("solve", items, opts, executor, workers, chunksize)
 
 
 def analyze_many(
@@ -602,7 +602,7 @@ def analyze_many(
     ``{"id", "moves", "best", "exact", "lines", "nodes", "seconds"}``."""
     _check_limits(time_limit, node_limit)
     opts = {"time_limit": time_limit, "node_limit": node_limit}
-    return _many(_analyze_job, items, opts, executor, workers, chunksize, 8)
+    return _many("analyze", items, opts, executor, workers, chunksize)
 
 
 def review_many(
@@ -621,7 +621,7 @@ def review_many(
     from scopa.review import check_time_per_play
 
     check_time_per_play(time_limit, allow_none=True)
-    return _many(_review_job, items, {"time_limit": time_limit}, executor, workers, chunksize, 1)
+    return _many("review", items, {"time_limit": time_limit}, executor, workers, chunksize)
 
 
 def thread_pool(workers: int) -> ThreadPoolExecutor:
