@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -188,6 +189,24 @@ def test_an_output_cut_short_is_a_one_line_error_not_a_short_file(tmp_path):
     with open(tmp_path / "out", "w") as f:
         assert subprocess.run([*cmd, "svg", SMALL], stdout=f, timeout=120).returncode == 0
     assert (tmp_path / "out").read_text().rstrip().endswith("</svg>")
+    # the engine too, its last reply cut by the limit (it ended with 0; an error showed only
+    # if a later write failed), and its schema
+    lines = [json.dumps({"id": i, "cmd": "deal", "game": "scopa", "seed": i}) for i in range(40)]
+    whole = subprocess.run(
+        [*cmd, "engine"], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120
+    ).stdout.splitlines(keepends=True)
+    ends = list(itertools.accumulate(len(r) for r in whole))
+    n = next(i for i, end in enumerate(ends, 1) if end > 2048)  # (the reply the limit cuts)
+    assert ends[n - 2] < 2048
+    for args, text in ((("engine",), "\n".join(lines[:n]) + "\n"), (("engine", "--schema"), "")):
+        with open(tmp_path / "out", "w") as f:
+            out = subprocess.run(
+                [*cmd, *args], input=text, stdout=f, stderr=subprocess.PIPE, text=True, timeout=120,
+                preexec_fn=limit,
+            )  # fmt: skip
+        assert out.returncode == 2, (args, out.stderr)
+        assert out.stderr.endswith("scopa: error: cannot write to standard output: File too large\n")
+        assert (tmp_path / "out").stat().st_size == 2048
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device always full)")

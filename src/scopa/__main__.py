@@ -36,7 +36,7 @@ from rich.text import Text
 import scopa
 from scopa.arena import MAX_DEALS, MAX_JOBS
 from scopa.errors import OptionError, PositionError, RulesError, ScopaError
-from scopa.files import OutputError, read_limited, write_atomic
+from scopa.files import OutputError, read_limited, write_all, write_atomic
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
@@ -748,9 +748,9 @@ class _WholeWrites(io.RawIOBase):
     """Standard output's file descriptor, each write made whole: after a short write (a file
     size limit, a nearly full disk) the rest is written again, so the error shows; Python's own
     text layer would drop the rest without a word, and the command end with status 0. Not for
-    the engine: a failed write keeps its bytes in the buffer (Python's own file drops them when
-    the reader is gone), and the engine, which ends with 0 when its reader goes, would then fail
-    at the last flush."""
+    the engine, which writes each reply whole itself (a failed write here keeps its bytes in the
+    buffer, and the engine, which ends with 0 when its reader goes, would fail at the last
+    flush)."""
 
     def __init__(self, fd: int) -> None:
         super().__init__()
@@ -766,11 +766,8 @@ class _WholeWrites(io.RawIOBase):
         return os.isatty(self._fd)
 
     def write(self, data: Any) -> int:
-        view = memoryview(data).cast("B")
-        done = 0
-        while done < len(view):
-            done += os.write(self._fd, view[done:])
-        return done
+        write_all(self._fd, data)
+        return memoryview(data).nbytes
 
 
 def _whole_writes(out: io.TextIOWrapper) -> io.TextIOWrapper:
@@ -828,7 +825,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("scopa: error: standard output is closed: nowhere to write", file=sys.stderr)
         return 2
     real = sys.stdout is sys.__stdout__ and isinstance(sys.stdout, io.TextIOWrapper)
-    if real and args.command == "engine":  # (a line a reply, its own writes watched: see serve)
+    if real and args.command == "engine" and not args.schema:  # (each reply written whole by serve)
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     elif real:  # a terminal that cannot show a suit symbol gets an escape, not a traceback
         sys.stdout = _whole_writes(sys.stdout)  # type: ignore[arg-type]

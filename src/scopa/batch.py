@@ -38,6 +38,7 @@ from typing import Any, BinaryIO
 
 from scopa import jsonio
 from scopa.errors import ScopaError, article, show
+from scopa.files import write_all
 from scopa.limit import Limit
 from scopa.state import State
 
@@ -824,8 +825,7 @@ def _read_jobs(
 
 def _write(fd: int, data: bytes, out: str) -> None:
     try:
-        while data:
-            data = data[os.write(fd, data) :]
+        write_all(fd, data)
     except OSError as exc:
         raise BatchError(f"cannot write the output {show(out)}: {exc.strerror}") from None
 

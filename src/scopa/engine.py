@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from scopa import jsonio
-from scopa.files import OutputError
+from scopa.files import OutputError, write_all
 from scopa.limit import StopFlag
 from scopa.notation import view_from_json
 from scopa.protocol import (
@@ -68,9 +68,10 @@ class Engine:
 class _Session:
     """One run of :func:`serve`: the protocol, the output, and the search worker."""
 
-    def __init__(self, protocol: Protocol, out: IO[str], queue_size: int) -> None:
+    def __init__(self, protocol: Protocol, out: IO[str], queue_size: int, out_fd: int | None = None) -> None:
         self.protocol = protocol
         self.out = out
+        self.out_fd = out_fd  # (the process's standard output: each reply written whole to it)
         self.queue_size = queue_size
         self.lock = threading.Lock()  # one line at a time on the output
         self.cond = threading.Condition()
@@ -91,8 +92,11 @@ class _Session:
             if self.broken:
                 return
             try:
-                self.out.write(text + "\n")
-                self.out.flush()
+                if self.out_fd is not None:  # (Python's file may drop a short write's rest unsaid)
+                    write_all(self.out_fd, (text + "\n").encode("ascii"))
+                else:
+                    self.out.write(text + "\n")
+                    self.out.flush()
             except (OSError, ValueError) as exc:  # the reader went away: stop what runs, then exit
                 self.broken = True
                 if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
@@ -295,6 +299,20 @@ def _own_input(stdin: IO[Any] | None) -> int | None:
     return fd
 
 
+def _own_output(out: IO[str]) -> int | None:
+    """The file descriptor of the process's standard output, flushed, for replies written
+    whole; None for another stream (a test's, a caller's)."""
+    if out is not sys.stdout:
+        return None
+    try:
+        out.flush()
+        fd = out.fileno()
+        os.fstat(fd)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return fd
+
+
 def _reader_watchable(out: IO[str]) -> int | None:
     """The file descriptor of the process's standard output when it is a pipe whose reader can
     go away; None otherwise (a file, a terminal, a socket, a test's stream)."""
@@ -331,7 +349,7 @@ def serve(
     if stdin is None and sys.stdin is None:  # (started with its standard input closed)
         stdin = io.BytesIO()  # an input that ends at once, as an empty one does
     protocol = Protocol(max_time=max_time)
-    session = _Session(protocol, out, queue_size)
+    session = _Session(protocol, out, queue_size, _own_output(out))
     in_fd = _own_input(stdin)
     out_fd = _reader_watchable(out) if in_fd is not None else None
     watch = _ReaderWatch(session, out_fd) if out_fd is not None else None

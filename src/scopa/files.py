@@ -27,7 +27,7 @@ import os
 import secrets
 import stat
 
-__all__ = ["OutputError", "TooLarge", "read_limited", "write_atomic"]
+__all__ = ["OutputError", "TooLarge", "read_limited", "write_all", "write_atomic"]
 
 
 class OutputError(OSError):
@@ -45,6 +45,16 @@ class TooLarge(OSError):
 
     def __str__(self) -> str:
         return self.reason
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to the file descriptor ``fd``, again after a short write (a file
+    size limit, a nearly full disk), so that the error shows: Python's buffered files may
+    drop the rest of a short write without a word."""
+    view = memoryview(data).cast("B")
+    done = 0
+    while done < len(view):
+        done += os.write(fd, view[done:])
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:

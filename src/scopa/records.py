@@ -723,7 +723,7 @@ def _text(record: MatchRecord) -> str:
     for i, hand in enumerate(record.hands):
         lines.append("")
         deal = hand.deal
-        lines.append(f"Hand {i + 1} (dealer: {names[hand.dealer or 0]})")  # (any name: "You deals" read badly)
+        lines.append(f"Hand {i + 1} (dealer: {names[hand.dealer or 0]})")  # (any name: not "You deals")
         for seat, h in enumerate(deal.hands):
             lines.append(f"  {names[seat]}: {h}")
         lines.append(f"  table: {deal.table or '-'}")
