@@ -22,9 +22,9 @@ API (cards are ``suit * 10 + value - 1`` with suits d, c, s, b; sets of cards ar
 - ``StopFlag()``: set it from any thread to stop the searches that watch it.
 
 Every public function checks its arguments (shapes and ranges of position tuples, card
-masks, options) and raises :class:`ValueError` worded by ``scopa_core._checks``, the same on
-both cores; calls made from the main thread run Python's signal handlers from their long
-loops, so Ctrl-C stops them.
+masks, options) and raises :class:`CoreError` (a ``scopa.ScopaError``, so a :class:`ValueError`)
+worded by ``scopa_core._checks``, the same on both cores; calls made from the main thread run
+Python's signal handlers from their long loops, so Ctrl-C stops them.
 - ``OPT_*`` option bits, ``CATEGORIES``, ``NCAT``, ``popcount`` and card-mask constants.
 """
 
@@ -35,10 +35,13 @@ import os
 import warnings
 from types import ModuleType
 
+from scopa_core._checks import CoreError  # (both cores raise it)
+
 __all__ = [
     "ACES",
     "CATEGORIES",
     "COINS",
+    "CoreError",
     "FULL",
     "IMPLEMENTATION",
     "KINGS",
@@ -86,4 +89,5 @@ def _load() -> tuple[ModuleType, str]:
 
 
 _impl, IMPLEMENTATION = _load()
-globals().update({name: getattr(_impl, name) for name in __all__ if name != "IMPLEMENTATION"})
+_OWN = ("IMPLEMENTATION", "CoreError")  # (this module's own, not the loaded core's)
+globals().update({name: getattr(_impl, name) for name in __all__ if name not in _OWN})

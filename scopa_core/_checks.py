@@ -4,15 +4,15 @@ Every public function of ``scopa_core`` checks its arguments before it touches t
 position tuple's shape and ranges (:func:`check_tuple`), and for the functions that play a
 position on (the solver, ``rollouts``) that it can occur in play (:func:`check_playable`).
 The twin calls these functions directly; the compiled core runs a fast test in C and calls
-them only to word the error, so both cores raise the same :class:`ValueError` with the same
-message. Messages quote the input, shortened (:func:`short`): a hostile input cannot make
-an error message huge, nor make its ``repr`` fail (Python refuses to print ints of more than
-4300 digits).
+them only to word the error, so both cores raise the same :class:`CoreError` (a
+``scopa.ScopaError``, so a :class:`ValueError`) with the same message. Messages quote the
+input, shortened (:func:`short`): a hostile input cannot make an error message huge, nor make
+its ``repr`` fail (Python refuses to print ints of more than 4300 digits).
 
 >>> check_tuple(((1, 2), 4, (), (0, 0), (0, 0), 0, -1), 3)
 >>> try:
 ...     check_tuple(((1, 2), 4, (), (0, 0), (0, -1), 0, -1), 3)
-... except ValueError as exc:
+... except CoreError as exc:
 ...     print(exc)
 bad position tuple ((1, 2), 4, (), (0, 0), (0, -1), 0, -1): scope must be two ints in 0..255
 """
@@ -24,6 +24,8 @@ from typing import Any
 
 __all__ = [
     "MAX_COUNT",
+    "CoreError",
+    "ScopaError",
     "MAX_SCOPE",
     "bad_stop",
     "check_block",
@@ -49,6 +51,22 @@ MAX_SCOPE = 255
 #: Most hands ``playouts`` and ``rollouts`` play in one call.
 MAX_COUNT = (1 << 31) - 1
 _MASK_LIMIT = 1 << 40
+
+
+class ScopaError(ValueError):
+    """Base class of every error scopa raises for bad input: ``scopa.ScopaError`` (defined
+    here, below ``scopa``, so that the core's own errors can be of it)."""
+
+
+ScopaError.__module__ = "scopa.errors"  # (where users name it, and where pickle finds it)
+
+
+class CoreError(ScopaError):
+    """A bad argument to a function of ``scopa_core``: a position tuple's shape or ranges, a
+    card mask, an option, a count, a limit (``scopa_core.CoreError``)."""
+
+
+CoreError.__module__ = "scopa_core"
 
 
 class _Short(reprlib.Repr):
@@ -84,14 +102,14 @@ def short(obj: Any) -> str:
         return f"<{type(obj).__name__}>"
 
 
-def bad_stop(stop: Any, flag_type: type) -> ValueError:
+def bad_stop(stop: Any, flag_type: type) -> CoreError:
     """The error for a ``stop`` that is not ``flag_type`` (the loaded core's StopFlag) or
     None; a StopFlag of the other core is named as one."""
     other = ""
     kind = type(stop)
     if kind.__name__ == "StopFlag" and kind.__module__.startswith("scopa_core.") and kind is not flag_type:
         other = " (the other core's StopFlag: compiled and twin each read their own)"
-    return ValueError(f"bad stop {short(stop)}{other}: expected a scopa_core.StopFlag or None")
+    return CoreError(f"bad stop {short(stop)}{other}: expected a scopa_core.StopFlag or None")
 
 
 def _is_int(x: Any) -> bool:
@@ -103,58 +121,58 @@ def _seq(x: Any) -> bool:
 
 
 def check_int(x: Any, what: str, lo: int, hi: int) -> int:
-    """``x`` if it is an int in ``lo..hi``, else ValueError naming ``what``."""
+    """``x`` if it is an int in ``lo..hi``, else CoreError naming ``what``."""
     if not _is_int(x) or not lo <= x <= hi:
-        raise ValueError(f"bad {what} {short(x)}: expected an int in {lo}..{hi}")
+        raise CoreError(f"bad {what} {short(x)}: expected an int in {lo}..{hi}")
     return int(x)
 
 
 def check_mask(x: Any, what: str = "card mask") -> int:
     """``x`` if it is a 40-bit card mask (an int in 0..2**40-1)."""
     if not _is_int(x) or not 0 <= x < _MASK_LIMIT:
-        raise ValueError(f"bad {what} {short(x)}: expected a card mask, an int in 0..2**40-1")
+        raise CoreError(f"bad {what} {short(x)}: expected a card mask, an int in 0..2**40-1")
     return int(x)
 
 
 def check_apart(a: int, what_a: str, b: int, what_b: str) -> None:
-    """ValueError unless the card masks ``a`` and ``b`` (already checked) share no card: a
+    """CoreError unless the card masks ``a`` and ``b`` (already checked) share no card: a
     card is in one place."""
     if a & b:
-        raise ValueError(
+        raise CoreError(
             f"bad {what_a} {a} and {what_b} {b}: they share the cards of mask {a & b}, "
             "and a card is in one place"
         )
 
 
 def check_flag(x: Any, what: str) -> bool:
-    """``x`` if it is True or False, else ValueError naming ``what``."""
+    """``x`` if it is True or False, else CoreError naming ``what``."""
     if x is not True and x is not False:
-        raise ValueError(f"bad {what} {short(x)}: expected True or False")
+        raise CoreError(f"bad {what} {short(x)}: expected True or False")
     return x
 
 
 def check_move_cards(hand: int, table: int, card: int, capture: int, turn: int) -> None:
-    """ValueError unless ``card`` is in ``hand`` (of seat ``turn``, to move) and the cards of
+    """CoreError unless ``card`` is in ``hand`` (of seat ``turn``, to move) and the cards of
     ``capture`` are on ``table`` (all already checked): what a move needs to be played at all.
 
     >>> try:
     ...     check_move_cards(0b10, 0b100, 0, 0, 1)
-    ... except ValueError as exc:
+    ... except CoreError as exc:
     ...     print(exc)
     bad card index 0: it is not in the hand of seat 1, to move
     """
     if not hand >> card & 1:
-        raise ValueError(f"bad card index {card}: it is not in the hand of seat {turn}, to move")
+        raise CoreError(f"bad card index {card}: it is not in the hand of seat {turn}, to move")
     if capture & ~table:
-        raise ValueError(
+        raise CoreError(
             f"bad captured cards {capture}: the cards of mask {capture & ~table} are not on the table"
         )
 
 
 def check_off_table(card: int, table: int) -> None:
-    """ValueError if the (already checked) ``table`` mask holds ``card``, the card played."""
+    """CoreError if the (already checked) ``table`` mask holds ``card``, the card played."""
     if table >> card & 1:
-        raise ValueError(
+        raise CoreError(
             f"bad table {table}: it holds card {card}, the card played (expected a table without it)"
         )
 
@@ -188,7 +206,7 @@ def check_seconds(x: Any, what: str = "time_limit") -> float:
     """``x`` as float seconds if it is a finite number >= 0 (0: no time limit)."""
     ok = (type(x) is int or type(x) is float) and 0 <= x <= 1e9
     if not ok:
-        raise ValueError(f"bad {what} {short(x)}: expected seconds, a number in 0..1e9 (0 for none)")
+        raise CoreError(f"bad {what} {short(x)}: expected seconds, a number in 0..1e9 (0 for none)")
     return float(x)
 
 
@@ -196,7 +214,7 @@ def check_word(x: Any, what: str = "seed") -> int:
     """``x`` if it is a 64-bit word (an int in 0..2**64-1): a seed, or the argument of
     ``popcount``."""
     if not _is_int(x) or not 0 <= x < 1 << 64:
-        raise ValueError(f"bad {what} {short(x)}: expected an int in 0..2**64-1")
+        raise CoreError(f"bad {what} {short(x)}: expected an int in 0..2**64-1")
     return int(x)
 
 
@@ -206,7 +224,7 @@ def check_seed(x: Any) -> int:
 
 
 def check_geometry(nplayers: Any, hand_size: Any, table_size: Any) -> None:
-    """Raise ValueError unless 2 or 4 players, ``hand_size`` cards each and ``table_size``
+    """Raise CoreError unless 2 or 4 players, ``hand_size`` cards each and ``table_size``
     on the table leave a stock of whole refills."""
     ok = all(_is_int(x) for x in (nplayers, hand_size, table_size))
     if ok:
@@ -219,7 +237,7 @@ def check_geometry(nplayers: Any, hand_size: Any, table_size: Any) -> None:
             and (40 - n * hs - ts) % (n * hs) == 0
         )
     if not ok:
-        raise ValueError(
+        raise CoreError(
             f"bad deal geometry: {short(nplayers)} players, {short(hand_size)} cards each, "
             f"{short(table_size)} on the table: expected 2 or 4 players, 1..10 cards each and a "
             "table that leave a stock of whole refills (of players x cards) in the 40 cards"
@@ -227,15 +245,15 @@ def check_geometry(nplayers: Any, hand_size: Any, table_size: Any) -> None:
 
 
 def check_tuple(pos: Any, block: Any) -> None:
-    """Raise ValueError unless ``pos`` has the shape the core reads:
+    """Raise CoreError unless ``pos`` has the shape the core reads:
     ``(hands, table, stock, captured, scope, turn, last_capture)`` with 2 or 4 hands (card
     masks), a table mask, a stock of at most 40 card indexes, two pile masks, two scope
     counts in 0..MAX_SCOPE, a seat to move among the hands and a last capturer -1, 0 or 1;
     and ``block``, the refill size, one that makes the stock whole refills. Tuples or lists; ints only
     (not bools). Cards may still repeat: :func:`check_playable` checks that."""
 
-    def bad(why: str) -> ValueError:
-        return ValueError(f"bad position tuple {short(pos)}: {why}")
+    def bad(why: str) -> CoreError:
+        return CoreError(f"bad position tuple {short(pos)}: {why}")
 
     if not _seq(pos) or len(pos) != 7:
         raise bad("expected (hands, table, stock, captured, scope, turn, last_capture)")
@@ -269,7 +287,7 @@ def _popcount(m: int) -> int:
 
 
 def check_playable(pos: Any) -> None:
-    """Raise ValueError unless ``pos`` (already through :func:`check_tuple`) can be played
+    """Raise CoreError unless ``pos`` (already through :func:`check_tuple`) can be played
     on: every card in one place only, and hand sizes a round leaves: from the seat to move
     on, k >= 1 cards, then k - 1 for the seats that already played; or every hand empty and
     no stock.
@@ -277,7 +295,7 @@ def check_playable(pos: Any) -> None:
     >>> check_playable(((1, 2), 4, (), (0, 0), (0, 0), 0, -1))
     >>> try:
     ...     check_playable(((0, 2), 4, (), (0, 0), (0, 0), 0, -1))  # seat 0 to move, no card
-    ... except ValueError as exc:
+    ... except CoreError as exc:
     ...     print(str(exc).split(": ")[1])
     from the seat to move on, hands hold k >= 1 cards, then k - 1 for the seats that already played
     """
@@ -286,16 +304,16 @@ def check_playable(pos: Any) -> None:
     for m in (*hands, table, *captured, *(1 << c for c in stock)):
         if m & seen:
             twice = (m & seen & -(m & seen)).bit_length() - 1
-            raise ValueError(f"impossible position {short(pos)}: a card in two places (card index {twice})")
+            raise CoreError(f"impossible position {short(pos)}: a card in two places (card index {twice})")
         seen |= m
     n = len(hands)
     if any(hands):
         sizes = [_popcount(hands[(turn + i) % n]) for i in range(n)]
         k = sizes[0]
         if k == 0 or any(s not in (k, k - 1) for s in sizes) or sizes != sorted(sizes, reverse=True):
-            raise ValueError(
+            raise CoreError(
                 f"impossible position {short(pos)}: from the seat to move on, hands hold k >= 1 cards, "
                 "then k - 1 for the seats that already played"
             )
     elif stock:
-        raise ValueError(f"impossible position {short(pos)}: every hand is empty but the stock is not")
+        raise CoreError(f"impossible position {short(pos)}: every hand is empty but the stock is not")

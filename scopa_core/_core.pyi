@@ -90,7 +90,15 @@ class Solver:
         pv: bool = True,
         threads: int = 1,
     ) -> tuple[bool, int, int, int, int, list[tuple[int, int]], int]: ...
-    def analyze(self, pos: Position, opts: int, block: int) -> list[tuple[int, int, int]]: ...
+    def analyze(
+        self,
+        pos: Position,
+        opts: int,
+        block: int,
+        node_limit: int = 0,
+        time_limit: float = 0.0,
+        stop: StopFlag | None = None,
+    ) -> list[tuple[int, int, int]] | None: ...
     def horizon(
         self,
         pos: Position,

@@ -575,11 +575,11 @@ cdef bint fill_pos(Pos* p, int* stock_buf, object pos, object block) except -1:
 
 
 cdef int pos_from_tuple(Pos* p, int* stock_buf, object pos, object block) except -1:
-    """Fill ``p`` from a position tuple (see the twin's ``apply_move``), or raise ValueError
+    """Fill ``p`` from a position tuple (see the twin's ``apply_move``), or raise CoreError
     as ``_checks.check_tuple`` words it."""
     if not fill_pos(p, stock_buf, pos, block):
         _checks.check_tuple(pos, block)
-        raise ValueError(f"bad position tuple {_checks.short(pos)}")   # not reached: the check raises
+        raise _checks.CoreError(f"bad position tuple {_checks.short(pos)}")   # not reached: the check raises
     return 0
 
 
@@ -614,7 +614,7 @@ def apply_move(pos, card, capture, opts, block) -> tuple:
         _checks.check_move_cards(p.hands[p.turn], p.table, c, m, p.turn)
     apply_pos(&p, c, m, o)
     if p.scope[0] > _checks.MAX_SCOPE or p.scope[1] > _checks.MAX_SCOPE:
-        raise ValueError(f"bad position tuple {_checks.short(pos)}: a scopa now would pass "
+        raise _checks.CoreError(f"bad position tuple {_checks.short(pos)}: a scopa now would pass "
                          f"{_checks.MAX_SCOPE} scope")
     return pos_to_tuple(&p)
 

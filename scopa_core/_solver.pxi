@@ -673,7 +673,7 @@ cdef class Solver:
         plies_c = int_arg(plies, "plies", 1, 1000)
         if first is not None:
             if not is_seq(first) or len(first) != 2:
-                raise ValueError(f"bad first {_checks.short(first)}: expected a (card, capture) move or None")
+                raise _checks.CoreError(f"bad first {_checks.short(first)}: expected a (card, capture) move or None")
             fc = int_arg(first[0], "card index", 0, 39)
             fm = mask_arg(first[1], "captured cards")
         self._begin(pos, opts, block, &p, node_limit, time_limit, stop)
@@ -729,14 +729,15 @@ cdef class Solver:
         finally:
             self._end()
 
-    def analyze(self, pos, opts, block) -> list:
-        """Exact value of every legal move: ``[(card, capture, value), ...]``."""
+    def analyze(self, pos, opts, block, node_limit=0, time_limit=0.0, stop=None):
+        """Exact value of every legal move: ``[(card, capture, value), ...]``; ``None`` when
+        the limits (as ``solve``'s) stopped it before every move was valued."""
         cdef Pos p
         cdef Pos child
         cdef Info info
         cdef Info cinfo
         cdef int sigma, lo, hi
-        self._begin(pos, opts, block, &p, 0, 0, None)
+        self._begin(pos, opts, block, &p, node_limit, time_limit, stop)
         try:
             sigma = 1 if (p.turn & 1) == 0 else -1
             node_info(&p, self.S.opts, &info)
@@ -753,8 +754,8 @@ cdef class Solver:
                 self.S.root_depth = plays_left(&child)
                 lo, hi, _, _ = self._mtdf(&child, &cinfo, lo, hi,
                                           sigma * cinfo.B - out[len(out) - 1][2] if out else 0)
-                if self.S.aborted:   # only a signal handler stops it (it raises below)
-                    return []
+                if self.S.aborted:   # (a signal handler's error is raised below)
+                    return None
                 out.append((c, m, sigma * cinfo.B - lo))
             return out
         finally:

@@ -202,7 +202,7 @@ def apply_move(pos: tuple, card: int, capture: int, opts: int, block: int) -> tu
     _checks.check_move_cards(pos[0][pos[5]], pos[1], card, capture, pos[5])
     after = _apply(pos, card, capture, opts, block)
     if max(after[4]) > _checks.MAX_SCOPE:
-        raise ValueError(
+        raise _checks.CoreError(
             f"bad position tuple {_checks.short(pos)}: a scopa now would pass {_checks.MAX_SCOPE} scope"
         )
     return after

@@ -45,7 +45,7 @@ __all__ = [
 
 
 def check_position(pos: tuple, block: int) -> None:
-    """Raise ValueError unless ``pos`` can be solved: the shape and ranges of
+    """Raise CoreError unless ``pos`` can be solved: the shape and ranges of
     ``_checks.check_tuple`` and a playable position (``_checks.check_playable``)."""
     _checks.check_tuple(pos, block)
     _checks.check_playable(pos)
@@ -453,7 +453,9 @@ class Solver:
         _checks.check_int(plies, "plies", 1, 1000)
         if first is not None:
             if type(first) not in (tuple, list) or len(first) != 2:
-                raise ValueError(f"bad first {_checks.short(first)}: expected a (card, capture) move or None")
+                raise _checks.CoreError(
+                    f"bad first {_checks.short(first)}: expected a (card, capture) move or None"
+                )
             _checks.check_card(first[0])
             _checks.check_mask(first[1], "captured cards")
             first = (first[0], first[1])
@@ -504,9 +506,18 @@ class Solver:
         finally:
             self._end()
 
-    def analyze(self, pos: tuple, opts: int, block: int) -> list[tuple[int, int, int]]:
-        """Exact value of every legal move: ``[(card, capture, value), ...]``."""
-        self._begin(pos, opts, block, 0, 0, None)
+    def analyze(
+        self,
+        pos: tuple,
+        opts: int,
+        block: int,
+        node_limit: int = 0,
+        time_limit: float = 0.0,
+        stop=None,
+    ) -> list[tuple[int, int, int]] | None:
+        """Exact value of every legal move: ``[(card, capture, value), ...]``; ``None`` when
+        the limits (as :meth:`solve`'s) stopped it before every move was valued."""
+        self._begin(pos, opts, block, node_limit, time_limit, stop)
         try:
             info, sigma, _, _ = self._root(pos)
             out = []
@@ -523,6 +534,8 @@ class Solver:
                 w, _ = self._mtdf(child, cinfo, clo, chi, sigma * cinfo[0] - out[-1][2] if out else 0)
                 out.append((c, m, sigma * cinfo[0] - w))
             return out
+        except SolverAborted:
+            return None
         finally:
             self._end()
 

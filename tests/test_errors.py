@@ -37,6 +37,36 @@ def test_no_module_raises_the_base_class_for_bad_input():
     assert found == BASE_ALLOWED
 
 
+@pytest.mark.parametrize("core", ["compiled", "twin"])
+def test_the_cores_bad_input_is_a_core_error_a_scopa_error(core):
+    # the core's own checks raised bare ValueErrors: a user of scopa_core caught them as
+    # ValueError only; they are CoreError now, a ScopaError, on both cores
+    import pickle
+
+    import scopa_core
+    import scopa_core._twin as twin
+
+    if core == "compiled" and scopa_core.IMPLEMENTATION != "cython":
+        pytest.skip("the compiled core is not loaded")
+    mod = twin if core == "twin" else scopa_core
+    calls = [
+        lambda: mod.apply_move(((1,),), 0, 0, 0, 3),
+        lambda: mod.captures(40, 0, 0),
+        lambda: mod.legal_moves(1 << 40, 0, 0),
+        lambda: mod.primiera(-1, 0),
+        lambda: mod.deal(3, 3, 4, 0, 1),
+        lambda: mod.Solver(-1),
+        lambda: mod.StopFlag(set=1),
+    ]
+    for call in calls:
+        with pytest.raises(scopa.ScopaError) as info:
+            call()
+        assert type(info.value) is scopa.CoreError is scopa_core.CoreError is errors.CoreError
+        again = pickle.loads(pickle.dumps(info.value))
+        assert type(again) is scopa.CoreError and str(again) == str(info.value) and "bad " in str(again)
+    assert scopa.ScopaError.__module__ == "scopa.errors" and issubclass(scopa.CoreError, ValueError)
+
+
 def _score() -> HandScore:
     s = scopa.State.deal("scopa", seed=1)
     while not s.is_over:

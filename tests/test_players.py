@@ -817,7 +817,34 @@ def test_pimc_on_threads_already_stopped_values_one_sample():
     flag.set()
     p = PIMCPlayer(seed=1, time_limit=None, threads=2)
     p.evaluate(s.view(s.turn), scopa.Limit(stop=flag))
-    assert p.last_samples == 1
+    assert p.last_samples == 1  # (a search this small ends before the core reads its flag)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_pimc_stops_inside_a_sample_and_still_answers(threads):
+    # found by an audit: a stop flag or a time limit could not stop a sample's search, so a
+    # deep one (depth or exact_plays up to 40) ran for minutes past its limit. The limit stops
+    # it now; with no sample valued whole, the moves are valued one play deep.
+    import threading
+
+    s = State.deal("scopone_scientifico", seed=11)
+    v = s.view(s.turn)
+    flag = scopa.StopFlag()
+    flag.set()
+    for p, limit in (
+        (PIMCPlayer(samples=4, seed=1, depth=40, threads=threads), scopa.Limit(stop=flag)),
+        (PIMCPlayer(samples=4, seed=1, exact_plays=40, time_limit=0.2, threads=threads), None),
+        (PIMCPlayer(samples=4, seed=1, depth=40, time_limit=None, threads=threads), scopa.Limit(time=0.2)),
+    ):
+        got: list[scopa.Move] = []
+        worker = threading.Thread(
+            target=lambda p=p, limit=limit, got=got: got.append(p.choose(v, limit)), daemon=True
+        )
+        worker.start()
+        worker.join(120)  # (a guard against a hang, not a speed target: it takes about 0.2 s)
+        assert got and got[0] in v.legal_moves() and p.last_samples == 0, (p, limit)
+        values = p.evaluate(v, limit)  # the one-play values of a sample: every move valued
+        assert set(values) == set(v.legal_moves()) and p.last_samples == 0
 
 
 def test_ismcts_time_includes_the_priors_ratings(monkeypatch):

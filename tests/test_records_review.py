@@ -54,7 +54,7 @@ def test_records_round_trip_and_replay(game, tmp_path):
         (m.first_dealer + i) % m.rules.players for i in range(len(m.hands))
     ]
     text = back.text()
-    assert '[Event "test"]' in text and f"Hand {len(m.hands)}:" in text and "Match" in text
+    assert '[Event "test"]' in text and f"Hand {len(m.hands)} (dealer: " in text and "Match" in text
 
 
 def test_a_single_hand_is_a_record_and_a_state_keeps_its_history():

@@ -16,6 +16,7 @@ from scopa.card import DECK, RANKS, SUITS, Card, CardSet
 from scopa.errors import (
     AmbiguousMoveError,
     CardError,
+    CoreError,
     IllegalMoveError,
     InvalidMoveError,
     LimitError,
@@ -51,6 +52,7 @@ __all__ = [
     "Analysis",
     "Card",
     "CardError",
+    "CoreError",
     "CardSet",
     "HandRecord",
     "HandScore",

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from scopa_core._checks import CoreError, ScopaError  # (below scopa: the core raises them too)
+
 __all__ = [
     "AmbiguousMoveError",
     "CardError",
+    "CoreError",
     "IllegalMoveError",
     "InvalidMoveError",
     "LimitError",
@@ -45,10 +48,6 @@ def article(word: str) -> str:
     ('an', 'a')
     """
     return "an" if word[:1] in ("a", "e", "i", "o", "u") else "a"
-
-
-class ScopaError(ValueError):
-    """Base class of every error scopa raises for bad input."""
 
 
 class CardError(ScopaError):

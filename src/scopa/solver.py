@@ -492,6 +492,7 @@ class Solver:
         n = min(self.threads, len(moves))
         if n <= 1:
             rows = self._core.analyze(pos, opts, block)
+            assert rows is not None  # no limit was given
             return rows, self._core.nodes
         while len(self._helpers) < n - 1:
             self._helpers.append(core_solver(self.tt_size_mb))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from itertools import accumulate
 from typing import Any
@@ -51,6 +53,10 @@ Posterior = tuple[list[dict[int, int]], list[float]]
 _POOL_LOCK = threading.Lock()
 
 
+class _Cut(Exception):
+    """A sample's search stopped by the limit (the sample is left out of the means)."""
+
+
 class PIMCPlayer:
     """Perfect-information Monte Carlo (PIMC).
 
@@ -61,8 +67,11 @@ class PIMCPlayer:
     evaluation of the open scoring terms. The move with the best average wins; moves within
     ``tie`` points of it (default: 0 with two players, so only moves of the very best average;
     0.05 with four) are ranked by how often they leave the next player a sweep, then by move
-    order. Sampling stops early when ``time_limit`` seconds have passed (at least one
-    sample is always used); ``time_limit=None`` makes the player strictly reproducible. With
+    order. Sampling stops early when ``time_limit`` seconds have passed; the limit stops a
+    sample's search too (a sample it cuts short is left out, and when it cuts the first, the
+    moves of that sample are valued one play deep, so a move comes back within the limit
+    whatever ``depth`` and ``exact_plays``); ``time_limit=None`` makes the player strictly
+    reproducible. With
     ``threads`` > 1 the samples are valued in that many threads at once (each with a solver of
     its own): the same moves as one thread for a given seed and sample count.
 
@@ -330,24 +339,54 @@ class PIMCPlayer:
     def _minimax_values(
         self, pos: tuple[Any, ...], rules: Rules, exact: bool, depth: int, solver: Any = None
     ) -> list[tuple[int, int, float]]:
-        """Every legal move's exact value, or its value from an alpha-beta ``depth`` plays deep."""
+        """Every legal move's exact value, or its value from an alpha-beta ``depth`` plays deep;
+        :class:`_Cut` when this thread's limit (:meth:`_limited`) stops the search first."""
         opts, block = rules.core_options, rules.hand_size
         sv = solver or self._solver()
-        rows: list[tuple[int, int, float]] | None
+        stop, deadline = getattr(self._local, "cut", None) or (None, None)
+        seconds = 0.0  # (none)
+        if deadline is not None:
+            seconds = deadline - time.perf_counter()
+            if seconds <= 0:
+                raise _Cut
         if exact:
-            rows = [(c, m, float(v)) for c, m, v in sv.analyze(pos, opts, block)]
+            exact_rows = sv.analyze(pos, opts, block, 0, seconds, stop)
+            rows = None if exact_rows is None else [(c, m, float(v)) for c, m, v in exact_rows]
         else:
-            rows = sv.analyze_depth(pos, opts, block, depth)
-        assert rows is not None  # no limit was given
+            rows = sv.analyze_depth(pos, opts, block, depth, 0, seconds, stop)
         self._local.nodes = self._nodes_here() + sv.nodes
+        if rows is None:
+            raise _Cut
         return rows
+
+    @contextlib.contextmanager
+    def _limited(self, stop: Any, deadline: float | None) -> Iterator[None]:
+        """This thread's sample searches stopped by ``stop`` (a StopFlag or None) and at
+        ``deadline`` (a ``time.perf_counter()`` time or None) while in the block."""
+        self._local.cut = (stop, deadline)
+        try:
+            yield
+        finally:
+            self._local.cut = None
+
+    def _cut_short(
+        self, pos: tuple[Any, ...], rules: Rules, risks: dict[tuple[int, int], int], totals: dict[Any, float]
+    ) -> None:
+        """No sample valued whole before the limit: the moves of the sample ``pos`` valued one
+        play deep (each move's take and the evaluation after it: no search to stop)."""
+        for c, m, v in self._minimax_values(pos, rules, False, 1):
+            totals[(c, m)] += v
+        self._count_risks(pos, rules, risks, (pos[5] + 1) % rules.players)
 
     def evaluate(self, view: PlayerView, limit: Limit | None = None) -> dict[Move, tuple[float, float]]:
         """``{move: (mean value, share of samples where it leaves the next player a sweep)}``.
 
         Sampling stops after ``samples`` samples, ``time_limit`` seconds, or what ``limit``
         allows (its time, its nodes: positions the solver searched over the samples, its
-        stop flag), whichever comes first; the first sample is always used whole."""
+        stop flag), whichever comes first. The time and the stop flag stop a sample's search
+        too: that sample is left out, and if no sample was valued whole the moves are valued
+        one play deep in the first sample drawn (:attr:`last_samples` is then 0). The node limit
+        is checked between samples."""
         lim = Limit.of(limit)
         seconds = self.time_limit
         if lim.time is not None:
@@ -361,23 +400,35 @@ class PIMCPlayer:
         used = 0
         nxt = (view.seat + 1) % rules.players
         posterior = self._posterior(view) if self.infer else None
+        deadline = None if seconds is None else start + seconds
+        pos = None
         if self.threads > 1:
-            used, nodes = self._parallel_samples(view, rules, posterior, totals, risks, seconds, lim, start)
+            used, nodes, pos = self._parallel_samples(view, rules, posterior, totals, risks, deadline, lim)
         for _ in range(self.samples if self.threads == 1 else 0):
             pos = self._draw(view, posterior)
             before = self._nodes_here()
-            for c, m, v in self._sample_values(pos, rules):
+            try:
+                with self._limited(lim.stop, deadline):
+                    rows = self._sample_values(pos, rules)
+            except _Cut:  # (the limit came in the sample: it is left out)
+                break
+            finally:
+                nodes += self._nodes_here() - before
+            for c, m, v in rows:
                 totals[(c, m)] += v
             self._count_risks(pos, rules, risks, nxt)
             used += 1
-            nodes += self._nodes_here() - before
-            if seconds is not None and time.perf_counter() - start > seconds:
+            if deadline is not None and time.perf_counter() > deadline:
                 break
             if lim.stopped or (lim.nodes is not None and nodes >= lim.nodes):
                 break
         self.last_samples = used
+        if used == 0:
+            assert pos is not None  # (a sample was drawn: samples >= 1)
+            self._cut_short(pos, rules, risks, totals)
+        n = max(used, 1)
         return {
-            m: (totals[(m.card.index, m.capture_mask)] / used, risks[(m.card.index, m.capture_mask)] / used)
+            m: (totals[(m.card.index, m.capture_mask)] / n, risks[(m.card.index, m.capture_mask)] / n)
             for m in moves
         }
 
@@ -418,13 +469,13 @@ class PIMCPlayer:
         posterior: Posterior | None,
         totals: dict[tuple[int, int], float],
         risks: dict[tuple[int, int], int],
-        seconds: float | None,
+        deadline: float | None,
         lim: Limit,
-        start: float,
-    ) -> tuple[int, int]:
+    ) -> tuple[int, int, tuple[Any, ...]]:
         """The samples valued by :attr:`threads` threads, each with a solver of its own: drawn in
         the order one thread would draw them, valued a batch at a time, added in that order, so
-        the values are one thread's for the same seed and sample count."""
+        the values are one thread's for the same seed and sample count. Returns the samples
+        valued whole (those the limit cut short are left out), the nodes and the first sample."""
         with _POOL_LOCK:  # (one pool when threads share this player)
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="scopa-pimc")
@@ -432,36 +483,51 @@ class PIMCPlayer:
         used = nodes = 0
         left = self.samples
         # a bounded search checks its limit between batches; an unbounded one takes them all at once
-        step = self.threads * 4 if seconds is not None or lim.bounded else left
-        while left > 0 and not (used and lim.stopped):  # (the first batch is always valued)
+        step = self.threads * 4 if deadline is not None or lim.bounded else left
+        first = None
+        while left > 0 and not (used and lim.stopped):
             size = 1 if lim.stopped else min(step, left)  # stopped already: the one sample
             batch = [self._draw(view, posterior) for _ in range(size)]
+            first = first or batch[0]
             left -= len(batch)
             share = -(-len(batch) // self.threads)
             slices = [batch[i : i + share] for i in range(0, len(batch), share)]
-            parts = self._pool.map(self._value_slice, slices, [rules] * len(slices))
+            n_slices = len(slices)
+            parts = self._pool.map(
+                self._value_slice, slices, [rules] * n_slices, [lim.stop] * n_slices, [deadline] * n_slices
+            )
             valued = [row for part in parts for row in part]
+            cut = False
             for pos, (rows, n) in zip(batch, valued, strict=True):
+                nodes += n
+                if rows is None:  # (the limit came in this sample: it is left out)
+                    cut = True
+                    continue
                 for c, m, v in rows:
                     totals[(c, m)] += v
                 self._count_risks(pos, rules, risks, nxt)
                 used += 1
-                nodes += n
-            if seconds is not None and time.perf_counter() - start > seconds:
+            if cut or (deadline is not None and time.perf_counter() > deadline):
                 break
             if lim.stopped or (lim.nodes is not None and nodes >= lim.nodes):
                 break
-        return used, nodes
+        assert first is not None  # (samples >= 1: one batch at least)
+        return used, nodes, first
 
     def _value_slice(
-        self, batch: list[tuple[Any, ...]], rules: Rules
-    ) -> list[tuple[list[tuple[int, int, float]], int]]:
-        """Samples valued in order in one thread of the pool, by that thread's solver."""
+        self, batch: list[tuple[Any, ...]], rules: Rules, stop: Any = None, deadline: float | None = None
+    ) -> list[tuple[list[tuple[int, int, float]] | None, int]]:
+        """Samples valued in order in one thread of the pool, by that thread's solver (None
+        for a sample ``stop`` or ``deadline`` cut short)."""
         solver = self._solver()
-        out = []
+        out: list[tuple[list[tuple[int, int, float]] | None, int]] = []
         for pos in batch:
             before = self._nodes_here()
-            rows = self._sample_values(pos, rules, solver)
+            try:
+                with self._limited(stop, deadline):
+                    rows: list[tuple[int, int, float]] | None = self._sample_values(pos, rules, solver)
+            except _Cut:
+                rows = None
             out.append((rows, self._nodes_here() - before))
         return out
 
