@@ -179,13 +179,19 @@ PAIRINGS = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("pairings", nargs="*", default=list(PAIRINGS))
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("pairings", nargs="*", metavar="PAIRING")  # (checked below: argparse's
+    # choices refuse an empty list of a nargs="*" positional in Python 3.11)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
-    for key in args.pairings:
+    unknown = [key for key in args.pairings if key not in PAIRINGS]
+    if unknown:
+        parser.error(f"unknown pairing {unknown[0]!r}: expected one of {', '.join(PAIRINGS)}")
+    for key in args.pairings or list(PAIRINGS):
         game, a, b, hands = PAIRINGS[key]
         n = max(2, int(hands * args.scale))
         t0 = time.perf_counter()

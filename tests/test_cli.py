@@ -256,7 +256,7 @@ def test_serve_without_the_server_extra_is_a_one_line_error():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2, out.stderr
     assert out.stderr.startswith(
-        "scopa: error: scopa serve needs the server extra: pip install 'scopa[server]'"
+        "scopa: error: scopa serve needs the server extra: pip install '.[server]' from a clone"
     )
     assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1
 
@@ -274,6 +274,11 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
             "argument --time: bad seconds '0': expected seconds a play in (0, 3600]",
         ),
         (("review", "--time", "5000", str(path)), "expected seconds a play in (0, 3600]"),
+        # one message whatever the bad text (-1, nan and abc said 0..1e6 or >= 0: an audit)
+        (("review", "--time", "-1", str(path)), "bad seconds '-1': expected seconds a play in (0, 3600]"),
+        (("review", "--time", "nan", str(path)), "bad seconds 'nan': expected seconds a play in (0, 3600]"),
+        (("review", "--time", "abc", str(path)), "bad seconds 'abc': expected seconds a play in (0, 3600]"),
+        (("solve", "--time", "abc"), "bad seconds 'abc': expected a number in 0..1e6"),
         (("solve", "--tt", "0"), "argument --tt: bad count '0': expected an integer in 1..65,536"),
         (("solve", "--nodes", "9" * 23), "expected an integer in 1..999,999,999,999,999,999"),
         (("solve", str(tmp_path / "nowhere.json")), "no position file '"),

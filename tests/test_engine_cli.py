@@ -159,6 +159,9 @@ def test_solve_command_default_example_and_json():
 
     r = scopa.solve(scopa.State.from_string(EXAMPLE))
     assert f"Value: {r.value:+d}" in out.stdout
+    # one line in a pipe too (rich wrapped it at 80 columns, mid-parenthesis: a newcomer's audit)
+    line = next(x for x in out.stdout.splitlines() if x.startswith("Value: "))
+    assert line.endswith(" ms)") and "best move " in line, line
     js = run("solve", "--json", SMALL)
     data = json.loads(js.stdout)
     assert data["value"] == 4 and data["best"] == "7dx3c4s" and data["moves"] == {"7dx3c4s": 4, "Kc": 3}

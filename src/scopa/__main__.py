@@ -20,6 +20,7 @@ import argparse
 import errno
 import io
 import json
+import math
 import os
 import sys
 import threading
@@ -193,14 +194,16 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
     if value is not None:
         console.print(
             f"Value: [bold]{value:+d}[/] for team {team} (final score difference), "
-            f"best move [bold]{best}[/]  ({nodes:,} nodes, {seconds * 1000:.1f} ms)"
+            f"best move [bold]{best}[/]  ({nodes:,} nodes, {seconds * 1000:.1f} ms)",
+            soft_wrap=True,  # (one line: rich wrapped it at 80 columns in a pipe, mid-parenthesis)
         )
     else:
         why = "stopped (Ctrl-C)" if interrupted else "time or node limit reached"
         console.print(
             f"Not solved exactly ({why}): value between {lower:+d} and {upper:+d} for team {team}, "
             f"estimate {estimate:+.2f}, best move so far [bold]{best}[/]  "
-            f"(depth {analysis.depth}, {nodes:,} nodes, {seconds:.1f} s)"
+            f"(depth {analysis.depth}, {nodes:,} nodes, {seconds:.1f} s)",
+            soft_wrap=True,
         )
     if pv:
         table = Table(title="Principal variation", title_justify="left")
@@ -427,7 +430,9 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
 
         from scopa.server import ServerConfig, run
     except ImportError as exc:
-        raise ScopaError(f"scopa serve needs the server extra: pip install 'scopa[server]' ({exc})") from None
+        raise ScopaError(
+            f"scopa serve needs the server extra: pip install '.[server]' from a clone ({exc})"
+        ) from None
     config = ServerConfig(
         max_time=args.max_time or None,
         workers=args.workers,
@@ -488,19 +493,24 @@ def _svg(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def _seconds(text: str) -> float:
+def _float(text: str) -> float:
+    """``text`` as a float, NaN when it is not a number (every range check refuses NaN)."""
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"bad seconds {text!r}: expected a number >= 0") from None
+        return math.nan
+
+
+def _seconds(text: str) -> float:
+    value = _float(text)
     if not 0 <= value <= 1e6:
         raise argparse.ArgumentTypeError(f"bad seconds {text!r}: expected a number in 0..1e6")
     return value
 
 
 def _per_play(text: str) -> float:
-    """An argparse type: a review's seconds a play, in (0, 3600]."""
-    value = _seconds(text)
+    """An argparse type: a review's seconds a play, in (0, 3600] (one message for any bad text)."""
+    value = _float(text)
     if not 0 < value <= MAX_TIME_PER_PLAY:
         raise argparse.ArgumentTypeError(
             f"bad seconds {text!r}: expected seconds a play in (0, {MAX_TIME_PER_PLAY:g}]"

@@ -19,7 +19,7 @@ time limit (``max_time``: the default and the most a request may ask), so a slow
 never blocks the others. Limits against abuse: the request size, the requests in flight on
 one connection and the searches waiting in all; over a limit a client gets an error reply
 (HTTP 413 or 429 over ``/api``), never a crash. Needs the ``server`` extra
-(``pip install scopa[server]``).
+(``pip install '.[server]'`` from a clone).
 """
 
 from __future__ import annotations
