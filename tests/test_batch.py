@@ -585,6 +585,19 @@ def test_review_many_takes_a_records_json_text():
     assert "text() form cannot be read back" in out["text"]["error"]["message"]
 
 
+def test_a_record_path_that_is_not_a_regular_file_is_an_error_not_a_wait(tmp_path):
+    # found by an audit: a batch review of {"record": "/dev/stdin"} (or a named pipe) waited
+    # for ever, holding its worker
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[Any] = []
+    worker = threading.Thread(target=lambda: got.extend(review_many([str(fifo)], workers=1)), daemon=True)
+    worker.start()
+    worker.join(120)  # (a guard against the wait, not a speed target)
+    assert got and got[0]["error"]["type"] == "RecordError", got
+    assert got[0]["error"]["message"] == f"cannot read the record {str(fifo)!r}: expected a regular file"
+
+
 def test_the_api_and_scopa_batch_send_the_same_chunks_by_default(tmp_path):
     # found by a review: analyze_many sent 8 positions a chunk, `scopa batch analyze` 4
     import concurrent.futures as cf

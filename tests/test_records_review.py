@@ -274,6 +274,25 @@ def test_review_json_of_a_whole_game():
     assert load_record(annotated.to_json()).hands[0].annotations == annotated.hands[0].annotations
 
 
+def test_annotating_keeps_the_users_comments_and_refuses_another_game():
+    # found by an audit: the review's annotations replaced the user's own on the plays it
+    # marked, and a review annotated any record, another game's too
+    m = played_match("scopa", 5, seed=1)
+    rec = m.record()
+    r = review(rec, time_limit=0.01, seed=1)
+    marked = next(p for p in r.plays if p.mark)
+    mine = rec.hands[marked.hand].annotate({marked.play: Annotation("my note", "!!")})
+    hands = tuple(mine if i == marked.hand else h for i, h in enumerate(rec.hands))
+    out = r.annotate(MatchRecord(rec.rules, hands, rec.tags)).hands[marked.hand].annotations[marked.play]
+    assert out.comment is not None and out.comment.startswith("my note | loses ") and out.mark == marked.mark
+    other = played_match("scopa", 5, seed=2).record()
+    different = r"not the game reviewed: hand 1, play 1 is \S+ in the review, \S+ in the record"
+    with pytest.raises(RecordError, match=different):
+        r.annotate(other)
+    with pytest.raises(RecordError, match="not the game reviewed: the record has 1 hand, the review 2"):
+        r.annotate(MatchRecord(rec.rules, rec.hands[:1]))
+
+
 def test_review_values_a_forced_play_too():
     # a play with one legal move loses nothing, but its value is the position's (it read 0.0)
     m = played_match("scopa", 1, seed=3)
@@ -877,6 +896,12 @@ def test_an_annotation_says_something_and_a_play_has_one():
         load_record(js)
     js["annotations"] = [{"play": 1, "mark": "?"}, {"play": 2, "mark": "!"}]
     assert load_record(js).hands[0].annotations == {1: Annotation(mark="?"), 2: Annotation(mark="!")}
+    # a null comment or mark is refused, as the schema refuses it (found by an audit: it loaded)
+    for key, other in (("comment", {"mark": "!"}), ("mark", {"comment": "x"})):
+        js["annotations"] = [{"play": 1, **other, key: None}]
+        null = rf"the hand, annotation at play index 1 \(play 2\): {key} null: expected a string"
+        with pytest.raises(RecordError, match=null):
+            load_record(js)
 
 
 def test_match_records_and_review_refuse_what_is_not_a_record():

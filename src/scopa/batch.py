@@ -156,7 +156,7 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
             from distributed import Client
         except ImportError as exc:
             raise BatchError(
-                f"a Dask executor needs the dask extra: pip install 'scopa[dask]' ({exc})"
+                f"a Dask executor needs the dask extra: pip install '.[dask]' from a clone ({exc})"
             ) from None
         try:
             client = Client(address, timeout=CONNECT_TIMEOUT)  # type: ignore[no-untyped-call]
@@ -527,12 +527,27 @@ def _review_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
                 " starting with '{') or a file name (a record's text() form cannot be read back)"
             )
         else:
+            if isinstance(record, (str, os.PathLike)) and not str(record).lstrip().startswith("{"):
+                _check_regular_file(record)
             rec = load_record(record)
         time_limit = options.get("time_limit")
         r = review(rec, time_limit=DEFAULT_TIME if time_limit is None else time_limit)
     except _ITEM_ERRORS as exc:
         return _error(item_id, exc)
     return {"id": item_id, **r.to_json()}
+
+
+def _check_regular_file(path: str | os.PathLike[str]) -> None:
+    """RecordError unless ``path`` names a regular file (or none: load_record says so): a job
+    reading a named pipe or a terminal would wait for ever, holding its worker."""
+    from scopa.records import RecordError
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return  # (load_record's own message: no such file, a NUL in the name)
+    if not stat.S_ISREG(mode):
+        raise RecordError(f"cannot read the record {show(os.fspath(path))}: expected a regular file")
 
 
 def _items(items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
@@ -618,7 +633,8 @@ def review_many(
     takes them), ``time_limit`` seconds per play (default ``scopa.review.DEFAULT_TIME``):
     ``{"id", "plays", "summary"}``. A record is a ``MatchRecord`` or ``HandRecord`` (or a
     State), a decoded JSON record, the JSON text of one (a string starting with ``{``) or the
-    name of a record file; the ``text()`` form is for reading and cannot be read back."""
+    name of a record file (a regular file); the ``text()`` form is for reading and cannot be
+    read back."""
     from scopa.review import check_time_per_play
 
     check_time_per_play(time_limit, allow_none=True)

@@ -73,7 +73,8 @@ MAX_RECORD_BYTES = 32 << 20
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")  # PGN's tag names
 _RESERVED_TAGS = ("Rules", "Target")  # the text export writes them from the record's rules
 _MAX_TAG = 500
-_MAX_COMMENT = 2000
+#: Most characters of an annotation's comment.
+MAX_COMMENT = 2000
 
 
 class RecordError(PositionError):
@@ -91,10 +92,10 @@ class Annotation:
         if self.mark is not None and (not isinstance(self.mark, str) or self.mark not in MARKS):
             raise RecordError(f"bad mark {show(self.mark)}: expected one of {', '.join(MARKS)}")
         if self.comment is not None and (
-            not isinstance(self.comment, str) or len(self.comment) > _MAX_COMMENT
+            not isinstance(self.comment, str) or len(self.comment) > MAX_COMMENT
         ):
             raise RecordError(
-                f"bad comment {show(self.comment)}: expected a string of at most {_MAX_COMMENT} characters"
+                f"bad comment {show(self.comment)}: expected a string of at most {MAX_COMMENT} characters"
             )
         if self.comment is not None and _has_surrogate(self.comment):
             raise RecordError(f"bad comment {show(self.comment)}: {_SURROGATE}")
@@ -434,6 +435,9 @@ class HandRecord:
             if i in notes:
                 twice = f"two annotations at play index {i} (play {i + 1})"
                 raise RecordError(f"{where}: {twice}: expected one a play")
+            for key in ("mark", "comment"):  # (left out when there is none, as the schema says)
+                if key in a and a[key] is None:
+                    raise RecordError(f"{where}, {_at(i)}: {key} null: expected a string, or no {key!r} key")
             try:
                 notes[i] = Annotation(a.get("comment"), a.get("mark"))
             except RecordError as exc:

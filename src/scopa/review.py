@@ -39,7 +39,7 @@ from scopa.limit import Clock, Limit
 from scopa.move import Move
 from scopa.players.base import sweepers
 from scopa.players.pimc import PIMCPlayer
-from scopa.records import Annotation, HandRecord, MatchRecord, annotated
+from scopa.records import MAX_COMMENT, Annotation, HandRecord, MatchRecord, RecordError, annotated
 from scopa.solver import Solver, check_progress
 from scopa.state import State
 
@@ -198,8 +198,36 @@ class Review:
 
     def annotate(self, record: MatchRecord) -> MatchRecord:
         """``record`` with this review's marks and comments on its plays (a
-        :class:`~scopa.records.MatchRecord`; a hand's record is ``MatchRecord(rules, (hand,))``)."""
-        return annotated(record, self.annotations())
+        :class:`~scopa.records.MatchRecord`; a hand's record is ``MatchRecord(rules, (hand,))``).
+        A play that has an annotation already keeps its comment, the review's after it (``" |
+        "`` between, the review's alone if both would pass 2,000 characters); the mark is the
+        review's. :class:`~scopa.records.RecordError` if ``record`` is not the game reviewed
+        (its hands' plays are not the reviewed plays)."""
+        if not isinstance(record, MatchRecord):
+            return annotated(record, [])  # (its error: not a record)
+        hands = record.hands
+        if len(hands) != self.hands:
+            raise RecordError(
+                f"not the game reviewed: the record has {len(hands)} hand{'s' * (len(hands) != 1)},"
+                f" the review {self.hands}"
+            )
+        for p in self.plays:
+            plays = hands[p.hand].plays
+            played = str(plays[p.play]) if p.play < len(plays) else "no play"
+            if played != str(p.move):
+                raise RecordError(
+                    f"not the game reviewed: hand {p.hand + 1}, play {p.play + 1} is {p.move} in the"
+                    f" review, {played} in the record"
+                )
+        notes = self.annotations()
+        for i, hand_notes in enumerate(notes):
+            for play, note in list(hand_notes.items()):
+                old = record.hands[i].annotations.get(play)
+                if old is not None and old.comment:
+                    joined = f"{old.comment} | {note.comment}"
+                    if len(joined) <= MAX_COMMENT:
+                        hand_notes[play] = Annotation(joined, note.mark)
+        return annotated(record, notes)
 
 
 def _reason(state: State, move: Move, best: Move) -> str | None:
