@@ -120,6 +120,27 @@ def test_levels_in_the_protocol():
     assert reply is not None and reply["move"] == "7dx3c4s"
 
 
+def test_a_level_in_the_protocol_keeps_its_own_time_cap_without_time_ms(monkeypatch):
+    # found by an audit: bestmove passed its default 100 ms to level 6 as the level's cap, so
+    # the protocol's level 6 valued fewer samples than the documented one (a 1 s cap)
+    from scopa import protocol
+
+    made: list[tuple[str, dict[str, object]]] = []
+    real = protocol.make_player
+
+    def recording(name, seed=None, **options):  # type: ignore[no-untyped-def]
+        made.append((name, options))
+        return real(name, seed=seed, **options)
+
+    monkeypatch.setattr(protocol, "make_player", recording)
+    p = Protocol(max_time=2)
+    view = {"rules": "scopa", "hands": [["7d", "Kc"], 2], "table": ["3c", "4s"], "stock": 0, "turn": 0}
+    for player, extra in (("level6", {}), ("level6", {"time_ms": 300}), ("pimc", {})):
+        reply = p.handle(json.dumps({"cmd": "bestmove", "id": 1, "view": view, "player": player, **extra}))
+        assert reply is not None and reply["move"] == "7dx3c4s", reply
+    assert made == [("level6", {}), ("level6", {"time_limit": 0.3}), ("pimc", {"time_limit": 0.1})]
+
+
 def _doc_rows(text: str, header: str) -> dict[str, list[str]]:
     """The rows of the Markdown table under ``header`` (its first cell), by their first cell."""
     lines = text.splitlines()

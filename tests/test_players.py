@@ -659,7 +659,12 @@ def test_ismcts_root_prior_is_the_greedy_rating():
             lambda: make_player("ismcts", playout="smart"),
             "bad playout 'smart': expected one of random, heuristic, auto$",
         ),
-        (lambda: make_player("pimc", colour=3), "bad options for player 'pimc'"),
+        (lambda: make_player("pimc", colour=3), "bad options for player 'pimc': 'colour'; expected samples"),
+        # (found by an audit: Python's TypeError, naming neither the options taken nor the way out)
+        (
+            lambda: make_player("random", time_limit=0.1),
+            "bad options for player 'random': 'time_limit'; it takes no option but seed",
+        ),
         (lambda: make_player("greedy", depth=3), "GreedyPlayer takes no options but weights, got depth"),
         (lambda: make_player("pimc", infer="yes"), "bad infer 'yes'"),
         (lambda: make_player("pimc", model={"temperature": 1}), "bad model"),
@@ -685,7 +690,10 @@ def test_ismcts_root_prior_is_the_greedy_rating():
         (lambda: make_player("ismcts", playout=[]), r"bad playout \[\]: expected one of"),
         (lambda: make_player("pimc", tt_size_mb=0), "bad tt_size_mb 0: expected an int in 1..65536"),
         (lambda: make_player("pimc", tt_size_mb=True), "bad tt_size_mb True"),
-        (lambda: make_player("pimc", seed="x"), "bad seed 'x': expected an int or None"),
+        (lambda: make_player("pimc", seed="x"), "bad seed 'x': expected an int >= 0 or None"),
+        # (Python's random stream takes -7 as 7: an audit found two seeds playing alike)
+        (lambda: make_player("level2", seed=-7), "bad seed -7: expected an int >= 0 or None"),
+        (lambda: RandomPlayer(-7), "bad seed -7: expected an int >= 0 or None"),
         (lambda: make_player("level3", seed=1.5), "bad seed 1.5"),
         (lambda: make_player("random", seed=[1]), r"bad seed \[1\]"),
         (lambda: make_player("level03"), "unknown player 'level03'"),
@@ -704,7 +712,7 @@ def test_ismcts_root_prior_is_the_greedy_rating():
         (lambda: OpponentModel().reply_probabilities([], 0, 0, 0), "no moves to weigh"),
         (lambda: OpponentModel(seven=float("nan")), "bad OpponentModel seven nan"),
         (lambda: OpponentModel(sweep=True), "bad OpponentModel sweep True"),
-        (lambda: make_player("greedy", seed="x"), "bad seed 'x': expected an int or None"),
+        (lambda: make_player("greedy", seed="x"), "bad seed 'x': expected an int >= 0 or None"),
         (
             lambda: arena("scopa", lambda: GreedyPlayer(), "random", deals=1),
             r"bad player factory <lambda>\(\)",
@@ -985,6 +993,38 @@ def test_player_objects_copy_and_pickle_for_the_arena():
         assert one.diff == two.diff or (TWIN_RUN and player is used)
     pimc = PIMCPlayer(samples=8, seed=1)
     assert pickle.loads(pickle.dumps(pimc))._solver() is not pimc._solver()
+
+
+def test_a_shallow_copy_of_a_player_draws_from_a_stream_of_its_own():
+    # found by an audit: copy.copy shared the random stream (and a level's searcher), so the
+    # copy and the original played neither one's moves; docs/players.md says a copy is the
+    # same player
+    import copy
+
+    s = State.deal("scopa", seed=5)
+    v = s.view(s.turn)
+    makers = (
+        lambda: scopa.players.level(2, seed=1),
+        lambda: RandomPlayer(1),
+        lambda: PIMCPlayer(samples=8, seed=1, time_limit=None),
+        lambda: ISMCTSPlayer(iterations=100, seed=1, time_limit=None),
+    )
+    for make in makers:
+        a = make()
+        b = copy.copy(a)
+        moves = [str(a.choose(v)) for _ in range(6)]
+        assert moves == [str(b.choose(v)) for _ in range(6)]
+        fresh = make()
+        assert moves == [str(fresh.choose(v)) for _ in range(6)], repr(a)
+
+
+def test_the_arena_names_player_objects_and_options_apart():
+    # found by an audit: two levels' objects were both "LevelPlayer", two option sets "pimc"
+    r = arena("scopa", scopa.players.level(1, seed=1), scopa.players.level(2, seed=1), deals=1)
+    assert r.names == ("level(1, seed=1)", "level(2, seed=1)")
+    assert "level(1, seed=1)" in r.table()
+    r = arena("scopa", ("pimc", {"samples": 4}), ("pimc", {"samples": 2}), deals=1)
+    assert r.names == ("pimc(samples=4)", "pimc(samples=2)")
 
 
 def test_a_level_shared_by_threads_makes_one_searcher(monkeypatch):

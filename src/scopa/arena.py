@@ -24,7 +24,7 @@ import math
 import pickle
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
@@ -91,11 +91,26 @@ class ArenaResult:
 
 
 def _name(spec: Any) -> str:
+    """A side's name in the results: the player's name, with its options; a player object's
+    repr when its class writes one of at most 60 characters (``level(2, seed=1)``), else its
+    class's name; a factory's name.
+
+    >>> _name(("pimc", {"samples": 8})), _name("greedy")
+    ('pimc(samples=8)', 'greedy')
+    """
     if isinstance(spec, str):
         return spec
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str):
-        return spec[0]
+        options = spec[1] if isinstance(spec[1], Mapping) else {}
+        return spec[0] + (f"({', '.join(f'{k}={v!r}' for k, v in options.items())})" if options else "")
     if hasattr(spec, "choose"):
+        if getattr(type(spec), "__repr__", None) is not object.__repr__:  # (its own: the call that makes it)
+            try:
+                text = repr(spec)
+            except Exception:  # (a broken repr: the class's name will do)
+                text = ""
+            if 0 < len(text) <= 60:
+                return text
         return type(spec).__name__
     return str(getattr(spec, "__name__", type(spec).__name__))
 

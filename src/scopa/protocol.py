@@ -832,8 +832,11 @@ class Protocol:
     def _cmd_bestmove(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         view = args["view"]
         name = args.get("player", "pimc")
-        limit = self._limit(args, stop, self.bestmove_ms / 1000.0)
-        options = {"time_limit": limit.time} if name in ("pimc", "ismcts") or name.startswith("level") else {}
+        level = name.startswith("level")
+        # (a level's time cap is part of it: without time_ms it keeps its own, up to 1 s)
+        limit = self._limit(args, stop, None if level else self.bestmove_ms / 1000.0)
+        timed = name in ("pimc", "ismcts") or (level and args.get("time_ms") is not None)
+        options = {"time_limit": limit.time} if timed else {}
         player = make_player(name, seed=args.get("seed"), **options)
         return {"move": str(choose(player, view, limit))}
 

@@ -68,8 +68,12 @@ def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
         if unknown:
             raise OptionError(f"GreedyPlayer takes no options but weights, got {', '.join(unknown)}")
         return GreedyPlayer(**options)
-    try:
-        player: Player = cls(seed=seed, **options)
-    except TypeError as exc:
-        raise OptionError(f"bad options for player {show(name)}: {exc}") from None
+    import inspect
+
+    takes = [p for p in inspect.signature(cls).parameters if p != "seed"]
+    unknown = sorted(set(options) - set(takes))
+    if unknown:
+        expected = f"expected {', '.join(takes)} or seed" if takes else "it takes no option but seed"
+        raise OptionError(f"bad options for player {show(name)}: {', '.join(map(show, unknown))}; {expected}")
+    player: Player = cls(seed=seed, **options)
     return player

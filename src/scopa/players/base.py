@@ -152,6 +152,15 @@ def remember_options(init: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
+def own_copy(player: Any) -> Any:
+    """``copy.copy`` of a player that draws from a random stream: a deep copy, so the copy's
+    stream is its own (a shallow copy shared the original's, so the two played neither's moves).
+    A class sets ``__copy__ = own_copy``."""
+    import copy
+
+    return copy.deepcopy(player)
+
+
 def options_repr(player: Any) -> str:
     """``Class(option=value, ...)`` with the options ``player`` was made with.
 
@@ -205,15 +214,16 @@ def check_budget(name: str, value: object, allow_none: bool = False, most: int =
 
 
 def check_seed(seed: object) -> int | None:
-    """``seed`` if it is None or an int (not a bool); else :class:`~scopa.errors.OptionError`.
+    """``seed`` if it is None or an int >= 0 (not a bool); else :class:`~scopa.errors.OptionError`
+    (Python's random stream takes -7 as 7: a negative seed would play a positive one's moves).
 
-    >>> check_seed("x")
+    >>> check_seed(-7)
     Traceback (most recent call last):
     ...
-    scopa.errors.OptionError: bad seed 'x': expected an int or None
+    scopa.errors.OptionError: bad seed -7: expected an int >= 0 or None
     """
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise OptionError(f"bad seed {show(seed)}: expected an int or None")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        raise OptionError(f"bad seed {show(seed)}: expected an int >= 0 or None")
     return seed
 
 

@@ -17,6 +17,7 @@ from scopa.players.base import (
     check_number,
     check_seed,
     options_repr,
+    own_copy,
     remember_options,
 )
 from scopa.players.greedy import GreedyPlayer
@@ -69,6 +70,8 @@ class ISMCTSPlayer:
     >>> str(ISMCTSPlayer(iterations=300, time_limit=None, seed=1).choose(s.view(0)))
     '7dx3c4s'
     """
+
+    __copy__ = own_copy  # (a copy draws from a random stream of its own)
 
     @remember_options
     def __init__(

@@ -47,7 +47,7 @@ import scopa_core as core
 from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_budget, check_seed
+from scopa.players.base import _legal, check_budget, check_seed, own_copy
 from scopa.players.pimc import REPLY_WEIGHT, PIMCPlayer
 from scopa.view import PlayerView
 
@@ -117,6 +117,8 @@ class LevelPlayer:
     values the moves. ``time_limit`` can only lower the level's own time cap (``None`` keeps
     it): the cap is part of the level, so its moves are reproducible for a seed as long as the
     cap does not cut its samples, which it can on a slow or busy machine."""
+
+    __copy__ = own_copy  # (a copy draws from a random stream of its own)
 
     def __init__(self, n: int, seed: int | None = None, time_limit: float | None = None) -> None:
         if not isinstance(n, int) or isinstance(n, bool) or n not in LEVELS:

@@ -26,6 +26,7 @@ from scopa.players.base import (
     check_seed,
     leaves_sweep,
     options_repr,
+    own_copy,
     remember_options,
 )
 from scopa.players.inference import OpponentModel, deal_posterior, hand_posterior
@@ -110,6 +111,8 @@ class PIMCPlayer:
     >>> str(PIMCPlayer(samples=4, seed=1).choose(s.view(0)))
     '7dx3c4s'
     """
+
+    __copy__ = own_copy  # (a copy draws from a random stream of its own)
 
     @remember_options
     def __init__(

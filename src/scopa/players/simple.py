@@ -6,7 +6,7 @@ import random
 
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_seed, options_repr, remember_options
+from scopa.players.base import _legal, check_seed, options_repr, own_copy, remember_options
 from scopa.view import PlayerView
 
 __all__ = ["RandomPlayer"]
@@ -20,6 +20,8 @@ class RandomPlayer:
     >>> RandomPlayer(seed=5).choose(s.view(s.turn)) in s.legal_moves()
     True
     """
+
+    __copy__ = own_copy  # (a copy draws from a random stream of its own)
 
     @remember_options
     def __init__(self, seed: int | None = None) -> None:

@@ -448,7 +448,9 @@ async function advance() {
     setStatus("waiting", `${seatName(pos.turn)} is thinking…`);
     await render();
     const view = (await game.engine.ask({ cmd: "view", position: pos, seat: pos.turn })).view;
-    const { move } = await game.engine.ask({ cmd: "bestmove", view, player: game.player, time_ms: timeMs(300) });
+    const ask = { cmd: "bestmove", view, player: game.player };
+    if (!game.player.startsWith("level")) ask.time_ms = timeMs(300); // (a level keeps its own time cap)
+    const { move } = await game.engine.ask(ask);
     if (token !== game.token) return;
     await pause(250);
     if (token !== game.token) return; // an undo or a new match came in the pause
