@@ -752,6 +752,14 @@ def test_text_export_names_the_dealer_by_its_tag_whatever_the_name():
     assert {h.dealer for h in rec.hands} == {0, 1}
 
 
+def test_text_export_writes_the_rules_as_a_position_string_does():
+    # found by an audit: "scopa; napola=True" (Python's booleans), where positions write true
+    m = Match(scopa.Rules.preset("scopa", napola=True, target=3), seed=1)
+    lines = m.record().text().splitlines()
+    assert lines[:2] == ['[Rules "scopa;napola=true"]', '[Target "3"]']
+    assert m.state.to_string().startswith("scopa;target=3;napola=true ")
+
+
 def test_numbers_in_a_record_are_ints_not_floats_or_bools():
     js = decided_record().to_json()
     a, b = js["hands"][0]["score"]

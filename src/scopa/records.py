@@ -744,9 +744,11 @@ def _text(record: MatchRecord) -> str:
 
 
 def _rules_text(rules: Rules) -> str:
-    opts = rules.changed_options()
-    opts.pop("target", None)
-    return rules.game + "".join(f"; {k}={v}" for k, v in opts.items())
+    """The rules as a position string writes them (``scopa;napola=true``), less the target
+    (the text export's Target tag says it)."""
+    from scopa.notation import _rules_string
+
+    return _rules_string(rules.replace(target=Rules.preset(rules.game).target))
 
 
 def _movetext(hand: HandRecord) -> str:
