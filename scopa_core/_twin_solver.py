@@ -190,7 +190,9 @@ class Solver:
         limit is reached (the node limit, the deadline, the stop flag)."""
         if (
             (self._limit and self.nodes > self._limit)
-            or (self._stop is not None and self._stop.is_set())
+            # (the flag's own field, as the compiled search reads its C word: a subclass's is_set
+            # does not stop a search on either core)
+            or (self._stop is not None and self._stop._set)
             or (self._deadline and time.monotonic() >= self._deadline)
         ):
             raise SolverAborted

@@ -233,6 +233,8 @@ def test_a_whole_scopa_hand_with_a_capture_choice_undo_score_and_review(server, 
         time.sleep(0.05)
     play_to_hand_end(d)
     assert state(d) in ("hand-over", "match-over")
+    # the focus goes to what comes next, not the status line (an audit: 4 tabs away)
+    until(lambda: focused(d) in ("next-hand", "hand-end-title"), show=lambda: focused(d))
     until(lambda: "0 cards" in d.find_element(By.ID, "opponents").text)
     assert "(to move)" not in d.find_element(By.ID, "opponents").text  # nobody is, once it is over
     score = d.find_element(By.ID, "score").text
@@ -329,6 +331,57 @@ def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
     assert d.find_element(By.ID, "replay-board").text == ""
     assert not d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")
     assert not d.find_element(By.ID, "replay-next").is_enabled()
+    # so is it for a file that is not JSON at all (it stayed, its buttons working)
+    good = tmp_path / "game.json"
+    d.find_element(By.ID, "load").send_keys(str(good))
+    until(lambda: "A record of" in d.find_element(By.ID, "replay-title").text, timeout=60)
+    assert d.find_element(By.ID, "replay-next").is_enabled()
+    (tmp_path / "junk.json").write_text("{not json")
+    d.find_element(By.ID, "load").send_keys(str(tmp_path / "junk.json"))
+    until(lambda: d.find_element(By.ID, "replay-title").text.startswith("Not a record"), timeout=20)
+    assert d.find_element(By.ID, "replay-board").text == ""
+    assert not d.find_element(By.ID, "replay-next").is_enabled()
+    assert d.find_element(By.ID, "replay-board").get_attribute("aria-live") == "polite"
+    assert not console_errors(d)
+
+
+def test_a_card_pressed_twice_escape_and_a_new_match_with_a_capture_choice_up(server, browser, tmp_path):
+    # found by an audit of the app: a second press of a card after its play, before the hand was
+    # redrawn, played it again ("illegal move", and "Reconnect and go on" took the focus); New
+    # match left the last match's capture choice up (its buttons were errors); Escape did not
+    # put a capture choice away
+    d = browser
+    start(d, server, "scopa", CHOICE_SEED)
+    wait_for(d, ("your-turn",))
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{CHOICE_CARD}"]').click()
+    assert len(d.find_elements(By.CSS_SELECTOR, "#captures button")) == 2
+    d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    until(lambda: not d.find_elements(By.CSS_SELECTOR, "#captures button"))
+    assert d.execute_script("return document.activeElement.dataset.card") == CHOICE_CARD
+    # a card of one move, pressed, then pressed again (its button kept) while the computer plays
+    played = d.execute_script(
+        "const esc = new KeyboardEvent('keydown', {key: 'Escape', bubbles: true});"
+        "for (const b of document.querySelectorAll('#hand button')) {"
+        "  b.click();"
+        "  if (!document.querySelector('#captures button')) {"
+        "    window.pressedTwice = b;"
+        "    return b.dataset.card;"
+        "  }"
+        "  document.body.dispatchEvent(esc);"
+        "}"
+        "return null;"
+    )
+    assert played is not None
+    until(lambda: played not in hand_cards(d) or state(d) != "your-turn")
+    d.execute_script("window.pressedTwice.click()")
+    wait_for(d, ("your-turn",))  # (fails at once on "error")
+    assert "illegal" not in d.find_element(By.ID, "status").text
+    assert not d.find_element(By.ID, "go-on").is_displayed()
+    # a capture choice up, then New match: the choice goes with the match
+    d.find_element(By.CSS_SELECTOR, "#hand button").click()
+    d.find_element(By.ID, "new-game").click()
+    wait_for(d, ("your-turn",))
+    until(lambda: not d.find_elements(By.CSS_SELECTOR, "#captures button"))
     assert not console_errors(d)
 
 
@@ -466,6 +519,11 @@ def test_plays_the_review_did_not_reach_say_so(hasty_server, browser, tmp_path):
     cells = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows]
     assert len(cells) == 36 and cells[-1][2:4] == ["not reviewed", "-"]
     assert not any(c[2] == "not reviewed" and c[3] != "-" for c in cells)
+    summary = d.find_element(By.CSS_SELECTOR, "#replay-review p").text
+    if all(c[2] == "not reviewed" for c in cells):  # (an audit: it read "points lost: 0.00")
+        assert summary == "No play was reviewed: the server's time for a review ran out.", summary
+    else:
+        assert summary.startswith("Points lost in this hand: "), summary
     assert not console_errors(d)
 
 

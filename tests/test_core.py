@@ -171,6 +171,27 @@ def test_core_messages_name_what_they_refuse(core):
             core.Solver(1).solve(pos, 0, 1, stop=other.StopFlag())
 
 
+def test_a_stop_flag_stops_by_its_set_not_by_a_subclass_is_set(core):
+    # found by an audit: the twin called is_set() (a subclass's override stopped it), the
+    # compiled search reads the flag's own word; both read the flag's own state now
+    import scopa
+
+    class Always(core.StopFlag):
+        def is_set(self) -> bool:
+            return True
+
+    s = scopa.State.deal("scopa", seed=3)
+    for _ in range(20):  # (an endgame both cores solve at once, past the first checks of the flag)
+        s = s.play(s.legal_moves()[0])
+    r = core.Solver(1).solve(s.masks, s.rules.core_options, s.rules.hand_size, stop=Always())
+    assert r[0] is True and r[1] == r[2]  # exact: the flag was never set
+    flag = Always()
+    flag.set()
+    big = scopa.State.deal("scopone_scientifico", seed=3)
+    r = core.Solver(1).solve(big.masks, big.rules.core_options, big.rules.hand_size, stop=flag)
+    assert r[0] is False  # set: stopped
+
+
 def test_last_play_is_not_a_scopa(core):
     # RULES §3.6: the last play of the hand is never a scopa, unless scopa_on_last_play (§7).
     pos = ((0, mask("5c")), mask("5d"), (), (mask("Ad 2d"), 0), (0, 0), 1, 0)

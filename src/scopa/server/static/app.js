@@ -15,11 +15,21 @@ class Engine {
   open() {
     return new Promise((resolve, reject) => {
       const ws = (this.ws = new WebSocket(this.url));
-      ws.onopen = () => resolve();
+      let opened = false;
+      ws.onopen = () => {
+        opened = true;
+        if (this.lost && this.onback) this.onback(); // (connected again after a loss)
+        this.lost = false;
+        resolve();
+      };
       ws.onerror = () => reject(new Error("cannot reach the engine: is scopa serve running?"));
       ws.onclose = () => {
         this.failAll(new Error("the connection to the engine was lost (your next action reconnects)"));
-        if (this.onlost) this.onlost();
+        // (a connection that never opened already said why: its error stays on the status line)
+        if (opened) {
+          this.lost = true;
+          if (this.onlost) this.onlost();
+        }
       };
       ws.onmessage = (e) => {
         const reply = JSON.parse(e.data);
@@ -415,6 +425,7 @@ async function newMatch() {
   game.handOver = null;
   game.selected.clear();
   game.pendingCard = null;
+  $("captures").replaceChildren(); // (the last match's capture choice: its moves are not this one's)
   game.logEntries = [];
   $("log").replaceChildren();
   $("hand-end").hidden = true;
@@ -442,7 +453,7 @@ async function advance() {
       game.legal = legal;
       await render(); // (drawn first: a script that sees "your-turn" finds your cards ready)
       if (token !== game.token) return;
-      setStatus("your-turn", "Your turn: click a card of your hand (or press its number).");
+      setStatus("your-turn", YOUR_TURN);
       return;
     }
     setStatus("waiting", `${seatName(pos.turn)} is thinking…`);
@@ -489,7 +500,9 @@ function flash(el) {
 }
 
 async function playCard(card) {
-  if (game.busy) return;
+  // (a second click or key press on a card that is still drawn, before the hand is redrawn
+  // for the computer's turn, is not a play: it read "illegal move")
+  if (game.busy || !myTurn() || !game.legal.some((m) => m.startsWith(card))) return;
   const moves = game.legal.filter((m) => m.startsWith(card));
   game.selected.clear();
   if (moves.length === 1) return submit(moves[0]);
@@ -515,7 +528,7 @@ function pickTableCard(card) {
 }
 
 async function submit(move) {
-  if (game.busy) return;
+  if (game.busy || !myTurn() || !game.legal.includes(move)) return;
   game.busy = true;
   $("captures").replaceChildren();
   game.pendingCard = null;
@@ -602,15 +615,22 @@ function handRecord(final, points) {
   };
 }
 
+const YOUR_TURN = "Your turn: click a card of your hand (or press its number).";
+const HAND_OVER = "The hand is over: see the score and the review below.";
+
 async function handOver() {
   const { final, points } = game.handOver;
   const over = game.match.winner !== null;
-  setStatus(over ? "match-over" : "hand-over", over ? matchOverText() : "The hand is over: see the score and the review below.");
+  setStatus(over ? "match-over" : "hand-over", over ? matchOverText() : HAND_OVER);
   await render();
   const score = await game.engine.ask({ cmd: "score", position: final });
   $("score").replaceChildren(scoreTable(score));
   $("hand-end").hidden = false;
   $("next-hand").hidden = over;
+  // the focus, left on the status line (no card of yours to play), goes to what comes next:
+  // Next hand, or the score's heading at the end of the match
+  const at = document.activeElement;
+  if (!at || at === document.body || at === $("status")) (over ? $("hand-end-title") : $("next-hand")).focus();
   $("review").replaceChildren(Object.assign(document.createElement("p"), { textContent: "Reviewing…" }));
   const record = handRecord(final, points);
   const asked = game.handOver;
@@ -703,7 +723,9 @@ function renderReview(box, review, record, board, mine, name = seatName) {
   const lost = review.summary.seats.map(() => 0);
   for (const q of review.plays) if (q.reviewed !== false) lost[q.seat] += q.loss;
   const p = document.createElement("p");
-  p.textContent = rows.length ? `Points lost in this hand: ${lost.map((x, i) => `${name(i)} ${x.toFixed(2)}`).join(", ")}.` : "No plays to review.";
+  if (!rows.length) p.textContent = "No plays to review.";
+  else if (review.plays.every((q) => q.reviewed === false)) p.textContent = "No play was reviewed: the server's time for a review ran out.";
+  else p.textContent = `Points lost in this hand: ${lost.map((x, i) => `${name(i)} ${x.toFixed(2)}`).join(", ")}.`;
   box.append(t, p);
 }
 
@@ -713,6 +735,8 @@ async function showPlay(record, index, board, name = seatName) {
   for (const move of record.plays.slice(0, index)) position = (await game.engine.ask({ cmd: "play", position, move })).position;
   const title = index < record.plays.length ? `Before play ${index + 1} (${moveText(record.plays[index])}):` : "After the last play:";
   board.replaceChildren(drawFull(position, title, name));
+  // (on a phone the board is far below the table's row: it comes into view)
+  board.scrollIntoView({ block: "nearest", behavior: $("animate").checked ? "smooth" : "auto" });
 }
 
 // A position with every hand face up: for replays and reviews, after the hand.
@@ -776,6 +800,7 @@ async function loadRecord(file) {
     record = JSON.parse(text);
   } catch (err) {
     $("replay").hidden = false;
+    putReplayAway();
     $("replay-title").textContent = `Not a record: ${err.message}`;
     return;
   }
@@ -805,13 +830,17 @@ async function loadRecord(file) {
     $("replay-review").replaceChildren(...boxes);
     await showReplay();
   } catch (err) {
-    // (the record shown before, if any, is put away: its buttons would step through it)
-    Object.assign(replay, { hands: [], hand: 0, step: 0 });
-    $("replay-board").replaceChildren();
-    $("replay-review").replaceChildren();
-    $("replay-prev").disabled = $("replay-next").disabled = true;
+    putReplayAway();
     $("replay-title").textContent = `The record was refused: ${err.message}`;
   }
+}
+
+// The record shown before, if any, put away (a file refused): its buttons would step through it.
+function putReplayAway() {
+  Object.assign(replay, { hands: [], hand: 0, step: 0 });
+  $("replay-board").replaceChildren();
+  $("replay-review").replaceChildren();
+  $("replay-prev").disabled = $("replay-next").disabled = true;
 }
 
 // A loaded record is reviewed over POST /api, not the game's WebSocket: a record too large for the
@@ -863,6 +892,20 @@ function replayStep(delta) {
 function keys(e) {
   if (e.target.closest("input, select, textarea") || e.ctrlKey || e.altKey || e.metaKey) return;
   const hand = [...document.querySelectorAll("#hand .card-button")];
+  if (e.key === "Escape" && game.pendingCard) {
+    // the capture choice put away: back to the card of your hand it was for
+    const card = game.pendingCard;
+    game.pendingCard = null;
+    game.selected.clear();
+    $("captures").replaceChildren();
+    document.querySelectorAll("#table .table-card").forEach((b) => {
+      b.classList.remove("selected");
+      b.setAttribute("aria-pressed", "false");
+    });
+    (hand.find((b) => b.dataset.card === card) || $("status")).focus();
+    e.preventDefault();
+    return;
+  }
   if (/^[0-9]$/.test(e.key)) {
     const i = e.key === "0" ? 9 : parseInt(e.key, 10) - 1;
     if (hand[i] && !hand[i].disabled) {
@@ -925,6 +968,13 @@ async function main() {
   });
   engine.onlost = () => {
     if (!game.busy && !game.away) setStatus("error", "The connection to the engine was lost: your next action reconnects.");
+  };
+  // connected again (a hint, a play): the lost connection's word gives way to where the match is
+  engine.onback = () => {
+    if ($("status").dataset.state !== "error" || !game.match) return;
+    if (game.match.winner !== null) setStatus("match-over", matchOverText());
+    else if (game.handOver) setStatus("hand-over", HAND_OVER);
+    else if (myTurn()) setStatus("your-turn", YOUR_TURN);
   };
   // Back and Forward may keep the page (the back-forward cache), its connection closed: when
   // it comes back the match goes on where it was, without the lost connection's word
