@@ -383,6 +383,9 @@ cdef class Solver:
         _checks.check_seconds(time_limit)
         if stop is not None and not isinstance(stop, StopFlag):
             raise _checks.bad_stop(stop, StopFlag)
+        if self._busy:   # (a bad position is refused as the twin refuses it, busy or not)
+            _checks.check_tuple(pos, block)
+            _checks.check_playable(pos)
         # claimed before anything is written (self.stock, the table): no Python code runs
         # between the check and the claim, so the GIL makes the two one step
         self._idle()

@@ -248,6 +248,10 @@ def test_core_solver_refuses_a_second_caller(core):
         solver.solve(s.masks, s.rules.core_options, 10)
     with pytest.raises(RuntimeError, match="searching for another thread"):
         solver.clear()
+    # a bad position is refused for what it is, busy or not, on both cores (an audit: the
+    # compiled core said busy, the twin what was wrong)
+    with pytest.raises(scopa.CoreError, match="impossible position .*: a card in two places"):
+        solver.solve(((1, 1), 0, (), (0, 0), (0, 0), 0, -1), 0, 3)
     flag.set()
     t.join()
     assert out and out[0][0] is False  # stopped: inexact
