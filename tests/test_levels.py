@@ -133,12 +133,21 @@ def test_a_level_in_the_protocol_keeps_its_own_time_cap_without_time_ms(monkeypa
         return real(name, seed=seed, **options)
 
     monkeypatch.setattr(protocol, "make_player", recording)
+    limits: list[object] = []
+    real_choose = protocol.choose
+
+    def choosing(player, view, limit=None):  # type: ignore[no-untyped-def]
+        limits.append(limit.time if limit is not None else None)
+        return real_choose(player, view, limit)
+
+    monkeypatch.setattr(protocol, "choose", choosing)
     p = Protocol(max_time=2)
     view = {"rules": "scopa", "hands": [["7d", "Kc"], 2], "table": ["3c", "4s"], "stock": 0, "turn": 0}
     for player, extra in (("level6", {}), ("level6", {"time_ms": 300}), ("pimc", {})):
         reply = p.handle(json.dumps({"cmd": "bestmove", "id": 1, "view": view, "player": player, **extra}))
         assert reply is not None and reply["move"] == "7dx3c4s", reply
     assert made == [("level6", {}), ("level6", {"time_limit": 0.3}), ("pimc", {"time_limit": 0.1})]
+    assert limits == [2, 0.3, 0.1]  # (the level's own 1 s cap under the engine's 2 s, not 0.1)
 
 
 def _doc_rows(text: str, header: str) -> dict[str, list[str]]:

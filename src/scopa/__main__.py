@@ -648,7 +648,7 @@ def build_parser() -> argparse.ArgumentParser:
     place.add_argument(
         "--scheduler",
         metavar="tcp://HOST:PORT",
-        help="a Dask scheduler (scopa[dask]; default: local processes)",
+        help="a Dask scheduler (the dask extra; default: local processes)",
     )
     place.add_argument(
         "--workers", type=_count(MAX_JOBS), default=None, help="local processes (default: every core)"

@@ -92,8 +92,8 @@ class ArenaResult:
 
 def _name(spec: Any) -> str:
     """A side's name in the results: the player's name, with its options; a player object's
-    repr when its class writes one of at most 60 characters (``level(2, seed=1)``), else its
-    class's name; a factory's name.
+    repr when its class writes one; either only when it takes at most 60 characters (else the
+    bare name, the class's name); a factory's name.
 
     >>> _name(("pimc", {"samples": 8})), _name("greedy")
     ('pimc(samples=8)', 'greedy')
@@ -102,17 +102,23 @@ def _name(spec: Any) -> str:
         return spec
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str):
         options = spec[1] if isinstance(spec[1], Mapping) else {}
-        return spec[0] + (f"({', '.join(f'{k}={v!r}' for k, v in options.items())})" if options else "")
+        written = _short_text(lambda: f"{spec[0]}({', '.join(f'{k}={v!r}' for k, v in options.items())})")
+        return written if options and written else spec[0]
     if hasattr(spec, "choose"):
         if getattr(type(spec), "__repr__", None) is not object.__repr__:  # (its own: the call that makes it)
-            try:
-                text = repr(spec)
-            except Exception:  # (a broken repr: the class's name will do)
-                text = ""
-            if 0 < len(text) <= 60:
-                return text
+            return _short_text(lambda: repr(spec)) or type(spec).__name__
         return type(spec).__name__
     return str(getattr(spec, "__name__", type(spec).__name__))
+
+
+def _short_text(write: Callable[[], str]) -> str:
+    """``write()`` if it gives at most 60 characters, else "" (and "" if it raises: a broken
+    repr is no reason to lose a run's results)."""
+    try:
+        text = write()
+    except Exception:
+        return ""
+    return text if len(text) <= 60 else ""
 
 
 #: The most deals one arena call plays (its task list is made up front) and the most processes.

@@ -140,7 +140,7 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
 
     - an :class:`~concurrent.futures.Executor`: used as it is (a Dask ``ClientExecutor`` too);
     - ``"dask://HOST:PORT"`` (or ``"tcp://HOST:PORT"``): a Dask cluster's scheduler, through
-      ``distributed.Client(...).get_executor()`` (the ``scopa[dask]`` extra); a scheduler that
+      ``distributed.Client(...).get_executor()`` (the ``dask`` extra); a scheduler that
       does not take the connection within :data:`CONNECT_TIMEOUT` seconds raises
       :class:`BatchError` (one that takes it and then does not answer is waited for);
     - ``None``: a local process pool of ``workers`` processes (every core by default, at most

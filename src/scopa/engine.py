@@ -316,14 +316,11 @@ def _own_output(out: IO[str]) -> int | None:
 def _reader_watchable(out: IO[str]) -> int | None:
     """The file descriptor of the process's standard output when it is a pipe whose reader can
     go away; None otherwise (a file, a terminal, a socket, a test's stream)."""
-    if out is not sys.stdout:
-        return None
+    fd = _own_output(out)
     try:
-        fd = out.fileno()
-        mode = os.fstat(fd).st_mode
-    except (OSError, ValueError, AttributeError):
+        return fd if fd is not None and stat.S_ISFIFO(os.fstat(fd).st_mode) else None
+    except OSError:
         return None
-    return fd if stat.S_ISFIFO(mode) else None
 
 
 def serve(

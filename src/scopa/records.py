@@ -435,9 +435,9 @@ class HandRecord:
             if i in notes:
                 twice = f"two annotations at play index {i} (play {i + 1})"
                 raise RecordError(f"{where}: {twice}: expected one a play")
-            for key in ("mark", "comment"):  # (left out when there is none, as the schema says)
-                if key in a and a[key] is None:
-                    raise RecordError(f"{where}, {_at(i)}: {key} null: expected a string, or no {key!r} key")
+            for key, what in (("mark", f"one of {', '.join(MARKS)}"), ("comment", "a string")):
+                if key in a and a[key] is None:  # (left out when there is none, as the schema says)
+                    raise RecordError(f"{where}, {_at(i)}: {key} null: expected {what}, or no {key!r} key")
             try:
                 notes[i] = Annotation(a.get("comment"), a.get("mark"))
             except RecordError as exc:
@@ -607,14 +607,20 @@ def check_writable(path: str | os.PathLike[str], what: str = "the record") -> No
     try:
         p = Path(path)
         where = p.parent if str(p.parent) else Path(".")
+        real = Path(os.path.realpath(path)).parent  # (where a link's file is: write_atomic writes there)
         reason = None
         if not os.fspath(path):  # (Path("") is ".", a directory this would not say)
             reason = "expected a file name"
         elif p.is_dir():
             reason = "it is a directory"
-        elif not where.is_dir():
+        elif p.exists() and not p.is_file():  # a device or a pipe (/dev/stdout): written into as it is
+            if not os.access(path, os.W_OK):
+                reason = "it is not writable"
+        elif not real.is_dir():
             reason = f"no directory {where}"
-        elif not os.access(where, os.W_OK):
+        elif p.is_file() and not os.access(path, os.W_OK):
+            reason = "it is not writable"  # (as write_atomic would refuse it)
+        elif not os.access(real, os.W_OK):
             reason = f"the directory {where} is not writable"
     except (TypeError, ValueError) as exc:
         reason = str(exc)

@@ -317,7 +317,8 @@ def review(
     ``time_limit`` is the budget per play (seconds: half for the fair evaluation, half for the
     exact one); ``limit`` may bound the whole review (its stop flag or time, not nodes): the
     play it cuts short and the plays after it are left out, ``reviewed`` False, so the whole
-    review stays within the limit (give or take one PIMC sample). ``progress(done, total)`` is
+    review stays within the limit. A play whose budget is too short for one whole PIMC sample
+    takes one sample's time (as far as the review's own limit allows). ``progress(done, total)`` is
     called after each play. Reproducible for a ``seed`` when no time limit cuts PIMC's
     sampling (it samples at most 128 times).
     """
@@ -373,8 +374,16 @@ def _review_play(
     legal = state.legal_moves()
     # (a forced play too: its value is the position's, what the review reports of it)
     player = PIMCPlayer(seed=seed, time_limit=budget / 2)
-    values = {m: v for m, (v, _) in player.evaluate(state.view(seat), _share(budget / 2, clock)).items()}
-    if clock.expired:  # the review's limit cut this play's valuation short
+    view = state.view(seat)
+    values = {m: v for m, (v, _) in player.evaluate(view, _share(budget / 2, clock)).items()}
+    if player.last_samples == 0 and not clock.expired:
+        # the play's budget cut PIMC's first sample short (its moves then valued one play deep):
+        # one sample valued whole instead, as far as the review's own limit lets it
+        player = PIMCPlayer(seed=seed, samples=1, time_limit=None)
+        left = clock.limit.remaining_time(clock.elapsed)
+        whole = Limit(time=None if left is None else max(1e-6, left), stop=clock.limit.stop)
+        values = {m: v for m, (v, _) in player.evaluate(view, whole).items()}
+    if clock.expired or player.last_samples == 0:  # the review's limit cut this play's valuation short
         return starved
     best = max(legal, key=lambda m: (values[m], m == move))  # a tie goes to the move played
     loss = max(0.0, values[best] - values[move])

@@ -373,13 +373,18 @@ class PIMCPlayer:
             self._local.cut = None
 
     def _cut_short(
-        self, pos: tuple[Any, ...], rules: Rules, risks: dict[tuple[int, int], int], totals: dict[Any, float]
+        self,
+        pos: tuple[Any, ...],
+        rules: Rules,
+        risks: dict[tuple[int, int], int],
+        totals: dict[Any, float],
+        nxt: int,
     ) -> None:
         """No sample valued whole before the limit: the moves of the sample ``pos`` valued one
         play deep (each move's take and the evaluation after it: no search to stop)."""
         for c, m, v in self._minimax_values(pos, rules, False, 1):
             totals[(c, m)] += v
-        self._count_risks(pos, rules, risks, (pos[5] + 1) % rules.players)
+        self._count_risks(pos, rules, risks, nxt)
 
     def evaluate(self, view: PlayerView, limit: Limit | None = None) -> dict[Move, tuple[float, float]]:
         """``{move: (mean value, share of samples where it leaves the next player a sweep)}``.
@@ -428,7 +433,7 @@ class PIMCPlayer:
         self.last_samples = used
         if used == 0:
             assert pos is not None  # (a sample was drawn: samples >= 1)
-            self._cut_short(pos, rules, risks, totals)
+            self._cut_short(pos, rules, risks, totals, nxt)
         n = max(used, 1)
         return {
             m: (totals[(m.card.index, m.capture_mask)] / n, risks[(m.card.index, m.capture_mask)] / n)
@@ -477,8 +482,9 @@ class PIMCPlayer:
     ) -> tuple[int, int, tuple[Any, ...]]:
         """The samples valued by :attr:`threads` threads, each with a solver of its own: drawn in
         the order one thread would draw them, valued a batch at a time, added in that order, so
-        the values are one thread's for the same seed and sample count. Returns the samples
-        valued whole (those the limit cut short are left out), the nodes and the first sample."""
+        the values are one thread's for the same seed and sample count when no limit cuts a
+        sample (a cut one is left out, and the batch's later samples counted: one thread would
+        have stopped at it). Returns the samples valued whole, the nodes and the first sample."""
         with _POOL_LOCK:  # (one pool when threads share this player)
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="scopa-pimc")
