@@ -385,6 +385,35 @@ def test_a_card_pressed_twice_escape_and_a_new_match_with_a_capture_choice_up(se
     assert not console_errors(d)
 
 
+def test_animations_follow_reduced_motion_and_the_setting_is_kept(server, browser):
+    # found by an audit: with reduced motion asked for, the Animations box stayed ticked and the
+    # pause between the computer's moves stayed; the setting was lost at a reload
+    d = browser
+    d.get(f"{server}/")
+    wait_for(d, ("idle",))
+    assert d.find_element(By.ID, "animate").is_selected()  # (no preference: on)
+    d.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}
+    )
+    try:
+        d.refresh()
+        wait_for(d, ("idle",))
+        assert not d.find_element(By.ID, "animate").is_selected()  # off until set
+        d.find_element(By.ID, "animate").click()  # set: on, and kept
+        d.refresh()
+        wait_for(d, ("idle",))
+        assert d.find_element(By.ID, "animate").is_selected()
+    finally:
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    d.find_element(By.ID, "animate").click()  # off, kept without the preference too
+    d.refresh()
+    wait_for(d, ("idle",))
+    assert not d.find_element(By.ID, "animate").is_selected()
+    assert "animate" not in (d.find_element(By.TAG_NAME, "body").get_attribute("class") or "")
+    d.execute_script("localStorage.removeItem('scopa.animate')")
+    assert not console_errors(d)
+
+
 def test_phone_width(server, browser, tmp_path):
     d = browser
     d.set_window_size(360, 800)

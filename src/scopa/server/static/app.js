@@ -101,6 +101,30 @@ const game = {
 // reload, Back or a closed tab goes on where it was; a match over is forgotten.
 const SAVED = "scopa.match";
 const MAX_LOG = 300;
+// The Animations setting, kept in this browser; without one, off when the system asks for
+// reduced motion (the pause between the computer's moves too, not only the transitions)
+const ANIMATE = "scopa.animate";
+
+function loadAnimate() {
+  let kept = null;
+  try {
+    kept = localStorage.getItem(ANIMATE);
+  } catch {
+    // (storage off: the system's preference decides)
+  }
+  const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  $("animate").checked = kept === null ? !reduce : kept === "on";
+  document.body.classList.toggle("animate", $("animate").checked);
+}
+
+function keepAnimate() {
+  document.body.classList.toggle("animate", $("animate").checked);
+  try {
+    localStorage.setItem(ANIMATE, $("animate").checked ? "on" : "off");
+  } catch {
+    // (storage off or full: the setting lasts as long as the page)
+  }
+}
 
 function saveMatch() {
   if (!game.match || game.match.winner !== null) return forgetSaved(); // (nothing to keep)
@@ -922,6 +946,7 @@ function keys(e) {
 
 async function main() {
   game.engine = engine;
+  loadAnimate();
   let hello;
   try {
     hello = await engine.ask({ cmd: "hello" });
@@ -993,7 +1018,7 @@ async function main() {
     game.savedElsewhere = true;
     log("Another tab saved its match in this browser: a reload brings back the match of the tab played last.");
   });
-  $("animate").addEventListener("change", () => document.body.classList.toggle("animate", $("animate").checked));
+  $("animate").addEventListener("change", keepAnimate);
   document.addEventListener("keydown", keys);
   updateDownload();
   const saved = savedMatch([...(hello.levels || []), ...hello.players]);
