@@ -483,6 +483,7 @@ def test_an_unseeded_match_double_clicked_and_undone_at_once_plays_on(server, br
     assert log_text.count("New match") == 1 and log_text.count("the computer:") <= 1  # one loop, not two
     for _ in range(3):  # a play, then Undo the moment the computer's reply is asked for
         n = len(hand_cards(d))
+        before = d.find_element(By.ID, "log").text
         # (Undo is clicked as soon as the page waits for the computer, not after a fixed delay:
         # while your own play is being sent the page ignores Undo, and on a loaded machine a
         # fixed delay fell there every time, so the hand ran down to a refill)
@@ -499,6 +500,9 @@ def test_an_unseeded_match_double_clicked_and_undone_at_once_plays_on(server, br
             "  } else if (performance.now() - t0 > 10000) clearInterval(window.undoWatch);"
             "}, 5);"
         )
+        # (the play logged first: until then the status is the turn's before it, "your-turn",
+        # and the checks below passed at once, racing the page's next redraw: a flake in CI)
+        until(lambda before=before: d.find_element(By.ID, "log").text != before, show=lambda: page_log(d))
         until(
             lambda n=n: state(d) in SETTLED and len(hand_cards(d)) in (n, n - 1),
             show=lambda n=n: f"{state(d)}, {len(hand_cards(d))} cards of {n}; {page_log(d)}",
@@ -508,6 +512,8 @@ def test_an_unseeded_match_double_clicked_and_undone_at_once_plays_on(server, br
     assert "Undone" in d.find_element(By.ID, "log").text  # (an undo came while the computer was asked)
     # a card played by keyboard: the redrawn hand keeps the focus (it fell to <body> before)
     wait_for(d, ("your-turn",))
+    playable = "#hand button:not([disabled])"
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, playable)), show=lambda: state(d))
     n = len(hand_cards(d))
     card = d.find_element(By.CSS_SELECTOR, "#hand button:not([disabled])")
     d.execute_script("arguments[0].focus()", card)
