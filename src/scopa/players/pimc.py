@@ -414,14 +414,10 @@ class PIMCPlayer:
             used, nodes, pos = self._parallel_samples(view, rules, posterior, totals, risks, deadline, lim)
         for _ in range(self.samples if self.threads == 1 else 0):
             pos = self._draw(view, posterior)
-            before = self._nodes_here()
-            try:
-                with self._limited(lim.stop, deadline):
-                    rows = self._sample_values(pos, rules)
-            except _Cut:  # (the limit came in the sample: it is left out)
+            rows, n = self._value_sample(pos, rules, lim.stop, deadline)
+            nodes += n
+            if rows is None:  # (the limit came in the sample: it is left out)
                 break
-            finally:
-                nodes += self._nodes_here() - before
             for c, m, v in rows:
                 totals[(c, m)] += v
             self._count_risks(pos, rules, risks, nxt)
@@ -526,19 +522,22 @@ class PIMCPlayer:
     def _value_slice(
         self, batch: list[tuple[Any, ...]], rules: Rules, stop: Any = None, deadline: float | None = None
     ) -> list[tuple[list[tuple[int, int, float]] | None, int]]:
-        """Samples valued in order in one thread of the pool, by that thread's solver (None
-        for a sample ``stop`` or ``deadline`` cut short)."""
+        """Samples valued in order in one thread of the pool, by that thread's solver."""
         solver = self._solver()
-        out: list[tuple[list[tuple[int, int, float]] | None, int]] = []
-        for pos in batch:
-            before = self._nodes_here()
-            try:
-                with self._limited(stop, deadline):
-                    rows: list[tuple[int, int, float]] | None = self._sample_values(pos, rules, solver)
-            except _Cut:
-                rows = None
-            out.append((rows, self._nodes_here() - before))
-        return out
+        return [self._value_sample(pos, rules, stop, deadline, solver) for pos in batch]
+
+    def _value_sample(
+        self, pos: tuple[Any, ...], rules: Rules, stop: Any, deadline: float | None, solver: Any = None
+    ) -> tuple[list[tuple[int, int, float]] | None, int]:
+        """The sample ``pos``'s values (None when ``stop`` or ``deadline`` cut its search short)
+        and the positions its searches took."""
+        before = self._nodes_here()
+        try:
+            with self._limited(stop, deadline):
+                rows: list[tuple[int, int, float]] | None = self._sample_values(pos, rules, solver)
+        except _Cut:
+            rows = None
+        return rows, self._nodes_here() - before
 
     def choose(self, view: PlayerView, limit: Limit | None = None) -> Move:
         """The move with the best mean value over the samples (see the class docstring);
