@@ -102,8 +102,10 @@ def _name(spec: Any) -> str:
         return spec
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str):
         options = spec[1] if isinstance(spec[1], Mapping) else {}
+        if not options:
+            return spec[0]
         written = _short_text(lambda: f"{spec[0]}({', '.join(f'{k}={v!r}' for k, v in options.items())})")
-        return written if options and written else spec[0]
+        return written or spec[0]
     if hasattr(spec, "choose"):
         if getattr(type(spec), "__repr__", None) is not object.__repr__:  # (its own: the call that makes it)
             return _short_text(lambda: repr(spec)) or type(spec).__name__
