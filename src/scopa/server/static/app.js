@@ -541,14 +541,19 @@ function pickTableCard(card) {
   }
   if (game.selected.has(card)) game.selected.delete(card);
   else game.selected.add(card);
+  markSelected();
+  const chosen = [...game.selected].sort().join("");
+  const match = game.legal.find((m) => m.startsWith(game.pendingCard + "x") && m.slice(3).match(/../g).sort().join("") === chosen);
+  if (match) submit(match);
+}
+
+// The table's cards marked as picked for a capture, or not, as game.selected says.
+function markSelected() {
   document.querySelectorAll("#table .table-card").forEach((b) => {
     const on = game.selected.has(b.dataset.card);
     b.classList.toggle("selected", on);
     b.setAttribute("aria-pressed", on ? "true" : "false");
   });
-  const chosen = [...game.selected].sort().join("");
-  const match = game.legal.find((m) => m.startsWith(game.pendingCard + "x") && m.slice(3).match(/../g).sort().join("") === chosen);
-  if (match) submit(match);
 }
 
 async function submit(move) {
@@ -922,10 +927,7 @@ function keys(e) {
     game.pendingCard = null;
     game.selected.clear();
     $("captures").replaceChildren();
-    document.querySelectorAll("#table .table-card").forEach((b) => {
-      b.classList.remove("selected");
-      b.setAttribute("aria-pressed", "false");
-    });
+    markSelected();
     (hand.find((b) => b.dataset.card === card) || $("status")).focus();
     e.preventDefault();
     return;
