@@ -11,6 +11,7 @@ are masks. The ``cdef`` functions declared in ``_core.pxd`` run without the GIL.
 cimport cython
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
+from libc.string cimport memset
 from cpython.pythread cimport (
     PyThread_acquire_lock,
     PyThread_allocate_lock,
@@ -163,6 +164,22 @@ cdef bint signals_pending(Watch* w) noexcept with gil:
     PyErr_Fetch(&w.exc_type, &w.exc_value, &w.exc_tb)
     w.interrupted = True
     return True
+
+
+cdef int zero_checking_signals(char* p, size_t size) except -1:
+    """Zero ``size`` bytes at ``p`` a block of 256 MB at a time, running Python's signal
+    handlers between blocks, so that Ctrl-C stops the zeroing of a table of gigabytes (the
+    exception raised; the caller's deallocation frees the memory)."""
+    cdef size_t block = <size_t>256 << 20
+    cdef size_t done = 0
+    while done < size:
+        if size - done < block:
+            block = size - done
+        memset(p + done, 0, block)
+        done += block
+        if done < size and PyErr_CheckSignals() != 0:
+            return -1
+    return 0
 
 
 cdef int raise_pending(Watch* w) except -1:

@@ -218,7 +218,7 @@ cdef class Solver:
         self.S.tt = <TTEntry*>scopa_table_alloc(n_buckets * 2 * sizeof(TTEntry))
         # the big table is zeroed first: the small hot tables written after it stay in the cache
         if self.S.tt != NULL:
-            memset(self.S.tt, 0, n_buckets * 2 * sizeof(TTEntry))
+            zero_checking_signals(<char*>self.S.tt, n_buckets * 2 * sizeof(TTEntry))
         ok = search_mem_alloc(&self.S)
         self.S.busy = <uint64_t*>malloc(BUSY_SIZE * sizeof(uint64_t))
         self.S.defer_depth = 18

@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 
 import pytest
@@ -353,6 +354,37 @@ def test_ctrl_c_leaves_the_solver_usable():
     s = played_to(State.deal("scopone", seed=6), 10, random.Random(6))
     assert solver.solve(s).value == scopa.Solver(4).solve(s).value
     assert solver.analyze(s) == scopa.Solver(4).analyze(s)
+
+
+@pytest.mark.skipif(TWIN_RUN or os.name == "nt", reason="the compiled core's table; timer signals are POSIX")
+def test_ctrl_c_stops_the_zeroing_of_a_big_table():
+    # The compiled core zeroes its transposition table when it is made: 16 GB took about
+    # half a minute with no Ctrl-C check. It zeroes 256 MB at a time and runs the signal
+    # handlers between blocks, so an exception a handler raises stops the making (the
+    # memory freed): the handler's exception comes out of the making (the traceback passes
+    # through Solver.__cinit__). Without the check the 1 GB table was made whole and the
+    # exception surfaced after the call, in this function.
+    from scopa_core import _core
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("needs signals in the main thread")
+
+    class Pressed(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Pressed
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.001)
+        with pytest.raises(Pressed) as pressed:
+            _core.Solver(tt_size_mb=1024)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "Solver.__cinit__" in "".join(traceback.format_tb(pressed.value.__traceback__))
+    assert _core.Solver(tt_size_mb=16).tt_size_mb == 16
 
 
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
