@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scopa.players.base import Player, check_seed, determinize
+from scopa.players.base import Player, check_options, check_seed, determinize
 from scopa.players.greedy import GreedyPlayer, GreedyWeights
 from scopa.players.ismcts import ISMCTSPlayer
 from scopa.players.levels import LEVELS, LevelPlayer, level, level_names, make_level
@@ -64,16 +64,10 @@ def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
         raise OptionError(f"unknown player {show(name)}: expected one of {known}")
     if cls is GreedyPlayer:
         check_seed(seed)  # deterministic, but a bad seed is refused as for every player
-        unknown = sorted(set(options) - {"weights"})
-        if unknown:
-            raise OptionError(f"GreedyPlayer takes no options but weights, got {', '.join(unknown)}")
+        check_options(name, options, ["weights"])
         return GreedyPlayer(**options)
     import inspect
 
-    takes = [p for p in inspect.signature(cls).parameters if p != "seed"]
-    unknown = sorted(set(options) - set(takes))
-    if unknown:
-        expected = f"expected {', '.join(takes)} or seed" if takes else "it takes no option but seed"
-        raise OptionError(f"bad options for player {show(name)}: {', '.join(map(show, unknown))}; {expected}")
+    check_options(name, options, [p for p in inspect.signature(cls).parameters if p != "seed"])
     player: Player = cls(seed=seed, **options)
     return player

@@ -227,6 +227,21 @@ def check_seed(seed: object) -> int | None:
     return seed
 
 
+def check_options(name: str, options: dict[str, Any], takes: list[str]) -> None:
+    """Refuse, as an :class:`~scopa.errors.OptionError` that names them and what the player
+    ``name`` takes, the ``options`` not in ``takes`` (every player takes ``seed`` besides).
+
+    >>> check_options("greedy", {"depth": 3}, ["weights"])
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad options for player 'greedy': 'depth'; expected weights or seed
+    """
+    unknown = sorted(set(options) - set(takes))
+    if unknown:
+        expected = f"expected {', '.join(takes)} or seed" if takes else "it takes no option but seed"
+        raise OptionError(f"bad options for player {show(name)}: {', '.join(map(show, unknown))}; {expected}")
+
+
 def check_view(view: object) -> PlayerView:
     """``view`` if it is a :class:`~scopa.view.PlayerView` that can occur in play (what
     ``choose`` takes: a seat's view, ``state.view(seat)``, or ``view_from_json``'s; one built

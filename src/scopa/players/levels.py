@@ -47,7 +47,7 @@ import scopa_core as core
 from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_budget, check_seed, own_copy
+from scopa.players.base import _legal, check_budget, check_options, check_seed, own_copy
 from scopa.players.pimc import REPLY_WEIGHT, PIMCPlayer
 from scopa.view import PlayerView
 
@@ -213,7 +213,5 @@ def make_level(name: str, seed: int | None, options: dict[str, Any]) -> LevelPla
     """The level player named ``name`` (``"level3"``), or None if it is not a level's name."""
     if name not in level_names():  # (exactly: not "level03", nor other scripts' digits)
         return None
-    unknown = set(options) - {"time_limit"}
-    if unknown:
-        raise OptionError(f"a level takes no options but time_limit, got {', '.join(sorted(unknown))}")
+    check_options(name, options, ["time_limit"])
     return LevelPlayer(int(name[5:]), seed=seed, time_limit=options.get("time_limit"))
