@@ -647,10 +647,17 @@ function handRecord(final, points) {
 const YOUR_TURN = "Your turn: click a card of your hand (or press its number).";
 const HAND_OVER = "The hand is over: see the score and the review below.";
 
+// The status line for where the match stands: over, its hand over, or your turn (else unchanged).
+function showStanding() {
+  if (game.match.winner !== null) setStatus("match-over", matchOverText());
+  else if (game.handOver) setStatus("hand-over", HAND_OVER);
+  else if (myTurn()) setStatus("your-turn", YOUR_TURN);
+}
+
 async function handOver() {
   const { final, points } = game.handOver;
   const over = game.match.winner !== null;
-  setStatus(over ? "match-over" : "hand-over", over ? matchOverText() : HAND_OVER);
+  showStanding();
   await render();
   const score = await game.engine.ask({ cmd: "score", position: final });
   $("score").replaceChildren(scoreTable(score));
@@ -998,10 +1005,7 @@ async function main() {
   };
   // connected again (a hint, a play): the lost connection's word gives way to where the match is
   engine.onback = () => {
-    if ($("status").dataset.state !== "error" || !game.match) return;
-    if (game.match.winner !== null) setStatus("match-over", matchOverText());
-    else if (game.handOver) setStatus("hand-over", HAND_OVER);
-    else if (myTurn()) setStatus("your-turn", YOUR_TURN);
+    if ($("status").dataset.state === "error" && game.match) showStanding();
   };
   // Back and Forward may keep the page (the back-forward cache), its connection closed: when
   // it comes back the match goes on where it was, without the lost connection's word
