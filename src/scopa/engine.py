@@ -313,10 +313,9 @@ def _own_output(out: IO[str]) -> int | None:
     return fd
 
 
-def _reader_watchable(out: IO[str]) -> int | None:
-    """The file descriptor of the process's standard output when it is a pipe whose reader can
-    go away; None otherwise (a file, a terminal, a socket, a test's stream)."""
-    fd = _own_output(out)
+def _reader_watchable(fd: int | None) -> int | None:
+    """``fd``, the process's standard output (:func:`_own_output`), when it is a pipe whose
+    reader can go away; None otherwise (a file, a terminal, a socket, a test's stream)."""
     try:
         return fd if fd is not None and stat.S_ISFIFO(os.fstat(fd).st_mode) else None
     except OSError:
@@ -346,9 +345,10 @@ def serve(
     if stdin is None and sys.stdin is None:  # (started with its standard input closed)
         stdin = io.BytesIO()  # an input that ends at once, as an empty one does
     protocol = Protocol(max_time=max_time)
-    session = _Session(protocol, out, queue_size, _own_output(out))
+    own_fd = _own_output(out)
+    session = _Session(protocol, out, queue_size, own_fd)
     in_fd = _own_input(stdin)
-    out_fd = _reader_watchable(out) if in_fd is not None else None
+    out_fd = _reader_watchable(own_fd) if in_fd is not None else None
     watch = _ReaderWatch(session, out_fd) if out_fd is not None else None
     source: Any = stdin
     wake = _SignalWake.start() if in_fd is not None else None
