@@ -794,6 +794,28 @@ def test_text_export_names_the_dealer_by_its_tag_whatever_the_name():
     assert {h.dealer for h in rec.hands} == {0, 1}
 
 
+def test_text_export_hand_lines_say_whose_they_are_whatever_the_names():
+    # found by an audit: a player named "table" gave two "table: ..." lines, one named "" a
+    # line ": ..."; a name another line could have is followed by its seat
+    cases = [
+        ({"Player0": "table", "Player1": ""}, ["table (seat 0)", "seat 1"]),
+        ({"Player0": "Bo", "Player1": "Bo"}, ["Bo (seat 0)", "Bo (seat 1)"]),
+        ({"Player0": "seat 1", "Player1": "stock"}, ["seat 1 (seat 0)", "stock (seat 1)"]),
+        ({"Player0": "seat 0", "Player1": "Anna"}, ["seat 0", "Anna"]),
+    ]
+    for tags, names in cases:
+        rec = decided_record(tags)
+        lines = rec.text().splitlines()
+        first = lines.index(next(line for line in lines if line.startswith("Hand 1 ")))
+        deal = rec.hands[0].deal
+        assert lines[first + 1 : first + 4] == [
+            f"  {names[0]}: {deal.hands[0]}",
+            f"  {names[1]}: {deal.hands[1]}",
+            f"  table: {deal.table or '-'}",
+        ], tags
+        assert lines[first] == f"Hand 1 (dealer: {names[rec.hands[0].dealer or 0]})"
+
+
 def test_text_export_writes_the_rules_as_a_position_string_does():
     # found by an audit: "scopa; napola=True" (Python's booleans), where positions write true
     m = Match(scopa.Rules.preset("scopa", napola=True, target=3), seed=1)

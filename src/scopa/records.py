@@ -700,8 +700,22 @@ def schema() -> dict[str, Any]:
 
 
 def _seat_names(record: MatchRecord) -> list[str]:
+    """What the text export calls each seat: its ``PlayerN`` tag, else (or when it is empty)
+    ``seat N``; a name that could be read as another line's (``table``, ``stock``, another
+    seat's ``seat N`` or another seat's name) gets its seat after it, so every hand line says
+    whose it is.
+
+    >>> from scopa.rules import Rules
+    >>> _seat_names(MatchRecord(Rules.preset("scopa"), tags={"Player0": "table", "Player1": ""}))
+    ['table (seat 0)', 'seat 1']
+    """
     n = record.rules.players
-    return [record.tags.get(f"Player{i}", f"seat {i}") for i in range(n)]
+    names = [record.tags.get(f"Player{i}") or f"seat {i}" for i in range(n)]
+    taken = {"", "table", "stock"} | {f"seat {i}" for i in range(n)}
+    return [
+        name if name not in taken - {f"seat {i}"} and names.count(name) == 1 else f"{name} (seat {i})"
+        for i, name in enumerate(names)
+    ]
 
 
 def _quoted(value: str) -> str:
