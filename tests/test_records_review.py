@@ -456,6 +456,17 @@ def decided_record(tags=None) -> MatchRecord:
     return played_match("scopa", 5, seed=1).record(tags)  # two hands, 4-0 then 1-2
 
 
+def test_records_are_values_that_hash():
+    # found by an audit: frozen records holding dicts (tags, annotations) could not be hashed
+    rec = decided_record({"Event": "x"})
+    again = load_record(rec.to_json())
+    assert rec == again and hash(rec) == hash(again) and len({rec, again}) == 1
+    noted = rec.hands[0].annotate({0: Annotation("a", "?")})
+    assert hash(noted) == hash(load_record(MatchRecord(rec.rules, (noted,)).to_json()).hands[0])
+    assert len({rec.hands[0], noted}) == 2 and {rec: 1}[again] == 1
+    assert len({rec, decided_record({"Event": "y"})}) == 2
+
+
 def test_load_record_of_an_unreadable_path_or_file_is_a_record_error(tmp_path):
     with pytest.raises(RecordError, match=r"cannot read the record 'a\\x00b': embedded null byte"):
         load_record("a\x00b")

@@ -265,6 +265,10 @@ class HandRecord:
     #: (internal) the position after the plays, when the caller has it: no replay is needed
     _final: dataclasses.InitVar[State | None] = None
 
+    def __hash__(self) -> int:
+        """A hand record is a value: equal records hash alike (its annotations' dict too)."""
+        return hash((self.deal, self.plays, self.score, frozenset(self.annotations.items())))
+
     def __post_init__(self, _final: State | None) -> None:
         if not isinstance(self.deal, State):
             raise RecordError(f"bad deal {show(self.deal)}: expected a State")
@@ -455,6 +459,16 @@ class MatchRecord:
     rules: Rules
     hands: tuple[HandRecord, ...] = ()
     tags: Mapping[str, str] = field(default_factory=dict)
+
+    def __hash__(self) -> int:
+        """A record is a value: equal records hash alike (its tags' dict too), so records can
+        be kept in sets and as keys.
+
+        >>> from scopa.rules import Rules
+        >>> len({MatchRecord(Rules.preset("scopa"), tags={"Event": "x"}) for _ in range(3)})
+        1
+        """
+        return hash((self.rules, self.hands, frozenset(self.tags.items())))
 
     def __post_init__(self) -> None:
         """Checks what :meth:`from_json` checks short of a replay: at most
