@@ -180,6 +180,39 @@ def test_load_keeps_your_seat_and_refuses_other_rules(tmp_path):
     assert "--game 'scopa', --target 5: not with --load, which keeps the record's rules" in refused.stderr
 
 
+def test_quitting_mid_hand_saves_the_hand_so_far_and_load_goes_on_from_it(tmp_path):
+    # found by an audit: --save wrote the record only at a hand's end, so quitting in the
+    # middle of one (quit, the end of input, Ctrl-C) lost its plays
+    save = str(tmp_path / "g.json")
+    args = ["--game", "scopa", "--opponent", "greedy", "--seed", "6"]
+    out = play_piped(*args, "--save", save, stdin="1\n1\n1\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert f"saved to {save} (the hand so far included)" in out.stdout
+    rec = load_record(save)
+    assert len(rec.hands) == 1 and rec.hands[0].score is None and len(rec.hands[0].plays) >= 5
+    plays = rec.hands[0].plays
+    # resumed there, the plays so far kept; the end of input saves it again, one play on
+    out = play_piped("--load", save, "--save", save, "--opponent", "greedy", stdin="1\n")
+    assert out.returncode == 0, out.stderr
+    assert "resumed " in out.stdout and "saved to" in out.stdout
+    again = load_record(save).hands[0].plays
+    assert again[: len(plays)] == plays and len(again) > len(plays)
+    # Ctrl-C: the same, then the interrupt (status 130)
+    p = spawn(*args, "--save", save)
+    p.expect(PROMPTS[0])
+    p.sendline("1")
+    p.expect(PROMPTS[0])
+    p.sendintr()
+    p.expect(pexpect.EOF)
+    p.close()
+    assert p.exitstatus == 130, (p.exitstatus, p.signalstatus)
+    assert "saved to" in p.before and len(load_record(save).hands[0].plays) >= 2
+    # a game never played in keeps the file as it was: nothing to save
+    before = open(save).read()
+    assert play_piped(*args, "--save", save, stdin="quit\n").returncode == 0
+    assert open(save).read() == before
+
+
 def test_cards_taken_from_the_table_are_seen():
     # the cards command's "Not seen yet" leaves out what was taken from the table dealt face up
     from rich.console import Console

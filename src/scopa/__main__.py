@@ -595,7 +595,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["french", "italian"],
         help="suit symbols or letters (default french)",
     )
-    play.add_argument("--save", metavar="FILE", help="write the game's record to FILE after every hand")
+    play.add_argument(
+        "--save",
+        metavar="FILE",
+        help="write the game's record to FILE after every hand, and with the hand so far when the game "
+        "is left in one",
+    )
     play.add_argument("--load", metavar="FILE", help="resume the game recorded in FILE")
     play.set_defaults(func=_play)
 

@@ -5,8 +5,9 @@ scopa, refill and the last capturer taking the table announced, "you" and "compu
 two players, each hand's score with its counts and a pause, who won. Commands: a move's
 number or its notation (``7d``, ``7dx3c4s``, suit symbols too), ``hint`` (the move with its
 value and the runner-up), ``undo``, ``cards`` (the cards already played), ``help`` or ``?``,
-``quit``. ``--save FILE`` writes the game's record after every hand, ``--load FILE``
-resumes one, and at the end the last hand's review is offered.
+``quit``. ``--save FILE`` writes the game's record after every hand and when the game
+ends in the middle of one, ``--load FILE`` resumes one, and at the end the last hand's review
+is offered.
 """
 
 from __future__ import annotations
@@ -222,13 +223,32 @@ class Game:
     def run(self) -> int:
         """Play until the match is over, ``quit`` or the end of input (status 0)."""
         try:
-            return self._run()
+            status = self._run()
         except (EOFError, _Quit):  # (at any prompt: a move, the next hand, the review)
             self.console.print()  # (the line typed on ends, as the shell's prompt follows)
-            return 0
+            status = 0
         except KeyboardInterrupt:
             self.console.print()
+            self._save_unfinished()
             raise
+        self._save_unfinished()
+        return status
+
+    def _save_unfinished(self) -> None:
+        """With ``--save``, write the record with the hand being played, when the game ends
+        in the middle of one (quit, the end of input, Ctrl-C): ``--load`` goes on from there."""
+        if not self.match.is_over and self.match.state.history:
+            self._save("the hand so far included", ending=True)
+
+    def _save(self, what: str = "", ending: bool = False) -> None:
+        if not self.save:
+            return
+        try:
+            self.match.record(self.tags()).save(self.save)
+            self.console.print(Text(f"saved to {self.save}" + (f" ({what})" if what else ""), style="dim"))
+        except ScopaError as exc:  # (a full disk, a folder gone: the game goes on)
+            going_on = "" if ending else "; the game goes on"
+            self.console.print(Text(f"not saved: {exc}{going_on}", style="red"))
 
     def _run(self) -> int:
         c = self.console
@@ -321,12 +341,7 @@ class Game:
         if len(self.match.hands) > hands_before:
             self.show_score(self.match.history[-1])
             self.console.print(self.scores_text())
-            if self.save:
-                try:
-                    self.match.record(self.tags()).save(self.save)
-                    self.console.print(Text(f"saved to {self.save}", style="dim"))
-                except ScopaError as exc:  # (a full disk, a folder gone: the game goes on)
-                    self.console.print(Text(f"not saved: {exc}; the game goes on", style="red"))
+            self._save()
             if not self.match.is_over:
                 answer = self.ask("press Enter for the next hand ")  # (EOFError: the game ends)
                 if answer.strip().lower() in QUIT_WORDS:
