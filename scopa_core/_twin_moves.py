@@ -26,8 +26,8 @@ def selection_order(moves: list, table: int, first: tuple | None = None) -> list
     (``select_best``, a selection sort: moves of equal score may change places, so where they
     tie in value the root's best move is the compiled core's).
 
-    >>> selection_order([(1, 0), (2, 0), (3, 0), (2, 0)], 0)  # 3 first, then the later 2
-    [(3, 0), (2, 0), (1, 0), (2, 0)]
+    >>> selection_order([(1, 0), (2, 0), (3, 0), (2, 0)], 0)  # 3 and 1 swap, then 1 and the last 2
+    [(3, 0), (2, 0), (2, 0), (1, 0)]
     """
     scored = [[1 << 20 if mv == first else _quick_score(mv, table), mv] for mv in moves]
     for i in range(len(scored)):

@@ -111,7 +111,7 @@ def _view(**changes: object) -> scopa.PlayerView:
         (lambda: make_player("nobody"), errors.OptionError, "unknown player 'nobody'"),
         (lambda: make_player("level9"), errors.OptionError, "unknown player 'level9'"),
         (lambda: scopa.players.level(9), errors.OptionError, "unknown level 9"),
-        (lambda: make_player("level2", samples=3), errors.OptionError, "bad options for player 'level2': 'samples'"),
+        (lambda: make_player("level2", samples=3), errors.OptionError, "bad options for player 'level2'"),
         (lambda: arena("scopa", "greedy", "greedy", deals=0), errors.OptionError, "bad deals 0"),
         (lambda: arena("scopa", "greedy", "greedy", deals=1, jobs=0), errors.OptionError, "bad jobs 0"),
         (lambda: scopa.Solver(tt_size_mb=0), errors.OptionError, "bad tt_size_mb 0"),

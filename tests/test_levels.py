@@ -30,7 +30,7 @@ def test_six_fixed_levels():
         level(7)
     with pytest.raises(scopa.ScopaError, match="unknown player 'level9'"):
         make_player("level9")
-    with pytest.raises(scopa.ScopaError, match="bad options for player 'level2': 'samples'; expected time_limit or seed"):
+    with pytest.raises(scopa.ScopaError, match="player 'level2': 'samples'; expected time_limit or seed"):
         make_player("level2", samples=3)
     for bad in ("fast", 0, -1.0, True):  # checked when the player is made, not at its first move
         with pytest.raises(scopa.ScopaError, match="bad time_limit"):

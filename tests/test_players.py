@@ -665,7 +665,7 @@ def test_ismcts_root_prior_is_the_greedy_rating():
             lambda: make_player("random", time_limit=0.1),
             "bad options for player 'random': 'time_limit'; it takes no option but seed",
         ),
-        (lambda: make_player("greedy", depth=3), "bad options for player 'greedy': 'depth'; expected weights or seed"),
+        (lambda: make_player("greedy", depth=3), "player 'greedy': 'depth'; expected weights or seed"),
         (lambda: make_player("pimc", infer="yes"), "bad infer 'yes'"),
         (lambda: make_player("pimc", model={"temperature": 1}), "bad model"),
         (
