@@ -7,6 +7,10 @@ queue for them while their cheap requests (``legal``, ``play``) are answered mea
 their latency is what an app feels while searches run.
 
 Run: ``python benchmarks/load.py --clients 50 --hands 2 --workers 2 --time-ms 50``.
+
+``--http-pings N`` also sends N ``ping`` requests one after another on one kept-alive HTTP
+connection to ``POST /api`` and prints their median round trip (each was about 44 ms while the
+server left Nagle's algorithm on; well under 1 ms since).
 """
 
 from __future__ import annotations
@@ -71,12 +75,33 @@ async def main_async(args: argparse.Namespace, url: str) -> dict[str, Any]:
     return stats
 
 
+def http_pings(address: str, n: int) -> None:
+    """``n`` pings one after another on one kept-alive connection to ``POST /api``."""
+    import http.client
+
+    host, port = address.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    times = []
+    for i in range(n):
+        t = time.perf_counter()
+        conn.request("POST", "/api", body=json.dumps({"cmd": "ping", "id": i}).encode())
+        reply = json.loads(conn.getresponse().read())
+        assert reply == {"id": i, "pong": True}, reply
+        times.append(time.perf_counter() - t)
+    conn.close()
+    print(
+        f"{n} pings on one kept-alive HTTP connection: median {1000 * statistics.median(times):.2f} ms, "
+        f"p99 {1000 * pct(times, 0.99):.2f} ms, total {sum(times):.2f} s"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", type=int, default=50)
     ap.add_argument("--hands", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--time-ms", type=float, default=50)
+    ap.add_argument("--http-pings", type=int, default=0, help="pings on one kept-alive HTTP connection")
     args = ap.parse_args(argv)
     server = subprocess.Popen(
         [
@@ -91,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         line = server.stdout.readline()
         url = line.split("listening on ")[1].strip().replace("http://", "ws://") + "/ws"
         time.sleep(1.0)
+        if args.http_pings:
+            http_pings(url.removeprefix("ws://").removesuffix("/ws"), args.http_pings)
         stats = asyncio.run(main_async(args, url))
     finally:
         server.terminate()

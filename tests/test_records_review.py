@@ -1048,6 +1048,9 @@ def test_what_the_schema_requires_load_requires(path, message):
         ({"rules": {"preset": "scopa", "napoli": True}}, "unknown rule option 'napoli'"),
         ({"rules": {"preset": "scopa", "napola": 1}}, "bad napola 1"),
         ({"annotations": [{"play": 0}]}, "an empty annotation"),
+        # (lone surrogates: valid JSON text, never UTF-8; the schema let them through)
+        ({"tags": {"Event": "a\ud800b"}}, "lone surrogate"),
+        ({"annotations": [{"play": 0, "comment": "a\udc00"}]}, "lone surrogate"),
     ],
 )
 def test_what_the_loader_refuses_the_schema_refuses(change, message):

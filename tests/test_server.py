@@ -283,12 +283,13 @@ def test_a_body_too_large_by_its_length_is_refused_at_once_and_a_torn_one_quietl
     s = server("--max-request-bytes", "2000")
     # a Content-Length over the limit: 413 at once, without waiting for the body it announces
     t0 = time.monotonic()
-    head = b"POST /api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n"
+    head = b"POST /api HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+    head += b"Content-Length: 70000\r\n\r\n"
     answer = _raw(s, head)
     assert answer.startswith(b"HTTP/1.1 413") and b"larger than 2000 bytes" in answer, answer
     assert time.monotonic() - t0 < 5
     # a client that goes away in the middle of its body: no reply to give, and no traceback in the log
-    torn = b"POST /api HTTP/1.1\r\nHost: x\r\nContent-Length: 1500\r\n\r\n"
+    torn = b"POST /api HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1500\r\n\r\n"
     for _ in range(3):
         _raw(s, torn, b'{"cmd": "ping", "x": "' + b"a" * 200, close=True)
     assert s.post({"cmd": "ping", "id": 1}) == (200, {"id": 1, "pong": True})  # the server goes on
@@ -330,6 +331,156 @@ def test_api_takes_the_origins_the_websocket_takes(server):
         "origin 'https://evil.example' is not allowed: start the server with --cors"
         in reply["error"]["message"]
     )
+
+
+def test_a_loopback_server_answers_only_names_of_this_machine(server):
+    # found by an audit: a page whose name was made to resolve to 127.0.0.1 (DNS rebinding)
+    # sent Host and Origin both its own, so it passed as the server's own page (/api 200, /ws 101)
+    s = server("--allow-host", "scopa.test")
+    port = s.base.rsplit(":", 1)[1]
+    ping = b'{"cmd": "ping", "id": 1}'
+
+    def post(host: str, origin: str | None = None) -> bytes:
+        head = f"POST /api HTTP/1.1\r\nHost: {host}\r\nContent-Length: {len(ping)}\r\n"
+        head += f"Origin: {origin}\r\n" if origin else ""
+        return _raw(s, head.encode() + b"Connection: close\r\n\r\n", ping)
+
+    def handshake(host: str) -> bytes:
+        head = (
+            f"GET /ws HTTP/1.1\r\nHost: {host}\r\nOrigin: http://{host}\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        )
+        return _raw(s, head.encode())
+
+    for name in ("evil.example", "127.0.0.1.evil.example", "localhost.evil.example"):
+        refused = post(f"{name}:{port}", f"http://{name}:{port}")
+        assert refused.startswith(b"HTTP/1.1 403") and b"is not a name of this machine" in refused, refused
+        assert handshake(f"{name}:{port}").startswith(b"HTTP/1.1 403")
+    for name in ("localhost", "127.0.0.1", "app.localhost", "scopa.test"):
+        assert post(f"{name}:{port}", f"http://{name}:{port}").startswith(b"HTTP/1.1 200"), name
+        assert handshake(f"{name}:{port}").startswith(b"HTTP/1.1 101"), name
+    # the same origin is the same scheme too, and a whole origin (an audit: both passed)
+    for origin in (f"https://127.0.0.1:{port}", f"http://127.0.0.1:{port}/x"):
+        assert post(f"127.0.0.1:{port}", origin).startswith(b"HTTP/1.1 403"), origin
+    # a refused origin no --cors could take is not suggested as one
+    assert b"start the server with --cors" not in post(f"127.0.0.1:{port}", "http:")
+    assert b"start the server with --cors http://a.example" in post(f"127.0.0.1:{port}", "http://a.example")
+    bad = subprocess.run(
+        [sys.executable, "-m", "scopa", "serve", "--port", "0", "--allow-host", "Evil:80"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "bad host 'Evil:80': expected a lower-case name" in bad.stderr, bad.stderr
+
+
+def test_a_client_that_floods_and_goes_leaves_no_traceback(server):
+    # found by an audit: a client that sent requests without reading the replies and then
+    # closed made the read loop's next reply fail ("Cannot call send once a close message has
+    # been sent"), an "Exception in ASGI application" traceback in the log
+    import base64
+    import os
+    import socket
+
+    s = server()
+    host, port = s.base.removeprefix("http://").split(":")
+    data = json.dumps({"cmd": "hello", "id": "x" * 80}).encode()  # (under 126 bytes: a 7-bit length)
+    mask = os.urandom(4)
+    frame = bytes([0x81, 0x80 | len(data)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+    for _ in range(2):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)  # (the replies back up at once)
+        sock.connect((host, int(port)))
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall(
+            f"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        assert sock.recv(4096).startswith(b"HTTP/1.1 101")
+        sock.setblocking(False)
+        end = time.monotonic() + 2
+        while time.monotonic() < end:
+            try:
+                sock.send(frame)
+            except BlockingIOError:
+                time.sleep(0.01)
+        sock.close()
+    assert s.post({"cmd": "ping", "id": 1}) == (200, {"id": 1, "pong": True})
+    s.stop()
+    assert s.proc.stderr is not None
+    log = s.proc.stderr.read()
+    assert "Exception in ASGI application" not in log and "Traceback" not in log, log[:3000]
+
+
+def test_the_listening_socket_turns_nagles_algorithm_off():
+    # found by an audit: every reply after the first on a kept-alive HTTP connection took
+    # about 44 ms (Nagle's algorithm against the client's delayed acknowledgement): asyncio
+    # sets TCP_NODELAY only on the connections of a socket whose proto says TCP
+    import asyncio
+    import socket
+
+    from scopa.server import _listen
+
+    async def accepted_nodelay(listener: socket.socket) -> int:
+        got: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        class Peer(asyncio.Protocol):
+            def connection_made(self, transport: Any) -> None:
+                sock = transport.get_extra_info("socket")
+                got.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+        srv = await asyncio.get_running_loop().create_server(Peer, sock=listener)
+        _, writer = await asyncio.open_connection(*listener.getsockname()[:2])
+        value = await asyncio.wait_for(got, 30)
+        writer.close()
+        srv.close()
+        return value
+
+    assert asyncio.run(accepted_nodelay(_listen("127.0.0.1", 0))) != 0
+    plain = socket.socket()  # (the socket of before: Nagle's algorithm stayed on)
+    plain.bind(("127.0.0.1", 0))
+    plain.listen()
+    assert asyncio.run(accepted_nodelay(plain)) == 0
+
+
+def test_server_settings_are_checked_when_made():
+    # found by an audit: --max-request-bytes above 1 MiB was taken and had no effect (the
+    # protocol's longest line is 1 MiB); ServerConfig took any value at all
+    from scopa.protocol import MAX_LINE
+    from scopa.server import ServerConfig
+
+    assert ServerConfig(max_request_bytes=MAX_LINE).max_request_bytes == MAX_LINE
+    for field, value, expected in [
+        ("max_request_bytes", MAX_LINE + 1, f"an int in 1..{MAX_LINE}"),
+        ("max_request_bytes", 0, "an int in 1.."),
+        ("workers", 257, "an int in 1..256"),
+        ("workers", True, "an int in 1..256"),
+        ("max_in_flight", "8", "an int >= 1"),
+        ("max_queued", -1, "an int >= 1"),
+        ("max_time", 0, "expected seconds"),
+        ("max_time", float("nan"), "expected seconds"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=f"bad {field} .*{expected}"):
+            ServerConfig(**{field: value})
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "serve", "--port", "0", "--max-request-bytes", str(MAX_LINE + 1)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 2 and f"expected an integer in 1..{MAX_LINE:,}" in out.stderr, out.stderr
+
+
+def test_wrong_addresses_say_what_is_there(server):
+    # found by an audit: /cards/french/back (no .svg) and GET /ws without an upgrade were the
+    # app's bare "Not Found"
+    s = server()
+    for path in ("/cards/french/back", "/cards/french/7d.png", "/cards/x"):
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            s.get(path)
+        text = missing.value.read().decode()
+        assert missing.value.code == 404 and "expected /cards/DECK/CARD.svg" in text, text
+    with pytest.raises(urllib.error.HTTPError) as plain:
+        s.get("/ws")
+    assert plain.value.code == 426 and "/ws is a WebSocket" in plain.value.read().decode()
+    assert s.get("/health")[2]["searches_given_up"] == 0
 
 
 def wait_idle(s: Server) -> dict[str, Any]:
@@ -493,7 +644,7 @@ def test_a_search_stopped_while_it_waits_is_answered_at_once(server):
         host, port = s.base.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port))) as raw:
             raw.sendall(
-                b"POST /api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"POST /api HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                 + f"Content-Length: {len(body)}\r\n\r\n".encode()
                 + body
             )
@@ -670,6 +821,10 @@ def test_searches_given_up_in_the_queue_are_bounded_too():
             slot = searches.try_reserve()
             if slot is None:
                 busy += 1
+                # (an audit: the reply said "2 searches already wait" while none did)
+                assert searches.busy_text() == (
+                    "2 searches given up still hold the queue until a worker is free: try again later"
+                )
                 continue
             flag = StopFlag()
             task = asyncio.ensure_future(

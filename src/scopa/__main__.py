@@ -39,7 +39,7 @@ from scopa.arena import MAX_DEALS, MAX_JOBS
 from scopa.errors import OptionError, PositionError, RulesError, ScopaError
 from scopa.files import OutputError, read_limited, write_all, write_atomic
 from scopa.players import PLAYERS, level_names
-from scopa.protocol import DEFAULT_MAX_TIME
+from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
 from scopa.simulate import MAX_HANDS
 from scopa.terminal import cards_text, move_text
@@ -440,6 +440,7 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
         max_in_flight=args.max_in_flight,
         max_queued=args.max_queued,
         cors_origins=tuple(args.cors or ()),
+        hosts=tuple(args.allow_host or ()),
     )
     return run(args.host, args.port, config, log_level=args.log_level)
 
@@ -695,7 +696,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"default and longest search time (default {DEFAULT_MAX_TIME:g}; 0 for no limit)",
     )
     srv.add_argument(
-        "--max-request-bytes", type=_positive, default=64 * 1024, help="largest request (default 65536)"
+        "--max-request-bytes",
+        type=_count(MAX_LINE),
+        default=64 * 1024,
+        help=f"largest request (default 65536; at most {MAX_LINE}, the protocol's longest line)",
     )
     srv.add_argument(
         "--max-in-flight", type=_positive, default=8, help="unanswered requests per connection (default 8)"
@@ -705,6 +709,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     srv.add_argument(
         "--cors", action="append", metavar="ORIGIN", help="allow this origin (repeatable; * for any)"
+    )
+    srv.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        help="a name of this machine besides localhost that browsers may use (repeatable)",
     )
     srv.add_argument(
         "--log-level",

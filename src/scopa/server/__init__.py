@@ -7,7 +7,9 @@ A thin transport over :mod:`scopa.protocol`, like the stdio engine:
   reply matched to its request by ``id``: a cheap request sent after a search is answered
   before it; ``stop`` stops this connection's searches; closing the socket stops them too;
   a browser's handshake is taken from the server's own pages and the ``cors_origins`` only,
-  and so is a browser's ``POST /api`` (a request with an ``Origin`` header);
+  and so is a browser's ``POST /api`` (a request with an ``Origin`` header); a request that
+  reached a loopback address answers only to a name of this machine in its ``Host`` (so a
+  page whose name was made to point to 127.0.0.1, DNS rebinding, is not the server's own);
 - ``GET /health`` says the server is up, with its limits and its load;
 - ``GET /cards/DECK/CARD.svg`` one card's picture (``back.svg`` the back), the card as the
   notation writes it (``7d``);
@@ -27,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import ipaddress
 import logging
 import re
 import socket
@@ -39,10 +42,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scopa import jsonio
+from scopa.batch import MAX_WORKERS
 from scopa.card import Card
 from scopa.errors import OptionError, ScopaError, show
 from scopa.limit import StopFlag
-from scopa.protocol import DEFAULT_MAX_TIME, Protocol, Request, RequestError, error_reply, stop_searches
+from scopa.protocol import (
+    DEFAULT_MAX_TIME,
+    MAX_LINE,
+    Protocol,
+    Request,
+    RequestError,
+    error_reply,
+    stop_searches,
+)
 from scopa.version import __version__
 
 __all__ = ["ServerConfig", "create_app", "run"]
@@ -74,6 +86,12 @@ class ServerConfig:
             each ``*``, ``null``, or as a browser sends it, ``scheme://host[:port]`` with no
             path, a lower-case host, no port of the scheme's own and none outside 1-65535
             (anything else would never match: an OptionError).
+        hosts: names besides ``localhost`` (and ``*.localhost``) and loopback addresses that
+            a request reaching a loopback address may give in its ``Host`` header (a name
+            of ``/etc/hosts`` for 127.0.0.1, say); lower-case, without a port.
+
+    Each number is an int >= 1 (``max_time`` seconds in (0, 1e9] or None); ``workers`` at
+    most 256; ``max_request_bytes`` at most 1 MiB, the protocol's longest line (:data:`MAX_LINE`).
     """
 
     max_time: float | None = DEFAULT_MAX_TIME
@@ -82,8 +100,28 @@ class ServerConfig:
     max_in_flight: int = 8
     max_queued: int = 64
     cors_origins: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        from scopa.limit import _check_time
+
+        if self.max_time is not None:
+            try:
+                _check_time(self.max_time, "max_time")
+            except ScopaError as exc:
+                raise OptionError(str(exc)) from None
+        for name, most in (("workers", MAX_WORKERS), ("max_request_bytes", MAX_LINE), ("max_in_flight", None),
+                           ("max_queued", None)):  # fmt: skip
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1 or (most and value > most):
+                expected = f"an int in 1..{most}" if most else "an int >= 1"
+                raise OptionError(f"bad {name} {show(value)}: expected {expected}")
+        for host in self.hosts:
+            if not isinstance(host, str) or _HOST.fullmatch(host) is None:
+                raise OptionError(
+                    f"bad host {show(host)}: expected a lower-case name as a Host header gives it, "
+                    "without a port (e.g. scopa.local)"
+                )
         for origin in self.cors_origins:
             if not isinstance(origin, str) or not (origin in ("*", "null") or _is_origin(origin)):
                 raise OptionError(
@@ -96,6 +134,9 @@ class ServerConfig:
 #: An origin as a browser's ``Origin`` header has it: a scheme, ``://``, a host (a name, an
 #: address or a bracketed IPv6 address) and perhaps a port.
 _ORIGIN = re.compile(r"([a-z][a-z0-9+.-]*)://(?:[^/\s?#@:\[\]A-Z]+|\[[0-9a-f:.]+\])(?::([1-9][0-9]{0,4}))?")
+
+#: A host name as ``ServerConfig.hosts`` takes it: letters, digits, dots and dashes, lower-case.
+_HOST = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")
 
 #: The ports a browser leaves out of an origin, its scheme's own.
 _DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
@@ -161,6 +202,16 @@ class _Searches:
 
     def _queued(self) -> int:  # (under lock)
         return max(0, self.waiting - max(0, self.config.workers - self.running))
+
+    def busy_text(self) -> str:
+        """Why :meth:`try_reserve` refused: searches wait, or searches given up hold the queue."""
+        with self.lock:
+            if self.dead >= self.config.max_queued:
+                return (
+                    f"{self.dead} searches given up still hold the queue until a worker is free: "
+                    "try again later"
+                )
+        return _waiting_text(self.config.max_queued)
 
     def try_reserve(self) -> _Slot | None:
         """A place for one more search, or None when ``max_queued`` already wait (or as
@@ -232,22 +283,88 @@ class _Searches:
                 self._active.pop(id(flag), None)
 
 
-def _origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
-    """Whether a WebSocket handshake may go on: from a client that is not a browser (no
-    ``Origin``), from the server's own pages (the origin's host is the one asked for), or
-    from an origin given with ``--cors`` (``*`` for any). Browsers do not hold WebSockets to
-    the same-origin policy: without this any web page could use a local server.
+def _origin_allowed(
+    origin: str | None, host: str | None, allowed: tuple[str, ...], scheme: str = "http"
+) -> bool:
+    """Whether a WebSocket handshake or a ``POST /api`` may go on: from a client that is not
+    a browser (no ``Origin``), from the server's own pages (an origin of the request's scheme,
+    ``http`` for ``ws``, and of the host asked for), or from an origin given with ``--cors``
+    (``*`` for any). Browsers do not hold WebSockets to the same-origin policy: without this
+    any web page could use a local server.
 
     >>> _origin_allowed("http://127.0.0.1:8765", "127.0.0.1:8765", ())
     True
     >>> _origin_allowed("https://evil.example", "127.0.0.1:8765", ())
+    False
+    >>> _origin_allowed("https://127.0.0.1:8765", "127.0.0.1:8765", ())  # (not this server's scheme)
     False
     >>> _origin_allowed("https://app.example", "127.0.0.1:8765", ("https://app.example",))
     True
     """
     if origin is None or "*" in allowed or origin in allowed:
         return True
-    return bool(host) and urlsplit(origin).netloc.lower() == (host or "").lower()
+    own = {"ws": "http", "wss": "https"}.get(scheme, scheme)
+    return bool(host) and origin.lower() == f"{own}://{host}".lower()
+
+
+def _is_local_name(host: str, extra: tuple[str, ...] = ()) -> bool:
+    """Whether a ``Host`` header names this machine: ``localhost`` or a name under it, a
+    loopback address (``127.0.0.1``, ``[::1]``) or one of ``extra``, with any port.
+
+    >>> [_is_local_name(h) for h in ("localhost:8765", "127.0.0.2", "[::1]:80", "evil.example:8765")]
+    [True, True, True, False]
+    """
+    try:
+        name = urlsplit("//" + host).hostname
+    except ValueError:  # (a bracket left open)
+        return False
+    if not name:
+        return False
+    if name == "localhost" or name.endswith(".localhost") or name in extra:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+class _LocalNames:
+    """ASGI middleware: a request that reached the server on a loopback address must name
+    this machine in its ``Host`` header (:func:`_is_local_name`), else HTTP 403 (a WebSocket
+    handshake too). A page of any site whose name was made to resolve to 127.0.0.1 (DNS
+    rebinding) would otherwise be the server's own origin to it. Requests that reached
+    another address of the machine (``--host 0.0.0.0``) are not checked: their names are
+    the network's."""
+
+    def __init__(self, app: Any, hosts: tuple[str, ...]) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        server = scope.get("server") if scope["type"] in ("http", "websocket") else None
+        if server and _is_loopback(str(server[0])):
+            host = dict(scope.get("headers") or ()).get(b"host", b"").decode("latin-1")
+            if not _is_local_name(host, self.hosts):
+                log.warning("refused: Host %r is not a name of this machine (scopa serve --allow-host)", host)
+                why = (
+                    f"Host {host!r} is not a name of this machine: a server on a loopback address answers "
+                    "localhost, a loopback address or a name given with --allow-host"
+                )
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008, "reason": why[:120]})
+                    return
+                from starlette.responses import PlainTextResponse
+
+                await PlainTextResponse(why, status_code=403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def _cheap(protocol: Protocol, req: Request) -> dict[str, Any]:
@@ -279,6 +396,7 @@ class _AnyMethod:
 
 def create_app(config: ServerConfig | None = None) -> Any:
     """The ASGI app (a Starlette application) serving the protocol with ``config``."""
+    from starlette import websockets
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.cors import CORSMiddleware
@@ -287,6 +405,9 @@ def create_app(config: ServerConfig | None = None) -> Any:
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Mount, Route, WebSocketRoute, request_response
     from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    # a send after the client went (starlette 0.41 and later say so apart; before, a RuntimeError)
+    gone = (WebSocketDisconnect, getattr(websockets, "WebSocketDisconnected", RuntimeError))
 
     cfg = config or ServerConfig()
     protocol = Protocol(max_time=cfg.max_time, max_time_option="scopa serve --max-time")
@@ -302,11 +423,14 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 jsonio.dumps(reply), status_code=405, media_type="application/json", headers={"Allow": "POST"}
             )
         origin = request.headers.get("origin")
-        if not _origin_allowed(origin, request.headers.get("host"), cfg.cors_origins):
+        if not _origin_allowed(origin, request.headers.get("host"), cfg.cors_origins, request.url.scheme):
             # (a browser reads no reply it may not, but a form or a text/plain POST from any page
             # would still run: a page of another origin must not spend this server's workers)
             log.warning("api refused: origin %r is not allowed (scopa serve --cors)", origin)
-            why = f"origin {origin!r} is not allowed: start the server with --cors {origin}"
+            if origin == "null" or _is_origin(origin or ""):
+                why = f"origin {origin!r} is not allowed: start the server with --cors {origin}"
+            else:  # (no --cors would take it: not suggested)
+                why = f"origin {origin!r} is not allowed, nor an origin as a browser sends it (scheme://host[:port])"
             return respond(error_reply(None, "ProtocolError", why), 403)
         too_large = error_reply(None, "ProtocolError", f"a request larger than {cfg.max_request_bytes} bytes")
         declared = request.headers.get("content-length", "")
@@ -330,7 +454,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
             return respond(await asyncio.get_running_loop().run_in_executor(None, _cheap, protocol, req))
         slot = searches.try_reserve()
         if slot is None:
-            return respond(_busy(req.id, _waiting_text(cfg.max_queued)), 429)
+            return respond(_busy(req.id, searches.busy_text()), 429)
         flag = StopFlag()
         task = asyncio.ensure_future(searches.run(req, flag, slot))
         while not task.done():  # a client that goes away stops its search
@@ -349,13 +473,14 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 "workers": cfg.workers,
                 "searches_running": searches.running,
                 "searches_waiting": searches.queued(),
+                "searches_given_up": searches.dead,
                 "max_time_ms": None if cfg.max_time is None else cfg.max_time * 1000,
             }
         )
 
     async def ws(websocket: WebSocket) -> None:
         origin = websocket.headers.get("origin")
-        if not _origin_allowed(origin, websocket.headers.get("host"), cfg.cors_origins):
+        if not _origin_allowed(origin, websocket.headers.get("host"), cfg.cors_origins, websocket.url.scheme):
             log.warning("ws refused: origin %r is not allowed (scopa serve --cors)", origin)
             await websocket.close(code=1008)  # before the handshake: HTTP 403
             return
@@ -444,14 +569,14 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 if req.is_search:
                     slot = searches.try_reserve()
                     if slot is None:
-                        await send(_busy(req.id, _waiting_text(cfg.max_queued)))
+                        await send(_busy(req.id, searches.busy_text()))
                         continue
                     flag = StopFlag()
                     mine[id(flag)] = (req, flag, slot)
                 task = asyncio.ensure_future(answer(req, flag, slot))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
-        except WebSocketDisconnect:
+        except gone:  # (a reply the read loop sent, to a client that went meanwhile)
             pass
         finally:
             stopped = len(mine)
@@ -483,18 +608,31 @@ def create_app(config: ServerConfig | None = None) -> Any:
         headers = {"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"}
         return Response(text, media_type="image/svg+xml", headers=headers)
 
+    async def no_card(request: HTTPRequest) -> Response:
+        path = show(request.url.path)
+        why = f"no card picture at {path}: expected /cards/DECK/CARD.svg, like /cards/french/7d.svg"
+        return Response(
+            why, status_code=404, media_type="text/plain", headers={"X-Content-Type-Options": "nosniff"}
+        )
+
+    async def ws_over_http(request: HTTPRequest) -> Response:
+        why = "/ws is a WebSocket: open it with a WebSocket client (new WebSocket(url) in a browser)"
+        return Response(why, status_code=426, media_type="text/plain", headers={"Upgrade": "websocket"})
+
     routes: list[Any] = [
         Route("/api", _AnyMethod(request_response(api))),  # (every method: POST, or a JSON 405)
         Route("/health", health, methods=["GET"]),
         Route("/cards/{deck}/{name}.svg", card_svg, methods=["GET"]),
+        Route("/cards/{rest:path}", no_card, methods=["GET"]),  # (not the app's bare Not Found)
         WebSocketRoute("/ws", ws),
+        Route("/ws", ws_over_http),
     ]
     static = resources.files("scopa.server").joinpath("static")
     if static.is_dir() and static.joinpath("index.html").is_file():
         from starlette.staticfiles import StaticFiles
 
         routes.append(Mount("/", app=StaticFiles(directory=str(static), html=True), name="app"))
-    middleware = []
+    middleware = [Middleware(_LocalNames, hosts=cfg.hosts)]
     if cfg.cors_origins:
         middleware.append(
             Middleware(
@@ -528,15 +666,8 @@ def run(
     cfg = config or ServerConfig()
     if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
         raise OptionError(f"bad port {port!r}: expected an int in 0..65535 (0 for any free one)")
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(2048)
-    except OSError as exc:  # the port is taken, the address is not this machine's or unknown
-        sock.close()
-        raise OptionError(f"cannot listen on {host!r} port {port}: {exc.strerror or exc}") from None
+    sock = _listen(host, port)
+    family = sock.family
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     print(f"scopa serve: listening on http://{shown}:{bound}", flush=True)
@@ -549,6 +680,23 @@ def run(
     )
     _stopping_server(uv, app.state.searches).run(sockets=[sock])
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on ``host`` and ``port``; else an OptionError that says why."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # (IPPROTO_TCP named: asyncio turns Nagle's algorithm off only on sockets whose proto says
+    # TCP; with it on, every reply after the first on a kept-alive connection waited about
+    # 40 ms for the client's delayed acknowledgement)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:  # the port is taken, the address is not this machine's or unknown
+        sock.close()
+        raise OptionError(f"cannot listen on {host!r} port {port}: {exc.strerror or exc}") from None
+    return sock
 
 
 def _stopping_server(config: Any, searches: _Searches) -> Any:
