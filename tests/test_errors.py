@@ -114,6 +114,9 @@ def _view(**changes: object) -> scopa.PlayerView:
         (lambda: make_player("level2", samples=3), errors.OptionError, "bad options for player 'level2'"),
         (lambda: arena("scopa", "greedy", "greedy", deals=0), errors.OptionError, "bad deals 0"),
         (lambda: arena("scopa", "greedy", "greedy", deals=1, jobs=0), errors.OptionError, "bad jobs 0"),
+        # (an audit: any int was taken, and random.Random(-7) deals as Random(7) does)
+        (lambda: arena("scopa", "greedy", "greedy", deals=1, seed=-7), errors.OptionError, "bad seed -7: exp"),
+        (lambda: arena("scopa", "greedy", "greedy", deals=1, seed=1 << 64), errors.OptionError, "bad seed 1844"),
         (lambda: scopa.Solver(tt_size_mb=0), errors.OptionError, "bad tt_size_mb 0"),
         (lambda: scopa.Solver(threads=-2), errors.OptionError, "bad threads -2"),
         (lambda: scopa.random_playouts("scopa", -1), errors.OptionError, "bad number of hands -1"),

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scopa.batch import MAX_WORKERS
-from scopa.errors import OptionError, show
+from scopa.errors import OptionError, check_seed, show
 from scopa.players import Player, make_player
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
@@ -297,8 +297,7 @@ def arena(
         raise OptionError(f"bad deals {show(deals)}: expected an int in 1..{MAX_DEALS:,}")
     if not isinstance(jobs, int) or isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS:
         raise OptionError(f"bad jobs {show(jobs)}: expected an int in 1..{MAX_JOBS} (processes)")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise OptionError(f"bad seed {show(seed)}: expected an int")
+    check_seed(seed, OptionError)  # (random.Random(-7) is Random(7): the same deals)
     if progress is not None and not callable(progress):
         raise OptionError(f"bad progress {show(progress)}: expected a function (done, total) or None")
     if jobs > 1 or executor is not None:

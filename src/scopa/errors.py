@@ -40,6 +40,23 @@ def show(x: object) -> str:
     return short(x)
 
 
+def check_seed(seed: object, error: type[ScopaError], *, none: bool = False) -> int | None:
+    """``seed`` if it is an int in 0..2**64-1 (or None, when ``none``), else ``error`` saying so:
+    the one check of a deal's, a match's, a run's seed (Python's random takes -7 as 7: a
+    negative seed would repeat a positive one's deals).
+
+    >>> check_seed(-7, OptionError)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad seed -7: expected an int in 0..2**64-1
+    """
+    if seed is None and none:
+        return None
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
+        raise error(f"bad seed {show(seed)}: expected an int in 0..2**64-1" + (" or None" if none else ""))
+    return seed
+
+
 def article(word: str) -> str:
     """The indefinite article before ``word`` in these messages, by its first letter (command
     and kind names are lower-case English words).

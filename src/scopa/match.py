@@ -18,7 +18,15 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from scopa import jsonio
-from scopa.errors import IllegalMoveError, OptionError, PositionError, ScopaError, show, unknown_keys
+from scopa.errors import (
+    IllegalMoveError,
+    OptionError,
+    PositionError,
+    ScopaError,
+    check_seed,
+    show,
+    unknown_keys,
+)
 from scopa.events import Event
 from scopa.events import play as play_events
 from scopa.move import Move
@@ -39,7 +47,6 @@ MATCH_FORMAT = ("scopa-match", 1)
 #: for the hands played while the teams are level (RULES §5). A match still level after
 #: ``MAX_HANDS`` hands stops there: no further hand is dealt and :meth:`Match.play` refuses.
 MAX_HANDS = 2 * MAX_TARGET + 1000
-_SEED_LIMIT = 1 << 64
 
 
 def _same(value: Any, expected: Any) -> bool:
@@ -110,8 +117,7 @@ class Match:
         self.rules = rules if isinstance(rules, Rules) else Rules.from_json(rules)
         if seed is None:
             seed = secrets.randbits(53)  # (a JSON number JavaScript holds exactly: below 2**53)
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < _SEED_LIMIT:
-            raise PositionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1 or None")
+        check_seed(seed, PositionError, none=True)
         self.seed = seed
         n = self.rules.players
         if dealer is None:

@@ -34,7 +34,7 @@ from typing import Any
 
 import scopa_core as core
 from scopa.card import bits
-from scopa.errors import LimitError, OptionError, show
+from scopa.errors import LimitError, OptionError, check_seed, show
 from scopa.limit import Clock, Limit
 from scopa.move import Move
 from scopa.players.base import sweepers
@@ -323,8 +323,7 @@ def review(
     sampling (it samples at most 128 times).
     """
     check_time_per_play(time_limit)
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
-        raise OptionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1")
+    check_seed(seed, OptionError)
     check_progress(progress)
     lim = Limit.of(limit)
     if lim.nodes is not None:

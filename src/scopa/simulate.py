@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import scopa_core as core
-from scopa.errors import OptionError, show
+from scopa.errors import OptionError, check_seed, show
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
 from scopa_core._checks import MAX_COUNT
@@ -80,8 +80,7 @@ def random_playouts(rules: Rules | str, n: int, seed: int | None = None) -> Play
         raise OptionError(f"bad number of hands {show(n)}: expected an int in 0..{MAX_HANDS}")
     if seed is None:
         seed = secrets.randbits(64)
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
-        raise OptionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1")
+    check_seed(seed, OptionError)
     try:
         points, breakdown = core.playouts(r.players, r.hand_size, r.table_size, r.core_options, n, seed)
     except MemoryError:  # (the arrays are made before the first hand: nothing was played)

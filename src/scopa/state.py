@@ -23,6 +23,7 @@ from scopa.errors import (
     IllegalMoveError,
     InvalidMoveError,
     PositionError,
+    check_seed,
     show,
 )
 from scopa.move import Move
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
     from scopa.view import PlayerView
 
 __all__ = ["State"]
-
-_SEED_LIMIT = 1 << 64
 
 
 def _is_int(x: object) -> bool:
@@ -127,8 +126,7 @@ class State:
             raise PositionError(f"bad dealer {show(dealer)}: expected a seat in 0..{n - 1}")
         if seed is None:
             seed = secrets.randbits(64)
-        if not _is_int(seed) or not 0 <= seed < _SEED_LIMIT:
-            raise PositionError(f"bad seed {show(seed)}: expected an int in 0..2**64-1")
+        check_seed(seed, PositionError)
         blocks, table, stock = core.deal(n, rules.hand_size, rules.table_size, rules.core_options, seed)
         first = (dealer + 1) % n
         hands = [0] * n
