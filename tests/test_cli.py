@@ -247,6 +247,58 @@ def test_a_full_or_closed_output_is_a_one_line_error_and_a_closed_input_an_empty
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device always full)")
+def test_help_and_version_into_a_full_disk_say_so():
+    # found by an audit: argparse drops a failed write of --help or --version: status 0, nothing
+    # said; buffered or not (PYTHONUNBUFFERED), the write's error shows now
+    for args in (("--help",), ("solve", "--help"), ("--version",)):
+        for unbuffered in ("", "1"):
+            env = dict(os.environ, PYTHONUNBUFFERED=unbuffered)
+            with open("/dev/full", "w") as full:
+                out = subprocess.run(
+                    [sys.executable, "-m", "scopa", *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                    timeout=60, env=env,
+                )  # fmt: skip
+            assert out.returncode == 2, (args, out.stderr)
+            assert out.stderr == "scopa: error: cannot write to standard output: No space left on device\n"
+    assert run("--version").stdout.startswith("scopa ") and run("--help").returncode == 0
+    assert "unrecognized arguments: --bogus" in run("solve", "--bogus").stderr  # (usage errors as before)
+
+
+def test_a_terminal_of_no_width_still_shows_the_output():
+    # found by an audit: COLUMNS=0 made every table and line vanish (status 0); a narrow one
+    # cut the cards a move takes ("K♠ tak…"): drawn at least 40 wide, cells folded
+    env = dict(os.environ, COLUMNS="0")
+    out = subprocess.run([sys.executable, "-m", "scopa", "solve", SMALL], capture_output=True, text=True,
+                         timeout=60, env=env)  # fmt: skip
+    assert out.returncode == 0 and "Value: +4" in out.stdout and "7dx3c4s" in out.stdout, out.stdout
+    env["COLUMNS"] = "30"
+    out = subprocess.run([sys.executable, "-m", "scopa", "solve", SMALL], capture_output=True, text=True,
+                         timeout=60, env=env)  # fmt: skip
+    assert "…" not in out.stdout and "takes" in out.stdout, out.stdout
+
+
+def test_empty_and_dangling_file_names_are_named_as_given(tmp_path):
+    # found by an audit: replay "" and review "" said "cannot read the record '.': Is a
+    # directory"; play --load "" started a new game; a link to a missing folder said
+    # "no directory ."; batch -o "" said "No such file or directory"
+    for args in (("replay", ""), ("review", ""), ("play", "--load", "")):
+        out = run(*args)
+        assert out.returncode == 2, (args, out.stdout)
+        assert out.stderr == "scopa: error: cannot read the record '': expected a file name\n", args
+    link = tmp_path / "d.svg"
+    link.symlink_to(tmp_path / "missing" / "t.svg")
+    out = run("svg", SMALL, "-o", str(link))
+    assert out.returncode == 2
+    assert f"no directory {tmp_path / 'missing'} (where the link points)" in out.stderr, out.stderr
+    jobs = tmp_path / "in.jsonl"
+    jobs.write_text(json.dumps({"id": 1, "position": SMALL}) + "\n")
+    out = run("batch", "solve", str(jobs), "-o", "")
+    assert out.returncode == 2 and out.stderr == "scopa: error: bad output '': expected a file name\n", (
+        out.stderr
+    )
+
+
 def test_serve_without_the_server_extra_is_a_one_line_error():
     # as if uvicorn were not installed (a None in sys.modules makes its import fail)
     code = (

@@ -115,8 +115,16 @@ def _view(**changes: object) -> scopa.PlayerView:
         (lambda: arena("scopa", "greedy", "greedy", deals=0), errors.OptionError, "bad deals 0"),
         (lambda: arena("scopa", "greedy", "greedy", deals=1, jobs=0), errors.OptionError, "bad jobs 0"),
         # (an audit: any int was taken, and random.Random(-7) deals as Random(7) does)
-        (lambda: arena("scopa", "greedy", "greedy", deals=1, seed=-7), errors.OptionError, "bad seed -7: exp"),
-        (lambda: arena("scopa", "greedy", "greedy", deals=1, seed=1 << 64), errors.OptionError, "bad seed 1844"),
+        (
+            lambda: arena("scopa", "greedy", "greedy", deals=1, seed=-7),
+            errors.OptionError,
+            "bad seed -7: exp",
+        ),
+        (
+            lambda: arena("scopa", "greedy", "greedy", deals=1, seed=1 << 64),
+            errors.OptionError,
+            "bad seed 1844",
+        ),
         (lambda: scopa.Solver(tt_size_mb=0), errors.OptionError, "bad tt_size_mb 0"),
         (lambda: scopa.Solver(threads=-2), errors.OptionError, "bad threads -2"),
         (lambda: scopa.random_playouts("scopa", -1), errors.OptionError, "bad number of hands -1"),
@@ -185,6 +193,11 @@ def _view(**changes: object) -> scopa.PlayerView:
         (lambda: _hand().annotate(None), errors.PositionError, "bad notes None"),  # type: ignore[arg-type]
         (lambda: scopa.records.annotated(_hand_match(), None), errors.PositionError, "bad notes None"),  # type: ignore[arg-type]
         (lambda: format_text(_review(), names=["x"]), errors.OptionError, "bad names ['x']"),
+        (
+            lambda: format_text(_review(), first_hand=0),
+            errors.OptionError,
+            "bad first_hand 0: expected an int >= 1",
+        ),
         (lambda: position(_view(seat=7)), errors.PositionError, "bad view: seat 7"),
         (lambda: position(_view(hand_sizes=(10**6, 10**6))), errors.PositionError, "bad view: hand_sizes"),
         (lambda: position(_view(table=None)), errors.PositionError, "bad view"),

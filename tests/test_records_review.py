@@ -20,7 +20,7 @@ import scopa
 from scopa import CardSet, Match, Move, State
 from scopa.players import PIMCPlayer, RandomPlayer
 from scopa.records import Annotation, HandRecord, MatchRecord, RecordError, load_record, schema
-from scopa.review import BLUNDER, MISTAKE, review
+from scopa.review import BLUNDER, MISTAKE, format_text, review
 
 SCHEMA = jsonschema.Draft202012Validator(schema())
 
@@ -217,6 +217,11 @@ def test_review_marks_a_blunder_with_its_reason():
     assert p.loss > MISTAKE and p.mark in ("?", "??") and p.reason == "missed a sweep"
     best = review(State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("7dx3c4s"), time_limit=0.2)
     assert best.plays[0].loss == 0 and best.plays[0].dd_loss == 0 and best.plays[0].mark is None
+    # a match's hand reviewed alone keeps its number in the report (an audit: the terminal's
+    # end-of-match review said "hand 1" for the fourth hand)
+    r = review(s, time_limit=0.2)
+    assert format_text(r).startswith("hand 1, play 1: seat 0 Kc")
+    assert format_text(r, ["Ada", "Bo"], first_hand=4).startswith("hand 4, play 1: Ada Kc")
 
 
 def _piles(*used: str) -> list[list[str]]:

@@ -87,8 +87,14 @@ def test_a_session_with_save_load_undo_hint_and_review(tmp_path):
             pytest.fail("the game ended without offering the review:\n" + p.before)
     assert "You win" in before or "The computer wins" in before
     p.expect("points lost per hand")
+    marked = p.before
     p.expect(pexpect.EOF)
     final = load_record(save)
+    # the last hand reviewed is named by its number in the match (an audit: "hand 1" for hand 4)
+    import re
+
+    numbers = {int(n) for n in re.findall(r"hand (\d+), play \d+:", marked)}
+    assert numbers <= {len(final.hands)}, (numbers, len(final.hands))
     assert final.winner is not None and max(final.scores) >= 11
     assert json.loads(open(save).read())["tags"]["Player0"] == "You"
     m = scopa.Match.from_record(final)

@@ -208,7 +208,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
     if pv:
         table = Table(title="Principal variation", title_justify="left")
         for col in ("play", "seat", "move", "table after"):
-            table.add_column(col)
+            table.add_column(col, overflow="fold")
         s = state
         for i, move in enumerate(pv, 1):
             seat = s.turn
@@ -219,7 +219,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
             sc = s.score()
             console.print(f"Final score {sc.points[0]}-{sc.points[1]} (team 0 - team 1)")
     moves = Table(title="Every legal move", title_justify="left")
-    moves.add_column("move")
+    moves.add_column("move", overflow="fold")
     moves.add_column("value", justify="right")
     for move, v in order:
         moves.add_row(
@@ -256,7 +256,7 @@ def _options(pairs: Sequence[str] | None) -> dict[str, Any]:
 def _play(args: argparse.Namespace, console: Console) -> int:
     from scopa.terminal import start
 
-    if args.load:
+    if args.load is not None:
         given = [f"--game {args.game!r}"] if args.game else []
         given += [f"--target {args.target}"] if args.target is not None else []
         given += [f"--option {o!r}" for o in args.option or ()]
@@ -283,10 +283,16 @@ def _play(args: argparse.Namespace, console: Console) -> int:
     return game.run()
 
 
+def _record_file(name: str) -> Path | str:
+    """A record's file name from the command line, read as a path (never as JSON text); an
+    empty one stays "" for :func:`scopa.load_record` to refuse (``Path("")`` is ".")."""
+    return Path(name) if name else name
+
+
 def _replay(args: argparse.Namespace, console: Console) -> int:
     from scopa.records import load_record
 
-    record = load_record(Path(args.file))
+    record = load_record(_record_file(args.file))
     if args.text:
         sys.stdout.write(record.text())
         return 0
@@ -312,15 +318,12 @@ def _review(args: argparse.Namespace, console: Console) -> int:
     from scopa.records import check_writable, load_record
     from scopa.review import format_text, review
 
-    record = load_record(Path(args.file))
+    record = load_record(_record_file(args.file))
     if args.annotate is not None:
         check_writable(args.annotate)  # (before the review, not after it)
     total = sum(len(h.plays) for h in record.hands)
     err = Console(stderr=True, highlight=False)
-    with Progress(
-        TextColumn("[bold]reviewing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=err, transient=True,
-    ) as bar:  # fmt: skip
+    with _progress(err, "[bold]reviewing") as bar:
         task = bar.add_task("review", total=total)
         result = review(
             record, time_limit=args.time, progress=lambda done, _: bar.update(task, completed=done)
@@ -340,17 +343,19 @@ def _review(args: argparse.Namespace, console: Console) -> int:
 # ---------------------------------------------------------------------------- arena, engine, misc
 
 
+def _progress(console: Console, label: str) -> Progress:
+    """A progress bar on ``console`` that goes when done, drawn only on a terminal (rich's
+    left an empty line in a file or a pipe: an arena's output began with one)."""
+    return Progress(
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=console, transient=True, disable=not console.is_terminal,
+    )  # fmt: skip
+
+
 def _arena(args: argparse.Namespace, console: Console) -> int:
     from scopa.arena import arena
 
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+    with _progress(console, "[bold]{task.description}") as bar:
         task = bar.add_task(f"{args.a} vs {args.b}", total=args.deals)
         result = arena(
             args.game,
@@ -365,7 +370,7 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
         title=f"{result.game}: {result.deals} duplicate deals ({result.games} hands)", title_justify="left"
     )
     for col in ("side", "points/hand", "hands won", "deals won", "s/move"):
-        t.add_column(col, justify="right" if col != "side" else "left")
+        t.add_column(col, justify="right" if col != "side" else "left", overflow="fold")
     for i in (0, 1):
         t.add_row(
             result.names[i],
@@ -402,10 +407,7 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
     if args.kind == "review" and args.nodes is not None:
         raise OptionError(f"bad --nodes {args.nodes}: a review takes no node limit (its --time is per play)")
     executor = args.scheduler
-    with Progress(
-        TextColumn(f"[bold]{args.kind}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=err, transient=True,
-    ) as bar:  # fmt: skip
+    with _progress(err, f"[bold]{args.kind}") as bar:
         task = bar.add_task(args.kind, total=None)
         written, skipped, bad = run_jsonl(
             args.kind,
@@ -544,9 +546,20 @@ def _game_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose failed write of ``--help`` or ``--version`` (a full disk)
+    raises, for :func:`main` to say (argparse ignores it: the command ended with status 0)."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message and file is not None and file is sys.stdout:
+            file.write(message)
+        else:  # (a usage error, to standard error: as argparse does)
+            super()._print_message(message, file)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line parser."""
-    parser = argparse.ArgumentParser(prog="scopa", description="Scopa and Scopone engine")
+    parser = _Parser(prog="scopa", description="Scopa and Scopone engine")
     parser.add_argument("--version", action="version", version=f"scopa {scopa.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -762,6 +775,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The narrowest the command's output is drawn (a narrower terminal or ``COLUMNS`` is taken as
+#: this wide: tables fold their cells from there, and a terminal wraps the lines).
+MIN_WIDTH = 40
+
+
 class _Console(Console):
     """rich's console, whose closed pipe ends the command as main's own does (rich exits 1)."""
 
@@ -817,12 +835,17 @@ def _whole_writes(out: io.TextIOWrapper) -> io.TextIOWrapper:
 
 def _stdout_fails() -> bool:
     """Whether standard output cannot be written (its buffer keeps what a failed write held)."""
+    return _stdout_error() is not None
+
+
+def _stdout_error() -> OSError | ValueError | None:
+    """What flushing standard output raises, if anything."""
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
-    except (OSError, ValueError):
-        return True
-    return False
+    except (OSError, ValueError) as exc:
+        return exc
+    return None
 
 
 def _full(exc: OSError) -> bool:
@@ -841,7 +864,18 @@ def _stdout_to_nowhere(real: bool) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``scopa`` command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except (OSError, SystemExit) as done:  # --help or --version: a failed write shows
+        failed = done if isinstance(done, OSError) else _stdout_error() if done.code == 0 else None
+        if failed is None:
+            raise
+        _stdout_to_nowhere(sys.stdout is sys.__stdout__ and sys.stdout is not None)
+        if isinstance(failed, BrokenPipeError):  # (scopa --help | head -1)
+            return 141
+        why = failed.strerror if isinstance(failed, OSError) and failed.strerror else failed
+        print(f"scopa: error: cannot write to standard output: {why}", file=sys.stderr)
+        return 2
     if sys.stdin is None:  # (started with its standard input closed: an input that ends at once)
         sys.stdin = open(os.devnull)  # noqa: SIM115 (for the life of the process)
     elif isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not the locale's text (a
@@ -855,6 +889,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif real:  # a terminal that cannot show a suit symbol gets an escape, not a traceback
         sys.stdout = _whole_writes(sys.stdout)  # type: ignore[arg-type]
     console = _Console(highlight=False)
+    if console.width < MIN_WIDTH:  # (COLUMNS=0 printed nothing at all: rich drew into no columns)
+        console.width = MIN_WIDTH
     try:
         status = int(args.func(args, console))
         if sys.stdout is not None:

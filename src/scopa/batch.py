@@ -883,7 +883,7 @@ def run_jsonl(
         if hook is not None and not callable(hook):
             raise BatchError(f"bad {name} {show(hook)}: expected a function or None")
     for name, path in (("input", src), ("output", out)):
-        if not isinstance(path, (str, os.PathLike)):
+        if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
             raise BatchError(f"bad {name} {show(path)}: expected a file name")
     src, out = os.fspath(src), os.fspath(out)
     if kind == "review":

@@ -630,8 +630,9 @@ def check_writable(path: str | os.PathLike[str], what: str = "the record") -> No
         elif p.exists() and not p.is_file():  # a device or a pipe (/dev/stdout): written into as it is
             if not os.access(path, os.W_OK):
                 reason = "it is not writable"
-        elif not real.is_dir():
-            reason = f"no directory {where}"
+        elif not real.is_dir():  # (a link's: the directory of the file it points to)
+            linked = p.is_symlink()
+            reason = f"no directory {real} (where the link points)" if linked else f"no directory {where}"
         elif p.is_file() and not os.access(path, os.W_OK):
             reason = "it is not writable"  # (as write_atomic would refuse it)
         elif not os.access(real, os.W_OK):
@@ -659,6 +660,8 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
     if obj is _NOT_TEXT or isinstance(obj, os.PathLike):  # (a path: the file's text)
         assert not isinstance(source, Mapping)
         name = show(_path_text(source))
+        if source == "":  # (not "No such file", nor, as Path(""), the directory ".")
+            raise RecordError("cannot read the record '': expected a file name")
         try:
             data = read_limited(source, MAX_RECORD_BYTES)
         except TooLarge as exc:

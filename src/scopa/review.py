@@ -405,9 +405,12 @@ def _review_play(
     )
 
 
-def format_text(r: Review, names: Sequence[str] | None = None) -> str:
+def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int = 1) -> str:
     """A readable report: the marked plays, then the totals per seat (named by ``names``, one
-    string a seat, or "seat N")."""
+    string a seat, or "seat N"); the review's hands numbered from ``first_hand`` (a match's
+    hand reviewed alone keeps its number)."""
+    if not isinstance(first_hand, int) or isinstance(first_hand, bool) or first_hand < 1:
+        raise OptionError(f"bad first_hand {show(first_hand)}: expected an int >= 1")
     if names is not None and (
         isinstance(names, str) or len(names) != r.players or not all(isinstance(n, str) for n in names)
     ):
@@ -419,7 +422,7 @@ def format_text(r: Review, names: Sequence[str] | None = None) -> str:
             dd = "" if p.dd_loss is None else f", exact loss {p.dd_loss}"
             why = f" — {p.reason}" if p.reason else ""
             lines.append(
-                f"hand {p.hand + 1}, play {p.play + 1}: {names[p.seat]} {p.move}{p.mark} "
+                f"hand {p.hand + first_hand}, play {p.play + 1}: {names[p.seat]} {p.move}{p.mark} "
                 f"(best {p.best}, loses {p.loss:.2f}{dd}){why}"
             )
     if not lines:

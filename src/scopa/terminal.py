@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -401,7 +402,7 @@ class Game:
         self.console.print("reviewing...")
         r = review(last, time_limit=0.1)
         names = [self.name(s) for s in range(self.rules.players)]
-        self.console.print(format_text(r, names), markup=False)
+        self.console.print(format_text(r, names, first_hand=len(self.match.hands)), markup=False)
 
 
 def start(
@@ -422,8 +423,8 @@ def start(
     else 0). ``partner`` (default ``pimc``) is for a 4-seat game only."""
     if save is not None:
         check_writable(save)  # (now, not at the end of the first hand)
-    if load:
-        record = load_record(load)
+    if load is not None:
+        record = load_record(Path(load) if load else load)  # (a name, never JSON text; "" refused)
         match = Match.from_record(record, seed=seed)
         rules = match.rules
         if seat is None:
@@ -445,9 +446,9 @@ def start(
             continue
         name = partner if (s & 1) == (seat & 1) else opponent
         players[s] = make_player(name, seed=(seed or 0) * 10 + s)
-    tags = dict(record.tags) if load else {}
+    tags = dict(record.tags) if load is not None else {}
     game = Game(match, seat, players, console, deck=deck, save=save, ask=ask, loaded_tags=tags)
-    if load:
+    if load is not None:
         resumed = f"resumed {load}: {len(match.hands)} hand(s) played, {game.scores_text()}"
         console.print(resumed, markup=False)
     return game
