@@ -11,6 +11,7 @@ import scopa
 from scopa import errors
 from scopa.arena import arena
 from scopa.batch import solve_many
+from scopa.notation import view_from_json
 from scopa.players import GreedyPlayer, ISMCTSPlayer, PIMCPlayer, make_player
 from scopa.players.greedy import GreedyWeights, reply_outcomes
 from scopa.players.inference import OpponentModel
@@ -147,6 +148,26 @@ def _view(**changes: object) -> scopa.PlayerView:
         (lambda: reply_outcomes(1, 1, 3, 0, W), errors.CardError, "bad unseen 1"),
         (lambda: reply_outcomes(1, 2, 3, 999, W), errors.RulesError, "bad opts 999"),
         (lambda: reply_outcomes(1, 2, -3, 0, W), errors.OptionError, "bad hand_size -3"),
+        # found by an audit of the server: a view without its fields said "bad turn None"; the
+        # viewer's hand given at another seat, that hand "must be a number of cards"; a record
+        # without a format named only the match format, though a hand's is taken too
+        (
+            lambda: view_from_json({"rules": "scopa"}),
+            errors.PositionError,
+            "view lacks required field(s) 'hands', 'turn'",
+        ),
+        (
+            lambda: view_from_json(
+                {"rules": "scopa", "seat": 1, "turn": 0, "hands": [["7d"], 1], "table": ["Kc"]}
+            ),
+            errors.PositionError,
+            "got ['7d'] (the viewer is seat 1: only its own hand is a list of cards)",
+        ),
+        (
+            lambda: scopa.load_record({"rules": "scopa", "hands": []}),
+            scopa.RecordError,
+            "expected 'scopa-record' or 'scopa-hand'",
+        ),
         # found by an audit of the API's edges: each once a TypeError, a bare ValueError, an
         # AttributeError or a silently broken result
         (lambda: HandScore.from_piles(RULES, [], [], (300, 0)), errors.PositionError, "bad scope (300, 0)"),

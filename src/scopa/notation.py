@@ -378,6 +378,9 @@ def view_from_json(obj: object) -> PlayerView:
             f"unknown field(s) {', '.join(unknown)} in view: expected {', '.join(_FIELDS)}, seat, history,"
             " out_of_play"
         )
+    missing = [f for f in _REQUIRED if f not in d]  # (as a position's: not "bad turn None")
+    if missing:
+        raise PositionError(f"view lacks required field(s) {', '.join(map(repr, missing))}")
     rules = Rules.from_json(d.get("rules"))
     turn = d.get("turn")
     hands = d.get("hands")
@@ -394,7 +397,12 @@ def view_from_json(obj: object) -> PlayerView:
             what = "the seat to move" if me == turn else "the viewer"
             raise PositionError(f"hand {seat} ({what}) must be a list of cards, got {_short(h)}")
         if seat != me and (not isinstance(h, int) or isinstance(h, bool) or not 0 <= h <= 10):
-            raise PositionError(f"hand {seat} must be a number of cards in 0..10, got {_short(h)}")
+            whose = (
+                f" (the viewer is seat {me}: only its own hand is a list of cards)"
+                if isinstance(h, list)
+                else ""
+            )
+            raise PositionError(f"hand {seat} must be a number of cards in 0..10, got {_short(h)}{whose}")
     stock = d.get("stock", 0)
     if not isinstance(stock, int) or isinstance(stock, bool) or not 0 <= stock <= 40:
         raise PositionError(f"'stock' in a view must be its number of cards in 0..40, got {show(stock)}")

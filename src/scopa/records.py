@@ -679,6 +679,11 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
     if isinstance(obj, Mapping) and obj.get("format") == HAND_FORMAT[0]:
         hand = HandRecord.from_json(obj)
         return MatchRecord(hand.rules, (hand,))
+    if isinstance(obj, Mapping) and obj.get("format") != RECORD_FORMAT[0]:  # (either is taken here)
+        raise RecordError(
+            f"not a match record nor a hand record: format {show(obj.get('format'))}, expected "
+            f"{show(RECORD_FORMAT[0])} or {show(HAND_FORMAT[0])} (version {RECORD_FORMAT[1]})"
+        )
     return MatchRecord.from_json(obj)
 
 
