@@ -279,3 +279,15 @@ def test_bytes_that_are_not_the_locales_text_get_a_message():
     said = out.stdout.decode("utf-8", "replace")
     assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
     assert "bad move '\\udce9'" in said and "bad move '7\\udce2\\udc99'" in said
+    # a whole 7♦ typed in a UTF-8 terminal whose locale says ASCII is read as 7♦ (an audit: it
+    # was "unknown card '7\udce2\udc99\udca6'", though the help says 7♦ works too)
+    ascii_env = dict(
+        os.environ, COLUMNS="250", NO_COLOR="1", LC_ALL="C", PYTHONCOERCECLOCALE="0", PYTHONUTF8="0"
+    )
+    ascii_env.pop("PYTHONIOENCODING", None)
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "play", "--game", "scopa", "--seed", "1", "--opponent", "random"],
+        input="7♦\nquit\n".encode(), capture_output=True, env=ascii_env, timeout=120,
+    )  # fmt: skip
+    said = out.stdout.decode("ascii", "replace")
+    assert out.returncode == 0 and "illegal move '7d': 7d is not in the hand" in said, said[-800:]

@@ -267,7 +267,7 @@ class Game:
                 continue
             legal = self.show_turn(state)
             while True:
-                answer = self.ask("your move> ").strip()
+                answer = as_typed(self.ask("your move> ")).strip()
                 outcome = self._command(answer, state, legal)
                 if outcome == "quit":
                     return 0
@@ -403,6 +403,22 @@ class Game:
         r = review(last, time_limit=0.1)
         names = [self.name(s) for s in range(self.rules.players)]
         self.console.print(format_text(r, names, first_hand=len(self.match.hands)), markup=False)
+
+
+def as_typed(line: str) -> str:
+    """A line read with ``surrogateescape`` (bytes that are not the locale's text) as the player
+    typed it: as UTF-8 when its bytes are UTF-8 (a ``7♦`` typed in a UTF-8 terminal whose
+    locale says ASCII), else as it is (the move's message then quotes the escapes).
+
+    >>> as_typed("7\\udce2\\udc99\\udca6"), as_typed("7\\udce2\\udc99")
+    ('7♦', '7\\udce2\\udc99')
+    """
+    if not any("\udc80" <= ch <= "\udcff" for ch in line):
+        return line
+    try:
+        return line.encode("utf-8", "surrogateescape").decode("utf-8")
+    except UnicodeError:
+        return line
 
 
 def start(
