@@ -267,7 +267,7 @@ def test_help_and_version_into_a_full_disk_say_so():
 
 def test_a_terminal_of_no_width_still_shows_the_output():
     # found by an audit: COLUMNS=0 made every table and line vanish (status 0); a narrow one
-    # cut the cards a move takes ("K♠ tak…"): drawn at least 40 wide, cells folded
+    # cut the cards a move takes ("K♠ tak…"): drawn at least 40 wide
     env = dict(os.environ, COLUMNS="0")
     out = subprocess.run([sys.executable, "-m", "scopa", "solve", SMALL], capture_output=True, text=True,
                          timeout=60, env=env)  # fmt: skip

@@ -26,7 +26,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -208,7 +207,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
     if pv:
         table = Table(title="Principal variation", title_justify="left")
         for col in ("play", "seat", "move", "table after"):
-            table.add_column(col, overflow="fold")
+            table.add_column(col)
         s = state
         for i, move in enumerate(pv, 1):
             seat = s.turn
@@ -219,7 +218,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
             sc = s.score()
             console.print(f"Final score {sc.points[0]}-{sc.points[1]} (team 0 - team 1)")
     moves = Table(title="Every legal move", title_justify="left")
-    moves.add_column("move", overflow="fold")
+    moves.add_column("move")
     moves.add_column("value", justify="right")
     for move, v in order:
         moves.add_row(
@@ -283,16 +282,10 @@ def _play(args: argparse.Namespace, console: Console) -> int:
     return game.run()
 
 
-def _record_file(name: str) -> Path | str:
-    """A record's file name from the command line, read as a path (never as JSON text); an
-    empty one stays "" for :func:`scopa.load_record` to refuse (``Path("")`` is ".")."""
-    return Path(name) if name else name
-
-
 def _replay(args: argparse.Namespace, console: Console) -> int:
-    from scopa.records import load_record
+    from scopa.records import load_record, record_file
 
-    record = load_record(_record_file(args.file))
+    record = load_record(record_file(args.file))
     if args.text:
         sys.stdout.write(record.text())
         return 0
@@ -315,10 +308,10 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
 
 
 def _review(args: argparse.Namespace, console: Console) -> int:
-    from scopa.records import check_writable, load_record
+    from scopa.records import check_writable, load_record, record_file
     from scopa.review import format_text, review
 
-    record = load_record(_record_file(args.file))
+    record = load_record(record_file(args.file))
     if args.annotate is not None:
         check_writable(args.annotate)  # (before the review, not after it)
     total = sum(len(h.plays) for h in record.hands)
@@ -370,7 +363,7 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
         title=f"{result.game}: {result.deals} duplicate deals ({result.games} hands)", title_justify="left"
     )
     for col in ("side", "points/hand", "hands won", "deals won", "s/move"):
-        t.add_column(col, justify="right" if col != "side" else "left", overflow="fold")
+        t.add_column(col, justify="right" if col != "side" else "left")
     for i in (0, 1):
         t.add_row(
             result.names[i],
@@ -776,7 +769,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: The narrowest the command's output is drawn (a narrower terminal or ``COLUMNS`` is taken as
-#: this wide: tables fold their cells from there, and a terminal wraps the lines).
+#: this wide, and the terminal wraps the lines: narrower, tables cut what a move takes).
 MIN_WIDTH = 40
 
 

@@ -653,6 +653,17 @@ def _path_text(path: object) -> str:
     return repr(path)
 
 
+def record_file(name: str) -> Path | str:
+    """A record's file name as a user gives it (the command line's): for :func:`load_record`
+    to read as a path, never as JSON text; an empty one stays ``""``, which it refuses
+    (``Path("")`` would be the directory ".").
+
+    >>> isinstance(record_file("game.json"), Path), record_file("")
+    (True, '')
+    """
+    return Path(name) if name else name
+
+
 def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchRecord:
     """A record from a file path, JSON text or a decoded object: a match record, or a single
     hand record (returned as a match record of one hand). Validated by replaying every play."""
@@ -733,7 +744,7 @@ def _seat_names(record: MatchRecord) -> list[str]:
     """
     n = record.rules.players
     names = [record.tags.get(f"Player{i}") or f"seat {i}" for i in range(n)]
-    taken = {"", "table", "stock"} | {f"seat {i}" for i in range(n)}
+    taken = {"table", "stock"} | {f"seat {i}" for i in range(n)}
     return [
         name if name not in taken - {f"seat {i}"} and names.count(name) == 1 else f"{name} (seat {i})"
         for i, name in enumerate(names)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -28,7 +27,7 @@ from scopa.match import Match
 from scopa.move import Move
 from scopa.players import make_player
 from scopa.players.pimc import PIMCPlayer
-from scopa.records import check_writable, load_record
+from scopa.records import check_writable, load_record, record_file
 from scopa.rules import Rules
 from scopa.scoring import HandScore
 from scopa.state import State
@@ -440,7 +439,7 @@ def start(
     if save is not None:
         check_writable(save)  # (now, not at the end of the first hand)
     if load is not None:
-        record = load_record(Path(load) if load else load)  # (a name, never JSON text; "" refused)
+        record = load_record(record_file(load))
         match = Match.from_record(record, seed=seed)
         rules = match.rules
         if seat is None:

@@ -88,7 +88,8 @@ class ServerConfig:
             (anything else would never match: an OptionError).
         hosts: names besides ``localhost`` (and ``*.localhost``) and loopback addresses that
             a request reaching a loopback address may give in its ``Host`` header (a name
-            of ``/etc/hosts`` for 127.0.0.1, say); lower-case, without a port.
+            of ``/etc/hosts`` for 127.0.0.1, a reverse proxy's public name); without a port,
+            in any case.
 
     Each number is an int >= 1 (``max_time`` seconds in (0, 1e9] or None); ``workers`` at
     most 256; ``max_request_bytes`` at most 1 MiB, the protocol's longest line (:data:`MAX_LINE`).
@@ -116,12 +117,16 @@ class ServerConfig:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1 or (most and value > most):
                 expected = f"an int in 1..{most}" if most else "an int >= 1"
                 raise OptionError(f"bad {name} {show(value)}: expected {expected}")
+        for name in ("hosts", "cors_origins"):  # (a string is not taken for its letters)
+            if isinstance(getattr(self, name), (str, bytes)):
+                raise OptionError(f"bad {name} {show(getattr(self, name))}: expected a tuple of strings")
         for host in self.hosts:
-            if not isinstance(host, str) or _HOST.fullmatch(host) is None:
+            if not isinstance(host, str) or _HOST.fullmatch(host.lower()) is None:
                 raise OptionError(
-                    f"bad host {show(host)}: expected a lower-case name as a Host header gives it, "
-                    "without a port (e.g. scopa.local)"
+                    f"bad host {show(host)}: expected a name as a Host header gives it, without a port "
+                    "(e.g. scopa.local)"
                 )
+        object.__setattr__(self, "hosts", tuple(h.lower() for h in self.hosts))  # (names match in any case)
         for origin in self.cors_origins:
             if not isinstance(origin, str) or not (origin in ("*", "null") or _is_origin(origin)):
                 raise OptionError(
@@ -322,40 +327,47 @@ def _is_local_name(host: str, extra: tuple[str, ...] = ()) -> bool:
         return False
     if name == "localhost" or name.endswith(".localhost") or name in extra:
         return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
+    return _is_loopback(name)
 
 
 def _is_loopback(address: str) -> bool:
+    """Whether ``address`` is a loopback address, an IPv4 one written as IPv6 too (a
+    dual-stack socket, ``--host ::``, sees 127.0.0.1 as ``::ffff:127.0.0.1``).
+
+    >>> [_is_loopback(a) for a in ("127.0.1.1", "::1", "::ffff:127.0.0.1", "10.0.0.1", "x")]
+    [True, True, True, False, False]
+    """
     try:
-        return ipaddress.ip_address(address).is_loopback
+        ip = ipaddress.ip_address(address)
     except ValueError:
         return False
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return (mapped or ip).is_loopback
 
 
 class _LocalNames:
     """ASGI middleware: a request that reached the server on a loopback address must name
     this machine in its ``Host`` header (:func:`_is_local_name`), else HTTP 403 (a WebSocket
     handshake too). A page of any site whose name was made to resolve to 127.0.0.1 (DNS
-    rebinding) would otherwise be the server's own origin to it. Requests that reached
-    another address of the machine (``--host 0.0.0.0``) are not checked: their names are
-    the network's."""
+    rebinding) would otherwise be the server's own origin to it. A request without ``Host``
+    (HTTP/1.0: not a browser's) and requests that reached another address of the machine
+    are not checked: their names are the network's."""
 
     def __init__(self, app: Any, hosts: tuple[str, ...]) -> None:
         self.app = app
         self.hosts = hosts
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        server = scope.get("server") if scope["type"] in ("http", "websocket") else None
-        if server and _is_loopback(str(server[0])):
-            host = dict(scope.get("headers") or ()).get(b"host", b"").decode("latin-1")
+        server: Any = scope.get("server") if scope["type"] in ("http", "websocket") else None
+        given = dict(scope.get("headers") or ()).get(b"host") if server else None
+        if given is not None and _is_loopback(str(server[0])):
+            host = given.decode("latin-1")
             if not _is_local_name(host, self.hosts):
                 log.warning("refused: Host %r is not a name of this machine (scopa serve --allow-host)", host)
                 why = (
                     f"Host {host!r} is not a name of this machine: a server on a loopback address answers "
-                    "localhost, a loopback address or a name given with --allow-host"
+                    "localhost, a loopback address or a name given with --allow-host (a reverse proxy's "
+                    "public name too)"
                 )
                 if scope["type"] == "websocket":
                     await send({"type": "websocket.close", "code": 1008, "reason": why[:120]})
@@ -396,7 +408,6 @@ class _AnyMethod:
 
 def create_app(config: ServerConfig | None = None) -> Any:
     """The ASGI app (a Starlette application) serving the protocol with ``config``."""
-    from starlette import websockets
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.cors import CORSMiddleware
@@ -405,9 +416,6 @@ def create_app(config: ServerConfig | None = None) -> Any:
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Mount, Route, WebSocketRoute, request_response
     from starlette.websockets import WebSocket, WebSocketDisconnect
-
-    # a send after the client went (starlette 0.41 and later say so apart; before, a RuntimeError)
-    gone = (WebSocketDisconnect, getattr(websockets, "WebSocketDisconnected", RuntimeError))
 
     cfg = config or ServerConfig()
     protocol = Protocol(max_time=cfg.max_time, max_time_option="scopa serve --max-time")
@@ -576,8 +584,11 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 task = asyncio.ensure_future(answer(req, flag, slot))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
-        except gone:  # (a reply the read loop sent, to a client that went meanwhile)
+        except WebSocketDisconnect:
             pass
+        except RuntimeError as exc:  # (a reply the read loop sent, to a client that went meanwhile)
+            if "once a close message has been sent" not in str(exc):  # (starlette's words, 0.37 on)
+                raise
         finally:
             stopped = len(mine)
             for _, flag, slot in list(mine.values()):  # a client that disconnects cancels its searches
