@@ -1104,12 +1104,16 @@ def test_a_records_dicts_changed_after_it_was_made_are_checked_again_when_writte
     # changed there was saved and exported (a raw line break in the text), and the file then
     # refused on load
     rec = decided_record()
-    rec.tags["Rules"] = "evil\nline"
+    with pytest.raises(TypeError, match="a record's tags and annotations cannot be changed"):
+        rec.tags["Rules"] = "evil\nline"  # (read-only since: an API audit, records hash)
+    dict.__setitem__(rec.tags, "Rules", "evil\nline")  # (forced in)
     for write in (rec.to_json, rec.text, lambda: rec.save(tmp_path / "x.json")):
         with pytest.raises(RecordError, match="bad tag name 'Rules'"):
             write()
     assert not (tmp_path / "x.json").exists()
     hand = rec.hands[0]
-    hand.annotations[999] = Annotation(mark="?")
+    with pytest.raises(TypeError):
+        hand.annotations[999] = Annotation(mark="?")
+    dict.__setitem__(hand.annotations, 999, Annotation(mark="?"))
     with pytest.raises(RecordError, match="annotation at play index 999: expected a play index"):
         hand.to_json()

@@ -222,6 +222,36 @@ def _check_notes(notes: Any, plays: int) -> dict[int, Annotation]:
     return dict(sorted(out.items()))
 
 
+class ReadOnlyDict(dict):  # type: ignore[type-arg]
+    """A dict that cannot be changed: a record's tags and annotations (records are values, kept
+    in sets and as keys: a change would change their hash). Equal to, written and pickled as a
+    plain dict; ``dict(d)`` is a copy to change.
+
+    >>> d = ReadOnlyDict({"Event": "x"})
+    >>> d == {"Event": "x"}, d
+    (True, {'Event': 'x'})
+    >>> d["Event"] = "y"
+    Traceback (most recent call last):
+    ...
+    TypeError: a record's tags and annotations cannot be changed: make a new record (dataclasses.replace)
+    """
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            "a record's tags and annotations cannot be changed: make a new record (dataclasses.replace)"
+        )
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> Any:  # (pickle and copy: not item by item through __setitem__)
+        return (type(self), (dict(self),))
+
+
 def _rules_differ(deal: State, rules: Rules) -> bool:
     """Whether a hand's deal is not played by ``rules`` (the target only matters to the match)."""
     return deal.rules.replace(target=rules.target) != rules
@@ -282,7 +312,7 @@ class HandRecord:
                 raise RecordError(f"bad play {j + 1} {show(m)}: expected a scopa.Move (Move.parse reads one)")
         object.__setattr__(self, "plays", tuple(self.plays))
         object.__setattr__(self, "score", _check_score(self.score))
-        object.__setattr__(self, "annotations", _check_notes(self.annotations, len(self.plays)))
+        object.__setattr__(self, "annotations", ReadOnlyDict(_check_notes(self.annotations, len(self.plays))))
         end = _final
         if not (
             isinstance(end, State)
@@ -514,7 +544,7 @@ class MatchRecord:
         if max(a, b) >= self.rules.target and a != b:
             tags.setdefault("Result", f"{a}-{b}")
         object.__setattr__(self, "hands", hands)
-        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "tags", ReadOnlyDict(tags))
 
     @property
     def target(self) -> int:
