@@ -116,7 +116,9 @@ cdef class StopFlag:
     """A flag that stops the core's searches that watch it, from any thread.
 
     ``set()`` it and every search given this flag returns at its next check (within a few
-    thousand nodes) with what it has; ``clear()`` it to use it again.
+    thousand nodes) with what it has; ``clear()`` it to use it again. A copy is the flag itself
+    (``copy.deepcopy`` of a :class:`~scopa.Limit` keeps its flag); a pickled one, in another
+    process, is a new flag in the same state.
 
     >>> f = StopFlag()
     >>> f.is_set(), f.set(), f.is_set(), f
@@ -146,6 +148,12 @@ cdef class StopFlag:
 
     def __reduce__(self):
         return (_stop_flag, (self.is_set(),))
+
+    def __copy__(self):
+        return self  # (a copy that no one sets would stop nothing: a Limit deep-copied keeps its flag)
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 def _stop_flag(bint is_set):

@@ -102,6 +102,12 @@ class StopFlag:
     def __reduce__(self) -> tuple:
         return (_stop_flag, (self._set,))
 
+    def __copy__(self) -> StopFlag:
+        return self  # (a copy that no one sets would stop nothing: a Limit deep-copied keeps its flag)
+
+    def __deepcopy__(self, memo: object) -> StopFlag:
+        return self
+
 
 def _stop_flag(is_set: bool) -> StopFlag:
     f = StopFlag()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import scopa
@@ -125,6 +126,23 @@ def _view(**changes: object) -> scopa.PlayerView:
             lambda: arena("scopa", "greedy", "greedy", deals=1, seed=1 << 64),
             errors.OptionError,
             "bad seed 1844",
+        ),
+        # (an API audit: a NumPy number, which has a choose method, was taken for a player; a
+        # NumPy array reached "in" and NumPy's own error; to_json's rules were not checked)
+        (
+            lambda: arena("scopa", np.int64(1), "random", deals=1),
+            errors.OptionError,
+            f"bad player {np.int64(1)!r}: expected",
+        ),
+        (
+            lambda: scopa.Rules.preset("scopa", capture_rule=np.array(["a", "b"])),
+            errors.RulesError,
+            "bad capture_rule array",
+        ),
+        (
+            lambda: scopa.State.deal("scopa", seed=1).score().to_json(1),
+            errors.RulesError,
+            "bad rules 1: expected",
         ),
         (lambda: scopa.Solver(tt_size_mb=0), errors.OptionError, "bad tt_size_mb 0"),
         (lambda: scopa.Solver(threads=-2), errors.OptionError, "bad threads -2"),

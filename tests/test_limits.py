@@ -610,6 +610,13 @@ def test_scopa_stop_flag_is_a_core_flag_with_a_scopa_error():
     assert repr(flag) == "StopFlag(set=True)" and eval(repr(flag), {"StopFlag": scopa.StopFlag}).is_set()
     back = pickle.loads(pickle.dumps(flag))
     assert type(back) is scopa.StopFlag and back.is_set()
+    # a copy is the flag itself (an API audit: a Limit deep-copied held a new flag that no one
+    # would set); pickled, in another process, it is a new one
+    import copy
+
+    for f in (flag, scopa.limit.core.StopFlag()):
+        assert copy.copy(f) is f and copy.deepcopy(f) is f and pickle.loads(pickle.dumps(f)) is not f
+        assert copy.deepcopy(Limit(time=1, stop=f)).stop is f
     # a flag made by the core itself is still a limit's stop, and a set one stops a search
     assert Limit(stop=scopa.limit.core.StopFlag()).stop is not None
     result = scopa.solve(State.deal("scopa", seed=5), limit=Limit(stop=flag))

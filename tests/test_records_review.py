@@ -222,6 +222,12 @@ def test_review_marks_a_blunder_with_its_reason():
     r = review(s, time_limit=0.2)
     assert format_text(r).startswith("hand 1, play 1: seat 0 Kc")
     assert format_text(r, ["Ada", "Bo"], first_hand=4).startswith("hand 4, play 1: Ada Kc")
+    # its repr pastes back with the package's names (an API audit: PlayReview and Annotation
+    # were not exported)
+    names = {n: getattr(scopa, n) for n in scopa.__all__}
+    assert eval(repr(r), names) == r
+    noted = decided_record().hands[0].annotate({0: Annotation("x", "?")})
+    assert eval(repr(noted), names) == noted
 
 
 def _piles(*used: str) -> list[list[str]]:

@@ -387,8 +387,13 @@ def test_a_loopback_server_answers_only_names_of_this_machine(server):
 
     assert ServerConfig(hosts=("Scopa.Local",)).hosts == ("scopa.local",)
     for field in ("hosts", "cors_origins"):  # (a review: a string was taken for its letters)
-        with pytest.raises(scopa.OptionError, match=f"bad {field} 'x.example': expected a tuple of strings"):
-            ServerConfig(**{field: "x.example"})
+        for bad in ("x.example", None, {"x.example": 1}):
+            with pytest.raises(scopa.OptionError, match=f"bad {field} .*: expected a tuple of strings"):
+                ServerConfig(**{field: bad})
+    # (an API audit: a generator was used up by the checks, a list kept as a list: unhashable)
+    assert ServerConfig(hosts=(h for h in ["a.local"])).hosts == ("a.local",)
+    assert ServerConfig(cors_origins=["*"]) == ServerConfig(cors_origins=("*",))
+    assert hash(ServerConfig(cors_origins=["*"])) == hash(ServerConfig(cors_origins=("*",)))
 
 
 def test_a_client_that_floods_and_goes_leaves_no_traceback(server):

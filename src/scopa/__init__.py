@@ -28,8 +28,8 @@ from scopa.errors import (
 from scopa.limit import Limit, StopFlag
 from scopa.match import Match
 from scopa.move import Move
-from scopa.records import HandRecord, MatchRecord, RecordError, load_record
-from scopa.review import Review, review
+from scopa.records import Annotation, HandRecord, MatchRecord, RecordError, load_record
+from scopa.review import PlayReview, Review, review
 from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES, HandScore, primiera_total
 from scopa.simulate import Playouts, random_playouts
@@ -50,6 +50,7 @@ __all__ = [
     "SUITS",
     "AmbiguousMoveError",
     "Analysis",
+    "Annotation",
     "Card",
     "CardError",
     "CoreError",
@@ -65,6 +66,7 @@ __all__ = [
     "Move",
     "MoveValue",
     "OptionError",
+    "PlayReview",
     "PlayerView",
     "Playouts",
     "PositionError",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+import numbers
 import pickle
 import random
 import time
@@ -148,6 +149,8 @@ def _check_spec(spec: Any) -> None:
         raise OptionError(
             f"bad player {show(spec)}: a player class; give a player ({spec.__name__}()), a name or a factory"
         )
+    elif isinstance(spec, numbers.Number):  # (a NumPy number has a choose method: not a player's)
+        raise OptionError(f"bad player {show(spec)}: expected a name, (name, options), a player or a factory")
     elif hasattr(spec, "choose"):
         try:  # each game gets a fresh copy
             copy.deepcopy(spec)

@@ -77,7 +77,7 @@ class Rules:
             or not 1 <= self.target <= MAX_TARGET
         ):
             raise RulesError(f"bad target {show(self.target)}: expected an int in 1..{MAX_TARGET}")
-        if self.capture_rule not in ("free", "fewest"):
+        if not isinstance(self.capture_rule, str) or self.capture_rule not in ("free", "fewest"):
             raise RulesError(f"bad capture_rule {show(self.capture_rule)}: expected 'free' or 'fewest'")
         for name in _BOOL_OPTIONS:
             value = getattr(self, name)

@@ -90,6 +90,8 @@ class HandScore:
         >>> s.to_json(Rules.preset("scopa"))["categories"]["primiera"]
         {'points': [1, 0], 'totals': [81, None]}
         """
+        if rules is not None and not isinstance(rules, Rules):
+            raise RulesError(f"bad rules {show(rules)}: expected a scopa.Rules or None")
         cats: dict[str, Any] = {
             "carte": {"points": list(self.carte), "cards": list(self.cards)},
             "denari": {"points": list(self.denari), "coins": list(self.coins)},

@@ -34,7 +34,7 @@ import logging
 import re
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
@@ -117,9 +117,11 @@ class ServerConfig:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1 or (most and value > most):
                 expected = f"an int in 1..{most}" if most else "an int >= 1"
                 raise OptionError(f"bad {name} {show(value)}: expected {expected}")
-        for name in ("hosts", "cors_origins"):  # (a string is not taken for its letters)
-            if isinstance(getattr(self, name), (str, bytes)):
-                raise OptionError(f"bad {name} {show(getattr(self, name))}: expected a tuple of strings")
+        for name in ("hosts", "cors_origins"):  # a tuple, once (a generator would be used up)
+            given = getattr(self, name)
+            if isinstance(given, (str, bytes, Mapping)) or not isinstance(given, Iterable):
+                raise OptionError(f"bad {name} {show(given)}: expected a tuple of strings")
+            object.__setattr__(self, name, tuple(given))
         for host in self.hosts:
             if not isinstance(host, str) or _HOST.fullmatch(host.lower()) is None:
                 raise OptionError(
