@@ -254,6 +254,13 @@ def test_resume_never_cuts_an_output_that_is_not_results(tmp_path):
     with pytest.raises(BatchError, match="not a solve results file"):
         run_jsonl("solve", str(src), str(single), workers=1)
     assert single.read_text() == '{"config": 1}'
+    # found by an audit: one line begun with "{", not JSON (json.dump's NaN, a dict's repr) and
+    # without a newline was taken for a torn result and cut to nothing
+    for text in ('{"model": "precious", "loss": NaN}', "{'a': 1}"):
+        single.write_text(text)
+        with pytest.raises(BatchError, match="not a solve results file"):
+            run_jsonl("solve", str(src), str(single), workers=1)
+        assert single.read_text() == text
     # found by an audit: a copy of the input, another job's input, or another kind's results
     # were taken as results (every id "already done", or results appended to a job file)
     copy = tmp_path / "copy.jsonl"

@@ -299,6 +299,33 @@ def test_empty_and_dangling_file_names_are_named_as_given(tmp_path):
     )
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device always full)")
+def test_messages_that_cannot_be_said_do_not_undo_the_work(tmp_path):
+    # found by an audit: a batch run whose results were all written ended with status 1 and a
+    # traceback when standard error was closed or full; paged with `2>&1 | head -1`, its
+    # bad-line messages stopped the run before any result. Messages are best effort now.
+    jobs = tmp_path / "in.jsonl"
+    jobs.write_text(json.dumps({"id": 1, "position": SMALL}) + "\nbad\nbad\nbad\n")
+    cmd = [sys.executable, "-m", "scopa", "batch", "solve", str(jobs), "-o"]
+    closed = subprocess.run([*cmd, str(tmp_path / "a")], capture_output=True, text=True, timeout=120,
+                            preexec_fn=lambda: os.close(2))  # fmt: skip
+    with open("/dev/full", "w") as full:
+        filled = subprocess.run([*cmd, str(tmp_path / "b")], stdout=subprocess.PIPE, stderr=full, timeout=120)
+    paged = subprocess.run(
+        " ".join([*cmd, str(tmp_path / "c")]) + " 2>&1 | head -1",
+        shell=True,
+        capture_output=True,
+        timeout=120,
+    )
+    assert (closed.returncode, filled.returncode) == (0, 0), (closed.stdout, filled.stdout)
+    assert paged.stdout.decode().startswith(f"{jobs}:2: skipped: not JSON")
+    for name in "abc":
+        assert json.loads((tmp_path / name).read_text())["value"] == 4, name
+    # an error still says so where it can, with its status
+    out = run("solve", "nonsense")
+    assert out.returncode == 2 and out.stderr.startswith("scopa: error: no position file 'nonsense'")
+
+
 def test_serve_without_the_server_extra_is_a_one_line_error():
     # as if uvicorn were not installed (a None in sys.modules makes its import fail)
     code = (

@@ -788,9 +788,10 @@ class _WholeWrites(io.RawIOBase):
     buffer, and the engine, which ends with 0 when its reader goes, would fail at the last
     flush)."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, quiet: bool = False) -> None:
         super().__init__()
         self._fd = fd
+        self._quiet = quiet  # (standard error: a message that cannot be written is dropped)
 
     def writable(self) -> bool:
         return True
@@ -802,11 +803,27 @@ class _WholeWrites(io.RawIOBase):
         return os.isatty(self._fd)
 
     def write(self, data: Any) -> int:
-        write_all(self._fd, data)
+        try:
+            write_all(self._fd, data)
+        except OSError:
+            if not self._quiet:
+                raise
         return memoryview(data).nbytes
 
 
-def _whole_writes(out: io.TextIOWrapper) -> io.TextIOWrapper:
+def _best_effort_stderr() -> None:
+    """Standard error for messages only: one that cannot be written (closed, a full disk, a
+    reader gone) drops them, so the command's own work and status stand (a batch run whose
+    results were all written ended with status 1 and a traceback when its summary could not be
+    said; one whose bad-line messages were paged with ``| head`` stopped at the second)."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the life of the process)
+        return
+    if sys.stderr is sys.__stderr__ and isinstance(sys.stderr, io.TextIOWrapper):
+        sys.stderr = _whole_writes(sys.stderr, quiet=True)
+
+
+def _whole_writes(out: io.TextIOWrapper, quiet: bool = False) -> io.TextIOWrapper:
     """``out`` (the process's standard output) written through :class:`_WholeWrites`, with
     its encoding and line buffering, and an escape for a character it cannot encode (a
     terminal that cannot show a suit symbol), not a traceback. ``out`` itself if it has no
@@ -817,12 +834,13 @@ def _whole_writes(out: io.TextIOWrapper) -> io.TextIOWrapper:
         out.reconfigure(errors="backslashreplace")
         return out
     out.flush()
-    raw = _WholeWrites(fd)
+    raw = _WholeWrites(fd, quiet)
     return io.TextIOWrapper(
         io.BufferedWriter(raw),
         encoding=out.encoding,
         errors="backslashreplace",
-        line_buffering=out.line_buffering,
+        line_buffering=out.line_buffering or quiet,
+        write_through=quiet,
     )
 
 
@@ -857,6 +875,7 @@ def _stdout_to_nowhere(real: bool) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``scopa`` command; returns the exit status."""
+    _best_effort_stderr()
     try:
         args = build_parser().parse_args(argv)
     except (OSError, SystemExit) as done:  # --help or --version: a failed write shows

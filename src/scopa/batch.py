@@ -670,9 +670,10 @@ MAX_INT_ID = 2**53 - 1
 def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, bool]:
     """The ids already in the output file; the length to cut it to (None: nothing to cut);
     and whether its last line lacks its newline (a whole result: the newline is added).
-    Only a torn last line (a run killed while writing it: no newline, not complete JSON) is
-    cut, so a rerun writes it again whole. Anything else that is not a result line of this
-    ``kind`` (a JSON object with an id and the kind's result or an error) raises BatchError
+    Only a torn last line (a run killed while writing it: no newline, not complete JSON, and
+    begun as every result line is, ``{"id":``) is cut, so a rerun writes it again whole.
+    Anything else that is not a result line of this ``kind`` (a JSON object with an id and
+    the kind's result or an error) raises BatchError
     and the file is left as it is: it is not an earlier run's output. A file that is not a
     regular one (``/dev/stdout``) is not read."""
     done: set[Any] = set()
@@ -705,7 +706,7 @@ def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, b
             try:
                 obj = jsonio.loads(raw, max_chars=max(jsonio.MAX_CHARS, len(raw)))
             except ScopaError:
-                if not whole and raw.startswith(b"{"):
+                if not whole and raw.startswith(_RESULT_START):
                     return done, good, False  # torn: cut off
                 obj = None
             if not isinstance(obj, dict) or "id" not in obj or not ({field, "error"} & obj.keys()):
@@ -719,6 +720,12 @@ def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, b
             done.add(_key(obj["id"]))
         good += len(raw)
     return done, None, bool(data) and not data.endswith(b"\n")
+
+
+#: How every result line begins (its id first, JSON without spaces): only a last line that
+#: begins so is taken for one torn by a killed run (an audit: `json.dump`'s file of one line,
+#: no newline and a NaN, given as the output by mistake, was cut to nothing).
+_RESULT_START = b'{"id":'
 
 
 def _key(x: Any) -> Any:
