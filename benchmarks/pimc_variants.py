@@ -336,13 +336,19 @@ class Factory:
 
 
 def predict(
-    hands: int, samples: int, depth: int, seed: int, temperatures: tuple[float, ...]
+    hands: int,
+    samples: int,
+    depth: int,
+    seed: int,
+    temperatures: tuple[float, ...],
+    pimc: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Default PIMC self-play: at each choice among two or more moves, the simulated opponent
-    from the mover's view (its own hand, uniform deals of the rest) predicts the move. Returns
-    the choices, the share whose move it ranks first, the same for a uniform guess
-    (``chance``), and the mean log-likelihood of the choices at each temperature and under a
-    uniform guess (``uniform``)."""
+    """Default PIMC self-play (``pimc``: options over its defaults; a test's, without a time
+    limit, plays the same moves on a loaded machine): at each choice among two or more moves,
+    the simulated opponent from the mover's view (its own hand, uniform deals of the rest)
+    predicts the move. Returns the choices, the share whose move it ranks first, the same for
+    a uniform guess (``chance``), and the mean log-likelihood of the choices at each
+    temperature and under a uniform guess (``uniform``)."""
     rng = random.Random(seed)
     solver = core.Solver(2)
     logliks = dict.fromkeys(temperatures, 0.0)
@@ -350,7 +356,9 @@ def predict(
     chance = uniform = 0.0
     for _ in range(hands):
         s = State.deal("scopa", seed=rng.randrange(1 << 30))
-        players = [PIMCPlayer(seed=rng.randrange(1 << 30), **PIMC_BEFORE) for _ in range(2)]
+        players = [
+            PIMCPlayer(seed=rng.randrange(1 << 30), **{**PIMC_BEFORE, **(pimc or {})}) for _ in range(2)
+        ]
         while not s.is_over:
             view = s.view(s.turn)
             move = players[s.turn].choose(view)
