@@ -150,7 +150,13 @@ def _view(**changes: object) -> scopa.PlayerView:
         (lambda: scopa.random_playouts("scopa", 1, seed=-5), errors.OptionError, "bad seed -5"),
         (lambda: card("7d", deck="tarot"), errors.OptionError, "unknown deck 'tarot'"),
         (lambda: position("7d"), errors.OptionError, "cannot draw '7d'"),  # type: ignore[arg-type]
-        (lambda: review(42), errors.OptionError, "cannot review int"),  # type: ignore[arg-type]
+        (lambda: review(42), errors.OptionError, "cannot review 42 (int)"),  # type: ignore[arg-type]
+        # (an API audit: "" and "abc" were taken as hands, "" as none and "abc" hand by letter)
+        (
+            lambda: scopa.MatchRecord(scopa.Rules.preset("scopa"), ""),
+            scopa.RecordError,
+            "bad record hands ''",
+        ),
         (lambda: scopa.solve([1]), errors.PositionError, "bad state [1]: expected a scopa.State"),  # type: ignore[arg-type]
         (
             lambda: scopa.arena.play_hand("scopa", []),  # type: ignore[arg-type]

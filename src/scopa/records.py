@@ -508,6 +508,8 @@ class MatchRecord:
         if not isinstance(self.rules, Rules):
             raise RecordError(f"bad record rules {show(self.rules)}: expected a Rules")
         try:
+            if isinstance(self.hands, (str, bytes, Mapping)):  # (not its letters or keys: "" was no hands)
+                raise TypeError
             hands = tuple(self.hands)
         except TypeError:
             raise RecordError(

@@ -290,7 +290,7 @@ def _hands(source: MatchRecord | HandRecord | State) -> list[tuple[State, tuple[
         return [(source.deal, source.plays)]
     if isinstance(source, MatchRecord):
         return [(h.deal, h.plays) for h in source.hands]
-    raise OptionError(f"cannot review {type(source).__name__}: expected a record or a State")
+    raise OptionError(f"cannot review {show(source)} ({type(source).__name__}): expected a record or a State")
 
 
 def check_time_per_play(time_limit: object, allow_none: bool = False) -> None:
