@@ -844,13 +844,9 @@ def _whole_writes(out: io.TextIOWrapper, quiet: bool = False) -> io.TextIOWrappe
     )
 
 
-def _stdout_fails() -> bool:
-    """Whether standard output cannot be written (its buffer keeps what a failed write held)."""
-    return _stdout_error() is not None
-
-
 def _stdout_error() -> OSError | ValueError | None:
-    """What flushing standard output raises, if anything."""
+    """What flushing standard output raises, if anything: set when it cannot be written (its
+    buffer keeps what a failed write held)."""
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
@@ -912,7 +908,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _stdout_to_nowhere(real)
         return 141  # (128 + SIGPIPE, what a shell reports for a command its pipe stopped)
     except OSError as exc:  # a full disk, an I/O error: on standard output, said in a line
-        if not (isinstance(exc, OutputError) or _stdout_fails() or _full(exc)):
+        if not (isinstance(exc, OutputError) or _stdout_error() is not None or _full(exc)):
             raise
         print(f"scopa: error: cannot write to standard output: {exc.strerror or exc}", file=sys.stderr)
         _stdout_to_nowhere(real)

@@ -149,9 +149,7 @@ def _check_spec(spec: Any) -> None:
         raise OptionError(
             f"bad player {show(spec)}: a player class; give a player ({spec.__name__}()), a name or a factory"
         )
-    elif isinstance(spec, numbers.Number):  # (a NumPy number has a choose method: not a player's)
-        raise OptionError(f"bad player {show(spec)}: expected a name, (name, options), a player or a factory")
-    elif hasattr(spec, "choose"):
+    elif hasattr(spec, "choose") and not isinstance(spec, numbers.Number):  # (NumPy's numbers have one)
         try:  # each game gets a fresh copy
             copy.deepcopy(spec)
         except Exception as exc:  # noqa: BLE001 - whatever the player holds

@@ -296,8 +296,8 @@ class HandRecord:
     _final: dataclasses.InitVar[State | None] = None
 
     def __hash__(self) -> int:
-        """A hand record is a value: equal records hash alike (its annotations' dict too)."""
-        return hash((self.deal, self.plays, self.score, frozenset(self.annotations.items())))
+        """A hand record is a value: equal records hash alike (its annotations too)."""
+        return hash((self.deal, self.plays, self.score, self.annotations))
 
     def __post_init__(self, _final: State | None) -> None:
         if not isinstance(self.deal, State):
@@ -491,14 +491,14 @@ class MatchRecord:
     tags: Mapping[str, str] = field(default_factory=dict)
 
     def __hash__(self) -> int:
-        """A record is a value: equal records hash alike (its tags' dict too), so records can
-        be kept in sets and as keys.
+        """A record is a value: equal records hash alike (its tags too), so records can be kept
+        in sets and as keys.
 
         >>> from scopa.rules import Rules
         >>> len({MatchRecord(Rules.preset("scopa"), tags={"Event": "x"}) for _ in range(3)})
         1
         """
-        return hash((self.rules, self.hands, frozenset(self.tags.items())))
+        return hash((self.rules, self.hands, self.tags))
 
     def __post_init__(self) -> None:
         """Checks what :meth:`from_json` checks short of a replay: at most

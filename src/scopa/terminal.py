@@ -412,9 +412,7 @@ def as_typed(line: str) -> str:
     >>> as_typed("7\\udce2\\udc99\\udca6"), as_typed("7\\udce2\\udc99")
     ('7♦', '7\\udce2\\udc99')
     """
-    if not any("\udc80" <= ch <= "\udcff" for ch in line):
-        return line
-    try:
+    try:  # (text without escapes comes back as it was)
         return line.encode("utf-8", "surrogateescape").decode("utf-8")
     except UnicodeError:
         return line

@@ -680,9 +680,8 @@ def run(
     if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
         raise OptionError(f"bad port {port!r}: expected an int in 0..65535 (0 for any free one)")
     sock = _listen(host, port)
-    family = sock.family
     bound = sock.getsockname()[1]
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    shown = f"[{host}]" if sock.family == socket.AF_INET6 else host
     print(f"scopa serve: listening on http://{shown}:{bound}", flush=True)
     app = create_app(cfg)
     uv = uvicorn.Config(
