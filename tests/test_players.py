@@ -690,11 +690,18 @@ def test_ismcts_root_prior_is_the_greedy_rating():
         (lambda: make_player("ismcts", playout=[]), r"bad playout \[\]: expected one of"),
         (lambda: make_player("pimc", tt_size_mb=0), "bad tt_size_mb 0: expected an int in 1..65536"),
         (lambda: make_player("pimc", tt_size_mb=True), "bad tt_size_mb True"),
-        (lambda: make_player("pimc", seed="x"), "bad seed 'x': expected an int >= 0 or None"),
+        (lambda: make_player("pimc", seed="x"), r"bad seed 'x': expected an int in 0..2\*\*128-1 or None"),
         # (Python's random stream takes -7 as 7: an audit found two seeds playing alike)
-        (lambda: make_player("level2", seed=-7), "bad seed -7: expected an int >= 0 or None"),
-        (lambda: RandomPlayer(-7), "bad seed -7: expected an int >= 0 or None"),
+        (lambda: make_player("level2", seed=-7), r"bad seed -7: expected an int in 0..2\*\*128-1 or None"),
+        (lambda: RandomPlayer(-7), r"bad seed -7: expected an int in 0..2\*\*128-1 or None"),
         (lambda: make_player("level3", seed=1.5), "bad seed 1.5"),
+        # (a 5,000-digit seed was taken, and the player's repr then failed: Python writes no int
+        # of more than 4,300 digits)
+        (
+            lambda: make_player("pimc", seed=10**5000),
+            r"bad seed <int of 16610 bits>: expected an int in 0..2\*\*128-1",
+        ),
+        (lambda: RandomPlayer(1 << 128), r"bad seed <int of 129 bits>: expected an int in 0..2\*\*128-1"),
         (lambda: make_player("random", seed=[1]), r"bad seed \[1\]"),
         (lambda: make_player("level03"), "unknown player 'level03'"),
         (lambda: make_player("level\u0663"), "unknown player"),
@@ -712,7 +719,7 @@ def test_ismcts_root_prior_is_the_greedy_rating():
         (lambda: OpponentModel().reply_probabilities([], 0, 0, 0), "no moves to weigh"),
         (lambda: OpponentModel(seven=float("nan")), "bad OpponentModel seven nan"),
         (lambda: OpponentModel(sweep=True), "bad OpponentModel sweep True"),
-        (lambda: make_player("greedy", seed="x"), "bad seed 'x': expected an int >= 0 or None"),
+        (lambda: make_player("greedy", seed="x"), r"bad seed 'x': expected an int in 0..2\*\*128-1 or None"),
         (
             lambda: arena("scopa", lambda: GreedyPlayer(), "random", deals=1),
             r"bad player factory <lambda>\(\)",
@@ -1096,6 +1103,7 @@ def test_one_pimc_player_serves_several_threads_at_once(threads):
     "player",
     [
         RandomPlayer(seed=1),
+        RandomPlayer(seed=(1 << 128) - 1),  # the largest seed
         PIMCPlayer(8, seed=2, model=OpponentModel(temperature=0.2), time_limit=None),
         ISMCTSPlayer(iterations=300, time_limit=None, seed=3, playout="random"),
         scopa.players.LevelPlayer(3, seed=1, time_limit=0.01),

@@ -40,10 +40,11 @@ def show(x: object) -> str:
     return short(x)
 
 
-def check_seed(seed: object, error: type[ScopaError], *, none: bool = False) -> int | None:
-    """``seed`` if it is an int in 0..2**64-1 (or None, when ``none``), else ``error`` saying so:
-    the one check of a deal's, a match's, a run's seed (Python's random takes -7 as 7: a
-    negative seed would repeat a positive one's deals).
+def check_seed(seed: object, error: type[ScopaError], *, none: bool = False, bits: int = 64) -> int | None:
+    """``seed`` if it is an int in 0..2**bits-1 (or None, when ``none``), else ``error`` saying
+    so: the one check of a deal's, a match's, a run's and a player's seed (Python's random
+    takes -7 as 7: a negative seed would repeat a positive one's deals). Players take 128 bits:
+    the arena derives theirs from 63-bit deal seeds.
 
     >>> check_seed(-7, OptionError)
     Traceback (most recent call last):
@@ -52,8 +53,10 @@ def check_seed(seed: object, error: type[ScopaError], *, none: bool = False) -> 
     """
     if seed is None and none:
         return None
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
-        raise error(f"bad seed {show(seed)}: expected an int in 0..2**64-1" + (" or None" if none else ""))
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << bits:
+        raise error(
+            f"bad seed {show(seed)}: expected an int in 0..2**{bits}-1" + (" or None" if none else "")
+        )
     return seed
 
 

@@ -12,6 +12,7 @@ from math import comb
 from typing import Any, Protocol, runtime_checkable
 
 import scopa_core as core
+from scopa import errors
 from scopa.card import CardSet, bits
 from scopa.errors import IllegalMoveError, OptionError, PositionError, show
 from scopa.limit import _TIME_MAX, Limit
@@ -214,17 +215,16 @@ def check_budget(name: str, value: object, allow_none: bool = False, most: int =
 
 
 def check_seed(seed: object) -> int | None:
-    """``seed`` if it is None or an int >= 0 (not a bool); else :class:`~scopa.errors.OptionError`
-    (Python's random stream takes -7 as 7: a negative seed would play a positive one's moves).
+    """``seed`` if it is None or an int in 0..2**128-1 (not a bool); else
+    :class:`~scopa.errors.OptionError` (Python's random stream takes -7 as 7: a negative seed
+    would play a positive one's moves).
 
     >>> check_seed(-7)
     Traceback (most recent call last):
     ...
-    scopa.errors.OptionError: bad seed -7: expected an int >= 0 or None
+    scopa.errors.OptionError: bad seed -7: expected an int in 0..2**128-1 or None
     """
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-        raise OptionError(f"bad seed {show(seed)}: expected an int >= 0 or None")
-    return seed
+    return errors.check_seed(seed, OptionError, none=True, bits=128)
 
 
 def check_options(name: str, options: dict[str, Any], takes: list[str]) -> None:
