@@ -489,6 +489,8 @@ def test_load_record_of_an_unreadable_path_or_file_is_a_record_error(tmp_path):
         load_record(tmp_path / "missing.json")
     with pytest.raises(RecordError, match="a record must be a JSON object, got \\[1\\]"):
         load_record([1])  # type: ignore[arg-type]
+    with pytest.raises(RecordError, match="the record '{\"format\": x}' is not valid JSON: not JSON"):
+        load_record('{"format": x}')  # (the text was not quoted)
 
 
 def test_a_record_larger_than_the_limit_is_refused_on_load_and_on_save(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ import pytest
 from conftest import CORES, TWIN_RUN
 
 import scopa
-from scopa import State
+from scopa import Move, State
 
 GEOMETRIES = {
     "scopa": (2, 3, 4),
@@ -240,6 +240,19 @@ def test_forced_scopa():
         end = end.play(m)
     assert end.is_over and end.score().difference(0) == 4
     assert {str(m): v for m, v in scopa.analyze(s).items()} == {"7dx3c4s": 4, "Kc": 3}
+
+
+def test_an_analysis_is_looked_up_by_move_or_notation():
+    # (a["Kc"] was a bare KeyError 'Kc')
+    a = scopa.analyze(State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"))
+    assert a["Kc"] == a[Move.parse("Kc")] == 3 and a[" 7DX3C4S "] == 4
+    assert "Kc" in a and "7d" not in a and "zz" not in a and [1] not in a and a.get("As") is None
+    for bad, name in (("7d", "'7d'"), (Move.parse("As"), r"Move.parse\('As'\)"), (3, "3")):
+        with pytest.raises(KeyError, match=f"{name} is not a legal move here: expected 7dx3c4s or Kc"):
+            a[bad]
+    over = scopa.analyze(State.from_string("scopa -/- - - 7dAc/2c 1/0 0 1 -"))
+    with pytest.raises(KeyError, match="'Kc' is not a legal move here: the hand is over"):
+        over["Kc"]
 
 
 def test_greedy_capture_loses():

@@ -340,7 +340,8 @@ def test_bad_position_strings(text, message):
 
 def test_one_way_to_take_a_position():
     # State.of is how the batch runner, the protocol and the CLI take a position: a State,
-    # a position string, JSON text or a decoded JSON object, and nothing else.
+    # a position string, JSON text (either also as UTF-8 bytes, as State.from_json takes JSON)
+    # or a decoded JSON object, and nothing else.
     from scopa.batch import solve_many
     from scopa.protocol import Protocol
 
@@ -349,12 +350,22 @@ def test_one_way_to_take_a_position():
     assert State.of(s) is s
     assert State.of(s.to_string()) == State.of(text) == State.of("  " + text) == s
     assert State.of(json.loads(text)) == s
-    for bad in (7, None, [s.to_string()], b"scopa"):
+    assert State.of(text.encode()) == State.of(bytearray(s.to_string().encode())) == s
+    for bad in (7, None, [s.to_string()], memoryview(b"scopa")):
         expected = f"bad position {re.escape(show(bad))}: expected a State"
         with pytest.raises(scopa.PositionError, match=expected):
             State.of(bad)  # type: ignore[arg-type]
-    with pytest.raises(scopa.PositionError, match="not valid JSON"):
+    with pytest.raises(scopa.PositionError, match=r"bad position b'\\xffscopa': not UTF-8 text \(invalid start"):
+        State.of(b"\xffscopa")
+    with pytest.raises(scopa.PositionError, match="bad position string 'scopa': expected 9"):
+        State.of(b"scopa")
+    # (the text was not quoted)
+    with pytest.raises(scopa.PositionError, match="position '{nope' is not valid JSON"):
         State.of("{nope")
+    with pytest.raises(scopa.PositionError, match="position 'abc' is not valid JSON"):
+        State.from_json("abc")
+    with pytest.raises(scopa.PositionError, match="view b'abc' is not valid JSON"):
+        scopa.notation.view_from_json(b"abc")
     # every caller takes JSON text as well as the position string, with the same value
     items = [("string", s.to_string()), ("text", text), ("object", json.loads(text))]
     rows = list(solve_many(items, workers=1))

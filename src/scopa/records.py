@@ -746,7 +746,7 @@ def _json_text(text: str) -> Any:
     except jsonio.JSONInputError as exc:
         if start == "[":
             return _NOT_TEXT
-        raise RecordError(f"the record is not valid JSON: {exc}") from None
+        raise RecordError(f"the record {show(text)} is not valid JSON: {exc}") from None
 
 
 def record_of(hands: Iterable[State], rules: Rules, tags: Mapping[str, str] | None = None) -> MatchRecord:

@@ -22,10 +22,13 @@ __all__ = ["Playouts", "random_playouts"]
 @dataclass(frozen=True, eq=False)
 class Playouts:
     """Results of :func:`random_playouts`. Two are equal when their rules and arrays are;
-    like the arrays they hold, they cannot be hashed.
+    like the arrays they hold, they cannot be hashed. The repr sums them up (the arrays are
+    not written out).
 
     >>> random_playouts("scopa", 3, seed=1) == random_playouts("scopa", 3, seed=1)
     True
+    >>> random_playouts({"preset": "scopa", "napola": True}, 1000, seed=1)
+    <Playouts of 1000 hands, rules {'preset': 'scopa', 'napola': True}: mean points 2.64 and 2.63>
 
     Attributes:
         rules: the rules played.
@@ -50,6 +53,11 @@ class Playouts:
             and np.array_equal(self.points, other.points)
             and np.array_equal(self.breakdown, other.breakdown)
         )
+
+    def __repr__(self) -> str:
+        n = len(self.points)
+        mean = f": mean points {self.points[:, 0].mean():.2f} and {self.points[:, 1].mean():.2f}" if n else ""
+        return f"<Playouts of {n} hands, rules {self.rules.to_json()!r}{mean}>"
 
     def mean_points(self) -> dict[str, tuple[float, float]]:
         """Mean points per hand per category (and ``"total"``), per team."""

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import OptionError, show
+from scopa.errors import OptionError, ScopaError, show
 from scopa.limit import Clock, CoreLimits, Limit
 from scopa.move import Move
 from scopa.state import State, require_state
@@ -115,14 +115,19 @@ class Analysis(Mapping[Move, "int | None"]):
     :meth:`State.legal_moves <scopa.state.State.legal_moves>`, and each move's
     :class:`MoveValue` in :attr:`moves`.
 
-    An exact analysis compares equal to the plain dict of values.
+    An exact analysis compares equal to the plain dict of values. A move may be looked up by
+    its notation too; one that is not legal here is a KeyError naming the legal ones.
 
     >>> import scopa
     >>> a = scopa.analyze(scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"))
     >>> a == {Move.parse("7dx3c4s"): 4, Move.parse("Kc"): 3}, a.exact, str(a.best_move)
     (True, True, '7dx3c4s')
-    >>> a.moves[Move.parse("Kc")]
-    MoveValue(value=3, lower=3, upper=3, estimate=3.0)
+    >>> a.moves[Move.parse("Kc")], a["Kc"], "7d" in a
+    (MoveValue(value=3, lower=3, upper=3, estimate=3.0), 3, False)
+    >>> a["7d"]
+    Traceback (most recent call last):
+    ...
+    KeyError: "'7d' is not a legal move here: expected 7dx3c4s or Kc"
     """
 
     __slots__ = ("moves", "nodes", "seconds", "depth")
@@ -137,8 +142,20 @@ class Analysis(Mapping[Move, "int | None"]):
         #: plays deep of the deepest completed depth-limited search (0: none ran).
         self.depth = depth
 
-    def __getitem__(self, move: Move) -> int | None:
-        return self.moves[move].value
+    def __getitem__(self, move: Move | str) -> int | None:
+        value = self.moves.get(move) if isinstance(move, Move) else None
+        if value is None and isinstance(move, str):
+            with contextlib.suppress(ScopaError):
+                value = self.moves.get(Move.parse(move))
+        if value is None:
+            legal = [str(m) for m in self.moves]
+            expected = (
+                f"expected {', '.join(legal[:-1])} or {legal[-1]}"
+                if len(legal) > 1
+                else (f"expected {legal[0]}" if legal else "the hand is over")
+            )
+            raise KeyError(f"{show(move)} is not a legal move here: {expected}")
+        return value.value
 
     def __iter__(self) -> Iterator[Move]:
         return iter(self.moves)

@@ -440,13 +440,16 @@ class State:
         return state_from_string(text)
 
     @classmethod
-    def of(cls, position: State | str | Mapping[str, Any]) -> State:
+    def of(cls, position: State | str | bytes | Mapping[str, Any]) -> State:
         """A position given any way the library takes one: a State (itself), JSON text (a
-        string starting with ``{``), a position string, or a decoded JSON object.
+        string starting with ``{``), a position string, either as UTF-8 bytes, or a decoded
+        JSON object.
 
         >>> import json
         >>> s = State.of("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
         >>> State.of(s.to_json()) == State.of(json.loads(s.to_json())) == State.of(s) == s
+        True
+        >>> State.of(s.to_json().encode()) == State.of(s.to_string().encode()) == s
         True
         >>> State.of(7)
         Traceback (most recent call last):
@@ -455,6 +458,13 @@ class State:
         """
         if isinstance(position, State):
             return position
+        if isinstance(position, (bytes, bytearray)):
+            try:
+                position = bytes(position).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise PositionError(
+                    f"bad position {show(position)}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                ) from None
         if isinstance(position, str):
             if position.lstrip().startswith("{"):
                 return cls.from_json(position)
