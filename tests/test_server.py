@@ -288,6 +288,12 @@ def test_a_body_too_large_by_its_length_is_refused_at_once_and_a_torn_one_quietl
     answer = _raw(s, head)
     assert answer.startswith(b"HTTP/1.1 413") and b"larger than 2000 bytes" in answer, answer
     assert time.monotonic() - t0 < 5
+    # with Transfer-Encoding, Content-Length is not the body's length (RFC 9112 §6.3): the body
+    # is read as it is sent (it was a 413 for the length it did not have)
+    ping = b'{"cmd": "ping", "id": 3}'
+    chunked = b"POST /api HTTP/1.1\r\nHost: localhost\r\nContent-Length: 70000\r\nTransfer-Encoding: chunked\r\n\r\n"
+    answer = _raw(s, chunked, b"%x\r\n%s\r\n0\r\n\r\n" % (len(ping), ping))
+    assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b'{"id":3,"pong":true}'), answer
     # a client that goes away in the middle of its body: no reply to give, and no traceback in the log
     torn = b"POST /api HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1500\r\n\r\n"
     for _ in range(3):
@@ -594,7 +600,20 @@ def test_websocket_origins(server):
             assert ws_recv(ws) == {"id": 1, "pong": True}
     with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
         connect(s.ws_url, origin="http://evil.example")
-    assert refused.value.response.status_code == 403
+    assert refused.value.response.status_code == 403  # (saying why: it was a 403 without a body)
+    assert (
+        refused.value.response.body
+        == b"origin 'http://evil.example' is not allowed: start the server with --cors http://evil.example"
+    )
+    # a handshake at another address is a 404 saying where the WebSocket is (was a 403 as above)
+    for path in ("/ws/", "/api", "/", "/index.html"):
+        with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
+            connect(s.base.replace("http://", "ws://") + path)
+        assert refused.value.response.status_code == 404, path
+        assert (
+            refused.value.response.body
+            == f"no WebSocket at '{path}': the protocol's WebSocket is /ws".encode()
+        )
     with pytest.raises(websockets.exceptions.InvalidStatus):
         connect(s.ws_url, origin=f"http://{host}.evil.example")
     allowed = server("--cors", "http://app.example")

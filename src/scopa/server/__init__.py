@@ -371,14 +371,30 @@ class _LocalNames:
                     "localhost, a loopback address or a name given with --allow-host (a reverse proxy's "
                     "public name too)"
                 )
-                if scope["type"] == "websocket":
-                    await send({"type": "websocket.close", "code": 1008, "reason": why[:120]})
-                    return
-                from starlette.responses import PlainTextResponse
-
-                await PlainTextResponse(why, status_code=403)(scope, receive, send)
+                await _refuse(scope, receive, send, 403, why)
                 return
         await self.app(scope, receive, send)
+
+
+async def _refuse(scope: Any, receive: Any, send: Any, status: int, why: str) -> None:
+    """Answer an HTTP request or a WebSocket handshake with ``status`` and ``why`` in plain
+    text (a handshake through the ASGI denial response; a server without it can only close,
+    which the client sees as a 403 without a body)."""
+    from starlette.responses import PlainTextResponse
+
+    if scope["type"] == "websocket" and "websocket.http.response" not in scope.get("extensions", {}):
+        await send(
+            {"type": "websocket.close", "code": 1008, "reason": why.encode()[:120].decode(errors="ignore")}
+        )
+        return
+    await PlainTextResponse(why, status_code=status)(scope, receive, send)
+
+
+def _origin_refusal(origin: str | None) -> str:
+    """Why a request from ``origin`` is refused, with the ``--cors`` that would take it."""
+    if origin == "null" or _is_origin(origin or ""):
+        return f"origin {origin!r} is not allowed: start the server with --cors {origin}"
+    return f"origin {origin!r} is not allowed, nor an origin as a browser sends it (scheme://host[:port])"
 
 
 def _cheap(protocol: Protocol, req: Request) -> dict[str, Any]:
@@ -437,14 +453,11 @@ def create_app(config: ServerConfig | None = None) -> Any:
             # (a browser reads no reply it may not, but a form or a text/plain POST from any page
             # would still run: a page of another origin must not spend this server's workers)
             log.warning("api refused: origin %r is not allowed (scopa serve --cors)", origin)
-            if origin == "null" or _is_origin(origin or ""):
-                why = f"origin {origin!r} is not allowed: start the server with --cors {origin}"
-            else:  # (no --cors would take it: not suggested)
-                why = f"origin {origin!r} is not allowed, nor an origin as a browser sends it (scheme://host[:port])"
-            return respond(error_reply(None, "ProtocolError", why), 403)
+            return respond(error_reply(None, "ProtocolError", _origin_refusal(origin)), 403)
         too_large = error_reply(None, "ProtocolError", f"a request larger than {cfg.max_request_bytes} bytes")
         declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cfg.max_request_bytes:
+        chunked = "transfer-encoding" in request.headers  # (then its Content-Length is not the body's)
+        if declared.isdigit() and not chunked and int(declared) > cfg.max_request_bytes:
             return respond(too_large, 413)  # (at once: not after waiting for a body it will refuse)
         body = b""
         try:
@@ -492,7 +505,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
         origin = websocket.headers.get("origin")
         if not _origin_allowed(origin, websocket.headers.get("host"), cfg.cors_origins, websocket.url.scheme):
             log.warning("ws refused: origin %r is not allowed (scopa serve --cors)", origin)
-            await websocket.close(code=1008)  # before the handshake: HTTP 403
+            await _refuse(websocket.scope, websocket.receive, websocket.send, 403, _origin_refusal(origin))
             return
         await websocket.accept()
         loop = asyncio.get_running_loop()
@@ -628,6 +641,11 @@ def create_app(config: ServerConfig | None = None) -> Any:
             why, status_code=404, media_type="text/plain", headers={"X-Content-Type-Options": "nosniff"}
         )
 
+    async def no_ws(websocket: WebSocket) -> None:
+        # (a handshake anywhere else was a 403 without a word, as an origin refused)
+        why = f"no WebSocket at {show(websocket.url.path)}: the protocol's WebSocket is /ws"
+        await _refuse(websocket.scope, websocket.receive, websocket.send, 404, why)
+
     async def ws_over_http(request: HTTPRequest) -> Response:
         why = "/ws is a WebSocket: open it with a WebSocket client (new WebSocket(url) in a browser)"
         return Response(why, status_code=426, media_type="text/plain", headers={"Upgrade": "websocket"})
@@ -639,6 +657,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
         Route("/cards/{rest:path}", no_card, methods=["GET"]),  # (not the app's bare Not Found)
         WebSocketRoute("/ws", ws),
         Route("/ws", ws_over_http),
+        WebSocketRoute("/{rest:path}", no_ws),
     ]
     static = resources.files("scopa.server").joinpath("static")
     if static.is_dir() and static.joinpath("index.html").is_file():
