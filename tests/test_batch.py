@@ -556,7 +556,7 @@ def test_a_line_too_long_is_a_bad_line_read_no_further(tmp_path, monkeypatch):
     assert lines == [
         (1, "a line longer than 200 bytes: expected one job"),
         (3, "a line longer than 200 bytes: expected one job"),
-        (4, "id 'ok' is given twice"),
+        (4, 'id "ok" is given twice'),
     ]
     assert n == (1, 0, 3)
     assert [json.loads(x)["id"] for x in (tmp_path / "r.jsonl").read_text().splitlines()] == ["ok"]
@@ -797,16 +797,20 @@ def test_an_input_line_setting_a_limit_or_with_an_id_too_large_is_a_bad_line(tmp
                 {"id": -(2**53), "position": EASY},
                 {"id": 2**53 - 1, "position": EASY},
                 {"id": "noted", "position": EASY, "expected": 4, "source": "a book"},  # (notes pass)
+                {"id": True, "position": EASY},
+                {"id": None, "position": EASY},
             )
         )
         + "\n"
     )
     bad: list[tuple[int, str]] = []
     got = run_jsonl("solve", str(src), str(out), workers=1, bad_line=lambda n, w: bad.append((n, w)))
-    assert got == (3, 0, 3)
+    assert got == (3, 0, 5)
     assert bad[0][0] == 2 and bad[0][1].startswith("'time_limit' is the run's setting, not a line's")
-    assert [n for n, _ in bad] == [2, 3, 4]
+    assert [n for n, _ in bad] == [2, 3, 4, 7, 8]
     assert all("expected a string or an integer within" in w for _, w in bad[1:])
+    # the ids as the input spells them (they were Python's: True, None)
+    assert [w.split(":")[0] for _, w in bad[3:]] == ["bad id true", "bad id null"]
     ids = sorted(map(str, (json.loads(x)["id"] for x in out.read_text().splitlines())))
     assert ids == [str(2**53 - 1), "noted", "ok"]
 

@@ -103,7 +103,7 @@ def test_engine_session_of_every_command():
             '"view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0}}',
             "ProtocolError",
             "'player' must be one of random, greedy, pimc, ismcts, level1, level2, level3, level4, level5, "
-            "level6, got 'nobody'",
+            'level6, got "nobody"',
         ),
         (
             '{"cmd": "bestmove", "id": 9, "time_ms": -5, "view": {"rules": "scopa", "hands": [["7d"], 1], '

@@ -236,7 +236,7 @@ def test_stop_one_search_by_id(engine):
         ({"cmd": "solve", "id": 1, "position": SMALL, "progress": 1}, "'progress' must be true or false"),
         # stop's 'search' is named as itself, and is a search's id (not null)
         ({"cmd": "stop", "id": 1, "search": [1]}, "'search' must be a string or an integer, got [1]"),
-        ({"cmd": "stop", "id": 1, "search": None}, "'search' must be a string or an integer, got None"),
+        ({"cmd": "stop", "id": 1, "search": None}, "'search' must be a string or an integer, got null"),
         ({"cmd": "stop", "id": 1, "search": "x" * 300}, "'search' must be at most 256 characters"),
         ({"cmd": "stop", "id": 1, "search": 2**60}, "'search' must be an integer in -(2**53-1)"),
     ],
@@ -264,8 +264,9 @@ def test_evaluates_player_is_refused_when_read_and_by_the_schema():
     req = {"cmd": "evaluate", "id": 1, "view": _view(), "player": "greedy"}
     with pytest.raises(scopa.protocol.RequestError) as exc:
         Protocol().parse(json.dumps(req))
-    assert "'player' of evaluate must be pimc (the player that values moves), got 'greedy'" in str(
-        exc.value.reply
+    assert (
+        "'player' of evaluate must be pimc (the player that values moves), got \"greedy\""
+        == (exc.value.reply["error"]["message"])
     )
     requests = jsonschema.Draft202012Validator({**schema(), "anyOf": [{"$ref": "#/$defs/request"}]})
     assert not requests.is_valid(req) and requests.is_valid({**req, "player": "pimc"})

@@ -291,7 +291,8 @@ def test_a_body_too_large_by_its_length_is_refused_at_once_and_a_torn_one_quietl
     # with Transfer-Encoding, Content-Length is not the body's length (RFC 9112 §6.3): the body
     # is read as it is sent (it was a 413 for the length it did not have)
     ping = b'{"cmd": "ping", "id": 3}'
-    chunked = b"POST /api HTTP/1.1\r\nHost: localhost\r\nContent-Length: 70000\r\nTransfer-Encoding: chunked\r\n\r\n"
+    chunked = b"POST /api HTTP/1.1\r\nHost: localhost\r\nContent-Length: 70000\r\n"
+    chunked += b"Transfer-Encoding: chunked\r\n\r\n"
     answer = _raw(s, chunked, b"%x\r\n%s\r\n0\r\n\r\n" % (len(ping), ping))
     assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b'{"id":3,"pong":true}'), answer
     # a client that goes away in the middle of its body: no reply to give, and no traceback in the log

@@ -355,7 +355,9 @@ def test_one_way_to_take_a_position():
         expected = f"bad position {re.escape(show(bad))}: expected a State"
         with pytest.raises(scopa.PositionError, match=expected):
             State.of(bad)  # type: ignore[arg-type]
-    with pytest.raises(scopa.PositionError, match=r"bad position b'\\xffscopa': not UTF-8 text \(invalid start"):
+    with pytest.raises(
+        scopa.PositionError, match=r"bad position b'\\xffscopa': not UTF-8 text \(invalid start"
+    ):
         State.of(b"\xffscopa")
     with pytest.raises(scopa.PositionError, match="bad position string 'scopa': expected 9"):
         State.of(b"scopa")

@@ -789,7 +789,7 @@ def _job(raw: bytes, field: str) -> dict[str, Any]:
         or isinstance(item_id, bool)
         or (isinstance(item_id, int) and abs(item_id) > MAX_INT_ID)
     ):
-        raise BatchError(f"bad id {show(item_id)}: expected a string or an integer within ±(2**53-1)")
+        raise BatchError(f"bad id {jsonio.short(item_id)}: expected a string or an integer within ±(2**53-1)")
     return obj
 
 
@@ -802,7 +802,7 @@ def _jobs_once(src: str, field: str, done: set[Any]) -> Iterator[tuple[int, Any,
         if obj is not None:
             key = _key(obj["id"])
             if key in seen:
-                why = f"id {show(obj['id'])} is given twice"
+                why = f"id {jsonio.short(obj['id'])} is given twice"
                 obj = None
             else:
                 seen.add(key)

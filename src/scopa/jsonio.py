@@ -29,7 +29,7 @@ from typing import Any
 
 from scopa.errors import ScopaError, show
 
-__all__ = ["MAX_CHARS", "MAX_DEPTH", "JSONInputError", "dumps", "has_format", "loads"]
+__all__ = ["MAX_CHARS", "MAX_DEPTH", "JSONInputError", "dumps", "has_format", "loads", "short"]
 
 #: Deepest nesting of arrays and objects accepted (positions need 3, records 6).
 MAX_DEPTH = 32
@@ -162,3 +162,25 @@ def dumps(obj: Any) -> str:
     """Strict, compact JSON text of ``obj``: ASCII only (so it is UTF-8 whatever it holds),
     no NaN or Infinity (ValueError)."""
     return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """A value read from JSON as JSON spells it, bounded in length, for messages about JSON
+    input (``true``, ``null`` and ``"text"``, not Python's ``True``, ``None`` and ``'text'``);
+    what JSON has no spelling for is shown as :func:`~scopa.errors.show` shows it.
+
+    >>> short(True), short(None), short("café"), short([1, None]), short(10**5000)
+    ('true', 'null', '"café"', '[1, null]', '<int of 16610 bits>')
+    >>> short(list(range(100)))
+    '[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16...'
+    """
+    if type(value) in (str, int, float, bool, list, dict) or value is None:
+        try:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+            text.encode("utf-8")  # (a lone surrogate: escaped instead)
+        except UnicodeEncodeError:
+            text = json.dumps(value, allow_nan=False)
+        except (ValueError, TypeError, RecursionError):  # (an int too long to write, a key not a string)
+            return show(value)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    return show(value)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import LimitError, ScopaError, article
+from scopa.errors import LimitError, ScopaError, article, show
 from scopa.events import EVENT_TYPES
 from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
@@ -96,7 +96,7 @@ class Field:
 def _int(lo: int, hi: int) -> Callable[[Any, str], int]:
     def check(x: Any, name: str) -> int:
         if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
-            raise ProtocolError(f"{name!r} must be an integer in {lo}..{hi}, got {jsonio_short(x)}")
+            raise ProtocolError(f"{name!r} must be an integer in {lo}..{hi}, got {jsonio.short(x)}")
         return x
 
     return check
@@ -104,7 +104,7 @@ def _int(lo: int, hi: int) -> Callable[[Any, str], int]:
 
 def _bool(x: Any, name: str) -> bool:
     if not isinstance(x, bool):
-        raise ProtocolError(f"{name!r} must be true or false, got {jsonio_short(x)}")
+        raise ProtocolError(f"{name!r} must be true or false, got {jsonio.short(x)}")
     return x
 
 
@@ -112,7 +112,7 @@ def _string(limit: int) -> Callable[[Any, str], str]:
     def check(x: Any, name: str) -> str:
         if not isinstance(x, str) or len(x) > limit:
             raise ProtocolError(
-                f"{name!r} must be a string of at most {limit} characters, got {jsonio_short(x)}"
+                f"{name!r} must be a string of at most {limit} characters, got {jsonio.short(x)}"
             )
         return x
 
@@ -122,7 +122,7 @@ def _string(limit: int) -> Callable[[Any, str], str]:
 def _time_ms(x: Any, name: str) -> float:
     ok = isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x <= 1e9
     if not ok:
-        raise ProtocolError(f"{name!r} must be a number of milliseconds in (0, 1e9], got {jsonio_short(x)}")
+        raise ProtocolError(f"{name!r} must be a number of milliseconds in (0, 1e9], got {jsonio.short(x)}")
     # (a subnormal number of ms would be 0 seconds: the least time there is instead)
     return max(float(x) / 1000.0, math.ulp(0.0))
 
@@ -131,48 +131,41 @@ def _position(x: Any, name: str) -> State:
     if isinstance(x, (str, Mapping)):
         return State.of(x)
     raise ProtocolError(
-        f"{name!r} must be a JSON position object or a position string, got {jsonio_short(x)}"
+        f"{name!r} must be a JSON position object or a position string, got {jsonio.short(x)}"
     )
 
 
 def _view(x: Any, name: str) -> Any:
     if not isinstance(x, Mapping):
-        raise ProtocolError(f"{name!r} must be a JSON view object, got {jsonio_short(x)}")
+        raise ProtocolError(f"{name!r} must be a JSON view object, got {jsonio.short(x)}")
     return view_from_json(x)
 
 
 def _rules(x: Any, name: str) -> Rules:
     if not isinstance(x, (str, Mapping)):
-        raise ProtocolError(f"{name!r} must be a preset name or a rules object, got {jsonio_short(x)}")
+        raise ProtocolError(f"{name!r} must be a preset name or a rules object, got {jsonio.short(x)}")
     return Rules.from_json(x)
 
 
 def _match(x: Any, name: str) -> Match:
     if not isinstance(x, Mapping):
-        raise ProtocolError(f"{name!r} must be a JSON match object, got {jsonio_short(x)}")
+        raise ProtocolError(f"{name!r} must be a JSON match object, got {jsonio.short(x)}")
     return Match.from_json(x)
 
 
 def _record(x: Any, name: str) -> MatchRecord:
     if not isinstance(x, Mapping):
-        raise ProtocolError(f"{name!r} must be a JSON game record (docs/records.md), got {jsonio_short(x)}")
+        raise ProtocolError(f"{name!r} must be a JSON game record (docs/records.md), got {jsonio.short(x)}")
     return load_record(x)
 
 
 def _player(x: Any, name: str) -> str:
     if not isinstance(x, str) or x not in _PLAYER_NAMES:
-        raise ProtocolError(f"{name!r} must be one of {', '.join(_PLAYER_NAMES)}, got {jsonio_short(x)}")
+        raise ProtocolError(f"{name!r} must be one of {', '.join(_PLAYER_NAMES)}, got {jsonio.short(x)}")
     return x
 
 
 _PLAYER_NAMES = [*PLAYERS, *level_names()]
-
-
-def jsonio_short(x: Any) -> str:
-    """A short ``repr`` of a JSON value, for error messages."""
-    from scopa_core._checks import short
-
-    return short(x)
 
 
 _RULES_SCHEMA: dict[str, Any] = {
@@ -514,9 +507,9 @@ def _check_id(x: Any, name: str = "id", nullable: bool = True) -> Any:
         return None
     if x is None or isinstance(x, bool) or not isinstance(x, (str, int)):
         kinds = "a string, an integer or null" if nullable else "a string or an integer"
-        raise ProtocolError(f"{name!r} must be {kinds}, got {jsonio_short(x)}")
+        raise ProtocolError(f"{name!r} must be {kinds}, got {jsonio.short(x)}")
     if isinstance(x, int) and not -_SAFE_INT <= x <= _SAFE_INT:
-        raise ProtocolError(f"{name!r} must be an integer in -(2**53-1)..2**53-1, got {jsonio_short(x)}")
+        raise ProtocolError(f"{name!r} must be an integer in -(2**53-1)..2**53-1, got {jsonio.short(x)}")
     if isinstance(x, str) and len(x) > _ID_CHARS:
         raise ProtocolError(f"{name!r} must be at most {_ID_CHARS} characters, got {len(x)}")
     return x
@@ -625,12 +618,12 @@ class Protocol:
             if "cmd" not in obj:
                 raise ProtocolError("a request needs a 'cmd' field: " + ", ".join(COMMANDS))
             if not isinstance(cmd, str) or cmd not in COMMANDS:
-                raise _Unknown(f"unknown command {jsonio_short(cmd)}: expected one of {', '.join(COMMANDS)}")
+                raise _Unknown(f"unknown command {show(cmd)}: expected one of {', '.join(COMMANDS)}")
             command = COMMANDS[cmd]
             for key in obj:
                 if key not in command.fields:
                     raise ProtocolError(
-                        f"unknown field {jsonio_short(key)} in {article(cmd)} {cmd!r} request: expected "
+                        f"unknown field {show(key)} in {article(cmd)} {cmd!r} request: expected "
                         + ", ".join(command.fields)
                     )
             args: dict[str, Any] = {}
@@ -642,7 +635,7 @@ class Protocol:
                     # (a command that takes only some of a field's values says which, whatever is given)
                     values, why = command.only.get(key, (None, ""))
                     if values is not None and not (isinstance(obj[key], str) and obj[key] in values):
-                        got, allowed = jsonio_short(obj[key]), " or ".join(values)
+                        got, allowed = jsonio.short(obj[key]), " or ".join(values)
                         raise ProtocolError(f"{key!r} of {cmd} must be {allowed} ({why}), got {got}")
                     args[key] = FIELDS[key].check(obj[key], key)
             if "time_ms" in args and self.max_time is not None and args["time_ms"] > self.max_time:
