@@ -878,3 +878,16 @@ def test_a_long_input_file_is_read_as_the_run_goes_and_a_pipe_once(tmp_path):
     assert done.returncode == 0 and "/dev/stdin:6: skipped" in done.stderr, done.stderr
     assert "5 done, 0 already" in done.stderr
     assert sorted(json.loads(line)["id"] for line in piped.read_text().splitlines()) == [0, 1, 2, 3, 4]
+    # "-" is standard input (it was a file named "-"); an output "-" is refused (not resumable)
+    dashed = tmp_path / "dashed.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "scopa", "batch", "solve", "-", "-o", str(dashed), "--workers", "1"],
+        input=lines, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0 and "-:6: skipped" in done.stderr, done.stderr
+    assert sorted(json.loads(line)["id"] for line in dashed.read_text().splitlines()) == [0, 1, 2, 3, 4]
+    done = subprocess.run(
+        [sys.executable, "-m", "scopa", "batch", "solve", "-", "-o", "-"],
+        input=lines, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "bad --output '-': expected a file name" in done.stderr, done.stderr

@@ -400,11 +400,21 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
     if args.kind == "review" and args.nodes is not None:
         raise OptionError(f"bad --nodes {args.nodes}: a review takes no node limit (its --time is per play)")
     executor = args.scheduler
+    if args.output == "-":
+        raise OptionError(
+            "bad --output '-': expected a file name (results are appended to a file, so that a rerun"
+            " resumes the run; standard output cannot be read back)"
+        )
+    src = args.input
+    if src == "-":  # (standard input, as for cat and jq)
+        src = "/dev/stdin"
+        if not os.path.exists(src):
+            raise OptionError("bad input '-': this system has no /dev/stdin to read standard input from")
     with _progress(err, f"[bold]{args.kind}") as bar:
         task = bar.add_task(args.kind, total=None)
         written, skipped, bad = run_jsonl(
             args.kind,
-            args.input,
+            src,
             args.output,
             executor=executor,
             workers=args.workers,
@@ -653,7 +663,8 @@ def build_parser() -> argparse.ArgumentParser:
     bat = sub.add_parser("batch", help="solve, analyze or review JSON lines in parallel (resumable)")
     bat.add_argument("kind", choices=["solve", "analyze", "review"])
     bat.add_argument(
-        "input", help='JSON lines: {"id": ..., "position": P} (review: {"id": ..., "record": R})'
+        "input",
+        help='JSON lines: {"id": ..., "position": P} (review: {"id": ..., "record": R}); - for standard input',
     )
     bat.add_argument("-o", "--output", required=True, help="JSON lines out, appended; rerun to resume")
     place = bat.add_mutually_exclusive_group()
