@@ -766,6 +766,12 @@ def test_settings_out_of_range_and_bad_hooks_are_batch_errors(tmp_path, monkeypa
     for bad in (0, "a", True):
         with pytest.raises(BatchError, match="bad workers"):
             scopa.batch.thread_pool(bad)  # type: ignore[arg-type]
+    # workers with an executor was ignored without a word
+    with scopa.batch.thread_pool(1) as pool:
+        with pytest.raises(BatchError, match="bad workers 2 with an executor: workers is the number of local"):
+            list(solve_many([EASY], executor=pool, workers=2))
+        with pytest.raises(BatchError, match="bad workers 3 with an executor"):
+            run_jsonl("solve", str(tmp_path / "in"), str(tmp_path / "out"), executor=pool, workers=3)
     # by default every core, but no more than the bound (a machine of 1,000 cores)
     monkeypatch.setattr(os, "cpu_count", lambda: 1000)
     pool, owned = scopa.batch.executor_for()

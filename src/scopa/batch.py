@@ -103,6 +103,11 @@ def _check_executor(executor: Executor | str | None, workers: int | None) -> Non
         raise BatchError(f"bad executor {show(executor)}: expected an Executor, 'dask://HOST:PORT' or None")
     if workers is not None:
         _check_workers(workers, " or None")
+        if executor is not None:  # (it was ignored: the executor has its own workers)
+            raise BatchError(
+                f"bad workers {show(workers)} with an executor: workers is the number of local"
+                " processes when no executor is given; expected None"
+            )
 
 
 def _check_workers(workers: object, or_none: str = "") -> None:
@@ -145,7 +150,7 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
       :class:`BatchError` (one that takes it and then does not answer is waited for);
     - ``None``: a local process pool of ``workers`` processes (every core by default, at most
       :data:`MAX_WORKERS`); with
-      ``workers=1``, the calling process itself.
+      ``workers=1``, the calling process itself. ``workers`` with an executor is a BatchError.
     """
     _check_executor(executor, workers)
     if isinstance(executor, Executor):
