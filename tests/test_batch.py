@@ -73,6 +73,12 @@ def test_same_values_on_a_local_pool_and_in_one_process():
     assert bad[0]["id"] == "bad" and bad[0]["error"]["type"] == "PositionError"
     with pytest.raises(BatchError, match="bad executor 'ftp://x'"):
         list(solve_many(items, executor="ftp://x"))
+    # refused at once, before a connection (port 99999 waited the 10 s connect timeout)
+    for bad in ("tcp://127.0.0.1:99999", "dask://h:0", "tcp://h:x", "tcp://:8786", "tls://h:1/path"):
+        with pytest.raises(
+            BatchError, match=f"bad executor '{bad}': .*'tcp://HOST:PORT' with a port in 1..65535"
+        ):
+            list(solve_many(items, executor=bad))
 
 
 def _slow_square(x: int) -> tuple[int, int]:
@@ -768,7 +774,9 @@ def test_settings_out_of_range_and_bad_hooks_are_batch_errors(tmp_path, monkeypa
             scopa.batch.thread_pool(bad)  # type: ignore[arg-type]
     # workers with an executor was ignored without a word
     with scopa.batch.thread_pool(1) as pool:
-        with pytest.raises(BatchError, match="bad workers 2 with an executor: workers is the number of local"):
+        with pytest.raises(
+            BatchError, match="bad workers 2 with an executor: workers is the number of local"
+        ):
             list(solve_many([EASY], executor=pool, workers=2))
         with pytest.raises(BatchError, match="bad workers 3 with an executor"):
             run_jsonl("solve", str(tmp_path / "in"), str(tmp_path / "out"), executor=pool, workers=3)

@@ -664,7 +664,7 @@ def build_parser() -> argparse.ArgumentParser:
     bat.add_argument("kind", choices=["solve", "analyze", "review"])
     bat.add_argument(
         "input",
-        help='JSON lines: {"id": ..., "position": P} (review: {"id": ..., "record": R}); - for standard input',
+        help='JSON lines: {"id": ..., "position": P} (review: {"id": ..., "record": R}); - reads stdin',
     )
     bat.add_argument("-o", "--output", required=True, help="JSON lines out, appended; rerun to resume")
     place = bat.add_mutually_exclusive_group()

@@ -35,6 +35,7 @@ from concurrent.futures import (
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
 from typing import Any, BinaryIO
+from urllib.parse import urlsplit
 
 from scopa import jsonio
 from scopa.errors import ScopaError, article, show
@@ -87,7 +88,18 @@ def _address(executor: str) -> str:
     address = executor
     if address.startswith("dask://"):
         address = "tcp://" + address[len("dask://") :]
-    if not address.startswith(("tcp://", "tls://", "inproc://")):
+    if address.startswith(("tcp://", "tls://")):
+        try:  # (a port out of range was found only by the connection's 10 s timeout)
+            parts = urlsplit(address)
+            port_ok = parts.port is None or parts.port > 0
+        except ValueError:
+            port_ok = False
+        if not port_ok or not parts.hostname or parts.path or parts.query or parts.fragment:
+            raise BatchError(
+                f"bad executor {show(executor)}: expected a Dask scheduler's address, 'tcp://HOST:PORT'"
+                " with a port in 1..65535"
+            )
+    elif not address.startswith("inproc://"):
         raise BatchError(
             f"bad executor {show(executor)}: expected a Dask scheduler's address, 'tcp://HOST:PORT'"
             " (or 'dask://HOST:PORT', tls://, inproc://), or an Executor"
