@@ -905,3 +905,52 @@ def test_a_long_input_file_is_read_as_the_run_goes_and_a_pipe_once(tmp_path):
         input=lines, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 2 and "bad --output '-': expected a file name" in done.stderr, done.stderr
+
+
+def test_losing_the_scheduler_ends_scopa_batch_with_one_line(tmp_path):
+    # A real scheduler and worker (processes), a run, and the scheduler killed under it: the
+    # command ends with its one line, status 2, and the results so far kept. Dask's client logged
+    # its failed reconnections with tracebacks before it (found by an audit).
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+         "--no-dashboard"], **quiet,
+    )  # fmt: skip
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard"],
+        **quiet,
+    )  # fmt: skip
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    deals = (scopa.State.deal("scopa", seed=i).to_string() for i in range(2000))
+    src.write_text("".join(json.dumps({"id": i, "position": p}) + "\n" for i, p in enumerate(deals)))
+    run = None
+    try:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--scheduler", address,
+             "--time", "0.05"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while not (out.exists() and out.read_text().count("\n") >= 8) and time.monotonic() < deadline:
+            assert run.poll() is None, run.communicate()[1]
+            time.sleep(0.1)
+        scheduler.kill()
+        _, err = run.communicate(timeout=120)
+    finally:
+        for p in (run, worker, scheduler):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+    assert run.returncode == 2, err
+    assert err.startswith(
+        "scopa: error: a chunk was cancelled by its executor (a Dask client that lost its"
+    ), err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    done = [json.loads(line)["id"] for line in out.read_text().splitlines()]
+    assert len(done) == len(set(done)) >= 8

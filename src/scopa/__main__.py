@@ -17,9 +17,11 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import io
 import json
+import logging
 import math
 import os
 import sys
@@ -400,6 +402,14 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
     if args.kind == "review" and args.nodes is not None:
         raise OptionError(f"bad --nodes {args.nodes}: a review takes no node limit (its --time is per play)")
     executor = args.scheduler
+    if executor is not None:
+        # a client that loses its scheduler logs its failed reconnections with tracebacks (Dask's
+        # own logging set up by its import first): the run ends with one line saying so
+        with contextlib.suppress(ImportError):  # (without the extra: run_jsonl says so)
+            import distributed  # noqa: F401
+
+            for name in ("distributed.client", "tornado.application"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
     if args.output == "-":
         raise OptionError(
             "bad --output '-': expected a file name (results are appended to a file, so that a rerun"
