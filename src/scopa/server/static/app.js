@@ -18,9 +18,17 @@ class Engine {
       let opened = false;
       ws.onopen = () => {
         opened = true;
-        if (this.lost && this.onback) this.onback(); // (connected again after a loss)
-        this.lost = false;
-        resolve();
+        // every connection begins with hello: a server restarted under the page may take other
+        // limits (its max_time_ms), read again before any request is sent
+        const id = this.next++;
+        const greeted = (reply) => {
+          this.hello = reply;
+          if (this.lost && this.onback) this.onback(); // (connected again after a loss)
+          this.lost = false;
+          resolve();
+        };
+        this.pending.set(id, { resolve: greeted, reject });
+        ws.send(JSON.stringify({ cmd: "hello", id }));
       };
       ws.onerror = () => reject(new Error("cannot reach the engine: is scopa serve running?"));
       ws.onclose = () => {
@@ -48,12 +56,23 @@ class Engine {
     for (const { reject } of this.pending.values()) reject(error);
     this.pending.clear();
   }
-  async ask(request) {
+  // Connected, and greeted (this.hello): at once, or after (re)connecting; throws if it cannot.
+  async connect() {
     await this.ready.catch(() => {}); // (a failed connection is tried again below)
     if (this.ws.readyState !== WebSocket.OPEN) {
       this.ready = this.open();
       await this.ready;
     }
+  }
+  // A search's time in milliseconds: what the app would like, or the server's most if less
+  // (scopa serve --max-time): a request above it would be refused.
+  timeMs(wanted) {
+    const most = this.hello ? this.hello.max_time_ms : null;
+    return most == null ? wanted : Math.min(wanted, most);
+  }
+  async ask(request) {
+    await this.connect();
+    if (request.time_ms != null) request = { ...request, time_ms: this.timeMs(request.time_ms) };
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -88,7 +107,8 @@ const game = {
   busy: false,
   handOver: null, // {final, events, points} while the end of a hand is shown
   token: 0, // bumped by a new match or an undo: a computer turn in flight then stops
-  maxTimeMs: null, // the server's longest search (hello's max_time_ms; null: no limit)
+  greeted: false, // the player list was filled from the server's hello (the page's start)
+  drawn: null, // the position drawn last (not the match's: its turn was not drawn yet)
   logEntries: [], // [text, big] of the log's lines, oldest first: saved with the match
   saveFailed: false, // the last save failed (said once in the log)
   savedElsewhere: false, // another tab saved its match over this one's (said once in the log)
@@ -230,12 +250,6 @@ async function checkMatch(match) {
   if (moves.length) await game.engine.ask({ cmd: "match_play", match, move: moves[0] });
 }
 
-// A search's time in milliseconds: what the app would like, or the server's most if less
-// (scopa serve --max-time): a request above it would be refused.
-function timeMs(wanted) {
-  return game.maxTimeMs == null ? wanted : Math.min(wanted, game.maxTimeMs);
-}
-
 function cardName(card, deck = game.deck) {
   const rank = card[0];
   const value = rank === "A" ? "ace" : COURTS[deck][rank] || rank;
@@ -306,9 +320,14 @@ function pause(ms) {
 function showError(err) {
   setStatus("error", `Error: ${err.message}`);
   console.warn(err);
-  // the computer was to move (or about to) when the engine failed: nothing of yours would ask
-  // it again, so a button does (it reconnects first, as every request does)
-  if (inPlay() && !myTurn() && !game.busy) {
+  // the page cannot go on by itself when the engine failed at its start, with the computer to
+  // move (or about to), or before your turn was drawn (a new hand, an undo: the cards on the
+  // table are the last position's, not to be played): a button asks again (it reconnects
+  // first, as every request does)
+  const undrawn = myTurn() && game.drawn !== game.match.position;
+  if (undrawn) document.querySelectorAll("#hand button").forEach((b) => (b.disabled = true));
+  updateControls();
+  if (!game.greeted || (inPlay() && !game.busy && (!myTurn() || undrawn))) {
     $("go-on").hidden = false;
     $("go-on").focus();
   }
@@ -322,6 +341,7 @@ async function render() {
   // at the end of a hand its last position stays on the table until Next hand
   const position = game.handOver ? game.handOver.final : m.position;
   const view = (await game.engine.ask({ cmd: "view", position, seat: game.seat })).view;
+  game.drawn = position;
   document.body.classList.toggle("animate", $("animate").checked);
   $("board").hidden = false;
   // the other seats: their cards face down, by count
@@ -391,9 +411,7 @@ async function render() {
   const me = game.seat % 2;
   const scoreText = `Match: ${teamName(me)} ${[a, b][me]}, ${teamName(1 - me)} ${[a, b][1 - me]} — to ${m.target}`;
   if ($("match-score").textContent !== scoreText) $("match-score").textContent = scoreText; // (a live region: said once)
-  $("undo").disabled = !game.undo.length || game.busy;
-  updateHint();
-  updateDownload();
+  updateControls();
   // the focused card was redrawn (or hidden), or the focused control is now disabled or hidden
   // (Undo with nothing left to undo, Next hand), or the focus waited on the status line for your
   // turn: focus your first playable card, else the status line
@@ -432,6 +450,8 @@ function renderCaptures(card) {
 async function newMatch() {
   const token = ++game.token; // a second New match (a double click) supersedes this one
   const pressed = document.activeElement === $("new-game");
+  await greet(); // (the player to choose comes from the server: a start it failed is tried again)
+  if (token !== game.token) return;
   game.deck = $("deck").value;
   game.player = $("difficulty").value || "pimc";
   const rules = $("game").value;
@@ -447,9 +467,7 @@ async function newMatch() {
   game.seat = 0;
   game.undo = [];
   game.handOver = null;
-  game.selected.clear();
-  game.pendingCard = null;
-  $("captures").replaceChildren(); // (the last match's capture choice: its moves are not this one's)
+  clearChoice(); // (the last match's capture choice: its moves are not this one's)
   game.logEntries = [];
   $("log").replaceChildren();
   $("hand-end").hidden = true;
@@ -467,6 +485,7 @@ async function newMatch() {
 async function advance() {
   const token = game.token;
   $("go-on").hidden = true;
+  game.legal = []; // (the turn drawn last is not this one: none of its cards may be played)
   // (no earlier status stays up while the next turn is fetched and drawn)
   if (game.match.winner === null && !game.handOver) setStatus("waiting", "One moment…");
   while (game.match.winner === null && !game.handOver && token === game.token) {
@@ -484,7 +503,7 @@ async function advance() {
     await render();
     const view = (await game.engine.ask({ cmd: "view", position: pos, seat: pos.turn })).view;
     const ask = { cmd: "bestmove", view, player: game.player };
-    if (!game.player.startsWith("level")) ask.time_ms = timeMs(300); // (a level keeps its own time cap)
+    if (!game.player.startsWith("level")) ask.time_ms = 300; // (a level keeps its own time cap)
     const { move } = await game.engine.ask(ask);
     if (token !== game.token) return;
     await pause(250);
@@ -528,7 +547,7 @@ async function playCard(card) {
   // for the computer's turn, is not a play: it read "illegal move")
   if (game.busy || !myTurn() || !game.legal.some((m) => m.startsWith(card))) return;
   const moves = game.legal.filter((m) => m.startsWith(card));
-  game.selected.clear();
+  clearChoice(); // (table cards picked for another card of the hand are not this one's)
   if (moves.length === 1) return submit(moves[0]);
   game.pendingCard = card;
   renderCaptures(card);
@@ -547,6 +566,14 @@ function pickTableCard(card) {
   if (match) submit(match);
 }
 
+// The capture choice put away: no card of the hand waiting for its captures, no table card picked.
+function clearChoice() {
+  game.pendingCard = null;
+  game.selected.clear();
+  $("captures").replaceChildren();
+  markSelected();
+}
+
 // The table's cards marked as picked for a capture, or not, as game.selected says.
 function markSelected() {
   document.querySelectorAll("#table .table-card").forEach((b) => {
@@ -559,9 +586,7 @@ function markSelected() {
 async function submit(move) {
   if (game.busy || !myTurn() || !game.legal.includes(move)) return;
   game.busy = true;
-  $("captures").replaceChildren();
-  game.pendingCard = null;
-  game.selected.clear();
+  clearChoice();
   $("hint-text").textContent = "";
   try {
     const before = game.match;
@@ -587,10 +612,17 @@ function myTurn() {
   return inPlay() && game.match.position.turn === game.seat;
 }
 
+// The buttons that depend on where the match stands: Undo, Hint, the record's download.
+function updateControls() {
+  $("undo").disabled = !game.undo.length || game.busy;
+  updateHint();
+  updateDownload();
+}
+
 function updateHint() {
   // (while a hint is thought of the button stays focusable, marked unavailable: disabling it
   // would drop the keyboard focus to the page)
-  $("hint").disabled = !myTurn() || game.busy;
+  $("hint").disabled = !myTurn() || game.busy || game.drawn !== game.match.position; // (a turn not drawn yet: no hint of it)
   $("hint").setAttribute("aria-disabled", game.hinting ? "true" : "false");
 }
 
@@ -610,7 +642,7 @@ async function giveHint() {
   const asked = game.match;
   const view = (await game.engine.ask({ cmd: "view", position: asked.position, seat: game.seat })).view;
   $("hint-text").textContent = "Thinking about a hint…";
-  const { moves } = await game.engine.ask({ cmd: "evaluate", view, time_ms: timeMs(500) });
+  const { moves } = await game.engine.ask({ cmd: "evaluate", view, time_ms: 500 });
   if (game.match !== asked) return; // played or undone meanwhile: the hint is stale
   const ranked = Object.entries(moves).sort((a, b) => b[1] - a[1]);
   const [best, value] = ranked[0];
@@ -625,7 +657,7 @@ async function undo() {
   game.match = game.undo.pop();
   game.handOver = null;
   $("hand-end").hidden = true;
-  $("captures").replaceChildren();
+  clearChoice(); // (a capture choice of the position undone: not this one's)
   $("hint-text").textContent = "";
   log("Undone: back to your last turn.");
   await advance();
@@ -671,7 +703,7 @@ async function handOver() {
   const record = handRecord(final, points);
   const asked = game.handOver;
   game.engine
-    .ask({ cmd: "review", record, time_ms: timeMs(100) })
+    .ask({ cmd: "review", record, time_ms: 100 })
     .then((review) => {
       if (game.handOver === asked) renderReview($("review"), review, record, $("review-board"), (s) => s === game.seat);
     })
@@ -843,11 +875,11 @@ async function loadRecord(file) {
   $("replay").hidden = false;
   $("replay-title").textContent = "Checking the record…";
   try {
-    const review = await reviewOverHttp(text, timeMs(50));
+    const review = await reviewOverHttp(text, engine.timeMs(50));
     const hands = record.format === "scopa-hand" ? [record] : record.hands;
     if (!hands.length) {
+      putReplayAway(); // (the record loaded before: not stepped through under this one's title)
       $("replay-title").textContent = "The record holds no hand to replay.";
-      $("replay-review").replaceChildren();
       return;
     }
     replay.hands = hands;
@@ -927,14 +959,17 @@ function replayStep(delta) {
 
 function keys(e) {
   if (e.target.closest("input, select, textarea") || e.ctrlKey || e.altKey || e.metaKey) return;
+  // a key held down is one press: its repeats played card after card, turn after turn (Enter
+  // on a focused card too: the focus comes back to your first card at your next turn)
+  if (e.repeat && (/^[0-9]$/.test(e.key) || (e.key === "Enter" && e.target.closest("#hand, #captures, #table")))) {
+    e.preventDefault();
+    return;
+  }
   const hand = [...document.querySelectorAll("#hand .card-button")];
   if (e.key === "Escape" && game.pendingCard) {
     // the capture choice put away: back to the card of your hand it was for
     const card = game.pendingCard;
-    game.pendingCard = null;
-    game.selected.clear();
-    $("captures").replaceChildren();
-    markSelected();
+    clearChoice();
     (hand.find((b) => b.dataset.card === card) || $("status")).focus();
     e.preventDefault();
     return;
@@ -953,30 +988,46 @@ function keys(e) {
   }
 }
 
-async function main() {
+// The player list, from the server's hello: once, at the page's start (or at the first action
+// after a start the engine failed; a second call while the first waits shares it).
+let greeting = null;
+function greet() {
+  greeting = greeting || fillPlayers().catch((err) => {
+    greeting = null;
+    throw err;
+  });
+  return greeting;
+}
+
+async function fillPlayers() {
+  await engine.connect();
+  const hello = engine.hello;
+  const select = $("difficulty");
+  const groups = [
+    ["Levels", hello.levels || [], (n) => `level ${n.slice(5)}` + ({ level1: " (beginner)", level6: " (strongest)" }[n] || "")],
+    ["Players", hello.players, (n) => n],
+  ];
+  for (const [label, names, text] of groups) {
+    if (!names.length) continue;
+    const group = document.createElement("optgroup");
+    group.label = label;
+    for (const name of names) group.append(Object.assign(document.createElement("option"), { value: name, textContent: text(name) }));
+    select.append(group);
+  }
+  select.value = [...select.options].some((o) => o.value === "level4") ? "level4" : select.options[0].value;
+  game.greeted = true;
+}
+
+// The page's start: the player list, then the match saved in this browser goes on, if there is one.
+async function start() {
+  await greet();
+  const saved = savedMatch([...(engine.hello.levels || []), ...engine.hello.players]);
+  if (saved) await resumeMatch(saved);
+}
+
+function main() {
   game.engine = engine;
   loadAnimate();
-  let hello;
-  try {
-    hello = await engine.ask({ cmd: "hello" });
-    game.maxTimeMs = hello.max_time_ms ?? null;
-    const select = $("difficulty");
-    const groups = [
-      ["Levels", hello.levels || [], (n) => `level ${n.slice(5)}` + ({ level1: " (beginner)", level6: " (strongest)" }[n] || "")],
-      ["Players", hello.players, (n) => n],
-    ];
-    for (const [label, names, text] of groups) {
-      if (!names.length) continue;
-      const group = document.createElement("optgroup");
-      group.label = label;
-      for (const name of names) group.append(Object.assign(document.createElement("option"), { value: name, textContent: text(name) }));
-      select.append(group);
-    }
-    select.value = [...select.options].some((o) => o.value === "level4") ? "level4" : select.options[0].value;
-  } catch (err) {
-    showError(err);
-    return;
-  }
   $("new-game").addEventListener("click", () => newMatch().catch(showError));
   $("next-hand").addEventListener("click", async () => {
     if (!game.handOver) return; // (pressed twice)
@@ -987,7 +1038,8 @@ async function main() {
     await advance().catch(showError);
   });
   $("hint").addEventListener("click", () => hint().catch(showError));
-  $("go-on").addEventListener("click", () => advance().catch(showError));
+  // (a start the engine failed is tried again from it: the page had nothing else to go on from)
+  $("go-on").addEventListener("click", () => (game.greeted ? advance() : start()).catch(showError));
   $("undo").addEventListener("click", () => undo().catch(showError));
   $("show-played").addEventListener("click", () => {
     const p = $("played");
@@ -1027,8 +1079,7 @@ async function main() {
   $("animate").addEventListener("change", keepAnimate);
   document.addEventListener("keydown", keys);
   updateDownload();
-  const saved = savedMatch([...(hello.levels || []), ...hello.players]);
-  if (saved) await resumeMatch(saved).catch(showError);
+  start().catch(showError);
 }
 
 main();
