@@ -469,6 +469,32 @@ def test_engine_ctrl_c_ends_it_with_130(searching):
         assert proc.returncode == 130 and b"Traceback" not in err
 
 
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
+@pytest.mark.parametrize("ended_by", ["the end of input", "quit"])
+def test_engine_ctrl_c_after_its_input_ended_writes_the_stopped_searches_replies(ended_by):
+    # An audit: after the end of input or quit, Ctrl-C ended the engine (130) without the
+    # replies of the searches it stopped (4 runs in 5, 5 in 5 after quit): the wait for the
+    # search thread was a Thread.join, which a KeyboardInterrupt can leave taking the live
+    # thread for ended (CPython 3.11), and the process exited before the thread wrote.
+    for _ in range(3):
+        with _engine_process("--max-time", "600") as proc:
+            assert proc.stdin is not None and proc.stdout is not None
+            waiting = {**_LONG_SOLVE, "id": "waiting", "progress": False}
+            _ask(proc, {"cmd": "ping", "id": 1}, _LONG_SOLVE, waiting)
+            assert json.loads(proc.stdout.readline())["id"] == 1
+            assert "info" in json.loads(proc.stdout.readline())  # the search runs
+            if ended_by == "quit":
+                _ask(proc, {"cmd": "quit"})
+            proc.stdin.close()
+            time.sleep(0.3)  # (the engine reads the end of its input, then waits for the searches)
+            proc.send_signal(signal.SIGINT)
+            out = proc.stdout.read()  # (to its end: the engine's exit)
+            proc.wait(timeout=60)
+            replies = [json.loads(line) for line in out.splitlines()]
+            ids = [r["id"] for r in replies if "info" not in r]
+            assert proc.returncode == 130 and ids == ["long", "waiting"], replies
+
+
 def _sigint_to_another_thread(pid: int) -> None:
     """Send SIGINT to a thread of process ``pid`` other than its main thread (tgkill)."""
     import ctypes

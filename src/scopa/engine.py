@@ -80,6 +80,7 @@ class _Session:
         self.closing = False
         self.broken = False
         self.failure: OSError | None = None  # a write that failed but for a reader gone (a full disk)
+        self.done = False  # the worker has ended, its replies written
         self.worker = threading.Thread(target=self._work, name="scopa-engine-search", daemon=True)
         self.worker.start()
 
@@ -125,32 +126,39 @@ class _Session:
             return stop_searches([*self.queue, *([self.running] if self.running else [])], search_id)
 
     def _work(self) -> None:
-        while True:
+        try:
+            while True:
+                with self.cond:
+                    while not self.queue and not self.closing:
+                        self.cond.wait()
+                    if not self.queue:
+                        return
+                    self.running = self.queue.popleft()
+                req, flag = self.running
+                reply = self.protocol.execute(req, flag, self.write)
+                with self.cond:
+                    self.running = None
+                    self.cond.notify_all()
+                if reply is not None:
+                    self.write(reply)
+        finally:
             with self.cond:
-                while not self.queue and not self.closing:
-                    self.cond.wait()
-                if not self.queue:
-                    return
-                self.running = self.queue.popleft()
-            req, flag = self.running
-            reply = self.protocol.execute(req, flag, self.write)
-            with self.cond:
-                self.running = None
+                self.done = True
                 self.cond.notify_all()
-            if reply is not None:
-                self.write(reply)
 
     def close(self) -> None:
         """Let the searches asked for finish (each within its limit), then end the worker. A
         Ctrl-C ends the wait (KeyboardInterrupt) whichever thread the signal reached: the
-        wait is a join of at most ``CLOSE_POLL`` seconds at a time, after which the main
-        thread runs Python code, and so the signal's handler (a join with no timeout in the
-        main thread was woken only by a signal given to that thread itself)."""
+        wait is of at most ``CLOSE_POLL`` seconds at a time, after which the main thread runs
+        Python code, and so the signal's handler. The wait is on the worker's own ``done``,
+        not ``Thread.join``: a join interrupted by Ctrl-C may take the live worker for ended
+        (CPython 3.11's lock handling), and the process then exited before the stopped
+        searches' replies were written."""
         with self.cond:
             self.closing = True
             self.cond.notify_all()
-        while self.worker.is_alive():
-            self.worker.join(CLOSE_POLL)
+            while not self.done:
+                self.cond.wait(CLOSE_POLL)
 
 
 def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
