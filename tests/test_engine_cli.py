@@ -73,7 +73,7 @@ def test_engine_session_of_every_command():
     [
         ("this is not json", "ProtocolError", "not JSON"),
         ("[1, 2]", "ProtocolError", "JSON object"),
-        ('{"cmd": "fly", "id": 9}', "UnknownCommand", "unknown command 'fly'"),
+        ('{"cmd": "fly", "id": 9}', "UnknownCommand", 'unknown command "fly"'),
         ('{"cmd": "legal", "id": 9}', "ProtocolError", "needs a 'position'"),
         ('{"cmd": "legal", "id": 9, "position": "scopa 7d"}', "PositionError", "9 space-separated"),
         (

@@ -373,6 +373,20 @@ def test_lines_that_cannot_be_read_or_written_back(engine):
     assert e.close() == 0
 
 
+def test_a_line_of_the_longest_length_is_read_whatever_its_end(engine):
+    # MAX_LINE bytes without the line's end, LF or CR LF, is a request (an audit: with CR LF it
+    # was "a line longer than"); a byte more is not, either way
+    e = engine()
+    for n, end in ((1, b""), (2, b"\r"), (3, b""), (4, b"\r")):
+        ping = b'{"cmd": "ping", "id": %d}' % n
+        e.send(ping + b" " * (MAX_LINE - len(ping) + (n > 2)) + end)
+    e.send({"cmd": "ping", "id": "last"})
+    replies = [e.next() for _ in range(5)]
+    assert replies[:2] == [{"id": 1, "pong": True}, {"id": 2, "pong": True}]
+    assert [r["error"]["message"] for r in replies[2:4]] == [f"a line longer than {MAX_LINE} bytes"] * 2
+    assert replies[4] == {"id": "last", "pong": True} and e.close() == 0
+
+
 def test_end_of_input_finishes_the_searches_asked_for():
     lines = [
         {"cmd": "solve", "id": 1, "position": FULL, "time_ms": 300},

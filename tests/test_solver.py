@@ -308,6 +308,13 @@ def test_an_exact_result_under_a_limit_holds_the_proved_part_of_a_best_line():
                 sign = sign if line.play(m).team_to_move == line.team_to_move else -sign
                 line = line.play(m)
     assert short  # (some do stop short: 6 and 8 of these on the two cores)
+    # a value the table knew from an earlier call: the best move at least (an audit: the pv was
+    # empty, not even the best move, with node_limit=1)
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    solver = scopa.Solver(16)
+    solver.solve(s)
+    r = solver.solve(s, node_limit=1)
+    assert r.exact and r.value == 4 and r.pv[:1] == (r.best_move,) == (Move.parse("7dx3c4s"),)
 
 
 def test_solved_position_that_is_over():

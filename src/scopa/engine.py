@@ -162,20 +162,22 @@ class _Session:
 
 
 def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
-    """The lines of ``stream``, each at most MAX_LINE long: a longer line is skipped whole
-    and yields ``None`` (so it gets one error reply)."""
+    """The lines of ``stream``, each at most MAX_LINE long without its end (``\\n`` or
+    ``\\r\\n``): a longer line is skipped whole and yields ``None`` (so it gets one error
+    reply)."""
     while True:
-        line = stream.readline(MAX_LINE + 1)
+        line = stream.readline(MAX_LINE + 2)  # (a line of MAX_LINE and its CR LF)
         if not line:
             return
-        if len(line) > MAX_LINE and not line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
+        newline = b"\n" if isinstance(line, bytes) else "\n"
+        if not line.endswith(newline) and len(line) == MAX_LINE + 2:
             while True:  # skip the rest of the overlong line
                 rest = stream.readline(MAX_LINE + 1)
-                if not rest or rest.endswith(b"\n" if isinstance(rest, bytes) else "\n"):
+                if not rest or rest.endswith(newline):
                     break
             yield None
             continue
-        yield line
+        yield None if len(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n")) > MAX_LINE else line
 
 
 class _ReaderWatch:

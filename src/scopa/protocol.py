@@ -618,7 +618,7 @@ class Protocol:
             if "cmd" not in obj:
                 raise ProtocolError("a request needs a 'cmd' field: " + ", ".join(COMMANDS))
             if not isinstance(cmd, str) or cmd not in COMMANDS:
-                raise _Unknown(f"unknown command {show(cmd)}: expected one of {', '.join(COMMANDS)}")
+                raise _Unknown(f"unknown command {jsonio.short(cmd)}: expected one of {', '.join(COMMANDS)}")
             command = COMMANDS[cmd]
             for key in obj:
                 if key not in command.fields:

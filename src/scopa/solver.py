@@ -64,7 +64,7 @@ class SolveResult:
         pv: the principal variation from ``best_move``: a best line to the end of the
             hand, whose replay reaches ``value``. Under a limit it is the part of that line
             the search proved before the limit hit: possibly shorter even when ``exact``
-            (every move of it a best move), empty when inexact.
+            (every move of it a best move; ``best_move`` at least), empty when inexact.
         nodes: positions searched by this call (a solver's table may answer positions
             searched by earlier calls: see :meth:`Solver.solve`).
         seconds: wall-clock time of the call.
@@ -402,6 +402,8 @@ class Solver:
         depth: int,
     ) -> SolveResult:
         probes = self._core.tt_probes
+        if exact and card >= 0 and not pv:  # (a value the table knew: its best move, at least)
+            pv = [(card, cap)]
         return SolveResult(
             value=lower if exact else None,
             best_move=None if card < 0 else Move._from_core(card, cap),
