@@ -933,8 +933,9 @@ def test_losing_the_scheduler_ends_scopa_batch_with_one_line(tmp_path):
     run = None
     try:
         run = subprocess.Popen(
-            [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--scheduler", address,
-             "--time", "0.05"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+            [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out),
+             "--scheduler", address, "--time", "0.05"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
         )  # fmt: skip
         deadline = time.monotonic() + 120
         while not (out.exists() and out.read_text().count("\n") >= 8) and time.monotonic() < deadline:
