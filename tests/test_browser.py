@@ -268,6 +268,10 @@ def test_a_whole_scopone_scientifico_hand(server, browser, tmp_path):
     start(d, server, "scopone_scientifico", 3)
     wait_for(d, ("your-turn",))
     assert len(hand_cards(d)) in (9, 10)
+    labels = [b.get_attribute("aria-label") for b in d.find_elements(By.CSS_SELECTOR, "#hand button")]
+    assert [x.split(":")[0] for x in labels] == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0"][
+        : len(labels)
+    ]
     seats = d.find_elements(By.CSS_SELECTOR, "#opponents .seat")
     assert len(seats) == 3 and "your partner" in d.find_element(By.ID, "opponents").text
     shots(d, tmp_path, "desktop")
@@ -661,6 +665,17 @@ def test_the_replay_steps_from_the_keyboard_and_names_the_records_players(server
         "return Array.from(document.querySelectorAll('#replay-review th'), t => t.textContent)"
     )
     assert all(heads) and "position" in heads, heads
+    # each hand a named group (an audit: a div's label, not exposed; "You's hand" for a You)
+    labels = d.execute_script(
+        "return Array.from(document.querySelectorAll('#replay-board [role=group]'), g => g.ariaLabel)"
+    )
+    assert labels == ["Ada's hand", "Bo's hand"], labels
+    load_played(d, server, tmp_path / "you.json", Player0="You", Player1="Computer")
+    until(lambda: "Before play 1" in d.find_element(By.ID, "replay-board").text)
+    labels = d.execute_script(
+        "return Array.from(document.querySelectorAll('#replay-board [role=group]'), g => g.ariaLabel)"
+    )
+    assert labels == ["your hand", "Computer's hand"], labels
 
 
 def test_a_record_too_large_is_refused_and_the_match_goes_on(server, browser, tmp_path):
@@ -988,10 +1003,19 @@ def test_a_capture_choice_is_put_away_by_undo_and_by_another_card(server, browse
     assert hand_cards(d) == hand and state(d) == "your-turn"
     # seed 25, your first turn: 2c Qs 6b in hand, 2d 2s 3b 4b on the table
     without_animations(d, server)  # (and no saved match to go on with)
+    d.get(f"{server}/?seed=25")
+    wait_for(d, ("idle",))
+    assert d.find_element(By.ID, "download").get_attribute("href") is None  # (no record: no link)
     start(d, server, "scopa", 25)
     wait_for(d, ("your-turn",))
     assert {"Qs", "6b"} <= set(hand_cards(d))
+    # table cards are toggle buttons only while a capture is chosen (they always were)
+    assert d.find_element(By.CSS_SELECTOR, '#table [data-card="3b"]').get_attribute("aria-pressed") is None
     d.find_element(By.CSS_SELECTOR, '#hand button[data-card="Qs"]').click()
+    assert d.find_element(By.CSS_SELECTOR, '#table [data-card="3b"]').get_attribute("aria-pressed") == "false"
+    # the arrow keys move along the hand from the hand only, not from the capture choice
+    d.find_element(By.CSS_SELECTOR, "#captures button").send_keys(Keys.ARROW_RIGHT)
+    assert d.execute_script("return document.activeElement.closest('#captures') !== null")
     d.find_element(By.CSS_SELECTOR, '#table [data-card="3b"]').click()
     assert d.find_element(By.CSS_SELECTOR, '#table [data-card="3b"]').get_attribute("aria-pressed") == "true"
     d.find_element(By.CSS_SELECTOR, '#hand button[data-card="6b"]').click()

@@ -369,14 +369,14 @@ async function render() {
   for (const card of view.table) {
     const b = document.createElement("button");
     b.type = "button";
-    b.className = "table-card" + (game.selected.has(card) ? " selected" : "") + (last === card ? " last" : "");
+    b.className = "table-card" + (last === card ? " last" : "");
     b.dataset.card = card;
-    b.setAttribute("aria-pressed", game.selected.has(card) ? "true" : "false");
     b.setAttribute("aria-label", `${cardName(card)} on the table`);
     b.append(cardImage(card));
     b.addEventListener("click", () => pickTableCard(card));
     table.append(b);
   }
+  markSelected();
   if (!view.table.length) table.textContent = "The table is empty.";
   const [c0, c1] = view.captured;
   $("piles").textContent =
@@ -391,7 +391,7 @@ async function render() {
     b.type = "button";
     b.className = "card-button";
     b.dataset.card = card;
-    b.setAttribute("aria-label", `${i + 1}: ${cardName(card)}`);
+    b.setAttribute("aria-label", `${(i + 1) % 10}: ${cardName(card)}`); // (its key: 0 for the tenth)
     b.append(cardImage(card));
     b.disabled = !mine || game.busy;
     b.addEventListener("click", () => playCard(card));
@@ -551,6 +551,7 @@ async function playCard(card) {
   if (moves.length === 1) return submit(moves[0]);
   game.pendingCard = card;
   renderCaptures(card);
+  markSelected();
 }
 
 function pickTableCard(card) {
@@ -574,12 +575,14 @@ function clearChoice() {
   markSelected();
 }
 
-// The table's cards marked as picked for a capture, or not, as game.selected says.
+// The table's cards marked as picked for a capture, or not, as game.selected says: toggle
+// buttons while a capture is being chosen, plain buttons otherwise.
 function markSelected() {
   document.querySelectorAll("#table .table-card").forEach((b) => {
     const on = game.selected.has(b.dataset.card);
     b.classList.toggle("selected", on);
-    b.setAttribute("aria-pressed", on ? "true" : "false");
+    if (game.pendingCard) b.setAttribute("aria-pressed", on ? "true" : "false");
+    else b.removeAttribute("aria-pressed");
   });
 }
 
@@ -823,7 +826,8 @@ function drawFull(position, title, name = seatName) {
   position.hands.forEach((cards, seat) => {
     const row = document.createElement("div");
     row.className = "mini";
-    row.setAttribute("aria-label", `${name(seat)}'s hand`);
+    row.setAttribute("role", "group");
+    row.setAttribute("aria-label", /^you$/i.test(name(seat)) ? "your hand" : `${name(seat)}'s hand`);
     row.append(`${name(seat)}: `);
     for (const c of cards) row.append(cardImage(c));
     wrap.append(row);
@@ -855,7 +859,9 @@ function updateDownload() {
   const a = $("download");
   if (downloadUrl) URL.revokeObjectURL(downloadUrl);
   downloadUrl = record ? URL.createObjectURL(new Blob([JSON.stringify(record, null, 1)], { type: "application/json" })) : null;
-  a.href = downloadUrl || "#";
+  // (no match, no record: not a link, so not in the tab order either)
+  if (downloadUrl) a.href = downloadUrl;
+  else a.removeAttribute("href");
   a.setAttribute("aria-disabled", record ? "false" : "true");
 }
 
@@ -982,6 +988,8 @@ function keys(e) {
     }
   } else if ((e.key === "ArrowRight" || e.key === "ArrowLeft") && hand.length) {
     const i = hand.indexOf(document.activeElement);
+    // (from the hand, or from nowhere in particular: not from the capture choice or a replay's buttons)
+    if (i < 0 && document.activeElement !== document.body && document.activeElement !== $("status")) return;
     const next = i < 0 ? 0 : (i + (e.key === "ArrowRight" ? 1 : hand.length - 1)) % hand.length;
     hand[next].focus();
     e.preventDefault();
