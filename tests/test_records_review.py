@@ -826,6 +826,9 @@ def test_text_export_hand_lines_say_whose_they_are_whatever_the_names():
         ({"Player0": "Bo", "Player1": "Bo"}, ["Bo (seat 0)", "Bo (seat 1)"]),
         ({"Player0": "seat 1", "Player1": "stock"}, ["seat 1 (seat 0)", "stock (seat 1)"]),
         ({"Player0": "seat 0", "Player1": "Anna"}, ["seat 0", "Anna"]),
+        # (a second audit: a name written as one with its seat added named two seats alike)
+        ({"Player0": "table (seat 1)", "Player1": "table"}, ["table (seat 1) (seat 0)", "table (seat 1)"]),
+        ({"Player0": "Bo (seat 1)", "Player1": "Al"}, ["Bo (seat 1) (seat 0)", "Al"]),
     ]
     for tags, names in cases:
         rec = decided_record(tags)
@@ -877,6 +880,14 @@ def test_a_record_target_that_differs_from_its_rules_target_is_refused():
         load_record(js)
     del js["target"]
     assert load_record(js).target == 21
+    # a hand record's rules are its own: a target its deal does not say is refused (an audit:
+    # the deal's target was taken, without a word, and written back without the record's)
+    hand = decided_record().hands[0].to_json()
+    assert hand["rules"] == {"preset": "scopa", "target": 5} and ";target=5 " in hand["deal"]
+    assert load_record(hand).rules.target == 5
+    hand["rules"] = {"preset": "scopa", "target": 3}
+    with pytest.raises(RecordError, match=r"the hand: the deal's target 5 is not the record's rules' \(3\)"):
+        load_record(hand)
 
 
 def test_records_read_back_equal_to_what_was_written(tmp_path):

@@ -406,6 +406,7 @@ class HandRecord:
         if not isinstance(obj, Mapping):
             raise RecordError(f"{where}: expected a JSON object, got {show(obj)}")
         allowed = {"dealer", "deal", "plays", score_field, "annotations"}
+        standalone = rules is None  # (a hand record of its own: its rules' target is its own too)
         if rules is None:
             allowed |= {"format", "version", "rules"}
             if not jsonio.has_format(obj, HAND_FORMAT):
@@ -429,6 +430,10 @@ class HandRecord:
             raise RecordError(f"{where}: bad deal: {exc}") from None
         if _rules_differ(deal, rules):
             raise RecordError(f"{where}: the deal's rules {show(deal.rules.to_json())} are not the record's")
+        if standalone and deal.rules.target != rules.target:  # (it was the deal's, without a word)
+            raise RecordError(
+                f"{where}: the deal's target {deal.rules.target} is not the record's rules' ({rules.target})"
+            )
         why = _is_deal(deal)
         if why is not None:
             raise RecordError(f"{where}: bad deal {show(text)}: {why}")
@@ -767,20 +772,28 @@ def schema() -> dict[str, Any]:
 def _seat_names(record: MatchRecord) -> list[str]:
     """What the text export calls each seat: its ``PlayerN`` tag, else (or when it is empty)
     ``seat N``; a name that could be read as another line's (``table``, ``stock``, another
-    seat's ``seat N`` or another seat's name) gets its seat after it, so every hand line says
-    whose it is.
+    seat's ``seat N``, another seat's name, or a name ending as one with its seat added does,
+    ``... (seat N)``) gets its seat after it, so every hand line says whose it is.
 
     >>> from scopa.rules import Rules
     >>> _seat_names(MatchRecord(Rules.preset("scopa"), tags={"Player0": "table", "Player1": ""}))
     ['table (seat 0)', 'seat 1']
+    >>> _seat_names(MatchRecord(Rules.preset("scopa"), tags={"Player0": "table (seat 1)", "Player1": "table"}))
+    ['table (seat 1) (seat 0)', 'table (seat 1)']
     """
     n = record.rules.players
     names = [record.tags.get(f"Player{i}") or f"seat {i}" for i in range(n)]
     taken = {"table", "stock"} | {f"seat {i}" for i in range(n)}
     return [
-        name if name not in taken - {f"seat {i}"} and names.count(name) == 1 else f"{name} (seat {i})"
+        name
+        if name not in taken - {f"seat {i}"} and names.count(name) == 1 and not _SEATED.search(name)
+        else f"{name} (seat {i})"
         for i, name in enumerate(names)
     ]
+
+
+#: A name as the text export writes one with its seat added.
+_SEATED = re.compile(r" \(seat \d+\)$")
 
 
 def _quoted(value: str) -> str:
