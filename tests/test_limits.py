@@ -204,6 +204,27 @@ def test_stop_flag_from_another_thread():
     assert solver.solve(small, Limit(stop=flag)).value == 4
 
 
+def test_a_stop_flag_alone_tries_the_exact_search_first(monkeypatch):
+    # An audit: with only a flag, the whole iterative deepening ran before the exact search
+    # (0.25 to 0.64 s on deals the exact search solves in 3 ms), and a flag set in it lost
+    # the exact value. The exact search comes first now, for EXACT_FIRST_SECONDS (made long
+    # here, so that the test does not depend on the machine's speed), then the deepening.
+    import scopa.solver
+
+    monkeypatch.setattr(scopa.solver, "EXACT_FIRST_SECONDS", 60.0)
+    s = played_to(State.deal("scopa", seed=3), 12, random.Random(1))
+    r = scopa.Solver(16).solve(s, Limit(stop=scopa.StopFlag()))
+    assert r.exact and r.depth == 0 and r.value == scopa.solve(s).value  # (no deepening ran)
+    assert r.pv and r.pv[0] == r.best_move
+    # a flag that is set: the answer at once (no exact search of 60 s)
+    flag = scopa.StopFlag()
+    flag.set()
+    big = State.deal("scopone_scientifico", seed=8)
+    t0 = time.perf_counter()
+    r = scopa.Solver(16).solve(big, Limit(stop=flag))
+    assert time.perf_counter() - t0 < 30 and not r.exact and r.best_move in big.legal_moves()
+
+
 def test_a_solver_shared_by_threads_waits_its_turn():
     # One scopa.Solver used from several threads at once: the calls take turns (a lock
     # around its table), and every answer is the one a fresh solver gives.
