@@ -237,6 +237,17 @@ def _view(**changes: object) -> scopa.PlayerView:
         (lambda: scopa.Match("scopa", seed=1).record(5), errors.OptionError, "bad tags 5"),  # type: ignore[arg-type]
         (lambda: _hand().annotate(None), errors.PositionError, "bad notes None"),  # type: ignore[arg-type]
         (lambda: scopa.records.annotated(_hand_match(), None), errors.PositionError, "bad notes None"),  # type: ignore[arg-type]
+        # (a records audit: notes past the record's hands were dropped; save("") said "Is a directory")
+        (
+            lambda: scopa.records.annotated(_hand_match(), [{}, {}]),
+            errors.PositionError,
+            "bad notes: 2 hands' notes for a record of 1 hand(s)",
+        ),
+        (
+            lambda: _hand_match().save(""),
+            errors.OptionError,
+            "cannot write the record to '': expected a file name",
+        ),
         (lambda: format_text(_review(), names=["x"]), errors.OptionError, "bad names ['x']"),
         (
             lambda: format_text(_review(), first_hand=0),

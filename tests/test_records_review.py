@@ -777,6 +777,9 @@ def test_annotations_are_checked_when_made_as_when_loaded(notes, message):
         ({"Event": 'x"]\n[Result "11-0'}, r"control character '\\n' \(a tag is one line of text\)"),
         ({"Site": "a\rb"}, "control character"),
         ({"Site": "a\u2028b"}, "control character"),
+        # (an audit: a right-to-left override turned a seat's line of the text export round)
+        ({"Player0": "a\u202eb"}, r"bidirectional control '\\u202e' \(it would reorder the text"),
+        ({"Player0": "a\u2067b"}, "bidirectional control"),
         ({"Bad Name": "x"}, "bad tag name 'Bad Name': expected letters, digits or '_'"),
         ({"": "x"}, "bad tag name ''"),
         ({"Rules": "scopone"}, r"bad tag name 'Rules': the text export writes \[Rules\]"),
@@ -861,7 +864,7 @@ def test_numbers_in_a_record_are_ints_not_floats_or_bools():
     js["hands"][0]["score"] = [a, b]
     for target in (3.0, True, "3"):
         js["target"] = target
-        with pytest.raises(RecordError, match=re.escape(f"record target {target!r} differs from")):
+        with pytest.raises(RecordError, match=re.escape(f"bad record target {target!r}: expected an integer")):
             load_record(js)
     hand = hand_of_four_plays().record().to_json()  # dealt by seat 1
     for dealer in (True, 1.0, "1", None):
@@ -880,6 +883,9 @@ def test_a_record_target_that_differs_from_its_rules_target_is_refused():
         load_record(js)
     del js["target"]
     assert load_record(js).target == 21
+    js["target"] = 21.0  # (it "differed from its rules' 21")
+    with pytest.raises(RecordError, match=r"bad record target 21.0: expected an integer, its rules' 21$"):
+        load_record(js)
     # a hand record's rules are its own: a target its deal does not say is refused (an audit:
     # the deal's target was taken, without a word, and written back without the record's)
     hand = decided_record().hands[0].to_json()
@@ -1068,6 +1074,7 @@ def test_what_the_schema_requires_load_requires(path, message):
         ({"tags": {"Event": "one\u2028two"}}, "control character"),
         ({"tags": {"Event": "one\n"}}, "control character"),  # (a final line break too)
         ({"tags": {"Event\n": "x"}}, "bad tag name 'Event\\n'"),
+        ({"tags": {"Event": "a\u202db"}}, "bidirectional control"),
         ({"rules": {"preset": "scopa", "ace_sweep_is_scopa": True}}, "needs ace_takes_all=True"),
         ({"rules": {"preset": "scopa", "napoli": True}}, "unknown rule option 'napoli'"),
         ({"rules": {"preset": "scopa", "napola": 1}}, "bad napola 1"),

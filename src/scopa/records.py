@@ -119,7 +119,8 @@ def check_tags(tags: Any) -> dict[str, str]:
     :class:`MatchRecord` does when made): names of PGN's kind (letters, digits and ``_``,
     at most 40; not ``Rules`` or ``Target``, which the text export writes from the rules),
     values strings of at most 500 characters with no control character (a tag is one line
-    of the text export) and no lone surrogate. Raises :class:`RecordError` naming the tag."""
+    of the text export), no bidirectional control and no lone surrogate. Raises
+    :class:`RecordError` naming the tag."""
     if not isinstance(tags, Mapping):
         raise RecordError(f"bad tags {show(tags)}: expected an object of strings")
     out: dict[str, str] = {}
@@ -134,16 +135,23 @@ def check_tags(tags: Any) -> dict[str, str]:
             raise RecordError(
                 f"bad tag {name} {show(value)}: expected a string of at most {_MAX_TAG} characters"
             )
-        bad = next((c for c in value if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp")), None)
+        bad = next(
+            (c for c in value if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in _BIDI), None
+        )
         if bad is not None:
-            why = (
-                _SURROGATE
-                if unicodedata.category(bad) == "Cs"
-                else f"it holds the control character {bad!r} (a tag is one line of text)"
-            )
+            if unicodedata.category(bad) == "Cs":
+                why = _SURROGATE
+            elif bad in _BIDI:  # (an override turned a seat's line of the text export round)
+                why = f"it holds the bidirectional control {bad!r} (it would reorder the text around it)"
+            else:
+                why = f"it holds the control character {bad!r} (a tag is one line of text)"
             raise RecordError(f"bad tag {name} {show(value)}: {why}")
         out[name] = value
     return out
+
+
+#: The bidirectional embedding, override and isolate controls (U+202A..U+202E, U+2066..U+2069).
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def _check_score(score: Any, name: str = "score") -> tuple[int, int] | None:
@@ -609,7 +617,11 @@ class MatchRecord:
         except ScopaError as exc:
             raise RecordError(f"bad record rules: {exc}") from None
         target = obj.get("target", rules.target)
-        if not isinstance(target, int) or isinstance(target, bool) or target != rules.target:
+        if not isinstance(target, int) or isinstance(target, bool):  # (11.0 "differed from 11")
+            raise RecordError(
+                f"bad record target {show(target)}: expected an integer, its rules' {rules.target}"
+            )
+        if target != rules.target:
             raise RecordError(
                 f"record target {show(target)} differs from its rules' {rules.target} "
                 "(a target other than the preset's goes in 'rules')"
@@ -638,6 +650,8 @@ class MatchRecord:
 def _save(path: str | os.PathLike[str], obj: Any) -> None:
     """Write ``obj`` as JSON to ``path`` whole or not at all (:func:`scopa.files.write_atomic`:
     a temporary file of its own renamed over it)."""
+    if isinstance(path, (str, os.PathLike)) and not os.fspath(path):  # (it said "Is a directory")
+        raise OptionError("cannot write the record to '': expected a file name")
     data = (json.dumps(obj, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     if len(data) > MAX_RECORD_BYTES:
         raise RecordError(
@@ -778,7 +792,8 @@ def _seat_names(record: MatchRecord) -> list[str]:
     >>> from scopa.rules import Rules
     >>> _seat_names(MatchRecord(Rules.preset("scopa"), tags={"Player0": "table", "Player1": ""}))
     ['table (seat 0)', 'seat 1']
-    >>> _seat_names(MatchRecord(Rules.preset("scopa"), tags={"Player0": "table (seat 1)", "Player1": "table"}))
+    >>> tags = {"Player0": "table (seat 1)", "Player1": "table"}
+    >>> _seat_names(MatchRecord(Rules.preset("scopa"), tags=tags))
     ['table (seat 1) (seat 0)', 'table (seat 1)']
     """
     n = record.rules.players
@@ -885,5 +900,10 @@ def annotated(record: MatchRecord, notes: Sequence[Mapping[int, Annotation]]) ->
         )
     if isinstance(notes, (str, bytes)) or not isinstance(notes, Sequence):
         raise RecordError(f"bad notes {show(notes)}: expected a sequence of mappings, one a hand")
+    if len(notes) > len(record.hands):  # (they were dropped without a word)
+        raise RecordError(
+            f"bad notes: {len(notes)} hands' notes for a record of {len(record.hands)} hand(s);"
+            " expected one mapping a hand, at most"
+        )
     hands = tuple(h.annotate(notes[i]) if i < len(notes) else h for i, h in enumerate(record.hands))
     return dataclasses.replace(record, hands=hands)
