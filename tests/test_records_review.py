@@ -846,6 +846,17 @@ def test_text_export_hand_lines_say_whose_they_are_whatever_the_names():
         assert lines[first] == f"Hand 1 (dealer: {names[rec.hands[0].dealer or 0]})"
 
 
+def test_text_export_keeps_a_rounds_number_with_its_first_play():
+    # an audit: a line broke between "7." and its play (in 18 of 60 such hands; 5 of these 20)
+    for seed in range(20):
+        m = scopa.Match("scopone_scientifico", seed=seed)
+        while not m.hands:
+            m.play(m.state.legal_moves()[0])
+        lines = m.record().text().splitlines()
+        assert not [line for line in lines if re.search(r"\b\d+\.$", line)], seed
+        assert max(map(len, lines)) <= 80
+
+
 def test_text_export_writes_the_rules_as_a_position_string_does():
     # found by an audit: "scopa; napola=True" (Python's booleans), where positions write true
     m = Match(scopa.Rules.preset("scopa", napola=True, target=3), seed=1)

@@ -870,11 +870,10 @@ def _movetext(hand: HandRecord) -> str:
     parts: list[str] = []
     notes = _check_notes(hand.annotations, len(hand.plays))  # (again, as tags)
     for j, m in enumerate(hand.plays):
-        if j % n == 0:
-            parts.append(f"{j // n + 1}.")
         a = notes.get(j)
         text = str(m) + (a.mark if a and a.mark else "")
-        parts.append(text)
+        # (a round's number with its first play: a line broke between them)
+        parts.append(f"{j // n + 1}. {text}" if j % n == 0 else text)
         if a and a.comment:
             parts.append("{" + _one_line(a.comment).replace("}", ")") + "}")
     words: list[str] = []
