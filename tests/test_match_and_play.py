@@ -161,6 +161,10 @@ def test_match_json_numbers_are_ints_and_bad_input_is_quoted():
         Match.from_json([1])  # type: ignore[arg-type]
     with pytest.raises(scopa.PositionError, match="'hands' must be a list of finished hands, got 'x'"):
         Match.from_json(dict(js, hands="x"))
+    # (an engine audit: a position string said "position '...' is not valid JSON")
+    text = m.state.to_string()
+    with pytest.raises(scopa.PositionError, match="bad match position '.*': expected a JSON position object$"):
+        Match.from_json(dict(js, position=text))
 
 
 @pytest.mark.skipif(TWIN_RUN, reason="slow on the twin (the limit is tested with a small one too)")

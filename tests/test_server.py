@@ -226,6 +226,13 @@ def test_a_binary_message_gets_an_error_and_the_connection_stays_open(server):
             assert "binary" in reply["error"]["message"] and "text" in reply["error"]["message"]
         ws.send(json.dumps({"cmd": "ping", "id": 2}))
         assert ws_recv(ws) == {"id": 2, "pong": True}
+        for blank in ("", " \n"):  # (as docs/server.md says: not passed over, as stdio does)
+            ws.send(blank)
+            reply = ws_recv(ws)
+            assert reply["id"] is None and reply["error"]["message"].startswith("not JSON"), reply
+    for blank in (b"", b"  \n"):
+        status, reply = s.post(blank)
+        assert status == 400 and reply["error"]["message"].startswith("not JSON"), reply
 
 
 def test_request_size_and_queue_limits(server):

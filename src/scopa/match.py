@@ -358,6 +358,8 @@ class Match:
         position = obj.get("position")
         if position is None:
             raise PositionError("match lacks its 'position' (the current hand)")
+        if not isinstance(position, Mapping):  # (a position string was "not valid JSON")
+            raise PositionError(f"bad match position {show(position)}: expected a JSON position object")
         try:
             state = state_from_json(position)
         except ScopaError as exc:
