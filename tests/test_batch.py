@@ -955,3 +955,37 @@ def test_losing_the_scheduler_ends_scopa_batch_with_one_line(tmp_path):
     assert "Traceback" not in err and err.count("\n") == 1, err
     done = [json.loads(line)["id"] for line in out.read_text().splitlines()]
     assert len(done) == len(set(done)) >= 8
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
+def test_ctrl_c_stops_the_solves_running_in_a_thread_pool():
+    # An audit: on a thread pool, Ctrl-C ended the run but the solves already running went on
+    # (Python waits for a pool's threads before it exits): two whole Scopone deals, days. The
+    # run's stop flag, in every job's limit, is set when the run ends early.
+    code = textwrap.dedent(
+        """
+        import scopa
+        from scopa.batch import solve_many, thread_pool
+        deal = scopa.State.deal("scopone_scientifico", seed=1).to_string()
+        with thread_pool(2) as pool:
+            results = solve_many([deal, deal], executor=pool)
+            print("started", flush=True)
+            for r in results:
+                print(r, flush=True)
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "started\n"
+    time.sleep(1.0)  # (the two solves run)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=60)  # (a hang guard: it takes a fraction of a second)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert time.monotonic() - t0 < 60 and "KeyboardInterrupt" in err, err

@@ -163,7 +163,8 @@ def test_match_json_numbers_are_ints_and_bad_input_is_quoted():
         Match.from_json(dict(js, hands="x"))
     # (an engine audit: a position string said "position '...' is not valid JSON")
     text = m.state.to_string()
-    with pytest.raises(scopa.PositionError, match="bad match position '.*': expected a JSON position object$"):
+    expected = r"bad match position '.*': expected a JSON position object \(or its text\), not a position"
+    with pytest.raises(scopa.PositionError, match=expected):
         Match.from_json(dict(js, position=text))
 
 

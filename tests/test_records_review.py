@@ -875,7 +875,8 @@ def test_numbers_in_a_record_are_ints_not_floats_or_bools():
     js["hands"][0]["score"] = [a, b]
     for target in (3.0, True, "3"):
         js["target"] = target
-        with pytest.raises(RecordError, match=re.escape(f"bad record target {target!r}: expected an integer")):
+        expected = re.escape(f"bad record target {target!r}: expected an integer")
+        with pytest.raises(RecordError, match=expected):
             load_record(js)
     hand = hand_of_four_plays().record().to_json()  # dealt by seat 1
     for dealer in (True, 1.0, "1", None):

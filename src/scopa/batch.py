@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 from scopa import jsonio
 from scopa.errors import ScopaError, article, show
 from scopa.files import write_all
-from scopa.limit import Limit
+from scopa.limit import Limit, StopFlag
 from scopa.state import State
 
 __all__ = [
@@ -325,9 +325,10 @@ def _run_lazy(
     size: int,
     in_flight: int | None,
     name: Callable[[Any], Any] | None,
+    stop: StopFlag | None = None,
 ) -> Iterator[Any]:
     ex, owned = executor_for(executor, workers)  # started at the first result asked for
-    yield from _run(fn, it, ex, owned, size, in_flight, name)
+    yield from _run(fn, it, ex, owned, size, in_flight, name, stop)
 
 
 def _run(
@@ -338,9 +339,13 @@ def _run(
     size: int,
     in_flight: int | None,
     name: Callable[[Any], Any] | None,
+    stop: StopFlag | None = None,
 ) -> Generator[Any, None, None]:
     """map_chunks on an executor already made (shut down at the end when ``owned``);
-    ``name(item)`` is what an error message shows of an item."""
+    ``name(item)`` is what an error message shows of an item; ``stop``, the flag of the
+    jobs' limits, is set when the run ends early (an error, Ctrl-C, its results no longer
+    asked for): the jobs running in this process's threads stop (those of other processes
+    are theirs: a worker process gets a flag of its own)."""
     n_workers = getattr(ex, "_max_workers", None)
     if isinstance(ex, _Inline):
         limit = 1  # each chunk's results are handed over before the next one runs
@@ -454,6 +459,8 @@ def _run(
             yield from handover()
         early = False
     finally:
+        if early and stop is not None:
+            stop.set()  # (after the results finished were handed over: the rest are not wanted)
         if owned:
             _shutdown(ex, early and bool(pending))
         else:
@@ -477,7 +484,12 @@ def _solver() -> Any:
 
 
 def _limit(options: Mapping[str, Any]) -> Limit:
-    return Limit.of(None, options.get("time_limit"), options.get("node_limit"))
+    """A job's limit: the run's time and node limits, and its stop flag (set when the run ends
+    early: a thread pool's running jobs then stop, as a process pool's are stopped)."""
+    stop = options.get("stop")
+    return Limit.of(
+        None if stop is None else Limit(stop=stop), options.get("time_limit"), options.get("node_limit")
+    )
 
 
 def _error(item_id: Any, exc: BaseException) -> dict[str, Any]:
@@ -548,7 +560,12 @@ def _review_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
                 _check_regular_file(record)
             rec = load_record(record)
         time_limit = options.get("time_limit")
-        r = review(rec, time_limit=DEFAULT_TIME if time_limit is None else time_limit)
+        stop = options.get("stop")
+        r = review(
+            rec,
+            time_limit=DEFAULT_TIME if time_limit is None else time_limit,
+            limit=None if stop is None else Limit(stop=stop),
+        )
     except _ITEM_ERRORS as exc:
         return _error(item_id, exc)
     return {"id": item_id, **r.to_json()}
@@ -594,8 +611,10 @@ def _many(
     size = _count(chunksize, "chunksize") or default_chunk
     _check_executor(executor, workers)
     it = _iterator(items, expected)
+    stop = StopFlag()
+    options = {**options, "stop": stop}
     jobs = ((i, x, options) for i, x in _items(it))
-    return _run_lazy(job, jobs, executor, workers, size, None, _job_id)
+    return _run_lazy(job, jobs, executor, workers, size, None, _job_id, stop)
 
 
 def _job_id(job: tuple[Any, Any, Mapping[str, Any]]) -> Any:
@@ -924,7 +943,8 @@ def run_jsonl(
     job, field, chunk, _ = _JOBS[kind]
     chunk = _count(chunksize, "chunksize") or chunk
     done, cut, newline = _scan_output(out, src, kind)
-    options = {"time_limit": time_limit, "node_limit": node_limit}
+    stop = StopFlag()
+    options = {"time_limit": time_limit, "node_limit": node_limit, "stop": stop}
     try:
         again = stat.S_ISREG(os.stat(src).st_mode)  # (a file is read twice, a pipe once)
     except OSError:
@@ -942,7 +962,7 @@ def run_jsonl(
         if owned:
             _shutdown(ex, True)
         raise BatchError(f"cannot write the output {show(out)}: {exc.strerror}") from None
-    run = _run(job, jobs, ex, owned, chunk, None, _job_id)
+    run = _run(job, jobs, ex, owned, chunk, None, _job_id, stop)
     written = 0
     try:
         if cut is not None:

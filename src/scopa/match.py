@@ -358,8 +358,11 @@ class Match:
         position = obj.get("position")
         if position is None:
             raise PositionError("match lacks its 'position' (the current hand)")
-        if not isinstance(position, Mapping):  # (a position string was "not valid JSON")
-            raise PositionError(f"bad match position {show(position)}: expected a JSON position object")
+        if isinstance(position, str) and not position.lstrip().startswith("{"):  # (it was "not valid JSON")
+            raise PositionError(
+                f"bad match position {show(position)}: expected a JSON position object (or its text),"
+                " not a position string"
+            )
         try:
             state = state_from_json(position)
         except ScopaError as exc:
