@@ -12,7 +12,9 @@ from scopa import Card, CardSet, Move, Rules
 # ---------------------------------------------------------------- cards, RULES §1
 
 
-@pytest.mark.parametrize("text", ["7d", "7♦", "7D", " 7d ", "7♢"])
+@pytest.mark.parametrize(
+    "text", ["7d", "7♦", "7D", " 7d ", "7♢", "7♦\ufe0f", "7♢\ufe0e"]
+)  # (♦️: an emoji keyboard's)
 def test_card_parse_forms(text):
     assert Card.parse(text) is Card.parse("7d")
     assert str(Card.parse(text)) == "7d"
@@ -63,6 +65,17 @@ def test_cardset():
     assert CardSet.parse("-") == CardSet() and hash(s) == hash(CardSet(s.mask))
     with pytest.raises(scopa.CardError, match="duplicate card '7d'"):
         CardSet(["7d", "7♦"])
+    # the set operators, sets sharing cards too (an audit: a | b raised "duplicate card 'Kc'")
+    t = CardSet.parse("Kc 2b")
+    assert s | t == CardSet.parse("Ad 7d Kc 2b") == t | s and s | s == s
+    assert {Card.parse("2d")} | s == CardSet.parse("Ad 2d 7d Kc") and isinstance(
+        {Card.parse("2d")} | s, CardSet
+    )
+    assert (
+        s & t == CardSet.parse("Kc")
+        and s - t == CardSet.parse("Ad 7d")
+        and s ^ t == CardSet.parse("Ad 7d 2b")
+    )
 
 
 # ---------------------------------------------------------------- rules, RULES §2-§7

@@ -195,6 +195,22 @@ def _view(**changes: object) -> scopa.PlayerView:
         # found by an audit of the API's edges: each once a TypeError, a bare ValueError, an
         # AttributeError or a silently broken result
         (lambda: HandScore.from_piles(RULES, [], [], (300, 0)), errors.PositionError, "bad scope (300, 0)"),
+        # (an audit: 20 was taken for every rule set; a team of Scopa makes at most 18 plays)
+        (
+            lambda: HandScore.from_piles(RULES, [], [], (19, 0)),
+            errors.PositionError,
+            "bad scope (19, 0): expected two ints in 0..18, one per team (a team makes at most 18 plays",
+        ),
+        (
+            lambda: scopa.events.play("scopa 7d/Kc 3c4s - -/- 0/0 0 - -", "7d"),
+            errors.PositionError,
+            "bad state 'scopa 7d",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: scopa.Match("scopa", seed=1).play_out(None),
+            errors.OptionError,
+            "bad choose None: expected a function",
+        ),  # type: ignore[arg-type]
         (lambda: HandScore.from_piles(RULES, [], [], (True, 0)), errors.PositionError, "bad scope (True, 0)"),
         (lambda: HandScore.from_piles(RULES, [], [], None), errors.PositionError, "bad scope None"),  # type: ignore[arg-type]
         (lambda: HandScore.from_piles("scopa", [], [], (0, 0)), errors.RulesError, "bad rules 'scopa'"),  # type: ignore[arg-type]

@@ -329,3 +329,24 @@ def test_a_drawn_seed_is_one_javascript_holds_exactly():
     # the match was refused at its first play (a deal not the seed's).
     seeds = [scopa.Match("scopa").seed for _ in range(200)]
     assert all(0 <= s < 2**53 for s in seeds) and len(set(seeds)) == 200
+
+
+def test_a_copied_match_goes_on_apart_and_its_events_are_event_types():
+    # An audit: copy.copy shared the lists of hands, and a hand finished on the copy broke the
+    # original (its JSON no longer loaded); the match's own events (deal, match_over) were not
+    # in EVENT_TYPES (RULES §5: the dealer moves on, the match ends at the target)
+    import copy
+
+    m = Match(Rules.preset("scopa", target=1), seed=3)
+    while sum(len(h) for h in m.state.hands) + len(m.state.stock) > 1:
+        m.play(first_move(m.state))
+    before = m.to_json()
+    for c in (copy.copy(m), m.copy()):
+        _, events = c.play_events(first_move(c.state))
+        assert len(c.hands) == 1 and c.is_over and {e.type for e in events} >= {"hand_over", "match_over"}
+        assert all(e.type in scopa.events.EVENT_TYPES for e in events)
+        assert m.to_json() == before and Match.from_json(m.to_json()).to_json() == before
+    longer = Match(Rules.preset("scopa", target=21), seed=3)
+    while len(longer.hands) < 1:
+        _, events = longer.play_events(first_move(longer.state))
+    assert events[-1].type == "deal" and "deal" in scopa.events.EVENT_TYPES

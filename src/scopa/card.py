@@ -73,7 +73,7 @@ class Card:
             return text
         if not isinstance(text, str):
             raise CardError(f"a card must be a string like '7d', got {show(text)}")
-        t = text.strip()
+        t = text.strip().replace("\ufe0f", "").replace("\ufe0e", "")  # (an emoji keyboard's ♦️)
         if len(t) != 2:
             raise CardError(f"unknown card {show(text)}: expected rank A234567JQK + suit dcsb, like '7d'")
         rank, suit = t[0].upper(), _SUIT_SYMBOLS.get(t[1], t[1].lower())
@@ -261,7 +261,12 @@ class CardSet(Set[Card]):
 
     @classmethod
     def _from_iterable(cls, it: Iterable[Card]) -> CardSet:  # type: ignore[override]
-        return cls(it)
+        # (the set operators' results: a | b gives the cards the two share twice, which the
+        # constructor would refuse as a duplicate)
+        mask = 0
+        for c in it:
+            mask |= 1 << Card.parse(c).index
+        return cls._from_mask(mask)
 
     def __str__(self) -> str:
         return " ".join(str(c) for c in self)

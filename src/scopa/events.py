@@ -20,12 +20,13 @@ from typing import Any
 
 from scopa.card import Card, CardSet
 from scopa.move import Move
-from scopa.state import State
+from scopa.state import State, require_state
 
 __all__ = ["EVENT_TYPES", "Event", "play"]
 
-#: Every event type, in the order they can happen within one play.
-EVENT_TYPES = ("capture", "scopa", "refill", "table_to_last_capturer", "hand_over")
+#: Every event type, in the order they can happen within one play (the last two, a match's:
+#: :meth:`Match.play_events <scopa.match.Match.play_events>` after a hand's ``hand_over``).
+EVENT_TYPES = ("capture", "scopa", "refill", "table_to_last_capturer", "hand_over", "match_over", "deal")
 
 
 @dataclass(frozen=True)
@@ -35,14 +36,14 @@ class Event:
     Attributes:
         type: one of :data:`EVENT_TYPES`.
         seat: the seat concerned (the player for ``capture`` and ``scopa``, the seat dealt
-            to for ``refill``), or None.
+            to for ``refill``, the next hand's dealer for ``deal``), or None.
         team: the team concerned (the capturer's; the last capturer's for
-            ``table_to_last_capturer``), or None.
+            ``table_to_last_capturer``; the winner for ``match_over``), or None.
         card: the card played (``capture``).
         cards: the cards taken (``capture``: from the table; ``table_to_last_capturer``: the
             table's last cards).
         count: cards dealt (``refill``).
-        points: the hand's points per team (``hand_over``).
+        points: the hand's points per team (``hand_over``); the match's scores (``match_over``).
     """
 
     type: str
@@ -73,7 +74,7 @@ class Event:
 
 def play(state: State, move: Move | str) -> tuple[State, list[Event]]:
     """The position after ``move`` and what the play did, in order (see the module)."""
-    m = state.resolve(move)
+    m = require_state(state).resolve(move)
     after = state.play(m)
     seat, team = state.turn, state.turn & 1
     events: list[Event] = []

@@ -131,6 +131,25 @@ class Match:
         self._state = self._deal(0)
         self._seeded = True  # every hand so far was dealt from the seed
 
+    def __copy__(self) -> Match:
+        """A match that goes on apart from this one (its lists of hands its own: a shallow copy
+        shared them, and a hand finished on the copy broke the original)."""
+        new = object.__new__(Match)
+        new.__dict__.update(self.__dict__)
+        new.history = list(self.history)
+        new.hands = list(self.hands)
+        return new
+
+    def copy(self) -> Match:
+        """:meth:`__copy__`: a match that goes on apart from this one.
+
+        >>> m = Match("scopa", seed=3)
+        >>> c = m.copy(); _ = c.play(c.state.legal_moves()[0])
+        >>> len(m.state.history), len(c.state.history)
+        (0, 1)
+        """
+        return self.__copy__()
+
     def _deal(self, number: int) -> State:
         dealer = (self.first_dealer + number) % self.rules.players
         return State.deal(self.rules, seed=_derive(self.seed, f"hand {number}"), dealer=dealer)
@@ -208,6 +227,8 @@ class Match:
 
     def play_out(self, choose: Callable[[State], Move | str]) -> int:
         """Play the rest of the match, asking ``choose(state)`` for every move; return the winner."""
+        if not callable(choose):
+            raise OptionError(f"bad choose {show(choose)}: expected a function (state) -> move")
         while not self.is_over:
             self.play(choose(self._state))
         winner = self.winner

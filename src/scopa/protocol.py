@@ -274,7 +274,7 @@ _EVENTS = {
         "type": "object",
         "required": ["type"],
         "properties": {
-            "type": {"enum": [*EVENT_TYPES, "deal", "match_over"]},
+            "type": {"enum": list(EVENT_TYPES)},
             "seat": _INT,
             "team": _INT,
             "card": _MOVE,

@@ -145,9 +145,12 @@ class HandScore:
         if m0 & m1:
             raise CardError(f"card(s) {CardSet(m0 & m1)} are in both piles")
         pair = isinstance(scope, (tuple, list)) and len(scope) == 2
-        if not pair or any(not isinstance(s, int) or isinstance(s, bool) or not 0 <= s <= 20 for s in scope):
+        most = rules.most_scope  # (20 for every rule set was taken: 18 in Scopa, whose table holds 4)
+        if not pair or any(
+            not isinstance(s, int) or isinstance(s, bool) or not 0 <= s <= most for s in scope
+        ):
             raise PositionError(
-                f"bad scope {show(scope)}: expected two ints in 0..20, one per team (a team makes at most "
-                "20 plays in a hand)"
+                f"bad scope {show(scope)}: expected two ints in 0..{most}, one per team (a team makes at"
+                f" most {most} plays in a hand of {rules.game})"
             )
         return cls._from_masks(rules, m0, m1, (scope[0], scope[1]))

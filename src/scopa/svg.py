@@ -150,7 +150,8 @@ def _face(c: Card, deck: str) -> str:
 
 
 def _label(c: Card, deck: str) -> str:
-    value = {"A": "ace"}.get(c.rank) or _COURTS[deck].get(c.rank) or c.rank
+    # (court cards in lower case, as the ace and the app's names: "Queen of hearts" was alone)
+    value = {"A": "ace"}.get(c.rank) or _COURTS[deck].get(c.rank, c.rank).lower()
     return f"{value} of {_SUIT_NAMES[deck][c.suit]}"
 
 
