@@ -165,6 +165,8 @@ def test_spariglio_favours_the_leading_team():
                 lead = dataclasses.replace(view, dealer=(view.seat + 1) % 4)
                 dealt = dataclasses.replace(view, dealer=(view.seat + 2) % 4)
                 unknown = dataclasses.replace(view, dealer=None)
+                for v in (lead, dealt, unknown):  # (taken as checked: a view's legal_moves checks it)
+                    object.__setattr__(v, "_from_play", True)
                 assert g._score(lead, m) - g._score(unknown, m) == pytest.approx(W.spariglio)
                 assert g._score(dealt, m) - g._score(unknown, m) == pytest.approx(-W.spariglio)
                 single = [x for x in view.legal_moves() if core.popcount(x.capture_mask) <= 1]

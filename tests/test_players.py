@@ -940,7 +940,8 @@ def test_a_view_built_by_hand_is_checked_as_a_position(change, message):
 
 
 def test_only_a_states_own_view_skips_the_view_check(monkeypatch):
-    # a state's view is checked once, by construction; any other view on every choose
+    # a state's view is checked once, by construction; any other view once, when first used
+    # (by a player's choose or by its own legal_moves)
     from scopa.players import base
 
     calls = []
@@ -952,10 +953,19 @@ def test_only_a_states_own_view_skips_the_view_check(monkeypatch):
     assert calls == []
     copy = dataclasses.replace(view)
     RandomPlayer(1).choose(copy)
-    assert calls == [copy]
+    RandomPlayer(2).choose(copy)
+    assert calls == [copy] and copy.legal_moves() == view.legal_moves() and calls == [copy]
     bad = dataclasses.replace(view, seat=5, turn=5)
     with pytest.raises(scopa.PositionError, match="seat 5"):
         RandomPlayer(1).choose(bad)
+    # a view's own answers check it too (an audit: a hand given as a list was an AttributeError,
+    # seat 5 no moves at all)
+    for change, message in ((dict(seat=5, turn=5), "seat 5"), (dict(hand=["7d"]), "must be CardSets")):
+        wrong = dataclasses.replace(view, **change)
+        with pytest.raises(scopa.PositionError, match=message):
+            wrong.legal_moves()
+        with pytest.raises(scopa.PositionError, match=message):
+            wrong.unseen  # noqa: B018
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -84,6 +84,16 @@ class PlayerView:
         object.__setattr__(view, "_from_play", True)
         return view
 
+    def _check(self) -> None:
+        """A view built by hand (``dataclasses.replace``, the constructor) is checked once, as a
+        position is, before it answers (its cards as a list, its seat 5, ended in an
+        AttributeError or no moves); a state's view can occur in play by construction."""
+        if not self.__dict__.get("_from_play"):
+            from scopa.players.base import check_view
+
+            check_view(self)
+            object.__setattr__(self, "_from_play", True)
+
     def _repr_svg_(self) -> str:
         """What this seat sees, as SVG (Jupyter shows it): :func:`scopa.svg.position`."""
         from scopa.svg import position
@@ -93,6 +103,7 @@ class PlayerView:
     @property
     def unseen(self) -> CardSet:
         """The cards this seat cannot see: the other hands and the stock, in some order."""
+        self._check()
         seen = self.hand.mask | self.table.mask | self.captured[0].mask | self.captured[1].mask
         return CardSet._from_mask(core.FULL & ~seen & ~self.out_of_play.mask)
 
@@ -103,6 +114,7 @@ class PlayerView:
 
     def legal_moves(self) -> list[Move]:
         """The legal moves of this seat when it is to move (empty otherwise)."""
+        self._check()
         if self.turn != self.seat:
             return []
         return [

@@ -262,6 +262,7 @@ def check_view(view: object) -> PlayerView:
     why = _view_problem(view)
     if why is not None:
         raise PositionError(f"bad view: {why}")
+    object.__setattr__(view, "_from_play", True)  # (checked once: a view is immutable)
     return view
 
 
