@@ -229,8 +229,9 @@ def test_cards_taken_from_the_table_are_seen():
     match = scopa.Match("scopa", seed=1)
     game = Game(match=match, human=1, players={}, console=Console(record=True, width=300, no_color=True))
     game.show_played(s)
-    played, unseen = game.console.export_text().splitlines()
+    played, taken, unseen = game.console.export_text().splitlines()
     assert played == "Played this hand: 7♦"
+    assert taken == "Taken from the table: 3♥ 4♠"  # (an audit: they were in neither list)
     assert unseen == "Not seen yet: K♥"  # (a composed position: the other cards are out of play)
 
 
@@ -247,10 +248,23 @@ def test_a_save_that_fails_mid_match_warns_and_the_end_of_input_at_next_hand_end
         p.sendline("1")
     assert p.after.startswith("press Enter"), p.after
     assert "not saved: cannot write the record to" in p.before and "the game goes on" in p.before
+    # saved when the game ends, once the folder is back (an audit: never tried again, and the
+    # finished hand lost)
+    folder.mkdir()
     p.sendeof()
     p.expect(pexpect.EOF)
     p.close()
     assert p.exitstatus == 0 and "your move> " not in (p.before or "")
+    assert len(load_record(folder / "g.json").hands) == 1
+
+
+def test_a_record_that_cannot_be_saved_at_the_end_is_status_2():
+    # an audit: --save /dev/full said "not saved" and ended with status 0
+    out = play_piped(
+        "--game", "scopa", "--opponent", "greedy", "--seed", "1", "--save", "/dev/full", stdin="1\nq\n"
+    )
+    assert out.returncode == 2, out
+    assert "scopa: error: the game was not saved to /dev/full" in out.stderr
 
 
 def test_the_end_of_a_hand_reads_well_and_quit_ends_the_game_there():
@@ -291,3 +305,98 @@ def test_bytes_that_are_not_the_locales_text_get_a_message():
     )  # fmt: skip
     said = out.stdout.decode("ascii", "replace")
     assert out.returncode == 0 and "illegal move '7d': 7d is not in the hand" in said, said[-800:]
+
+
+def test_a_resumed_record_keeps_its_annotations_and_its_names_at_another_seat(tmp_path):
+    # an audit: a record loaded and saved again lost its annotations; resumed at another seat,
+    # its generated names were kept ("Your partner" for an opponent)
+    first = tmp_path / "first.json"
+    out = play_piped(
+        "--game", "scopone", "--opponent", "greedy", "--partner", "greedy", "--seed", "9", "--seat", "3",
+        "--save", str(first), stdin="1\n1\n1\nq\n",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rec = load_record(first)
+    assert rec.tags["Player3"] == "You" and rec.tags["Player1"] == "Your partner"
+    noted = scopa.records.annotated(rec, [{0: scopa.Annotation("a comment", "?")}])
+    noted.save(first)
+    again = tmp_path / "again.json"
+    out = play_piped(
+        "--load", str(first), "--seat", "0", "--opponent", "greedy", "--partner", "greedy",
+        "--save", str(again), stdin="1\nq\n",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    back = load_record(again)
+    assert back.hands[0].annotations == {0: scopa.Annotation("a comment", "?")}
+    assert [back.tags[f"Player{s}"] for s in range(4)] == [
+        "You",
+        "Opponent (seat 1)",
+        "Your partner",
+        "Opponent (seat 3)",
+    ]
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_sigterm_or_a_closed_terminal_saves_the_hand_so_far(tmp_path, sig):
+    # an audit: the signal ended the game at once, the hand in progress never saved
+    import signal
+    import time
+
+    save = tmp_path / "g.json"
+    p = spawn("--game", "scopa", "--opponent", "greedy", "--seed", "1", "--save", str(save))
+    p.expect(PROMPTS[0])
+    p.sendline("1")
+    p.expect(PROMPTS[0])
+    time.sleep(0.2)
+    p.kill(getattr(signal, sig))
+    p.expect(pexpect.EOF)
+    p.close()
+    assert p.exitstatus == 128 + getattr(signal, sig), (p.exitstatus, p.signalstatus)
+    rec = load_record(save)
+    assert len(rec.hands) == 1 and len(rec.hands[0].plays) >= 2 and rec.hands[0].score is None
+
+
+def test_the_hand_header_is_whole_on_a_narrow_terminal():
+    # an audit: at 40 columns the header's rule cut the scores and the target
+    out = play_piped("--game", "scopa", "--opponent", "greedy", "--seed", "1", stdin="q\n")
+    wide = next(line for line in out.stdout.splitlines() if "hand 1" in line)
+    env = dict(os.environ, COLUMNS="40", NO_COLOR="1")
+    narrow = subprocess.run(
+        [sys.executable, "-m", "scopa", "play", "--game", "scopa", "--opponent", "greedy", "--seed", "1"],
+        input="q\n", capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert "(to 11)" in wide and "…" not in narrow.stdout
+    assert "scopa: hand 1, you 0, the computer 0 (to 11)" in " ".join(narrow.stdout.split())
+
+
+def test_the_console_is_as_wide_as_the_terminal_now_and_at_least_40():
+    # an audit: the width was set once (a resized terminal kept it), and a terminal narrowed
+    # below 40 columns was followed
+    from scopa.__main__ import MIN_WIDTH, _Console
+
+    assert _Console(width=10).width == MIN_WIDTH == 40
+    c = _Console(width=120)
+    c.width = 30
+    assert c.width == 40
+    c.width = 90
+    assert c.width == 90
+
+
+def test_a_record_stopped_undecided_at_the_most_hands_ends_the_game(monkeypatch):
+    # an audit: resumed, it showed an empty hand and "hint" ended with an error
+    from rich.console import Console
+
+    from scopa.terminal import Game
+
+    monkeypatch.setattr(scopa.match, "MAX_HANDS", 1)
+    match = scopa.Match(scopa.Rules.preset("scopa", target=21), seed=1)
+    while not match.hands:
+        match.play(match.state.legal_moves()[0])
+    assert match._at_limit()
+    asked: list[str] = []
+    game = Game(
+        match=match, human=0, players={}, console=Console(record=True, width=200, no_color=True),
+        ask=lambda prompt: asked.append(prompt) or "q",
+    )  # fmt: skip
+    assert game.run() == 0 and asked == []
+    assert "The match stopped undecided after 1 hands" in game.console.export_text()

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
@@ -626,9 +626,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--save",
         metavar="FILE",
         help="write the game's record to FILE after every hand, and with the hand so far when the game "
-        "is left in one",
+        "is left in one (quit, end of input, Ctrl-C, SIGTERM, the terminal closed); a save that failed "
+        "is tried again at the end (status 2 if it fails again)",
     )
-    play.add_argument("--load", metavar="FILE", help="resume the game recorded in FILE")
+    play.add_argument(
+        "--load", metavar="FILE", help="resume the game recorded in FILE (its annotations kept by --save)"
+    )
     play.set_defaults(func=_play)
 
     rep = sub.add_parser("replay", help="replay a game record, or print it as text")
@@ -795,10 +798,21 @@ MIN_WIDTH = 40
 
 
 class _Console(Console):
-    """rich's console, whose closed pipe ends the command as main's own does (rich exits 1)."""
+    """rich's console, whose closed pipe ends the command as main's own does (rich exits 1),
+    drawn at least :data:`MIN_WIDTH` wide, and as wide as the terminal is now (a width set
+    once stayed, the terminal resized; and a terminal narrowed below the least was followed)."""
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = Console.size.fget(self)  # type: ignore[attr-defined]
+        return ConsoleDimensions(max(MIN_WIDTH, size.width), size.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
 
 class _WholeWrites(io.RawIOBase):
@@ -917,9 +931,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     elif real:  # a terminal that cannot show a suit symbol gets an escape, not a traceback
         sys.stdout = _whole_writes(sys.stdout)  # type: ignore[arg-type]
-    console = _Console(highlight=False)
-    if console.width < MIN_WIDTH:  # (COLUMNS=0 printed nothing at all: rich drew into no columns)
-        console.width = MIN_WIDTH
+    console = _Console(highlight=False)  # (COLUMNS=0 printed nothing at all: drawn 40 wide now)
     try:
         status = int(args.func(args, console))
         if sys.stdout is not None:

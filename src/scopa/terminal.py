@@ -6,13 +6,17 @@ two players, each hand's score with its counts and a pause, who won. Commands: a
 number or its notation (``7d``, ``7dx3c4s``, suit symbols too), ``hint`` (the move with its
 value and the runner-up), ``undo``, ``cards`` (the cards already played), ``help`` or ``?``,
 ``quit``. ``--save FILE`` writes the game's record after every hand and when the game
-ends in the middle of one, ``--load FILE`` resumes one, and at the end the last hand's review
-is offered.
+ends in the middle of one (quit, the end of input, Ctrl-C, SIGTERM, SIGHUP), trying a failed
+save again at the end; ``--load FILE`` resumes one, its annotations kept; and at the end the
+last hand's review is offered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from scopa import match as _match
 from scopa.card import Card, CardSet
 from scopa.errors import OptionError, ScopaError
 from scopa.events import Event
@@ -27,7 +32,7 @@ from scopa.match import Match
 from scopa.move import Move
 from scopa.players import make_player
 from scopa.players.pimc import PIMCPlayer
-from scopa.records import check_writable, load_record, record_file
+from scopa.records import Annotation, MatchRecord, annotated, check_writable, load_record, record_file
 from scopa.rules import Rules
 from scopa.scoring import HandScore
 from scopa.state import State
@@ -85,6 +90,15 @@ class _Quit(Exception):
     """The player asked to stop at a prompt that is not a move's."""
 
 
+class _Ended(BaseException):
+    """The game was ended by a signal (SIGTERM, or SIGHUP: its terminal closed): the hand so
+    far is saved, and the command ends with 128 + the signal's number, as the signal would."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 @dataclass
 class Game:
     """One terminal session: the match, who sits where, and the console."""
@@ -98,6 +112,10 @@ class Game:
     ask: Callable[[str], str] = field(default=input)
     hinter: PIMCPlayer = field(default_factory=lambda: PIMCPlayer(seed=0, time_limit=0.5))
     loaded_tags: dict[str, str] = field(default_factory=dict)
+    #: each resumed hand's deal and annotations, kept when the record is saved again
+    loaded_notes: Sequence[tuple[State, Mapping[int, Annotation]]] = field(default_factory=list)
+    #: why the last save failed (tried again when the game ends), or None
+    unsaved: ScopaError | None = None
 
     @property
     def rules(self) -> Rules:
@@ -130,7 +148,12 @@ class Game:
     # ------------------------------------------------------------------ drawing
 
     def show_deal(self, state: State) -> None:
-        self.console.rule(f"{self.rules.game}: hand {len(self.match.hands) + 1}, {self.scores_text()}")
+        title = f"{self.rules.game}: hand {len(self.match.hands) + 1}, {self.scores_text()}"
+        if len(title) + 4 <= self.console.width:
+            self.console.rule(title)
+        else:  # (a rule cuts a title it cannot hold: the scores and the target were lost)
+            self.console.rule()
+            self.say(Text(title, style="bold"))
         self.say(
             f"{self.name(state.dealer or 0).capitalize()} deal{'s' if state.dealer != self.human else ''}."
         )
@@ -215,40 +238,95 @@ class Game:
             | (state.origin.captured[0].mask | state.origin.captured[1].mask)
         )
         unseen = state.view(self.human).unseen  # (the cards taken from the table were seen too)
+        taken = CardSet._from_mask((state.captured[0].mask | state.captured[1].mask) & ~played.mask)
         self.say("Played this hand: ", cards_text(played, self.deck))
+        if taken:  # (they were in neither list)
+            self.say("Taken from the table: ", cards_text(taken, self.deck))
         self.say("Not seen yet: ", cards_text(unseen, self.deck))
 
     # ------------------------------------------------------------------ the loop
 
     def run(self) -> int:
-        """Play until the match is over, ``quit`` or the end of input (status 0)."""
+        """Play until the match is over, ``quit`` or the end of input (status 0). SIGTERM and
+        SIGHUP (the terminal closed) end it as Ctrl-C does, the hand so far saved (status 128 +
+        the signal). A record that could not be saved is tried once more at the end; if it
+        still cannot be, an :class:`OptionError` says so (status 2)."""
+        previous = self._catch_signals()
         try:
-            status = self._run()
-        except (EOFError, _Quit):  # (at any prompt: a move, the next hand, the review)
-            self.console.print()  # (the line typed on ends, as the shell's prompt follows)
-            status = 0
-        except KeyboardInterrupt:
-            self.console.print()
+            try:
+                status = self._run()
+            except (EOFError, _Quit):  # (at any prompt: a move, the next hand, the review)
+                self._print()  # (the line typed on ends, as the shell's prompt follows)
+                status = 0
+            except KeyboardInterrupt:
+                self._print()
+                self._save_unfinished()
+                raise
+            except _Ended as exc:
+                self._print()
+                self._save_unfinished()
+                return 128 + exc.signum
             self._save_unfinished()
-            raise
-        self._save_unfinished()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        if self.unsaved is not None:
+            raise OptionError(f"the game was not saved to {self.save}: {self.unsaved}")
         return status
+
+    def _catch_signals(self) -> dict[int, Any]:
+        """SIGTERM and SIGHUP raise :class:`_Ended` while the game runs (the main thread only:
+        the handlers of the signals it replaced, to put back)."""
+        if threading.current_thread() is not threading.main_thread():
+            return {}
+
+        def ended(signum: int, frame: object) -> None:
+            raise _Ended(signum)
+
+        previous = {}
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is not None:
+                previous[sig] = signal.signal(sig, ended)
+        return previous
+
+    def _print(self, *what: Any, **options: Any) -> None:
+        """Print, best effort (a terminal that closed, a reader gone): the save comes first."""
+        with contextlib.suppress(OSError):
+            self.console.print(*what, **options)
 
     def _save_unfinished(self) -> None:
         """With ``--save``, write the record with the hand being played, when the game ends
-        in the middle of one (quit, the end of input, Ctrl-C): ``--load`` goes on from there."""
+        in the middle of one (quit, the end of input, Ctrl-C, SIGTERM or SIGHUP): ``--load`` goes
+        on from there; or the record as it stands, when the last save failed."""
         if not self.match.is_over and self.match.state.history:
             self._save("the hand so far included", ending=True)
+        elif self.unsaved is not None:  # (a hand whose save failed: once more)
+            self._save(ending=True)
 
     def _save(self, what: str = "", ending: bool = False) -> None:
         if not self.save:
             return
         try:
-            self.match.record(self.tags()).save(self.save)
-            self.console.print(Text(f"saved to {self.save}" + (f" ({what})" if what else ""), style="dim"))
+            self._record().save(self.save)
         except ScopaError as exc:  # (a full disk, a folder gone: the game goes on)
-            going_on = "" if ending else "; the game goes on"
-            self.console.print(Text(f"not saved: {exc}{going_on}", style="red"))
+            self.unsaved = exc
+            going_on = "" if ending else "; the game goes on (saving again at its end)"
+            self._print(Text(f"not saved: {exc}{going_on}", style="red"))
+            return
+        self.unsaved = None
+        self._print(Text(f"saved to {self.save}" + (f" ({what})" if what else ""), style="dim"))
+
+    def _record(self) -> MatchRecord:
+        """The match's record with this session's tags, and the annotations of the hands it
+        resumed (a resumed hand's plays undone take their notes with them)."""
+        record = self.match.record(self.tags())
+        notes = []
+        for i, hand in enumerate(record.hands):
+            deal, kept = self.loaded_notes[i] if i < len(self.loaded_notes) else (None, {})
+            same = deal is not None and deal == hand.deal
+            notes.append({k: a for k, a in kept.items() if k < len(hand.plays)} if same else {})
+        return annotated(record, notes) if any(notes) else record
 
     def _run(self) -> int:
         c = self.console
@@ -256,6 +334,13 @@ class Game:
         c.print(COMMANDS_HELP)
         shown_deal = None
         while not self.match.is_over:
+            if self.match._at_limit():  # (a resumed record that stopped undecided)
+                c.print(
+                    f"The match stopped undecided after {_match.MAX_HANDS} hands, the most a match holds"
+                    " (scopa.match.MAX_HANDS).",
+                    markup=False,
+                )
+                return 0
             state = self.match.state
             if state.origin is not shown_deal and not state.history:
                 self.show_deal(state)
@@ -381,11 +466,15 @@ class Game:
         session's seat as ``You`` (how ``--load`` finds it again) and the seats it does not
         name given their players."""
         tags = {k: v for k, v in self.loaded_tags.items() if k != "Result"}  # (the record's own)
-        for s in range(self.rules.players):
+        n = self.rules.players
+        # (the names this game gives, whatever seat was the player's: a record resumed at another
+        # seat had "Your partner" for an opponent)
+        ours = {YOU, "The computer", "Your partner", *(f"Opponent (seat {s})" for s in range(n))}
+        for s in range(n):
             key = f"Player{s}"
             if s == self.human:
                 tags[key] = YOU
-            elif tags.get(key) in (None, YOU):
+            elif tags.get(key) is None or tags[key] in ours:
                 tags[key] = self.name(s).capitalize()
         return tags
 
@@ -460,7 +549,10 @@ def start(
         name = partner if (s & 1) == (seat & 1) else opponent
         players[s] = make_player(name, seed=(seed or 0) * 10 + s)
     tags = dict(record.tags) if load is not None else {}
-    game = Game(match, seat, players, console, deck=deck, save=save, ask=ask, loaded_tags=tags)
+    notes = [(h.deal, dict(h.annotations)) for h in record.hands] if load is not None else []
+    game = Game(
+        match, seat, players, console, deck=deck, save=save, ask=ask, loaded_tags=tags, loaded_notes=notes
+    )
     if load is not None:
         resumed = f"resumed {load}: {len(match.hands)} hand(s) played, {game.scores_text()}"
         console.print(resumed, markup=False)
