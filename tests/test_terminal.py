@@ -400,3 +400,14 @@ def test_a_record_stopped_undecided_at_the_most_hands_ends_the_game(monkeypatch)
     )  # fmt: skip
     assert game.run() == 0 and asked == []
     assert "The match stopped undecided after 1 hands" in game.console.export_text()
+
+
+def test_your_pile_comes_first_and_a_move_may_be_typed_with_spaces():
+    # an audit: at seat 1 the computer's pile came first (the score's table puts yours first);
+    # "7b x 5d 2s" said "unknown card ' 5'"
+    out = play_piped(
+        "--game", "scopa", "--opponent", "greedy", "--seed", "1", "--seat", "1", stdin="Kc x Ks\nq\n"
+    )
+    piles = [line.strip() for line in out.stdout.splitlines() if "pile:" in line]
+    assert piles[:2] == ["your pile: 0 cards, 0 scope", "the computer's pile: 0 cards, 0 scope"], piles
+    assert "unknown card" not in out.stdout and "You play K♥ takes K♠" in out.stdout, out.stdout

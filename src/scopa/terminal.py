@@ -167,7 +167,8 @@ class Game:
         self.say("  table: ", cards_text(state.table, self.deck))
         if state.stock:
             self.say(f"  stock: {len(state.stock)} cards")
-        for team in (0, 1):  # (each team's pile: "the computer: 2 cards" read as its hand too)
+        mine = self.human & 1
+        for team in (mine, 1 - mine):  # (each team's pile, yours first as in the score's table)
             pile = "your pile" if self.is_you(team) else f"{self.team_name(team)}'s pile"
             self.say(f"  {pile}: {len(state.captured[team])} cards, {state.scope[team]} scope")
         self.say("  your hand: ", cards_text(state.hands[self.human], self.deck))
@@ -258,7 +259,7 @@ class Game:
             except (EOFError, _Quit):  # (at any prompt: a move, the next hand, the review)
                 self._print()  # (the line typed on ends, as the shell's prompt follows)
                 status = 0
-            except KeyboardInterrupt:
+            except (KeyboardInterrupt, BrokenPipeError):  # (Ctrl-C; a reader of the output gone)
                 self._print()
                 self._save_unfinished()
                 raise
@@ -410,7 +411,7 @@ class Game:
                 return "again"
             choice: Move | str = legal[n - 1]
         else:
-            choice = answer
+            choice = "".join(answer.split())  # ("7b x 5d 2s" said "unknown card ' 5'")
         try:
             move = state.resolve(choice)
         except ScopaError as exc:
