@@ -989,3 +989,18 @@ def test_ctrl_c_stops_the_solves_running_in_a_thread_pool():
             proc.kill()
             proc.wait()
     assert time.monotonic() - t0 < 60 and "KeyboardInterrupt" in err, err
+
+
+def test_only_a_job_in_a_thread_of_the_run_takes_its_stop_flag():
+    # the run's flag is for a thread pool's jobs; a worker process's copy would never be set,
+    # and a flag alone costs an unbounded solve its anytime search (docs/solver.md)
+    from scopa.batch import _stop
+
+    flag = scopa.StopFlag()
+    options = {"stop": flag, "stop_pid": os.getpid()}
+    assert _stop(options) is None  # (the calling thread: Ctrl-C stops its job itself)
+    got: list[Any] = []
+    t = threading.Thread(target=lambda: got.extend([_stop(options), _stop({**options, "stop_pid": -1})]))
+    t.start()
+    t.join()
+    assert got == [flag, None]

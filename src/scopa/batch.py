@@ -483,10 +483,22 @@ def _solver() -> Any:
     return s
 
 
-def _limit(options: Mapping[str, Any]) -> Limit:
-    """A job's limit: the run's time and node limits, and its stop flag (set when the run ends
-    early: a thread pool's running jobs then stop, as a process pool's are stopped)."""
+def _stop(options: Mapping[str, Any]) -> StopFlag | None:
+    """The run's stop flag, for a job running in a thread of the process that made it (a
+    thread pool's: set when the run ends early, it stops the job); None elsewhere: a worker
+    process's copy is never set, its processes are stopped instead, and a job in the calling
+    thread is stopped by Ctrl-C itself (a flag alone would cost an unbounded solve its
+    anytime search: docs/solver.md)."""
     stop = options.get("stop")
+    here = (
+        options.get("stop_pid") == os.getpid() and threading.current_thread() is not threading.main_thread()
+    )
+    return stop if here else None
+
+
+def _limit(options: Mapping[str, Any]) -> Limit:
+    """A job's limit: the run's time and node limits, and its stop flag (:func:`_stop`)."""
+    stop = _stop(options)
     return Limit.of(
         None if stop is None else Limit(stop=stop), options.get("time_limit"), options.get("node_limit")
     )
@@ -560,7 +572,7 @@ def _review_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
                 _check_regular_file(record)
             rec = load_record(record)
         time_limit = options.get("time_limit")
-        stop = options.get("stop")
+        stop = _stop(options)
         r = review(
             rec,
             time_limit=DEFAULT_TIME if time_limit is None else time_limit,
@@ -612,7 +624,7 @@ def _many(
     _check_executor(executor, workers)
     it = _iterator(items, expected)
     stop = StopFlag()
-    options = {**options, "stop": stop}
+    options = {**options, "stop": stop, "stop_pid": os.getpid()}
     jobs = ((i, x, options) for i, x in _items(it))
     return _run_lazy(job, jobs, executor, workers, size, None, _job_id, stop)
 
@@ -944,7 +956,7 @@ def run_jsonl(
     chunk = _count(chunksize, "chunksize") or chunk
     done, cut, newline = _scan_output(out, src, kind)
     stop = StopFlag()
-    options = {"time_limit": time_limit, "node_limit": node_limit, "stop": stop}
+    options = {"time_limit": time_limit, "node_limit": node_limit, "stop": stop, "stop_pid": os.getpid()}
     try:
         again = stat.S_ISREG(os.stat(src).st_mode)  # (a file is read twice, a pipe once)
     except OSError:
