@@ -216,6 +216,9 @@ def test_a_stop_flag_alone_tries_the_exact_search_first(monkeypatch):
     r = scopa.Solver(16).solve(s, Limit(stop=scopa.StopFlag()))
     assert r.exact and r.depth == 0 and r.value == scopa.solve(s).value  # (no deepening ran)
     assert r.pv and r.pv[0] == r.best_move
+    # and analyze (a review: batch analyses with the run's flag were 100 times slower)
+    a = scopa.Solver(16).analyze(s, Limit(stop=scopa.StopFlag()))
+    assert a.exact and a.depth == 0 and a == scopa.analyze(s)
     # a flag that is set: the answer at once (no exact search of 60 s)
     flag = scopa.StopFlag()
     flag.set()
