@@ -411,3 +411,60 @@ def test_your_pile_comes_first_and_a_move_may_be_typed_with_spaces():
     piles = [line.strip() for line in out.stdout.splitlines() if "pile:" in line]
     assert piles[:2] == ["your pile: 0 cards, 0 scope", "the computer's pile: 0 cards, 0 scope"], piles
     assert "unknown card" not in out.stdout and "You play K♥ takes K♠" in out.stdout, out.stdout
+
+
+def test_a_resumed_note_goes_with_its_play_when_that_play_is_undone(tmp_path):
+    # a review: a loaded annotation stayed on play 0 after "undo" and another move played there
+    from rich.console import Console
+
+    from scopa.records import annotated
+    from scopa.terminal import start
+
+    m = scopa.Match("scopa", seed=1, dealer=1)  # (seat 0 leads)
+    m.play(m.state.legal_moves()[0])
+    m.play(m.state.legal_moves()[0])
+    rec = annotated(m.record({"Player0": "You"}), [{0: scopa.Annotation("the best play here", "!")}])
+    rec.save(tmp_path / "in.json")
+    for typed, kept in ((["q"], True), (["undo", "2", "q"], False)):
+        answers = iter(typed)
+        game = start(
+            scopa.Rules.preset("scopa"), seed=1, seat=0, partner=None, opponent="greedy", deck="french",
+            save=str(tmp_path / "out.json"), load=str(tmp_path / "in.json"),
+            console=Console(width=100, quiet=True), ask=lambda prompt, answers=answers: next(answers),
+        )  # fmt: skip
+        game.run()
+        hand = load_record(tmp_path / "out.json").hands[0]
+        assert (0 in hand.annotations) is kept, (typed, [str(p) for p in hand.plays], hand.annotations)
+
+
+def test_two_hangups_still_save_and_nohup_keeps_the_game_going(tmp_path):
+    # a review: a second SIGHUP (a closed terminal may send two) during the save was a traceback
+    # and no file; under nohup (SIGHUP ignored) the game ended at the first one
+    import signal
+    import time
+
+    save = tmp_path / "g.json"
+    p = spawn("--game", "scopa", "--opponent", "greedy", "--seed", "1", "--save", str(save))
+    p.expect(PROMPTS[0])
+    p.sendline("1")
+    p.expect(PROMPTS[0])
+    time.sleep(0.2)
+    p.kill(signal.SIGHUP)
+    p.kill(signal.SIGHUP)
+    p.expect(pexpect.EOF)
+    p.close()
+    assert p.exitstatus == 129 and "Traceback" not in (p.before or ""), p.before
+    assert len(load_record(save).hands[0].plays) >= 2
+    ignored = subprocess.Popen(
+        [sys.executable, "-m", "scopa", "play", "--game", "scopa", "--opponent", "greedy", "--seed", "1"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+    )  # fmt: skip
+    assert ignored.stdin is not None and ignored.stdout is not None
+    ignored.stdin.write("1\n")
+    ignored.stdin.flush()
+    while "You play" not in ignored.stdout.readline():
+        pass
+    ignored.send_signal(signal.SIGHUP)
+    out, err = ignored.communicate("q\n", timeout=60)
+    assert ignored.returncode == 0 and "Traceback" not in err, err

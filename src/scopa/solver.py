@@ -560,8 +560,8 @@ class Solver:
         if deepening.flag_only and progress is None:
             # a flag alone: every move's exact value first, briefly, as solve does (a review
             # found batch analyses 100 times slower with the run's flag in their limits)
-            args = {**clock.core_args(), "time_limit": EXACT_FIRST_SECONDS}
-            rows = self._core.analyze(pos, opts, block, **args)
+            first = {**clock.core_args(), "time_limit": EXACT_FIRST_SECONDS}
+            rows = self._core.analyze(pos, opts, block, **first)
             clock.add(self._core.nodes)
             if rows is not None:
                 values = {Move._from_core(c, m): MoveValue(v, v, v, float(v)) for c, m, v in rows}

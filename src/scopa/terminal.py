@@ -112,8 +112,10 @@ class Game:
     ask: Callable[[str], str] = field(default=input)
     hinter: PIMCPlayer = field(default_factory=lambda: PIMCPlayer(seed=0, time_limit=0.5))
     loaded_tags: dict[str, str] = field(default_factory=dict)
-    #: each resumed hand's deal and annotations, kept when the record is saved again
-    loaded_notes: Sequence[tuple[State, Mapping[int, Annotation]]] = field(default_factory=list)
+    #: each resumed hand's deal, plays and annotations, kept when the record is saved again
+    loaded_notes: Sequence[tuple[State, Sequence[Move], Mapping[int, Annotation]]] = field(
+        default_factory=list
+    )
     #: why the last save failed (tried again when the game ends), or None
     unsaved: ScopaError | None = None
 
@@ -270,7 +272,7 @@ class Game:
             self._save_unfinished()
         finally:
             for sig, handler in previous.items():
-                signal.signal(sig, handler)
+                signal.signal(sig, signal.SIG_DFL if handler is None else handler)
         if self.unsaved is not None:
             raise OptionError(f"the game was not saved to {self.save}: {self.unsaved}")
         return status
@@ -282,12 +284,16 @@ class Game:
             return {}
 
         def ended(signum: int, frame: object) -> None:
+            # (once: a closed terminal may send SIGHUP twice, and a second one in the save
+            # would stop it)
+            for sig in previous:
+                signal.signal(sig, signal.SIG_IGN)
             raise _Ended(signum)
 
-        previous = {}
+        previous: dict[int, Any] = {}
         for name in ("SIGTERM", "SIGHUP"):
             sig = getattr(signal, name, None)
-            if sig is not None:
+            if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:  # (nohup's stays)
                 previous[sig] = signal.signal(sig, ended)
         return previous
 
@@ -322,11 +328,16 @@ class Game:
         """The match's record with this session's tags, and the annotations of the hands it
         resumed (a resumed hand's plays undone take their notes with them)."""
         record = self.match.record(self.tags())
-        notes = []
+        notes: list[dict[int, Annotation]] = []
         for i, hand in enumerate(record.hands):
-            deal, kept = self.loaded_notes[i] if i < len(self.loaded_notes) else (None, {})
-            same = deal is not None and deal == hand.deal
-            notes.append({k: a for k, a in kept.items() if k < len(hand.plays)} if same else {})
+            deal, plays, kept = self.loaded_notes[i] if i < len(self.loaded_notes) else (None, (), {})
+            if deal is None or deal != hand.deal:
+                notes.append({})
+                continue
+            same = 0  # (the plays still the loaded ones: a note on a play undone and replaced goes)
+            while same < min(len(plays), len(hand.plays)) and plays[same] == hand.plays[same]:
+                same += 1
+            notes.append({k: a for k, a in kept.items() if k < same})
         return annotated(record, notes) if any(notes) else record
 
     def _run(self) -> int:
@@ -550,7 +561,7 @@ def start(
         name = partner if (s & 1) == (seat & 1) else opponent
         players[s] = make_player(name, seed=(seed or 0) * 10 + s)
     tags = dict(record.tags) if load is not None else {}
-    notes = [(h.deal, dict(h.annotations)) for h in record.hands] if load is not None else []
+    notes = [(h.deal, tuple(h.plays), dict(h.annotations)) for h in record.hands] if load is not None else []
     game = Game(
         match, seat, players, console, deck=deck, save=save, ask=ask, loaded_tags=tags, loaded_notes=notes
     )
