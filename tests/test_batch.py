@@ -1004,3 +1004,24 @@ def test_only_a_job_in_a_thread_of_the_run_takes_its_stop_flag():
     t.start()
     t.join()
     assert got == [flag, None]
+
+
+def test_standard_input_is_read_once_even_from_a_file(tmp_path):
+    # a review: "-" (given as /dev/stdin) redirected from a file was a regular file, opened twice:
+    # on macOS the second opening goes on from where the first reading ended, and found no job
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "position": p}) + "\n" for i, p in endgames(3, 1)))
+    code = textwrap.dedent(
+        f"""
+        import scopa.batch as b
+        def twice(*args, **kwargs):
+            raise AssertionError("standard input read a second time")
+        b._read_jobs = twice
+        print(b.run_jsonl("solve", "/dev/stdin", {str(out)!r}, workers=1))
+        """
+    )
+    with open(src, "rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-c", code], stdin=stdin, capture_output=True, text=True, timeout=120
+        )
+    assert done.returncode == 0 and done.stdout.strip() == "(3, 0, 0)", done.stderr

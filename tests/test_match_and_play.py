@@ -350,3 +350,8 @@ def test_a_copied_match_goes_on_apart_and_its_events_are_event_types():
     while len(longer.hands) < 1:
         _, events = longer.play_events(first_move(longer.state))
     assert events[-1].type == "deal" and "deal" in scopa.events.EVENT_TYPES
+
+    class Mine(Match):
+        pass
+
+    assert type(copy.copy(Mine("scopa", seed=1))) is Mine is type(Mine("scopa", seed=1).copy())

@@ -818,6 +818,10 @@ def _job_lines(src: str, field: str) -> Iterator[tuple[int, Any, str | None]]:
         raise BatchError(f"cannot read the input {show(src)}: {exc.strerror or exc}") from None
 
 
+#: The names of standard input that the command line gives (``-``) or a user may.
+_STDIN = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+
+
 def _job(raw: bytes, field: str) -> dict[str, Any]:
     """One input line's job object, or a ScopaError saying why the line is bad."""
     if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:  # (read no further: see _lines)
@@ -957,8 +961,10 @@ def run_jsonl(
     done, cut, newline = _scan_output(out, src, kind)
     stop = StopFlag()
     options = {"time_limit": time_limit, "node_limit": node_limit, "stop": stop, "stop_pid": os.getpid()}
-    try:
-        again = stat.S_ISREG(os.stat(src).st_mode)  # (a file is read twice, a pipe once)
+    try:  # (a file is read twice, a pipe once, and so is standard input whatever it is: a file
+        # given as /dev/stdin, opened again, is read from its start on Linux, from where the
+        # last reading ended on macOS: the second reading found no job there)
+        again = stat.S_ISREG(os.stat(src).st_mode) and src not in _STDIN
     except OSError:
         again = False  # (_count_jobs says why it cannot be read)
     kept: list[tuple[Any, Any]] | None = None if again else []

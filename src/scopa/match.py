@@ -134,7 +134,7 @@ class Match:
     def __copy__(self) -> Match:
         """A match that goes on apart from this one (its lists of hands its own: a shallow copy
         shared them, and a hand finished on the copy broke the original)."""
-        new = object.__new__(Match)
+        new = object.__new__(type(self))  # (a subclass's copy is its own)
         new.__dict__.update(self.__dict__)
         new.history = list(self.history)
         new.hands = list(self.hands)
