@@ -1039,6 +1039,17 @@ def test_a_key_held_down_plays_one_card(server, browser):
     time.sleep(0.5)
     mine = [line for line in d.find_element(By.ID, "log").text.splitlines() if line.startswith("you:")]
     assert len(mine) == 1, mine
+    # the same, without timing: a repeated key press plays nothing (a play clears the hint line at
+    # once), a first press plays (the check can see a play)
+    wait_for(d, ("your-turn",))
+    press = (
+        "const hint = document.getElementById('hint-text'); hint.textContent = 'marker';"
+        "const key = new KeyboardEvent('keydown', {key: '1', repeat: arguments[0], bubbles: true});"
+        "document.body.dispatchEvent(key);"
+        "return hint.textContent"
+    )
+    assert d.execute_script(press, True) == "marker"
+    assert d.execute_script(press, False) == ""
 
 
 def test_a_start_the_engine_failed_goes_on_from_the_button(server, browser):
