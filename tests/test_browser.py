@@ -1099,3 +1099,27 @@ def test_a_server_restarted_with_a_lower_maximum_time_is_kept_to(restartable, br
     srv.stop()
     srv.start("--max-time", "0.2")
     play_first_card(d)  # (wait_for fails on an error)
+
+
+def test_at_a_matchs_end_the_status_says_what_undo_does(server, browser):
+    # an audit: Undo stayed enabled at the end of a match (it takes back your last play, as at a
+    # hand's end), while the status said only "Press New match to play again"
+    d = browser
+    without_animations(d, server)
+    d.get(f"{server}/?seed=2")
+    wait_for(d, ("idle",))
+    until(lambda: d.find_elements(By.CSS_SELECTOR, "#difficulty option"))
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+    target = d.find_element(By.ID, "target")
+    target.clear()
+    target.send_keys("1")
+    d.find_element(By.ID, "new-game").click()
+    while wait_for(d, ("your-turn", "hand-over", "match-over")) != "match-over":
+        if state(d) == "hand-over":
+            d.find_element(By.ID, "next-hand").click()
+            wait_for(d, ("your-turn", "match-over"))
+            continue
+        play_first_card(d, ("your-turn", "hand-over", "match-over"))
+    status = d.find_element(By.ID, "status").text
+    assert status.endswith("Press New match to play again (Undo takes back your last play)."), status
+    until(lambda: d.find_element(By.ID, "undo").is_enabled())  # (drawn again once the play is done)

@@ -721,7 +721,9 @@ function matchOverText() {
   const won = game.match.winner === me;
   const two = game.match.position.hands.length === 2;
   const who = won ? (two ? "You win" : "Your team wins") : two ? "The computer wins" : "Their team wins";
-  return `${who} ${Math.max(a, b)}-${Math.min(a, b)}. Press New match to play again.`;
+  // (Undo stays: it takes back your last play, as at a hand's end, and the match goes on)
+  const undo = game.undo.length ? " (Undo takes back your last play)" : "";
+  return `${who} ${Math.max(a, b)}-${Math.min(a, b)}. Press New match to play again${undo}.`;
 }
 
 async function matchOver() {
