@@ -451,8 +451,11 @@ def test_a_hangup_that_nohup_ignores_stays_ignored():
     assert ignored.stdin is not None and ignored.stdout is not None
     ignored.stdin.write("1\n")
     ignored.stdin.flush()
-    while "You play" not in ignored.stdout.readline():
-        pass
+    for line in ignored.stdout:  # (the game has begun: its handlers are in place)
+        if "You play" in line:
+            break
+    else:
+        pytest.fail("the game ended before its first play")
     ignored.send_signal(signal.SIGHUP)
     out, err = ignored.communicate("q\n", timeout=60)
     assert ignored.returncode == 0 and "Traceback" not in err, err
