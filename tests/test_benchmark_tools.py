@@ -1,7 +1,8 @@
 """The measuring tools of benchmarks/ that the strength figures rest on: the opponent model's
 maximum-likelihood fit (opponent_fit.py), the references that see hidden cards
 (information.py), the levels' ratings and move times (levels.py), the PIMC variants
-screened against PIMC (pimc_variants.py), and how fast the searches stop (stopping.py)."""
+screened against PIMC (pimc_variants.py), how fast the searches stop (stopping.py), and what a
+stop flag alone costs a search (flag_only.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from scopa.players.inference import OpponentModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
+import flag_only  # noqa: E402
 import information  # noqa: E402
 import levels  # noqa: E402
 import opponent_fit  # noqa: E402
@@ -262,3 +264,12 @@ def test_report_turns_a_benchmark_file_into_the_tables(tmp_path, capsys):
     with pytest.raises(SystemExit) as done:
         report.main(["--help"])
     assert done.value.code == 0 and "pytest-benchmark JSON" in capsys.readouterr().out
+
+
+def test_flag_only_times_both_ways_and_finds_every_search_exact(monkeypatch, capsys):
+    monkeypatch.setattr(flag_only, "KINDS", (("scopa", 2),))
+    assert flag_only.main(["--count", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:2] == ["call", "endgames"] and len(lines) == 3
+    assert [line.split()[0] for line in lines[1:]] == ["solve", "analyze"]
+    assert all(line.split()[1:5] == ["2", "of", "scopa,", "2"] for line in lines[1:])
