@@ -32,6 +32,9 @@ class Engine {
       };
       ws.onerror = () => reject(new Error("cannot reach the engine: is scopa serve running?"));
       ws.onclose = () => {
+        // (a connection given up for a newer one may close late: the requests waiting are the
+        // newer one's, not to be failed; CI found its hello failed so, a new match with it)
+        if (ws !== this.ws) return;
         this.failAll(new Error("the connection to the engine was lost (your next action reconnects)"));
         // (a connection that never opened already said why: its error stays on the status line)
         if (opened) {
@@ -1031,6 +1034,10 @@ async function fillPlayers() {
 // The page's start: the player list, then the match saved in this browser goes on, if there is one.
 async function start() {
   await greet();
+  // (a start the engine failed, tried again: its error and button give way; CI found the button
+  // left up, and pressed again it went on with no match)
+  $("go-on").hidden = true;
+  if ($("status").dataset.state === "error") setStatus("idle", "Choose a game and press New match.");
   const saved = savedMatch([...(engine.hello.levels || []), ...engine.hello.players]);
   if (saved) await resumeMatch(saved);
 }
@@ -1049,7 +1056,7 @@ function main() {
   });
   $("hint").addEventListener("click", () => hint().catch(showError));
   // (a start the engine failed is tried again from it: the page had nothing else to go on from)
-  $("go-on").addEventListener("click", () => (game.greeted ? advance() : start()).catch(showError));
+  $("go-on").addEventListener("click", () => (game.greeted && game.match ? advance() : start()).catch(showError));
   $("undo").addEventListener("click", () => undo().catch(showError));
   $("show-played").addEventListener("click", () => {
     const p = $("played");
