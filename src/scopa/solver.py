@@ -455,14 +455,16 @@ class Solver:
                 progress(self._info(clock, depth, estimate, best, lower, upper, False))
             if d >= plays:  # the horizon is past the end of the hand: the value is exact
                 break
-        card, cap, exact = -1, 0, False
-        if known or not clock.expired:
-            # (the core guesses from its own horizon search, scaled as tuned for unbounded solves;
-            # a level-hand guess costs 19% more nodes at k = 6)
-            exact, lower, upper, card, cap, pv, nodes = self._core.solve(
-                pos, opts, block, threads=self.threads, **clock.core_args()
-            )
-            clock.add(nodes)
+        exact = deepening.flag_only and known  # (the exact search's first try: its line is whole)
+        if not exact:
+            card, cap = -1, 0
+            if known or not clock.expired:
+                # (the core guesses from its own horizon search, scaled as tuned for unbounded
+                # solves; a level-hand guess costs 19% more nodes at k = 6)
+                exact, lower, upper, card, cap, pv, nodes = self._core.solve(
+                    pos, opts, block, threads=self.threads, **clock.core_args()
+                )
+                clock.add(nodes)
         if card < 0:
             card, cap = best
         result = self._result(lower, upper, card, cap, pv, clock.nodes, clock.elapsed, exact, estimate, depth)
