@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,15 @@ from scopa.match import Match
 from scopa.move import Move
 from scopa.players import make_player
 from scopa.players.pimc import PIMCPlayer
-from scopa.records import Annotation, MatchRecord, annotated, check_writable, load_record, record_file
+from scopa.records import (
+    Annotation,
+    HandRecord,
+    MatchRecord,
+    annotated,
+    check_writable,
+    load_record,
+    record_file,
+)
 from scopa.rules import Rules
 from scopa.scoring import HandScore
 from scopa.state import State
@@ -112,10 +120,8 @@ class Game:
     ask: Callable[[str], str] = field(default=input)
     hinter: PIMCPlayer = field(default_factory=lambda: PIMCPlayer(seed=0, time_limit=0.5))
     loaded_tags: dict[str, str] = field(default_factory=dict)
-    #: each resumed hand's deal, plays and annotations, kept when the record is saved again
-    loaded_notes: Sequence[tuple[State, Sequence[Move], Mapping[int, Annotation]]] = field(
-        default_factory=list
-    )
+    #: the resumed record's hands, whose annotations are kept when the record is saved again
+    loaded_hands: Sequence[HandRecord] = ()
     #: why the last save failed (tried again when the game ends), or None
     unsaved: ScopaError | None = None
 
@@ -330,14 +336,14 @@ class Game:
         record = self.match.record(self.tags())
         notes: list[dict[int, Annotation]] = []
         for i, hand in enumerate(record.hands):
-            deal, plays, kept = self.loaded_notes[i] if i < len(self.loaded_notes) else (None, (), {})
-            if deal is None or deal != hand.deal:
+            loaded = self.loaded_hands[i] if i < len(self.loaded_hands) else None
+            if loaded is None or loaded.deal != hand.deal:
                 notes.append({})
                 continue
             same = 0  # (the plays still the loaded ones: a note on a play undone and replaced goes)
-            while same < min(len(plays), len(hand.plays)) and plays[same] == hand.plays[same]:
+            while same < min(len(loaded.plays), len(hand.plays)) and loaded.plays[same] == hand.plays[same]:
                 same += 1
-            notes.append({k: a for k, a in kept.items() if k < same})
+            notes.append({k: a for k, a in loaded.annotations.items() if k < same})
         return annotated(record, notes) if any(notes) else record
 
     def _run(self) -> int:
@@ -561,9 +567,9 @@ def start(
         name = partner if (s & 1) == (seat & 1) else opponent
         players[s] = make_player(name, seed=(seed or 0) * 10 + s)
     tags = dict(record.tags) if load is not None else {}
-    notes = [(h.deal, tuple(h.plays), dict(h.annotations)) for h in record.hands] if load is not None else []
+    hands = record.hands if load is not None else ()
     game = Game(
-        match, seat, players, console, deck=deck, save=save, ask=ask, loaded_tags=tags, loaded_notes=notes
+        match, seat, players, console, deck=deck, save=save, ask=ask, loaded_tags=tags, loaded_hands=hands
     )
     if load is not None:
         resumed = f"resumed {load}: {len(match.hands)} hand(s) played, {game.scores_text()}"
