@@ -162,14 +162,14 @@ class _Session:
 
 
 def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
-    """The lines of ``stream``, each at most MAX_LINE long without its end (``\\n`` or
-    ``\\r\\n``): a longer line is skipped whole and yields ``None`` (so it gets one error
-    reply)."""
+    """The lines of ``stream`` without their ends (``\\n`` or ``\\r\\n``: not part of a request),
+    each at most MAX_LINE long: a longer line is skipped whole and yields ``None`` (so it gets
+    one error reply)."""
     while True:
         line = stream.readline(MAX_LINE + 2)  # (a line of MAX_LINE and its CR LF)
         if not line:
             return
-        newline = b"\n" if isinstance(line, bytes) else "\n"
+        newline, ends = (b"\n", b"\r\n") if isinstance(line, bytes) else ("\n", "\r\n")
         if not line.endswith(newline) and len(line) == MAX_LINE + 2:
             while True:  # skip the rest of the overlong line
                 rest = stream.readline(MAX_LINE + 1)
@@ -177,7 +177,8 @@ def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
                     break
             yield None
             continue
-        yield None if len(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n")) > MAX_LINE else line
+        body = line.rstrip(ends)
+        yield None if len(body) > MAX_LINE else body
 
 
 class _ReaderWatch:
@@ -395,10 +396,8 @@ def _serve_lines(session: _Session, protocol: Protocol, stdin: IO[Any]) -> None:
             continue
         if not line.strip():
             continue
-        # (the line's end is not part of the request: a line of MAX_LINE characters is taken)
-        body = line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n")
         try:
-            req = protocol.parse(body)
+            req = protocol.parse(line)
         except RequestError as exc:
             session.write(exc.reply)
             continue
