@@ -483,6 +483,13 @@ def _solver() -> Any:
     return s
 
 
+def _with_stop(options: Mapping[str, Any]) -> tuple[dict[str, Any], StopFlag]:
+    """``options`` with a new stop flag for a run's jobs, and the process that made it (which
+    :func:`_stop` reads); and the flag, which the run sets when it ends early."""
+    stop = StopFlag()
+    return {**options, "stop": stop, "stop_pid": os.getpid()}, stop
+
+
 def _stop(options: Mapping[str, Any]) -> StopFlag | None:
     """The run's stop flag, for a job running in a thread of the process that made it (a
     thread pool's: set when the run ends early, it stops the job); None elsewhere: a worker
@@ -623,8 +630,7 @@ def _many(
     size = _count(chunksize, "chunksize") or default_chunk
     _check_executor(executor, workers)
     it = _iterator(items, expected)
-    stop = StopFlag()
-    options = {**options, "stop": stop, "stop_pid": os.getpid()}
+    options, stop = _with_stop(options)
     jobs = ((i, x, options) for i, x in _items(it))
     return _run_lazy(job, jobs, executor, workers, size, None, _job_id, stop)
 
@@ -959,8 +965,7 @@ def run_jsonl(
     job, field, chunk, _ = _JOBS[kind]
     chunk = _count(chunksize, "chunksize") or chunk
     done, cut, newline = _scan_output(out, src, kind)
-    stop = StopFlag()
-    options = {"time_limit": time_limit, "node_limit": node_limit, "stop": stop, "stop_pid": os.getpid()}
+    options, stop = _with_stop({"time_limit": time_limit, "node_limit": node_limit})
     try:  # (a file is read twice, a pipe once, and so is standard input whatever it is: a file
         # given as /dev/stdin, opened again, is read from its start on Linux, from where the
         # last reading ended on macOS: the second reading found no job there)
