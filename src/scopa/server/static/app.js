@@ -327,7 +327,7 @@ function showError(err) {
   // move (or about to), or before your turn was drawn (a new hand, an undo: the cards on the
   // table are the last position's, not to be played): a button asks again (it reconnects
   // first, as every request does)
-  const undrawn = myTurn() && game.drawn !== game.match.position;
+  const undrawn = myTurn() && !turnDrawn();
   if (undrawn) document.querySelectorAll("#hand button").forEach((b) => (b.disabled = true));
   updateControls();
   if (!game.greeted || (inPlay() && !game.busy && (!myTurn() || undrawn))) {
@@ -618,6 +618,12 @@ function myTurn() {
   return inPlay() && game.match.position.turn === game.seat;
 }
 
+// Whether the match's position is the one on screen (after a new hand or an undo the engine
+// failed to draw, the last position's cards are still there).
+function turnDrawn() {
+  return game.drawn === game.match.position;
+}
+
 // The buttons that depend on where the match stands: Undo, Hint, the record's download.
 function updateControls() {
   $("undo").disabled = !game.undo.length || game.busy;
@@ -628,7 +634,7 @@ function updateControls() {
 function updateHint() {
   // (while a hint is thought of the button stays focusable, marked unavailable: disabling it
   // would drop the keyboard focus to the page)
-  $("hint").disabled = !myTurn() || game.busy || game.drawn !== game.match.position; // (a turn not drawn yet: no hint of it)
+  $("hint").disabled = !myTurn() || game.busy || !turnDrawn(); // (a turn not drawn yet: no hint of it)
   $("hint").setAttribute("aria-disabled", game.hinting ? "true" : "false");
 }
 
