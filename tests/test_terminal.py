@@ -219,6 +219,21 @@ def test_quitting_mid_hand_saves_the_hand_so_far_and_load_goes_on_from_it(tmp_pa
     assert open(save).read() == before
 
 
+def test_a_resumed_game_left_at_a_fresh_hand_is_saved_to_its_new_file(tmp_path):
+    # the open list: --load A --save B, quit before any play of the next hand, wrote no B
+    first, second = str(tmp_path / "a.json"), str(tmp_path / "b.json")
+    args = ["--game", "scopa", "--opponent", "greedy", "--seed", "6"]
+    out = play_piped(*args, "--save", first, stdin="1\n" * 18 + "quit\n")  # (a whole hand: 18 cards)
+    assert out.returncode == 0, out.stderr
+    hands = load_record(first).hands
+    assert len(hands) == 1 and hands[0].score is not None
+    # seat 1 leads the second hand: nothing played in it when quit is typed
+    out = play_piped("--load", first, "--save", second, "--seat", "1", stdin="quit\n")
+    assert out.returncode == 0, out.stderr
+    assert f"saved to {second}" in out.stdout and "(the hand so far" not in out.stdout
+    assert load_record(second).hands == hands
+
+
 def test_cards_taken_from_the_table_are_seen():
     # the cards command's "Not seen yet" leaves out what was taken from the table dealt face up
     from rich.console import Console

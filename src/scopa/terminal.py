@@ -124,6 +124,9 @@ class Game:
     loaded_hands: Sequence[HandRecord] = ()
     #: why the last save failed (tried again when the game ends), or None
     unsaved: ScopaError | None = None
+    #: whether this session has written its record (a resumed game left at a fresh hand has
+    #: not: its hands go to --save then)
+    saved: bool = False
 
     @property
     def rules(self) -> Rules:
@@ -311,10 +314,11 @@ class Game:
     def _save_unfinished(self) -> None:
         """With ``--save``, write the record with the hand being played, when the game ends
         in the middle of one (quit, the end of input, Ctrl-C, SIGTERM or SIGHUP): ``--load`` goes
-        on from there; or the record as it stands, when the last save failed."""
+        on from there; or the record as it stands, when the last save failed or when nothing
+        was saved yet of a resumed game's hands (``--load A --save B`` left at a fresh hand)."""
         if not self.match.is_over and self.match.state.history:
             self._save("the hand so far included", ending=True)
-        elif self.unsaved is not None:  # (a hand whose save failed: once more)
+        elif self.unsaved is not None or (not self.saved and self.match.hands):
             self._save(ending=True)
 
     def _save(self, what: str = "", ending: bool = False) -> None:
@@ -328,6 +332,7 @@ class Game:
             self._print(Text(f"not saved: {exc}{going_on}", style="red"))
             return
         self.unsaved = None
+        self.saved = True
         self._print(Text(f"saved to {self.save}" + (f" ({what})" if what else ""), style="dim"))
 
     def _record(self) -> MatchRecord:
