@@ -355,3 +355,87 @@ def test_a_copied_match_goes_on_apart_and_its_events_are_event_types():
         pass
 
     assert type(copy.copy(Mine("scopa", seed=1))) is Mine is type(Mine("scopa", seed=1).copy())
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules.preset("scopa", target=11),
+        Rules.preset("scopone_scientifico", target=16, re_bello=True, napola=True),
+        Rules.preset("scopa4", target=11, napola=True, ace_takes_all=True),
+    ],
+    ids=["scopa", "scientifico-re_bello-napola", "scopa4-napola-ace"],
+)
+def test_events_and_hand_scores_read_back_from_their_json(rules):
+    # the open list: HandScore and Event had to_json and no from_json (RULES §4, §5, §7)
+    rng = random.Random(7)
+    seen_types, scores = set(), []
+    for seed in range(3):
+        m = Match(rules, seed=seed)
+        while not m.is_over:
+            moves = m.state.legal_moves()
+            _, events = m.play_events(moves[rng.randrange(len(moves))])
+            for e in events:
+                seen_types.add(e.type)
+                back = scopa.events.Event.from_json(json.loads(json.dumps(e.to_json())))
+                assert back == e and back.to_json() == e.to_json()
+        scores += m.history
+    assert seen_types >= {"capture", "hand_over", "match_over", "deal", "table_to_last_capturer"}
+    for s in scores:
+        for shown in (s.to_json(rules), s.to_json()):
+            back = scopa.HandScore.from_json(json.loads(json.dumps(shown)))
+            assert back == s and back.points == s.points
+    if rules.re_bello:  # (the king of coins ends in a pile every hand: its JSON round trip is seen)
+        assert all(s.re_bello != (0, 0) for s in scores)
+
+
+def test_bad_event_and_hand_score_json_is_refused_naming_the_field():
+    good = scopa.HandScore.from_piles(Rules.preset("scopa"), ["7d", "7c", "7s", "6b"], ["Ad"], scope=(1, 0))
+    js = good.to_json(Rules.preset("scopa"))
+
+    def edited(**categories):
+        return dict(js, categories=dict(js["categories"], **categories))
+
+    bad_scores = [
+        ("[1, 2]", [1, 2]),
+        ("unknown score categories 'bonus'", edited(bonus={"points": [1, 0]})),
+        ("bad carte", edited(carte={"points": [1, 0]})),  # (its cards count missing)
+        ("bad carte [1, 1]: one team at most", edited(carte={"points": [1, 1], "cards": [20, 20]})),
+        (
+            "bad cards [30, 30]: the two teams have at most 40",
+            edited(carte={"points": [1, 0], "cards": [30, 30]}),
+        ),
+        ("bad coins [True, 0]", edited(denari={"points": [1, 0], "coins": [True, 0]})),
+        ("bad primiera_totals [85, None]", edited(primiera={"points": [1, 0], "totals": [85, None]})),
+        ("its count and its points differ", edited(scope={"points": [1, 0], "count": [2, 0]})),
+        ("bad napola [2, 0]", edited(napola={"points": [2, 0]})),
+        ("bad points [5, 0]: the categories sum to [4, 0]", dict(js, points=[5, 0])),
+        ("expected the keys 'points' and 'categories', not 'extra'", dict(js, extra=1)),
+    ]
+    for message, obj in bad_scores:
+        with pytest.raises(scopa.PositionError, match=re.escape(message)):
+            scopa.HandScore.from_json(obj)
+    with pytest.raises(scopa.PositionError, match=re.escape("bad scope (1, 21)")):
+        scopa.HandScore(**dict(good.__dict__, scope=(1, 21)))
+    bad_events = [
+        ("bad event type 'sweep'", {"type": "sweep"}),
+        ("bad scopa event: its seat is missing", {"type": "scopa", "team": 0}),
+        ("bad deal event: a deal event has no team (got 1)", {"type": "deal", "seat": 0, "team": 1}),
+        ("unknown field(s) 'when'", {"type": "deal", "seat": 0, "when": 3}),
+        ("bad deal event's seat 4: expected a seat in 0..3", {"type": "deal", "seat": 4}),
+        ("bad hand_over event's points (1, -1)", {"type": "hand_over", "points": [1, -1]}),
+        ("bad refill event's count 0", {"type": "refill", "seat": 1, "count": 0}),
+        (
+            "bad table_to_last_capturer event's cards CardSet.parse('')",
+            {"type": "table_to_last_capturer", "team": 0, "cards": []},
+        ),
+        (
+            "bad capture event's card 7",
+            {"type": "capture", "seat": 0, "team": 0, "card": 7, "cards": ["3c", "4s"]},
+        ),
+    ]
+    for message, obj in bad_events:
+        with pytest.raises(scopa.OptionError, match=re.escape(message)):
+            scopa.events.Event.from_json(obj)
+    with pytest.raises(scopa.CardError, match="Zz"):
+        scopa.events.Event.from_json({"type": "capture", "seat": 0, "team": 0, "card": "Zz", "cards": ["3c"]})

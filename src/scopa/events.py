@@ -15,10 +15,12 @@ hand, and the hand being over — so a client never has to diff positions to fin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scopa.card import Card, CardSet
+from scopa.errors import OptionError, show, unknown_keys
 from scopa.move import Move
 from scopa.state import State, require_state
 
@@ -27,6 +29,38 @@ __all__ = ["EVENT_TYPES", "Event", "play"]
 #: Every event type, in the order they can happen within one play (the last two, a match's:
 #: :meth:`Match.play_events <scopa.match.Match.play_events>` after a hand's ``hand_over``).
 EVENT_TYPES = ("capture", "scopa", "refill", "table_to_last_capturer", "hand_over", "match_over", "deal")
+#: the fields each type has (the others are None)
+_FIELDS = {
+    "capture": ("seat", "team", "card", "cards"),
+    "scopa": ("seat", "team"),
+    "refill": ("seat", "count"),
+    "table_to_last_capturer": ("team", "cards"),
+    "hand_over": ("points",),
+    "match_over": ("team", "points"),
+    "deal": ("seat",),
+}
+
+#: what each field holds, when its type has it
+_EXPECTED = {
+    "seat": "a seat in 0..3",
+    "team": "0 or 1",
+    "card": "a Card",
+    "cards": "a CardSet of at least one card",
+    "count": "an int in 1..10",
+    "points": "a tuple of two ints of at least 0",
+}
+
+
+def _valid(name: str, value: object) -> bool:
+    """Whether ``value`` is what the field ``name`` holds (see :data:`_EXPECTED`)."""
+    if name in ("seat", "team", "count"):
+        low, high = {"seat": (0, 3), "team": (0, 1), "count": (1, 10)}[name]
+        return type(value) is int and low <= value <= high
+    if name == "card":
+        return isinstance(value, Card)
+    if name == "cards":
+        return isinstance(value, CardSet) and bool(value)
+    return isinstance(value, tuple) and len(value) == 2 and all(type(x) is int and x >= 0 for x in value)
 
 
 @dataclass(frozen=True)
@@ -53,6 +87,48 @@ class Event:
     cards: CardSet | None = None
     count: int | None = None
     points: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        # (an event built by hand or read from JSON has the fields of its type, each of its kind)
+        if not isinstance(self.type, str) or self.type not in _FIELDS:
+            raise OptionError(f"bad event type {show(self.type)}: expected one of {', '.join(EVENT_TYPES)}")
+        wanted = _FIELDS[self.type]
+        for name in ("seat", "team", "card", "cards", "count", "points"):
+            value = getattr(self, name)
+            if value is None and name in wanted:
+                raise OptionError(f"bad {self.type} event: its {name} is missing")
+            if value is not None and name not in wanted:
+                raise OptionError(
+                    f"bad {self.type} event: a {self.type} event has no {name} (got {show(value)})"
+                )
+        for name, expected in _EXPECTED.items():
+            value = getattr(self, name)
+            if value is not None and not _valid(name, value):
+                raise OptionError(f"bad {self.type} event's {name} {show(value)}: expected {expected}")
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Event:
+        """Inverse of :meth:`to_json`. Raises :class:`OptionError` naming the bad field: an
+        unknown type, a field its type has not or lacks, a bad card, seat, team, count or points.
+
+        >>> e = Event.from_json({"type": "capture", "seat": 0, "team": 0, "card": "3d", "cards": ["3c"]})
+        >>> e.card, e.cards, Event.from_json(e.to_json()) == e
+        (Card.parse('3d'), CardSet.parse('3c'), True)
+        """
+        if not isinstance(obj, Mapping):
+            raise OptionError(f"bad event {show(obj)}: expected an object with a 'type'")
+        odd = unknown_keys(obj, ("type", "seat", "team", "card", "cards", "count", "points"))
+        if odd:
+            raise OptionError(f"bad event {show(obj)}: unknown field(s) {', '.join(odd)}")
+        fields = dict(obj)
+        card, cards, points = fields.get("card"), fields.get("cards"), fields.get("points")
+        if isinstance(card, str):
+            fields["card"] = Card.parse(card)
+        if isinstance(cards, list) and all(isinstance(c, str) for c in cards):
+            fields["cards"] = CardSet(cards)
+        if isinstance(points, list):
+            fields["points"] = tuple(points)
+        return cls(**fields)
 
     def to_json(self) -> dict[str, Any]:
         """The event as a JSON object: ``{"type": ..., ...}`` with the fields it has."""

@@ -12,13 +12,13 @@ The seeds' primiera examples (RULES §4):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
 from scopa.card import CardLike, CardSet, cards_mask
-from scopa.errors import CardError, OptionError, PositionError, RulesError, show
+from scopa.errors import CardError, OptionError, PositionError, RulesError, show, unknown_keys
 from scopa.rules import Rules
 
 __all__ = ["CATEGORIES", "HandScore", "primiera_total"]
@@ -38,6 +38,43 @@ def primiera_total(cards: Iterable[CardLike], requires_all_suits: bool = True) -
         raise OptionError(f"bad requires_all_suits {show(requires_all_suits)}: expected True or False")
     total = core.primiera(cards_mask(cards), core.OPT_PRIMIERA_ALL_SUITS if requires_all_suits else 0)
     return None if total < 0 else total
+
+
+#: (field, most a team has, most both have together or None): the figures of one hand
+_FIELDS = (
+    ("carte", 1, None),
+    ("denari", 1, None),
+    ("settebello", 1, None),
+    ("primiera", 1, None),
+    ("scope", 20, None),
+    ("re_bello", 1, None),
+    ("napola", 10, None),
+    ("cards", 40, 40),
+    ("coins", 10, 10),
+)
+_ONE_TEAM = ("carte", "denari", "settebello", "primiera", "re_bello", "napola")  # (a tie: nobody)
+_PRIMIERA_MOST = 84  # (four sevens, 21 each)
+#: each category's counts in :meth:`HandScore.to_json`: {field: key}
+_JSON_KEYS: dict[str, dict[str, str]] = {
+    "carte": {"cards": "cards"},
+    "denari": {"coins": "coins"},
+    "settebello": {},
+    "primiera": {"primiera_totals": "totals"},
+    "scope": {"scope": "count"},
+    "re_bello": {},
+    "napola": {},
+}
+
+
+def _pair(value: Any, name: str, most: int) -> Pair:
+    """``value`` as a pair of ints in 0..``most``, one per team, else :class:`PositionError`."""
+    if (
+        not isinstance(value, (tuple, list))
+        or len(value) != 2
+        or not all(type(x) is int and 0 <= x <= most for x in value)
+    ):
+        raise PositionError(f"bad {name} {show(value)}: expected two ints in 0..{most}, one per team")
+    return (value[0], value[1])
 
 
 def _count(mask: int) -> int:
@@ -66,6 +103,84 @@ class HandScore:
     cards: Pair
     coins: Pair
     primiera_totals: tuple[int | None, int | None]
+
+    def __post_init__(self) -> None:
+        # (one hand's figures, checked once, so a score built by hand or read from JSON is one a
+        # hand can have: RULES §4 and §7)
+        for name, most, shared in _FIELDS:
+            pair = _pair(getattr(self, name), name, most)
+            if shared is not None and pair[0] + pair[1] > shared:
+                raise PositionError(
+                    f"bad {name} {show(getattr(self, name))}: the two teams have at most {shared} together"
+                )
+            if name in _ONE_TEAM and pair[0] and pair[1]:
+                raise PositionError(f"bad {name} {show(getattr(self, name))}: one team at most scores it")
+            if name == "napola" and any(0 < x < 3 for x in pair):
+                raise PositionError(
+                    f"bad napola {show(getattr(self, name))}: expected 0 or 3..10 points a team"
+                )
+            object.__setattr__(self, name, pair)
+        totals = self.primiera_totals
+        if (
+            not isinstance(totals, (tuple, list))
+            or len(totals) != 2
+            or not all(t is None or (type(t) is int and 0 <= t <= _PRIMIERA_MOST) for t in totals)
+        ):
+            raise PositionError(
+                f"bad primiera_totals {show(totals)}: expected two totals in 0..{_PRIMIERA_MOST} or None"
+                " (a team lacking a suit)"
+            )
+        object.__setattr__(self, "primiera_totals", (totals[0], totals[1]))
+
+    @classmethod
+    def from_json(cls, obj: Any) -> HandScore:
+        """Inverse of :meth:`to_json`: a category it leaves out (``re_bello``, ``napola`` under
+        rules without them) scores nothing. Raises :class:`PositionError` naming the bad field:
+        an unknown or missing one, a figure out of its range, ``points`` that are not the sum of
+        the categories.
+
+        >>> s = HandScore.from_piles(Rules.preset("scopa"), ["7d", "7c", "7s", "6b"], ["Ad"], scope=(1, 0))
+        >>> HandScore.from_json(s.to_json(Rules.preset("scopa"))) == s
+        True
+        """
+        if not isinstance(obj, Mapping):
+            raise PositionError(f"bad score {show(obj)}: expected an object with 'points' and 'categories'")
+        odd = unknown_keys(obj, ("points", "categories"))
+        if odd or "categories" not in obj:
+            raise PositionError(
+                f"bad score {show(obj)}: expected the keys 'points' and 'categories'"
+                + (f", not {', '.join(odd)}" if odd else "")
+            )
+        cats = obj["categories"]
+        if not isinstance(cats, Mapping):
+            raise PositionError(f"bad categories {show(cats)}: expected an object with one entry a category")
+        odd = unknown_keys(cats, CATEGORIES)
+        if odd:
+            raise PositionError(
+                f"unknown score categories {', '.join(odd)}: expected some of {', '.join(CATEGORIES)}"
+            )
+        fields: dict[str, Any] = {}
+        for cat in CATEGORIES:
+            keys = _JSON_KEYS[cat]
+            entry = cats.get(cat)
+            if entry is None and cat in ("re_bello", "napola"):
+                fields[cat] = (0, 0)
+                continue
+            if not isinstance(entry, Mapping) or set(entry) != {"points", *keys.values()}:
+                want = ", ".join(repr(k) for k in ("points", *keys.values()))
+                raise PositionError(f"bad {cat} {show(entry)}: expected an object with the keys {want}")
+            fields[cat] = entry["points"]
+            for field_name, key in keys.items():
+                if field_name == "scope":  # (the count of scope is their points)
+                    if _pair(entry[key], "scope count", 20) != _pair(entry["points"], "scope", 20):
+                        raise PositionError(f"bad scope {show(entry)}: its count and its points differ")
+                    continue
+                fields[field_name] = entry[key]
+        score = cls(**fields)
+        points = obj.get("points")
+        if points is None or _pair(points, "points", 1 << 10) != score.points:
+            raise PositionError(f"bad points {show(points)}: the categories sum to {list(score.points)}")
+        return score
 
     @property
     def points(self) -> Pair:
