@@ -280,6 +280,22 @@ def test_evaluates_player_is_refused_when_read_and_by_the_schema():
     assert "unknown field 'bogus' in an 'evaluate' request" in reply["error"]["message"]
 
 
+def test_a_requests_cards_are_read_as_the_notation_parses_them_and_replies_spell_them_one_way():
+    # docs/engine-protocol.md "The JSON Schema": the schema gives a card's one spelling; a request
+    # may also spell it 7D, 7♦ or with spaces around (the open list: found taken, now documented)
+    position = json.loads(scopa.State.from_string(SMALL).to_json())
+    spelt = dict(position, hands=[[" 7D", "K♥"], ["2♥ ", "as"]], table=["3c ", "4♠"])
+    requests = jsonschema.Draft202012Validator({**schema(), "anyOf": [{"$ref": "#/$defs/request"}]})
+    asked = {"cmd": "legal", "id": 1, "position": spelt}
+    assert not requests.is_valid(asked) and requests.is_valid({**asked, "position": position})
+    p = Protocol()
+    assert check(p.handle(json.dumps(asked))) == {"id": 1, "moves": ["7dx3c4s", "Kc"]}  # type: ignore[arg-type]
+    assert p.handle(json.dumps({**asked, "position": position})) == {"id": 1, "moves": ["7dx3c4s", "Kc"]}  # type: ignore[arg-type]
+    bad = dict(position, table=["3c", "4 s"])
+    reply = check(p.handle(json.dumps({**asked, "position": bad})))  # type: ignore[arg-type]
+    assert reply["error"]["type"] == "CardError" and "'4 s'" in reply["error"]["message"]
+
+
 def test_an_integer_too_long_to_read_is_named_as_such():
     reply = check(Protocol().handle('{"cmd": "ping", "id": ' + "9" * 5000 + "}"))  # type: ignore[arg-type]
     assert reply["error"] == {
