@@ -439,3 +439,18 @@ def test_bad_event_and_hand_score_json_is_refused_naming_the_field():
             scopa.events.Event.from_json(obj)
     with pytest.raises(scopa.CardError, match="Zz"):
         scopa.events.Event.from_json({"type": "capture", "seat": 0, "team": 0, "card": "Zz", "cards": ["3c"]})
+
+
+def test_matches_are_equal_when_they_would_go_on_alike():
+    # the open list: Match had no __eq__ (a match read back from its JSON was not equal to it);
+    # RULES §5: the deals to come are the seed's, so the seed is part of what is compared
+    m = Match("scopa", seed=3)
+    assert Match.from_json(m.to_json()) == m == m.copy() and m != Match("scopa", seed=4)
+    assert m != Match(Rules.preset("scopa", target=21), seed=3) and m != m.state and m != "x"
+    played = m.copy()
+    played.play(first_move(played.state))
+    assert played != m and Match.from_json(played.to_json()) == played
+    m.play(first_move(m.state))
+    assert played == m
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(m)

@@ -448,6 +448,16 @@ class Match:
         self._finish(state)
         self._state = state if self.is_over or self._at_limit() else self._deal(len(self.hands))
 
+    def __eq__(self, other: object) -> bool:
+        """Matches are equal when they would go on alike: the same rules, seed (the deals to
+        come), hands played and position with its history. A match changes as it is played, so
+        it is not hashable (as a list is not)."""
+        if not isinstance(other, Match):
+            return NotImplemented
+        return self.seed == other.seed and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
+
     def __repr__(self) -> str:
         return (
             f"<Match {self.rules.game} to {self.rules.target}: {self._scores[0]}-{self._scores[1]} "
