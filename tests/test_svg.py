@@ -221,3 +221,25 @@ def test_seats_go_round_counter_clockwise():
     with pytest.raises(scopa.OptionError, match="bad seat 2: the view is seat 1's"):
         svg.position(s.view(1), seat=2)
     assert svg.position(s.view(1), seat=1) == svg.position(s.view(1))
+
+
+def test_a_size_is_any_real_number_in_range_numpy_and_fractions_too():
+    # the open list: a NumPy int (a width computed with an array) was "bad size np.int64(100)"
+    import fractions
+
+    np = pytest.importorskip("numpy")
+    state = scopa.State.deal("scopa", seed=1)
+    for size, width in (
+        (np.int64(100), "100"),
+        (np.float32(60.5), "60.5"),
+        (fractions.Fraction(121, 2), "60.5"),
+    ):
+        assert f'width="{width}"' in svg.card("7d", size=size) and f'width="{width}"' in svg.card_back(
+            size=size
+        )
+        assert svg.position(state, size=size) == svg.position(state, size=float(size))
+    for bad in (np.bool_(True), np.float64("nan"), True, "60", 7, 10**400, float("inf")):
+        with pytest.raises(
+            scopa.OptionError, match=re.escape(f"bad size {scopa.errors.show(bad)}: expected")
+        ):
+            svg.card("7d", size=bad)

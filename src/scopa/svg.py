@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -99,7 +100,8 @@ MIN_SIZE, MAX_SIZE = 8.0, 2000.0
 
 
 def _check_size(size: object) -> float:
-    number = isinstance(size, (int, float)) and not isinstance(size, bool)
+    # (any real number: NumPy's too, a width computed with an array)
+    number = isinstance(size, numbers.Real) and not isinstance(size, bool)
     if not (number and MIN_SIZE <= size <= MAX_SIZE):  # type: ignore[operator]
         raise OptionError(
             f"bad size {show(size)}: expected a card's width in pixels, {MIN_SIZE:g} to {MAX_SIZE:g}"
@@ -179,7 +181,8 @@ def card(c: Card | str, *, deck: str = "french", size: float = 60) -> str:
     """
     cd = Card.parse(c)
     _check_deck(deck)
-    k = _check_size(size) / _W
+    size = _check_size(size)
+    k = size / _W
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{size:g}" height="{_H * k:g}" '
         f'viewBox="0 0 {_W:g} {_H:g}" role="img" aria-label={quoteattr(_label(cd, deck))}>'
@@ -189,7 +192,8 @@ def card(c: Card | str, *, deck: str = "french", size: float = 60) -> str:
 
 def card_back(*, size: float = 60) -> str:
     """The back of a card as an SVG document (the same for every card)."""
-    k = _check_size(size) / _W
+    size = _check_size(size)
+    k = size / _W
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{size:g}" height="{_H * k:g}" '
         f'viewBox="0 0 {_W:g} {_H:g}" role="img" aria-label="a card face down">{_back_g(0, 0, 1)}</svg>'
