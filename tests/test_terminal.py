@@ -297,7 +297,7 @@ def test_the_end_of_a_hand_reads_well_and_quit_ends_the_game_there():
     assert "  your pile: 0 cards, 0 scope" in said
 
 
-def test_bytes_that_are_not_the_locales_text_get_a_message():
+def test_bytes_that_are_not_the_locales_text_get_a_message(tmp_path):
     # Found by an audit: a byte that is not UTF-8 (a half-erased 7♦ in a UTF-8 terminal) ended
     # the game with a UnicodeDecodeError traceback
     env = dict(os.environ, COLUMNS="250", NO_COLOR="1", PYTHONIOENCODING="utf-8")
@@ -319,7 +319,46 @@ def test_bytes_that_are_not_the_locales_text_get_a_message():
         input="7♦\nquit\n".encode(), capture_output=True, env=ascii_env, timeout=120,
     )  # fmt: skip
     said = out.stdout.decode("ascii", "replace")
-    assert out.returncode == 0 and "illegal move '7d': 7d is not in the hand" in said, said[-800:]
+    assert out.returncode == 0 and "7d is not in your hand: 2d 5b Jb" in said, said[-800:]
+    # and the suits are letters where the terminal cannot show the symbols (the open list: it
+    # showed "Q\\u2666 4\\u2665"), the help without "7♦ works too"; a replay's and a solve's too
+    assert "Table: Qd 4c Ks 7b" in said and "\\u" not in said and "works too" not in said
+    record = tmp_path / "r.json"
+    assert (
+        play_piped(
+            "--game", "scopa", "--seed", "1", "--save", str(record), stdin="1\n" * 3 + "quit\n"
+        ).returncode
+        == 0
+    )
+    for command in (["replay", str(record)], ["solve", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "scopa", *command], capture_output=True, env=ascii_env, timeout=120
+        )
+        said = out.stdout.decode("ascii")  # (strict: nothing but ASCII)
+        assert out.returncode == 0 and "\\u" not in said and ("Qd" in said or "7dx3c4s" in said), said
+        assert (
+            "\u2666"
+            in subprocess.run(
+                [sys.executable, "-m", "scopa", *command],
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                env=dict(os.environ, PYTHONIOENCODING="utf-8"),
+                timeout=120,
+            ).stdout
+        )
+
+
+def test_a_card_not_in_your_hand_is_said_to_you_in_the_decks_symbols():
+    # the open list: the library's words for a program, "7d is not in the hand of seat 0 (Ac 2s 4b)"
+    out = play_piped("--game", "scopa", "--opponent", "greedy", "--seed", "6", stdin="Ad\nQcxQd\n9c\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "A♦ is not in your hand: A♥ 2♠ 4♣" in out.stdout and "Q♥ is not in your hand" in out.stdout
+    assert "unknown card '9c'" in out.stdout and "hand of seat" not in out.stdout
+    out = play_piped(
+        "--game", "scopa", "--opponent", "greedy", "--seed", "6", "--deck", "italian", stdin="Ad\nquit\n"
+    )
+    assert "Ad is not in your hand: Ac 2s 4b" in out.stdout
 
 
 def test_a_resumed_record_keeps_its_annotations_and_its_names_at_another_seat(tmp_path):

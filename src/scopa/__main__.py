@@ -43,7 +43,7 @@ from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
 from scopa.simulate import MAX_HANDS
-from scopa.terminal import cards_text, move_text
+from scopa.terminal import cards_text, move_text, suits_shown
 
 #: The built-in example for ``scopa solve``: Scopone scientifico with four cards in each hand.
 EXAMPLE = (
@@ -187,9 +187,10 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
         console.print(f"Final score {sc.points[0]}-{sc.points[1]} (team 0 - team 1)")
         return 0
     console.print(f"[bold]{state.rules.game}[/], seat {state.turn} (team {team}) to move")
+    deck = suits_shown(console.encoding)
     for seat, hand in enumerate(state.hands):
-        console.print(Text(f"  hand {seat}: ").append_text(cards_text(hand)))
-    console.print(Text("  table:  ").append_text(cards_text(state.table)))
+        console.print(Text(f"  hand {seat}: ").append_text(cards_text(hand, deck)))
+    console.print(Text("  table:  ").append_text(cards_text(state.table, deck)))
     nodes = analysis.nodes + (result.nodes if result is not None else 0)
     seconds = analysis.seconds + (result.seconds if result is not None else 0)
     if value is not None:
@@ -214,7 +215,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
         for i, move in enumerate(pv, 1):
             seat = s.turn
             s = s.play(move)
-            table.add_row(str(i), str(seat), move_text(move), cards_text(s.table))
+            table.add_row(str(i), str(seat), move_text(move, deck), cards_text(s.table, deck))
         console.print(table)
         if s.is_over:
             sc = s.score()
@@ -275,7 +276,7 @@ def _play(args: argparse.Namespace, console: Console) -> int:
         seat=args.seat,
         partner=args.partner,
         opponent=args.opponent,
-        deck=args.deck,
+        deck=args.deck or suits_shown(console.encoding),
         save=args.save,
         load=args.load,
         console=console,
@@ -291,6 +292,7 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
     if args.text:
         sys.stdout.write(record.text())
         return 0
+    deck = suits_shown(console.encoding)
     for i, states in enumerate(record.replay()):
         hand = record.hands[i]
         console.rule(f"hand {i + 1}, dealer {hand.dealer}")
@@ -298,9 +300,9 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
             after = states[j + 1]
             console.print(
                 Text(f"{j + 1:>2}. seat {before.turn}: ")
-                .append_text(move_text(move))
+                .append_text(move_text(move, deck))
                 .append("   table ")
-                .append_text(cards_text(after.table))
+                .append_text(cards_text(after.table, deck))
             )
         if hand.score is not None:
             console.print(f"score {hand.score[0]}-{hand.score[1]}")
@@ -618,9 +620,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--deck",
-        default="french",
+        default=None,
         choices=["french", "italian"],
-        help="suit symbols or letters (default french)",
+        help="suit symbols or letters (default: the symbols, where the terminal can show them)",
     )
     play.add_argument(
         "--save",

@@ -65,6 +65,21 @@ COMMANDS_HELP = (
 )
 
 
+def suits_shown(encoding: str) -> str:
+    """The deck whose suit marks a terminal of ``encoding`` can show: ``french`` (the symbols),
+    or ``italian`` (the letters) where they cannot be written (an ASCII terminal showed
+    ``7\\u2666``).
+
+    >>> suits_shown("utf-8"), suits_shown("ascii"), suits_shown("no such codec")
+    ('french', 'italian', 'italian')
+    """
+    try:
+        "".join(DECKS["french"].values()).encode(encoding)
+    except (LookupError, UnicodeError):
+        return "italian"
+    return "french"
+
+
 def card_text(card: Card, deck: str = "french") -> Text:
     """A card with its suit mark, in its suit's colour."""
     return Text(f"{card.rank}{DECKS[deck][card.suit]}", style=f"bold {COLOURS[card.suit]}")
@@ -306,6 +321,12 @@ class Game:
                 previous[sig] = signal.signal(sig, ended)
         return previous
 
+    def _help(self) -> None:
+        self.console.print(NOTATION_HELP)
+        # (the symbols only where they are shown: a terminal that cannot has the letters)
+        shown = COMMANDS_HELP if self.deck == "french" else COMMANDS_HELP.replace("; 7♦ works too", "")
+        self.console.print(shown)
+
     def _print(self, *what: Any, **options: Any) -> None:
         """Print, best effort (a terminal that closed, a reader gone): the save comes first."""
         with contextlib.suppress(OSError):
@@ -353,8 +374,7 @@ class Game:
 
     def _run(self) -> int:
         c = self.console
-        c.print(NOTATION_HELP)
-        c.print(COMMANDS_HELP)
+        self._help()
         shown_deal = None
         while not self.match.is_over:
             if self.match._at_limit():  # (a resumed record that stopped undecided)
@@ -402,8 +422,7 @@ class Game:
         if word in QUIT_WORDS:
             return "quit"
         if word in ("help", "?", "h"):
-            c.print(NOTATION_HELP)
-            c.print(COMMANDS_HELP)
+            self._help()
             return "again"
         if word == "cards":
             self.show_played(state)
@@ -437,10 +456,28 @@ class Game:
         try:
             move = state.resolve(choice)
         except ScopaError as exc:
-            c.print(Text(str(exc), style="red"))
+            c.print(self._why_not(choice, state, exc))
             return "again"
         self._play(state, move)
         return "played"
+
+    def _why_not(self, choice: Move | str, state: State, exc: ScopaError) -> Text:
+        """Why a move typed cannot be played, to the player: a card not in the hand is said in
+        the deck's symbols ("A♦ is not in your hand: A♥ 2♠ 4♣"), not as the library says it to
+        a program ("the hand of seat 0")."""
+        try:
+            card = choice.card if isinstance(choice, Move) else Move.parse(choice).card
+        except ScopaError:
+            card = None
+        hand = state.hands[state.turn]
+        if card is None or card in hand:
+            return Text(str(exc), style="red")
+        return (
+            Text(style="red")
+            .append_text(card_text(card, self.deck))
+            .append(" is not in your hand: ")
+            .append_text(cards_text(hand, self.deck))
+        )
 
     def _play(self, state: State, move: Move) -> None:
         hands_before = len(self.match.hands)
