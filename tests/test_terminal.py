@@ -201,6 +201,11 @@ def test_quitting_mid_hand_saves_the_hand_so_far_and_load_goes_on_from_it(tmp_pa
     out = play_piped("--load", save, "--save", save, "--opponent", "greedy", stdin="1\n")
     assert out.returncode == 0, out.stderr
     assert "resumed " in out.stdout and "saved to" in out.stdout
+    # with the hand's header (the open list: a hand resumed in its middle had none)
+    assert (
+        "scopa: hand 1, you 0" in out.stdout
+        and f"{len(plays)} cards played so far in this hand" in out.stdout
+    )
     again = load_record(save).hands[0].plays
     assert again[: len(plays)] == plays and len(again) > len(plays)
     # Ctrl-C: the same, then the interrupt (status 130)

@@ -180,9 +180,12 @@ class Game:
         else:  # (a rule cuts a title it cannot hold: the scores and the target were lost)
             self.console.rule()
             self.say(Text(title, style="bold"))
-        self.say(
-            f"{self.name(state.dealer or 0).capitalize()} deal{'s' if state.dealer != self.human else ''}."
-        )
+        dealer = self.name(state.dealer or 0).capitalize()
+        if state.history:  # (a hand resumed, or gone back to by undo: the position follows)
+            n = len(state.history)
+            self.say(f"{dealer} dealt; {n} card{'s' if n != 1 else ''} played so far in this hand.")
+            return
+        self.say(f"{dealer} deal{'s' if state.dealer != self.human else ''}.")
         self.say("Table: ", cards_text(state.table, self.deck))
 
     def show_turn(self, state: State) -> list[Move]:
@@ -385,7 +388,7 @@ class Game:
                 )
                 return 0
             state = self.match.state
-            if state.origin is not shown_deal and not state.history:
+            if state.origin is not shown_deal:  # (a new hand; or one resumed, or undone back to)
                 self.show_deal(state)
                 shown_deal = state.origin
             if state.turn != self.human:
