@@ -34,12 +34,12 @@ from concurrent.futures import (
 )
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
-from typing import Any, BinaryIO
+from typing import Any
 from urllib.parse import urlsplit
 
 from scopa import jsonio
 from scopa.errors import ScopaError, article, show
-from scopa.files import write_all
+from scopa.files import read_lines, write_all
 from scopa.limit import Limit, StopFlag
 from scopa.state import State
 
@@ -791,27 +791,15 @@ def _key(x: Any) -> Any:
 MAX_LINE_BYTES = 4 * jsonio.MAX_CHARS
 
 
-def _lines(f: BinaryIO, limit: int) -> Iterator[bytes]:
-    """The lines of ``f``; a line longer than ``limit`` bytes comes as its first ``limit`` + 1
-    bytes, the rest of it skipped a chunk at a time (never held whole)."""
-    while True:
-        line = f.readline(limit + 1)
-        if not line:
-            return
-        if len(line) > limit and not line.endswith(b"\n"):
-            while True:
-                rest = f.readline(1 << 16)
-                if not rest or rest.endswith(b"\n"):
-                    break
-        yield line
-
-
 def _job_lines(src: str, field: str) -> Iterator[tuple[int, Any, str | None]]:
     """Each non-blank line of the input ``src``: (its number, the job object, None), or (its
     number, None, why it is a bad line). An input that cannot be read raises BatchError."""
     try:
         with open(src, "rb") as f:
-            for number, raw in enumerate(_lines(f, MAX_LINE_BYTES), 1):
+            for number, raw in enumerate(read_lines(f, MAX_LINE_BYTES), 1):
+                if not isinstance(raw, bytes):  # (read no further: a line too long is None)
+                    yield number, None, f"a line longer than {MAX_LINE_BYTES} bytes: expected one job"
+                    continue
                 if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                     raw = raw[3:]  # a UTF-8 byte order mark
                 if not raw.strip():
@@ -830,8 +818,6 @@ _STDIN = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 
 def _job(raw: bytes, field: str) -> dict[str, Any]:
     """One input line's job object, or a ScopaError saying why the line is bad."""
-    if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:  # (read no further: see _lines)
-        raise BatchError(f"a line longer than {MAX_LINE_BYTES} bytes: expected one job")
     obj = jsonio.loads(raw)  # not UTF-8: a bad line (JSONInputError)
     if not isinstance(obj, dict) or "id" not in obj or field not in obj:
         raise BatchError(f"expected an object with 'id' and {show(field)}")

@@ -25,11 +25,10 @@ import stat
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator
 from typing import IO, Any
 
 from scopa import jsonio
-from scopa.files import OutputError, write_all
+from scopa.files import OutputError, read_lines, write_all
 from scopa.limit import StopFlag
 from scopa.notation import view_from_json
 from scopa.protocol import (
@@ -159,26 +158,6 @@ class _Session:
             self.cond.notify_all()
             while not self.done:
                 self.cond.wait(CLOSE_POLL)
-
-
-def _lines(stream: IO[Any]) -> Iterator[bytes | str | None]:
-    """The lines of ``stream`` without their ends (``\\n`` or ``\\r\\n``: not part of a request),
-    each at most MAX_LINE long: a longer line is skipped whole and yields ``None`` (so it gets
-    one error reply)."""
-    while True:
-        line = stream.readline(MAX_LINE + 2)  # (a line of MAX_LINE and its CR LF)
-        if not line:
-            return
-        newline, ends = (b"\n", b"\r\n") if isinstance(line, bytes) else ("\n", "\r\n")
-        if not line.endswith(newline) and len(line) == MAX_LINE + 2:
-            while True:  # skip the rest of the overlong line
-                rest = stream.readline(MAX_LINE + 1)
-                if not rest or rest.endswith(newline):
-                    break
-            yield None
-            continue
-        body = line.rstrip(ends)
-        yield None if len(body) > MAX_LINE else body
 
 
 class _ReaderWatch:
@@ -390,7 +369,7 @@ def serve(
 def _serve_lines(session: _Session, protocol: Protocol, stdin: IO[Any]) -> None:
     """serve's loop: each input line's request, until ``quit``, the end of input or a failed
     write."""
-    for line in _lines(stdin):
+    for line in read_lines(stdin, MAX_LINE):  # (an overlong line: None, one error reply)
         if line is None:
             session.write(error_reply(None, "ProtocolError", f"a line longer than {MAX_LINE} bytes"))
             continue

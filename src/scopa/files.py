@@ -3,7 +3,8 @@
 :func:`write_atomic` writes to a temporary file of its own, created next to the target (never
 an existing file, never through a symbolic link), and renames it over the target, so a failure
 leaves the target as it was and no temporary file behind. :func:`read_limited` reads at most
-``limit`` bytes, so a file too large is refused without being read whole.
+``limit`` bytes, so a file too large is refused without being read whole; :func:`read_lines`
+reads lines of at most ``limit``, a longer one skipped without being held whole.
 
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
@@ -26,8 +27,10 @@ import errno
 import os
 import secrets
 import stat
+from collections.abc import Iterator
+from typing import IO, Any
 
-__all__ = ["OutputError", "TooLarge", "read_limited", "write_all", "write_atomic"]
+__all__ = ["OutputError", "TooLarge", "read_limited", "read_lines", "write_all", "write_atomic"]
 
 
 class OutputError(OSError):
@@ -114,3 +117,29 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
     if len(data) > limit:
         raise TooLarge(limit)
     return data
+
+
+def read_lines(stream: IO[Any], limit: int) -> Iterator[bytes | str | None]:
+    """The lines of ``stream`` (bytes or text) without their ends (``\\n`` or ``\\r\\n``), each at
+    most ``limit`` long: a longer line is skipped, a chunk at a time (never held whole), and
+    comes as ``None``, so that its reader can name it (the engine's one error reply, a batch
+    run's bad line).
+
+    >>> import io
+    >>> list(read_lines(io.BytesIO(b"ab\\r\\nabcd\\n\\nabc"), 3))
+    [b'ab', None, b'', b'abc']
+    """
+    while True:
+        line = stream.readline(limit + 2)  # (a line of ``limit`` and its CR LF)
+        if not line:
+            return
+        newline, ends = (b"\n", b"\r\n") if isinstance(line, bytes) else ("\n", "\r\n")
+        if not line.endswith(newline) and len(line) == limit + 2:
+            while True:  # skip the rest of the overlong line
+                rest = stream.readline(1 << 16)
+                if not rest or rest.endswith(newline):
+                    break
+            yield None
+            continue
+        body = line.rstrip(ends)
+        yield None if len(body) > limit else body
