@@ -417,6 +417,58 @@ def test_sigterm_or_a_closed_terminal_saves_the_hand_so_far(tmp_path, sig, times
     assert len(rec.hands) == 1 and len(rec.hands[0].plays) >= 2 and rec.hands[0].score is None
 
 
+def test_a_terminal_closed_under_the_game_saves_the_hand_so_far(tmp_path):
+    # an audit (docs vs behaviour): closing the terminal itself, the read meets the end of input
+    # first and SIGHUP comes as the game ends: that was a traceback (_Ended), no file, status 1
+    import fcntl
+    import pty
+    import select
+    import termios
+    import time
+
+    def upto(fd: int, text: bytes) -> bytes:
+        seen, deadline = b"", time.monotonic() + 60
+        while text not in seen and time.monotonic() < deadline:
+            if select.select([fd], [], [], 1)[0]:
+                seen += os.read(fd, 65536)
+        assert text in seen, seen[-500:]
+        return seen
+
+    def own_terminal() -> None:  # (the pty becomes the game's controlling terminal)
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    save = tmp_path / "g.json"
+    for attempt in range(3):  # (the race is the kernel's: each run meets it, a few make sure)
+        master, slave = pty.openpty()
+        env = dict(os.environ, COLUMNS="250", TERM="xterm", NO_COLOR="1")
+        args = [
+            "play",
+            "--game",
+            "scopa",
+            "--seed",
+            str(attempt),
+            "--opponent",
+            "greedy",
+            "--save",
+            str(save),
+        ]
+        p = subprocess.Popen(
+            [sys.executable, "-m", "scopa", *args], stdin=slave, stdout=slave, stderr=subprocess.PIPE,
+            preexec_fn=own_terminal, env=env,
+        )  # fmt: skip
+        os.close(slave)
+        upto(master, b"your move> ")
+        os.write(master, b"1\n")
+        upto(master, b"your move> ")
+        os.close(master)  # (the terminal closes)
+        assert p.wait(60) == 129, p.stderr.read().decode()[-800:]  # type: ignore[union-attr]
+        assert b"Traceback" not in p.stderr.read()  # type: ignore[union-attr]
+        p.stderr.close()  # type: ignore[union-attr]
+        rec = load_record(save)
+        assert len(rec.hands) == 1 and len(rec.hands[0].plays) >= 2 and rec.hands[0].score is None
+
+
 def test_the_hand_header_is_whole_on_a_narrow_terminal():
     # an audit: at 40 columns the header's rule cut the scores and the target
     out = play_piped("--game", "scopa", "--opponent", "greedy", "--seed", "1", stdin="q\n")

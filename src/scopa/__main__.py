@@ -937,7 +937,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status = int(args.func(args, console))
         if sys.stdout is not None:
-            sys.stdout.flush()  # (a failed write shows here, not in the interpreter's last flush)
+            try:
+                sys.stdout.flush()  # (a failed write shows here, not in the interpreter's last flush)
+            except OSError:
+                if status < 128:
+                    raise
+                _stdout_to_nowhere(real)  # (ended by a signal, its terminal closed: the status stands)
         return status
     except BrokenPipeError:  # the reader went away (scopa review --json | head): stop quietly
         _stdout_to_nowhere(real)

@@ -139,6 +139,9 @@ class Game:
     loaded_hands: Sequence[HandRecord] = ()
     #: why the last save failed (tried again when the game ends), or None
     unsaved: ScopaError | None = None
+    #: set when the game leaves its loop: a signal then is noted in ``_signalled``, not raised
+    _ending: bool = field(default=False, init=False, repr=False)
+    _signalled: int | None = field(default=None, init=False, repr=False)
     #: whether this session has written its record (a resumed game left at a fresh hand has
     #: not: its hands go to --save then)
     saved: bool = False
@@ -284,7 +287,10 @@ class Game:
         previous = self._catch_signals()
         try:
             try:
-                status = self._run()
+                try:
+                    status = self._run()
+                finally:  # (from here a signal is noted, not raised: the game is ending, its save
+                    self._ending = True  # to be made; a closed terminal's SIGHUP follows its EOF)
             except (EOFError, _Quit):  # (at any prompt: a move, the next hand, the review)
                 self._print()  # (the line typed on ends, as the shell's prompt follows)
                 status = 0
@@ -297,6 +303,8 @@ class Game:
                 self._save_unfinished()
                 return 128 + exc.signum
             self._save_unfinished()
+            if self._signalled is not None:  # (SIGTERM or SIGHUP as the game ended: saved, and said)
+                return 128 + self._signalled
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, signal.SIG_DFL if handler is None else handler)
@@ -315,6 +323,9 @@ class Game:
             # would stop it)
             for sig in previous:
                 signal.signal(sig, signal.SIG_IGN)
+            if self._ending:  # (the game is ending anyway: raised here, it would lose the save)
+                self._signalled = signum
+                return
             raise _Ended(signum)
 
         previous: dict[int, Any] = {}
