@@ -296,6 +296,24 @@ def test_a_requests_cards_are_read_as_the_notation_parses_them_and_replies_spell
     assert reply["error"]["type"] == "CardError" and "'4 s'" in reply["error"]["message"]
 
 
+def test_a_view_names_its_seat_and_searches_take_the_view_of_the_seat_to_move():
+    # docs/engine-protocol.md (an audit: the view's "seat" and this refusal were not documented)
+    p = Protocol()
+    views = [
+        check(p.handle(json.dumps({"cmd": "view", "id": 1, "position": SMALL, "seat": s})))["view"]
+        for s in (0, 1)
+    ]  # type: ignore[index]
+    assert [v["seat"] for v in views] == [0, 1] and views[1]["hands"][0] == 2
+    for cmd in ("bestmove", "evaluate"):
+        reply = check(p.handle(json.dumps({"cmd": cmd, "id": 2, "view": views[1], "time_ms": 20})))  # type: ignore[arg-type]
+        assert reply["error"] == {"type": "IllegalMoveError", "message": "seat 1 is not to move (seat 0 is)"}
+        unnamed = {k: v for k, v in views[0].items() if k != "seat"}  # (the seat to move's, then)
+        for view in (views[0], unnamed):
+            assert "error" not in check(
+                p.handle(json.dumps({"cmd": cmd, "id": 3, "view": view, "time_ms": 20}))
+            )  # type: ignore[arg-type]
+
+
 def test_an_integer_too_long_to_read_is_named_as_such():
     reply = check(Protocol().handle('{"cmd": "ping", "id": ' + "9" * 5000 + "}"))  # type: ignore[arg-type]
     assert reply["error"] == {

@@ -4,6 +4,7 @@ and the ``/ws`` WebSocket as a web app would, with its limits (docs/server.md)."
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -483,7 +484,7 @@ def test_server_settings_are_checked_when_made():
     # found by an audit: --max-request-bytes above 1 MiB was taken and had no effect (the
     # protocol's longest line is 1 MiB); ServerConfig took any value at all
     from scopa.protocol import MAX_LINE
-    from scopa.server import ServerConfig
+    from scopa.server import ServerConfig, create_app
 
     assert ServerConfig(max_request_bytes=MAX_LINE).max_request_bytes == MAX_LINE
     for field, value, expected in [
@@ -495,9 +496,19 @@ def test_server_settings_are_checked_when_made():
         ("max_queued", -1, "an int >= 1"),
         ("max_time", 0, "expected seconds"),
         ("max_time", float("nan"), "expected seconds"),
+        # an audit: 2e6 (in the documented (0, 1e9]) was taken, and create_app then failed, the
+        # engine's range being (0, 1e6]; one check for both now, which also refuses True
+        ("max_time", 2e6, re.escape("expected seconds in (0, 1e6] or None")),
+        ("max_time", True, re.escape("expected seconds in (0, 1e6] or None")),
     ]:
         with pytest.raises(scopa.OptionError, match=f"bad {field} .*{expected}"):
             ServerConfig(**{field: value})
+    assert create_app(ServerConfig(max_time=1e6)) is not None
+    for bad in (2e6, True, 0):
+        with pytest.raises(
+            scopa.LimitError, match=re.escape(f"bad max_time {bad!r}: expected seconds in (0, 1e6]")
+        ):
+            scopa.protocol.Protocol(max_time=bad)
     out = subprocess.run(
         [sys.executable, "-m", "scopa", "serve", "--port", "0", "--max-request-bytes", str(MAX_LINE + 1)],
         capture_output=True, text=True, timeout=60,

@@ -49,6 +49,7 @@ __all__ = [
     "COMMANDS",
     "DEFAULT_MAX_TIME",
     "MAX_LINE",
+    "MAX_MAX_TIME",
     "PROTOCOL_VERSION",
     "Protocol",
     "ProtocolError",
@@ -63,6 +64,8 @@ PROTOCOL_VERSION = 2
 #: Default time limit of ``solve`` and ``analyze`` (and the most any search may take),
 #: seconds; ``scopa engine --max-time`` changes it.
 DEFAULT_MAX_TIME = 10.0
+#: The longest ``max_time`` an engine or a server takes, seconds (``--max-time``'s range).
+MAX_MAX_TIME = 1e6
 #: Longest request line accepted: bytes of the stdio engine's input, characters of a str request.
 MAX_LINE = 1 << 20
 _ID_CHARS = 256
@@ -574,6 +577,23 @@ def _exception_reply(req_id: Any, exc: BaseException) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- protocol
 
 
+def check_max_time(max_time: object, error: type[ScopaError] = LimitError) -> float | None:
+    """``max_time`` as seconds if it is None or a number in (0, :data:`MAX_MAX_TIME`], else
+    ``error`` saying so: the one check of an engine's and a server's longest search.
+
+    >>> check_max_time(True)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.LimitError: bad max_time True: expected seconds in (0, 1e6] or None
+    """
+    if max_time is None:
+        return None
+    number = isinstance(max_time, (int, float)) and not isinstance(max_time, bool)
+    if not (number and 0 < max_time <= MAX_MAX_TIME):  # type: ignore[operator]
+        raise error(f"bad max_time {show(max_time)}: expected seconds in (0, 1e6] or None")
+    return float(max_time)  # type: ignore[arg-type]
+
+
 class Protocol:
     """Answers protocol requests: :meth:`parse` checks a line, :meth:`execute` runs it.
 
@@ -588,9 +608,7 @@ class Protocol:
         bestmove_ms: float = 100.0,
         max_time_option: str = "scopa engine --max-time",
     ) -> None:
-        if max_time is not None and not (isinstance(max_time, (int, float)) and 0 < max_time <= 1e6):
-            raise LimitError(f"bad max_time {max_time!r}: expected seconds in (0, 1e6] or None")
-        self.max_time = None if max_time is None else float(max_time)
+        self.max_time = check_max_time(max_time)
         self.bestmove_ms = bestmove_ms
         self.max_time_option = max_time_option
         self._local = threading.local()

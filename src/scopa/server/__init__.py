@@ -52,6 +52,7 @@ from scopa.protocol import (
     Protocol,
     Request,
     RequestError,
+    check_max_time,
     error_reply,
     stop_searches,
 )
@@ -91,7 +92,7 @@ class ServerConfig:
             of ``/etc/hosts`` for 127.0.0.1, a reverse proxy's public name); without a port,
             in any case.
 
-    Each number is an int >= 1 (``max_time`` seconds in (0, 1e9] or None); ``workers`` at
+    Each number is an int >= 1 (``max_time`` seconds in (0, 1e6] or None); ``workers`` at
     most 256; ``max_request_bytes`` at most 1 MiB, the protocol's longest line (:data:`MAX_LINE`).
     """
 
@@ -104,13 +105,7 @@ class ServerConfig:
     hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        from scopa.limit import _check_time
-
-        if self.max_time is not None:
-            try:
-                _check_time(self.max_time, "max_time")
-            except ScopaError as exc:
-                raise OptionError(str(exc)) from None
+        check_max_time(self.max_time, OptionError)  # (the engine's range: the protocol refused more)
         for name, most in (("workers", MAX_WORKERS), ("max_request_bytes", MAX_LINE), ("max_in_flight", None),
                            ("max_queued", None)):  # fmt: skip
             value = getattr(self, name)
@@ -122,13 +117,13 @@ class ServerConfig:
             if isinstance(given, (str, bytes, Mapping)) or not isinstance(given, Iterable):
                 raise OptionError(f"bad {name} {show(given)}: expected a tuple of strings")
             object.__setattr__(self, name, tuple(given))
-        for host in self.hosts:
+        for host in self.hosts:  # (names match in any case: kept in lower case)
             if not isinstance(host, str) or _HOST.fullmatch(host.lower()) is None:
                 raise OptionError(
                     f"bad host {show(host)}: expected a name as a Host header gives it, without a port "
                     "(e.g. scopa.local)"
                 )
-        object.__setattr__(self, "hosts", tuple(h.lower() for h in self.hosts))  # (names match in any case)
+        object.__setattr__(self, "hosts", tuple(h.lower() for h in self.hosts))
         for origin in self.cors_origins:
             if not isinstance(origin, str) or not (origin in ("*", "null") or _is_origin(origin)):
                 raise OptionError(
