@@ -1025,3 +1025,18 @@ def test_standard_input_is_read_once_even_from_a_file(tmp_path):
             [sys.executable, "-c", code], stdin=stdin, capture_output=True, text=True, timeout=120
         )
     assert done.returncode == 0 and done.stdout.strip() == "(3, 0, 0)", done.stderr
+    # and from where it stands: a file partly read before (`head -n 1 >/dev/null; scopa batch
+    # solve - ...`) was read from its start on Linux, opened again by its name (the open list)
+    first = src.read_bytes().index(b"\n") + 1
+    fd = os.open(src, os.O_RDONLY)
+    try:
+        os.lseek(fd, first, os.SEEK_SET)
+        out.unlink()
+        done = subprocess.run(
+            [sys.executable, "-m", "scopa", "batch", "solve", "-", "-o", str(out), "--workers", "1"],
+            stdin=fd, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(fd)
+    assert done.returncode == 0, done.stderr
+    assert sorted(json.loads(line)["id"] for line in out.read_text().splitlines()) == [1, 2]

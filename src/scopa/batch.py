@@ -795,7 +795,9 @@ def _job_lines(src: str, field: str) -> Iterator[tuple[int, Any, str | None]]:
     """Each non-blank line of the input ``src``: (its number, the job object, None), or (its
     number, None, why it is a bad line). An input that cannot be read raises BatchError."""
     try:
-        with open(src, "rb") as f:
+        # (standard input from where it stands: opened again by its name, a file would be read
+        # from its start on Linux, whatever a command before this one read of it)
+        with os.fdopen(os.dup(0), "rb") if src in _STDIN else open(src, "rb") as f:
             for number, raw in enumerate(read_lines(f, MAX_LINE_BYTES), 1):
                 if not isinstance(raw, bytes):  # (read no further: a line too long is None)
                     yield number, None, f"a line longer than {MAX_LINE_BYTES} bytes: expected one job"
