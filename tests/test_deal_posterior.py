@@ -125,3 +125,44 @@ def test_pimc_with_four_players_samples_from_the_deal_posterior():
         PIMCPlayer(candidates=0)
     with pytest.raises(scopa.ScopaError, match=r"bad deal_inference 1: expected True or False"):
         PIMCPlayer(deal_inference=1)  # type: ignore[arg-type]
+
+
+def test_the_inference_of_four_hands_keeps_a_searchers_limit(monkeypatch):
+    # an audit: with many candidates it ran whole before the sampling, past the time limit and
+    # an already set stop flag (100,000 candidates: 266 ms for a 50 ms move)
+    s, _ = forward_records("scopone_scientifico", 21, 14)
+    view, model = s.view(s.turn), OpponentModel()
+    whole = deal_posterior(view, model, random.Random(1), 20_000)
+    asked = []
+
+    def after(n):  # (gives up at its n-th asking)
+        def give_up():
+            asked.append(1)
+            return len(asked) >= n
+
+        return give_up
+
+    assert deal_posterior(view, model, random.Random(1), 20_000, give_up=lambda: False) == whole
+    for n in range(1, 40):  # (asked before the draw, between chunks, at each play, at the end)
+        asked.clear()
+        if deal_posterior(view, model, random.Random(1), 20_000, give_up=after(n)) is not None:
+            break
+    assert whole is not None and n > 5 and len(asked) == n - 1  # (asked n - 1 times, never yes)
+    with pytest.raises(scopa.OptionError, match="bad give_up 3: expected a function"):
+        deal_posterior(view, model, random.Random(1), 64, give_up=3)
+    # PIMC asks it with its limit: a flag already set, no deal weighed; a time, weighed within it
+    import scopa.players.pimc as pimc_module
+
+    seen = []
+    real = pimc_module.deal_posterior
+
+    def watched(*args, **kwargs):
+        seen.append(real(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(pimc_module, "deal_posterior", watched)
+    PIMCPlayer(samples=50, time_limit=None, seed=1, candidates=100_000).choose(
+        view, scopa.Limit(stop=scopa.StopFlag(True))
+    )
+    PIMCPlayer(samples=2, time_limit=None, seed=1, candidates=512).choose(view)
+    assert seen[0] is None and seen[1] is not None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import combinations
@@ -253,8 +254,16 @@ def _card_logsum(model: OpponentModel, card: int, table: int, hidden: int, opts:
     return top + math.log(sum(math.exp(x - top) for x in logs))
 
 
+#: candidates drawn at a time by :func:`deal_posterior` (between two, its ``give_up`` is asked)
+_CHUNK = 8192
+
+
 def deal_posterior(
-    view: PlayerView, model: OpponentModel, rng: random.Random, candidates: int = 512
+    view: PlayerView,
+    model: OpponentModel,
+    rng: random.Random,
+    candidates: int = 512,
+    give_up: Callable[[], bool] | None = None,
 ) -> tuple[list[dict[int, int]], list[float]] | None:
     """Four players (or three): ``candidates`` deals of the other seats' hands, drawn
     uniformly from the cards ``view`` cannot see, each with its weight (summing to 1): the
@@ -262,7 +271,9 @@ def deal_posterior(
     dealt — the partner's and the opponents' alike. Each deal is ``{seat: hand mask}``.
     ``None`` with two players (:func:`hand_posterior` enumerates those hands exactly), when
     no other seat has played with its current cards yet, or when the history does not reach
-    back that far or does not fit the rules (a composed view).
+    back that far or does not fit the rules (a composed view); and when ``give_up`` (asked
+    before the candidates are drawn and at each play weighed) says so: a searcher's time or
+    stop flag, which the weighing of many candidates would outlast.
 
     An importance sample, not an enumeration (the hands of three seats are far too many).
     At each recorded play the seat held its candidate hand plus the cards it played from
@@ -287,6 +298,8 @@ def deal_posterior(
     check_budget("candidates", candidates, most=MAX_CANDIDATES)
     if not isinstance(rng, random.Random):
         raise OptionError(f"bad rng {show(rng)}: expected a random.Random")
+    if give_up is not None and not callable(give_up):
+        raise OptionError(f"bad give_up {show(give_up)}: expected a function of no argument or None")
     opts = rules.core_options
     others = [j for j in range(rules.players) if j != view.seat]
     records = {}
@@ -301,9 +314,16 @@ def deal_posterior(
         records[j] = got
     if not any(records.values()):
         return None
+    if give_up is not None and give_up():
+        return None
     pool = np.array(list(bits(view.unseen.mask)), dtype=np.int64)
     np_rng = np.random.default_rng(rng.getrandbits(64))
-    drawn = pool[np.argsort(np_rng.random((candidates, len(pool))), axis=1)]
+    drawn = np.empty((candidates, len(pool)), dtype=np.int64)
+    for lo in range(0, candidates, _CHUNK):  # (the same numbers as drawn at once, give_up heard)
+        if lo and give_up is not None and give_up():
+            return None
+        hi = min(candidates, lo + _CHUNK)
+        drawn[lo:hi] = pool[np.argsort(np_rng.random((hi - lo, len(pool))), axis=1)]
     powers = np.left_shift(np.int64(1), np.arange(40, dtype=np.int64))
     rows = np.arange(candidates)[:, None]
     logw = np.zeros(candidates)
@@ -316,6 +336,8 @@ def deal_posterior(
         at += k
         hands[j] = member.astype(np.int64) @ powers
         for c, cap, table_t, piles_t, later_t in records[j]:
+            if give_up is not None and give_up():
+                return None
             known = later_t | 1 << c  # held then, besides the candidate hand
             hidden = core.FULL & ~(known | table_t | piles_t | view.out_of_play.mask)
             logs = np.full(40, -np.inf)
@@ -331,5 +353,8 @@ def deal_posterior(
             logw += played - top - np.log(base + member @ pool_each)
     weights = np.exp(logw - logw.max())
     weights /= weights.sum()
-    deals = [{j: int(hands[j][n]) for j in others} for n in range(candidates)]
+    if give_up is not None and give_up():
+        return None
+    columns = [hands[j].tolist() for j in others]  # (Python ints, a column a seat: 4x faster)
+    deals = [dict(zip(others, row, strict=True)) for row in zip(*columns, strict=True)]
     return deals, weights.tolist()

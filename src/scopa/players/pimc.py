@@ -7,7 +7,7 @@ import math
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from itertools import accumulate
 from typing import Any
@@ -407,8 +407,12 @@ class PIMCPlayer:
         start = time.perf_counter()
         used = 0
         nxt = (view.seat + 1) % rules.players
-        posterior = self._posterior(view) if self.infer else None
         deadline = None if seconds is None else start + seconds
+
+        def give_up() -> bool:  # (the inference of four hands, many candidates, keeps the limit too)
+            return lim.stopped or (deadline is not None and time.perf_counter() > deadline)
+
+        posterior = self._posterior(view, give_up) if self.infer else None
         pos = None
         if self.threads > 1:
             used, nodes, pos = self._parallel_samples(view, rules, posterior, totals, risks, deadline, lim)
@@ -436,9 +440,10 @@ class PIMCPlayer:
             for m in moves
         }
 
-    def _posterior(self, view: PlayerView) -> Posterior | None:
+    def _posterior(self, view: PlayerView, give_up: Callable[[], bool] | None = None) -> Posterior | None:
         """What the other seats' plays say about their hands: the hands to give them, each
-        with its cumulative weight (``None``: nothing to infer from, sample uniformly)."""
+        with its cumulative weight (``None``: nothing to infer from, or ``give_up`` said so
+        before four hands were weighed: sample uniformly)."""
         if view.rules.players == 2:
             post = hand_posterior(view, self.model)
             if post is None:
@@ -446,7 +451,7 @@ class PIMCPlayer:
             return [{1 - view.seat: h} for h in post[0]], list(accumulate(post[1]))
         if not self.deal_inference:
             return None
-        deals = deal_posterior(view, self.deal_model, self._rng, self.candidates)
+        deals = deal_posterior(view, self.deal_model, self._rng, self.candidates, give_up)
         return None if deals is None else (deals[0], list(accumulate(deals[1])))
 
     def _draw(self, view: PlayerView, posterior: Posterior | None) -> tuple[Any, ...]:
