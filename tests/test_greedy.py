@@ -19,11 +19,23 @@ from scopa.players.greedy import expected_gain, reply_outcomes
 W = GreedyWeights()
 
 
+def scores_scopa(card: int, cap: int, table: int, opts: int, last: bool) -> bool:
+    """RULES §3.6 and §7, from the text: a capture of the whole table, not on the hand's last
+    play unless scopa_on_last_play, not an ace taking all unless ace_sweep_is_scopa."""
+    if cap != table or (last and not opts & core.OPT_SCOPA_ON_LAST_PLAY):
+        return False
+    aces_on_table = any(table >> (10 * suit) & 1 for suit in range(4))
+    ace_took_all = opts & core.OPT_ACE_TAKES_ALL and card % 10 == 0 and not aces_on_table
+    return not ace_took_all or bool(opts & core.OPT_ACE_SWEEP_IS_SCOPA)
+
+
 def best_take(card: int, table: int, opts: int, sweeps: bool) -> tuple[float, int] | None:
     """The most valuable capture of ``card`` (its own value included), first in core order."""
     best = None
     for cap in core.captures(card, table, opts):
-        v = W.value(cap | 1 << card) + (W.sweep if sweeps and cap == table else 0.0)
+        v = W.value(cap | 1 << card) + (
+            W.sweep if sweeps and scores_scopa(card, cap, table, opts, False) else 0.0
+        )
         if best is None or v > best[0]:
             best = (v, cap)
     return best
@@ -58,7 +70,7 @@ def random_case(rng: random.Random) -> tuple[int, int, int]:
     return table, unseen, rng.randint(1, min(3, len(cards) - n_table))
 
 
-@pytest.mark.parametrize("opts", [0, 1, 2, 3])
+@pytest.mark.parametrize("opts", [0, 1, 2, 3, 2 | 4, 8, 1 | 2 | 4 | 8])
 def test_reply_odds_equal_an_enumeration_of_the_hands(opts):
     # RULES §4 (captures, by the core): the hypergeometric odds are the enumeration's exactly
     rng = random.Random(opts)
@@ -87,7 +99,8 @@ def brute_force_score(view: scopa.PlayerView, move: scopa.Move) -> float:
     left = sum(view.hand_sizes) + view.stock_size
     if move.is_capture:
         after = table & ~move.capture_mask
-        s = W.value(move.capture_mask | bit) + (W.sweep if not after and left > 1 else 0.0)
+        scopa = scores_scopa(move.card.index, move.capture_mask, table, opts, left <= 1)
+        s = W.value(move.capture_mask | bit) + (W.sweep if scopa else 0.0)
     else:
         after = table | bit
         s = -W.lay_risk * W.value(bit)
@@ -95,16 +108,21 @@ def brute_force_score(view: scopa.PlayerView, move: scopa.Move) -> float:
         return s
     h = view.hand_sizes[1 - view.seat] or min(view.rules.hand_size, view.stock_size // 2)
     mine = view.hand.mask & ~bit
-    for (v, t, _), p in enumerate_replies(after, view.unseen.mask, h, opts, left > 2).items():
-        answers = [b[0] for c in bits(mine) if (b := best_take(c, t, opts, left > 3)) is not None]
+    last_ok = bool(opts & core.OPT_SCOPA_ON_LAST_PLAY)
+    for (v, t, _), p in enumerate_replies(after, view.unseen.mask, h, opts, left > 2 or last_ok).items():
+        answers = [b[0] for c in bits(mine) if (b := best_take(c, t, opts, left > 3 or last_ok)) is not None]
         s += p * (-v + W.follow * max([0.0, *answers]))
     return s
 
 
 @pytest.mark.parametrize(
     "rules",
-    [scopa.Rules("scopa"), scopa.Rules("scopa", capture_rule="fewest", ace_takes_all=True)],
-    ids=["scopa", "fewest-ace"],
+    [
+        scopa.Rules("scopa"),
+        scopa.Rules("scopa", capture_rule="fewest", ace_takes_all=True),
+        scopa.Rules("scopa", ace_takes_all=True, ace_sweep_is_scopa=True, scopa_on_last_play=True),
+    ],
+    ids=["scopa", "fewest-ace", "ace-scopa-last"],
 )
 def test_two_player_rating_equals_a_brute_force_of_its_model(rules):
     # RULES §4-5 (and the capture options of §4): the rating of every legal move late in a hand
@@ -229,3 +247,29 @@ def test_reply_functions_check_their_arguments(args, message):
     for f in (reply_outcomes, expected_gain):
         with pytest.raises(scopa.ScopaError, match=message):
             f(*args)
+
+
+def test_the_sweep_bonus_is_for_sweeps_that_score_under_the_rules():
+    # an audit: greedy added a scopa's weight to every capture that emptied the table, an ace
+    # taking all without ace_sweep_is_scopa too, and never to a last play's sweep with
+    # scopa_on_last_play (RULES §3.6, §7); the presets' plays are unchanged
+    g = GreedyPlayer()
+    sweep = g.weights.sweep
+
+    def rated(position: str, move: str) -> tuple[float, int]:
+        s = State.from_string(position)
+        return g.score(s.view(0), move), s.play(move).scope[0]
+
+    ace = "AdKc/2cAs 5s6b - 3d/4d 0/0 0 1 1"
+    (plain, none), (more, one) = (
+        rated(f"scopa;ace_takes_all=true{o} {ace}", "Adx5s6b") for o in ("", ";ace_sweep_is_scopa=true")
+    )
+    assert (none, one) == (0, 1) and more - plain == pytest.approx(sweep)
+    last = "7d/- 3c4s - -/- 0/0 0 - 0"  # (the hand's last play)
+    (plain, none), (more, one) = (
+        rated(f"scopa{o} {last}", "7dx3c4s") for o in ("", ";scopa_on_last_play=true")
+    )
+    assert (none, one) == (0, 1) and more - plain == pytest.approx(sweep)
+    reply = "4d/7c 3s - -/- 0/0 0 - 1"  # (then 7c sweeps on the last play: certain)
+    (plain, _), (less, _) = (rated(f"scopa{o} {reply}", "4d") for o in ("", ";scopa_on_last_play=true"))
+    assert plain - less == pytest.approx(sweep)

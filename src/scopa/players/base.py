@@ -372,6 +372,25 @@ def sweepers(table: int, opts: int) -> int:
     return out
 
 
+def sweep_scores(card: int, capture: int, table: int, opts: int, last_play: bool) -> bool:
+    """Whether ``card`` (an index) taking ``capture`` from ``table`` scores a scopa under the
+    core options ``opts``: it takes the whole table (RULES §3.6), but not on the hand's last
+    play (``last_play``) unless ``scopa_on_last_play``, nor as an ace taking all unless
+    ``ace_sweep_is_scopa`` (RULES §7).
+
+    >>> ace_all, is_scopa = core.OPT_ACE_TAKES_ALL, core.OPT_ACE_SWEEP_IS_SCOPA
+    >>> table = CardSet.parse("5s 6b").mask  # (the ace of coins, index 0, takes it all)
+    >>> [sweep_scores(0, table, table, opts, False) for opts in (ace_all, ace_all | is_scopa)]
+    [False, True]
+    """
+    if not capture or capture != table:
+        return False
+    if last_play and not opts & core.OPT_SCOPA_ON_LAST_PLAY:
+        return False
+    ace_takes_all = opts & core.OPT_ACE_TAKES_ALL and card % 10 == 0 and not table & core.ACES
+    return not ace_takes_all or bool(opts & core.OPT_ACE_SWEEP_IS_SCOPA)
+
+
 def leaves_sweep(table: int, cards: int, opts: int) -> bool:
     """Whether some card among ``cards`` could capture the whole ``table``."""
     return bool(sweepers(table, opts) & cards)

@@ -47,7 +47,7 @@ from scopa.card import bits
 from scopa.errors import CardError, IllegalMoveError, OptionError, RulesError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_number
+from scopa.players.base import _legal, check_number, sweep_scores
 from scopa.view import PlayerView
 
 __all__ = ["GreedyPlayer", "GreedyWeights", "expected_gain", "reply_outcomes"]
@@ -132,7 +132,9 @@ def _by_rank(table: int, opts: int, w: GreedyWeights, sweeps: bool) -> tuple[tup
                 (rank - 1 + 10 * suit for suit in range(4) if not table >> (rank - 1 + 10 * suit) & 1), -1
             )
             for cap in core.captures(card, table, opts) if card >= 0 else ():
-                v = w.value(cap) + (w.sweep if sweeps and cap == table else 0.0)
+                v = w.value(cap) + (
+                    w.sweep if sweeps and sweep_scores(card, cap, table, opts, False) else 0.0
+                )
                 if top is None or v > top[0]:
                     top = (v, cap)
             best.append(top)
@@ -314,8 +316,8 @@ class GreedyPlayer:
         if move.is_capture:
             after = table & ~move.capture_mask
             s = w.value(move.capture_mask | bit)
-            if not after and plays_left > 1:
-                s += w.sweep
+            if sweep_scores(move.card.index, move.capture_mask, table, opts, plays_left <= 1):
+                s += w.sweep  # (RULES §3.6, §7: not an ace taking all, nor the last play, by default)
             if players == 4 and view.dealer is not None and core.popcount(move.capture_mask) > 1:
                 s += w.spariglio if (view.seat - view.dealer) % 2 else -w.spariglio
         else:
@@ -328,9 +330,12 @@ class GreedyPlayer:
             k = view.hand_sizes[seat]
             return k if k or not view.stock_size else min(rules.hand_size, view.stock_size // players)
 
-        replies = _reply_outcomes(after, unseen, hand_of((view.seat + 1) % players), opts, w, plays_left > 2)
+        last_sweeps = bool(opts & core.OPT_SCOPA_ON_LAST_PLAY)  # (a sweep on the last play scores too)
+        replies = _reply_outcomes(
+            after, unseen, hand_of((view.seat + 1) % players), opts, w, plays_left > 2 or last_sweeps
+        )
         s -= sum(p * v for p, v, _, _ in replies)
-        answer_sweeps = plays_left > 3
+        answer_sweeps = plays_left > 3 or last_sweeps
         if players == 2 and w.follow:
             mine = view.hand.mask & ~bit
             if mine:

@@ -43,11 +43,10 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
-import scopa_core as core
 from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
-from scopa.players.base import _legal, check_budget, check_options, check_seed, own_copy
+from scopa.players.base import _legal, check_budget, check_options, check_seed, own_copy, sweep_scores
 from scopa.players.pimc import REPLY_WEIGHT, PIMCPlayer
 from scopa.view import PlayerView
 
@@ -186,17 +185,11 @@ class LevelPlayer:
 
 
 def _is_scopa(view: PlayerView, move: Move) -> bool:
-    """Whether ``move`` scores a scopa: it takes the whole table (RULES §3.6), but not on the
-    hand's last play unless ``scopa_on_last_play``, nor as an ace taking all unless
-    ``ace_sweep_is_scopa`` (RULES §7)."""
-    table = view.table.mask
-    if not move.is_capture or move.capture_mask != table:
-        return False
-    rules = view.rules
-    if view.stock_size == 0 and sum(view.hand_sizes) == 1 and not rules.scopa_on_last_play:
-        return False
-    ace_takes_all = rules.ace_takes_all and move.card.rank == "A" and not table & core.ACES
-    return not ace_takes_all or rules.ace_sweep_is_scopa
+    """Whether ``move`` scores a scopa (:func:`~scopa.players.base.sweep_scores`)."""
+    last_play = view.stock_size == 0 and sum(view.hand_sizes) == 1
+    return sweep_scores(
+        move.card.index, move.capture_mask, view.table.mask, view.rules.core_options, last_play
+    )
 
 
 def level(n: int, *, seed: int | None = None) -> LevelPlayer:
