@@ -79,7 +79,7 @@ class _Short(reprlib.Repr):
 
     def repr_int(self, x: int, level: int) -> str:
         if x.bit_length() > 128:
-            return f"<int of {x.bit_length()} bits>"
+            return f"<{'negative ' if x < 0 else ''}int of {x.bit_length()} bits>"
         return repr(x)
 
 
@@ -89,8 +89,8 @@ _SHORT = _Short()
 def short(obj: Any) -> str:
     """A ``repr`` of ``obj`` bounded in length, safe for any input.
 
-    >>> short(10 ** 5000), short(list(range(100)))
-    ('<int of 16610 bits>', '[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, ...]')
+    >>> short(10 ** 5000), short(-(10 ** 5000)), short(list(range(100)))
+    ('<int of 16610 bits>', '<negative int of 16610 bits>', '[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, ...]')
     """
     try:
         base: Any

@@ -702,6 +702,8 @@ def test_ismcts_root_prior_is_the_greedy_rating():
             r"bad seed <int of 16610 bits>: expected an int in 0..2\*\*128-1",
         ),
         (lambda: RandomPlayer(1 << 128), r"bad seed <int of 129 bits>: expected an int in 0..2\*\*128-1"),
+        # (an audit: -10**5000 was "<int of 16610 bits>" too, its sign not said)
+        (lambda: make_player("pimc", seed=-(10**5000)), r"bad seed <negative int of 16610 bits>: expected"),
         (lambda: make_player("random", seed=[1]), r"bad seed \[1\]"),
         (lambda: make_player("level03"), "unknown player 'level03'"),
         (lambda: make_player("level\u0663"), "unknown player"),
@@ -1122,7 +1124,10 @@ def test_one_pimc_player_serves_several_threads_at_once(threads):
     ],
 )
 def test_player_reprs_paste_back(player):
-    back = eval(repr(player), {**vars(scopa.players), "OpponentModel": OpponentModel})
+    # with the names `from scopa.players import *` gives (an audit: OpponentModel was not one)
+    names: dict[str, object] = {}
+    exec("from scopa.players import *", names)
+    back = eval(repr(player), names)
     assert type(back) is type(player) and repr(back) == repr(player)
     if getattr(player, "time_limit", None) is None:  # (no clock to cut its samples: the same moves)
         s = State.deal("scopa", seed=5)

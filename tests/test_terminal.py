@@ -570,3 +570,22 @@ def test_a_hangup_that_nohup_ignores_stays_ignored():
     ignored.send_signal(signal.SIGHUP)
     out, err = ignored.communicate("q\n", timeout=60)
     assert ignored.returncode == 0 and "Traceback" not in err, err
+
+
+def test_the_computer_players_are_seeded_by_the_match_seed_only():
+    # an audit: without --seed the players were seeded 1, 2, 3 in every session (the same dice
+    # for a level's held-back captures and missed sweeps, whatever the deals)
+    from rich.console import Console
+
+    from scopa.terminal import start
+
+    def seeds(seed):
+        with open(os.devnull, "w") as quiet:
+            game = start(
+                scopa.Rules.preset("scopone"), seed=seed, seat=None, partner=None, opponent="level2",
+                deck="french", save=None, load=None, console=Console(file=quiet),
+            )  # fmt: skip
+        return {s: p.seed for s, p in game.players.items()}
+
+    assert seeds(None) == {1: None, 2: None, 3: None}
+    assert seeds(5) == {1: 51, 2: 52, 3: 53} and seeds(0) == {1: 1, 2: 2, 3: 3}

@@ -621,7 +621,8 @@ def start(
         if s == seat:
             continue
         name = partner if (s & 1) == (seat & 1) else opponent
-        players[s] = make_player(name, seed=(seed or 0) * 10 + s)
+        # (no match seed, no player seed: each session's players draw afresh, as its deals do)
+        players[s] = make_player(name, seed=None if seed is None else seed * 10 + s)
     tags = dict(record.tags) if load is not None else {}
     hands = record.hands if load is not None else ()
     game = Game(

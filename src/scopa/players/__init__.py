@@ -16,6 +16,7 @@ from typing import Any
 
 from scopa.players.base import Player, check_options, check_seed, determinize
 from scopa.players.greedy import GreedyPlayer, GreedyWeights
+from scopa.players.inference import OpponentModel
 from scopa.players.ismcts import ISMCTSPlayer
 from scopa.players.levels import LEVELS, LevelPlayer, level, level_names, make_level
 from scopa.players.pimc import PIMCPlayer
@@ -30,6 +31,7 @@ __all__ = [
     "GreedyPlayer",
     "GreedyWeights",
     "ISMCTSPlayer",
+    "OpponentModel",
     "PIMCPlayer",
     "Player",
     "RandomPlayer",
