@@ -410,6 +410,34 @@ def test_the_workers_of_a_killed_batch_command_end_with_it(tmp_path, how):
     assert proc.returncode == -how
 
 
+def test_a_pool_that_breaks_between_two_submissions_is_replaced(monkeypatch):
+    # seen once in a loop of the test below: a worker died while the run submitted chunks (a
+    # pool replaced, its first chunk killing a worker at once), and the next submission raised
+    # BrokenProcessPool out of the run. The chunks a broken pool refuses run on the next pool;
+    # here the pool refuses while nothing runs in it (a worker gone idle), the same path's end
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    import scopa.batch
+
+    calls, refuse = [0], set()
+
+    class Refusing(ProcessPoolExecutor):
+        def submit(self, *args, **kwargs):  # type: ignore[override]
+            calls[0] += 1
+            if calls[0] in refuse or -1 in refuse and calls[0] > 1:
+                raise BrokenProcessPool("a worker ended (the test)")
+            return super().submit(*args, **kwargs)
+
+    monkeypatch.setattr(scopa.batch, "_pool", lambda n: Refusing(max_workers=n))
+    refuse.update({2, 3, 7})
+    got = list(scopa.batch.map_chunks(abs, range(-12, 0), workers=2, chunksize=1, in_flight=2))
+    assert sorted(got) == list(range(1, 13)) and calls[0] == 12 + 3  # (each refused chunk once more)
+    calls[0], refuse = 0, {-1}  # (every pool refuses all but the first chunk: given up)
+    with pytest.raises(scopa.batch.BatchError, match="the local process pool broke 3 times with no job"):
+        list(scopa.batch.map_chunks(abs, range(-12, 0), workers=2, chunksize=1, in_flight=2))
+
+
 def test_a_chunk_that_keeps_killing_its_worker_raises():
     # A chunk whose worker dies every time (os._exit, a crash in native code) once broke the
     # pool forever: the pool was replaced and the chunk rerun without end. It runs alone after

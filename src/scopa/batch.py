@@ -353,21 +353,43 @@ def _run(
         limit = in_flight or 4 * max(1, n_workers or _cluster_threads(ex) or os.cpu_count() or 1)
     pending: dict[Future[Any], tuple[list[Any], int]] = {}  # chunk, times lost with its worker
     alone: deque[tuple[list[Any], int]] = deque()  # chunks lost twice: each runs by itself
+    held: list[tuple[list[Any], int]] = []  # chunks a broken pool refused: for the next pool
     ready: list[Any] = []  # results not yet yielded
+    idle_breaks = 0  # pools found broken with nothing running in them, one after another
 
     def shown(chunk: list[Any]) -> list[Any]:
         """What an error message shows of a chunk's items (their ids)."""
         return [x if name is None else name(x) for x in chunk]
 
     def submit(chunk: list[Any], lost: int) -> None:
-        pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
+        if held:  # (the pool is broken: the rest wait for the next one too)
+            held.append((chunk, lost))
+            return
+        try:
+            pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
+        except BrokenProcessPool:  # (a worker died since the last look: its chunk's future says
+            if not owned or not isinstance(ex, ProcessPoolExecutor):  # which, in step)
+                raise
+            held.append((chunk, lost))
+
+    def renew(chunks: list[tuple[list[Any], int]]) -> None:
+        """A new pool for a broken one, and ``chunks`` (with the times each was lost) run on it."""
+        nonlocal ex
+        pending.clear()
+        _shutdown(ex, True)  # (joined: a broken pool's thread left running at the interpreter's
+        ex = _pool(n_workers or 1)  # exit can print "Exception ignored ... Bad file descriptor")
+        for c, k in chunks:
+            if k >= MAX_LOST - 1:
+                alone.append((c, k))
+            else:
+                submit(c, k)
 
     def fill() -> None:
         if alone:
             if not pending:
                 submit(*alone.popleft())
             return
-        while len(pending) < limit:
+        while len(pending) < limit and not held:
             chunk = list(islice(it, size))
             if not chunk:
                 return
@@ -418,24 +440,21 @@ def _run(
                 " worker); the run is given up"
             ) from None
         # a worker died: the chunks that finished are kept, the others run again on a new pool
+        # (and those the broken pool refused, which never ran)
         by_itself = not pending
         finished()
-        lost_now = [(chunk, lost + 1), *((c, k + 1) for c, k in pending.values())]
-        pending.clear()
-        ex.shutdown(wait=False, cancel_futures=True)
+        lost_now = [(chunk, lost + 1), *((c, k + 1) for c, k in pending.values()), *held]
+        held.clear()
         if by_itself and lost + 1 >= MAX_LOST:
+            pending.clear()
+            _shutdown(ex, True)
             names = shown(chunk)
             raise BatchError(
                 f"the chunk of items {show(names)} was lost {lost + 1} times with its worker process"
                 " (it died running them, the last time alone: a crash, os._exit or out of memory):"
                 " expected its jobs to return or raise; the run is given up"
             )
-        ex = _pool(n_workers or 1)
-        for c, k in lost_now:
-            if k >= MAX_LOST - 1:
-                alone.append((c, k))
-            else:
-                submit(c, k)
+        renew(lost_now)
 
     def handover() -> list[Any]:
         out = ready[:]
@@ -447,8 +466,21 @@ def _run(
         while True:
             try:
                 fill()
+                if not pending and held:  # (the pool broke with nothing running: a worker gone idle)
+                    idle_breaks += 1
+                    if idle_breaks >= MAX_LOST:
+                        raise BatchError(
+                            f"the local process pool broke {idle_breaks} times with no job running in"
+                            " it (its workers ended: killed, or out of memory): expected workers that"
+                            " stay; the run is given up"
+                        )
+                    refused = held[:]
+                    held.clear()
+                    renew(refused)
+                    continue
                 if not pending:
                     break
+                idle_breaks = 0
                 step()
             except BaseException:
                 # an error or Ctrl-C: first hand over what has finished, so nothing done is lost
