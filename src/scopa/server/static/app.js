@@ -5,6 +5,19 @@ const $ = (id) => document.getElementById(id);
 
 // ------------------------------------------------------------------ the engine, over /ws
 
+// A request whose connection closed before its reply is asked again, on a new connection, for
+// this long (a server restarting), every RETRY_MS: the protocol keeps nothing between requests
+// and the page holds the match, so asking twice is safe.
+const RESTART_WAIT_MS = 5000;
+const RETRY_MS = 200;
+
+// The error of a request whose connection closed under it (asked again by Engine.ask).
+function lostError() {
+  return Object.assign(new Error("the connection to the engine was lost (your next action reconnects)"), {
+    retry: true,
+  });
+}
+
 class Engine {
   constructor(url) {
     this.url = url;
@@ -35,7 +48,9 @@ class Engine {
         // (a connection given up for a newer one may close late: the requests waiting are the
         // newer one's, not to be failed; CI found its hello failed so, a new match with it)
         if (ws !== this.ws) return;
-        this.failAll(new Error("the connection to the engine was lost (your next action reconnects)"));
+        // (a request sent on it while it still read open, its server already gone, meets this:
+        // ask sends it again to the server that comes back; it needed a second click)
+        this.failAll(lostError());
         // (a connection that never opened already said why: its error stays on the status line)
         if (opened) {
           this.lost = true;
@@ -61,10 +76,16 @@ class Engine {
   }
   // Connected, and greeted (this.hello): at once, or after (re)connecting; throws if it cannot.
   async connect() {
-    await this.ready.catch(() => {}); // (a failed connection is tried again below)
-    if (this.ws.readyState !== WebSocket.OPEN) {
+    for (;;) {
+      const ready = this.ready;
+      await ready.catch(() => {}); // (a failed connection is tried again below)
+      if (this.ws.readyState === WebSocket.OPEN) return;
+      // (two requests at once: the one that opens a connection first, the other waits for it; it
+      // opened a second one, and the first then sent on a socket still connecting)
+      if (this.ready !== ready) continue;
       this.ready = this.open();
       await this.ready;
+      return;
     }
   }
   // A search's time in milliseconds: what the app would like, or the server's most if less
@@ -73,11 +94,27 @@ class Engine {
     const most = this.hello ? this.hello.max_time_ms : null;
     return most == null ? wanted : Math.min(wanted, most);
   }
+  // The reply to ``request``; one lost with its connection is asked again for RESTART_WAIT_MS,
+  // after which the last error stands ("cannot reach", "lost"). A request that could not be
+  // sent at all ("cannot reach") fails at once.
   async ask(request) {
+    let deadline = null;
+    for (;;) {
+      try {
+        return await this.askOnce(request);
+      } catch (err) {
+        if (err.retry && deadline === null) deadline = performance.now() + RESTART_WAIT_MS;
+        if (deadline === null || performance.now() > deadline) throw err;
+        await new Promise((ok) => setTimeout(ok, RETRY_MS));
+      }
+    }
+  }
+  async askOnce(request) {
     await this.connect();
     if (request.time_ms != null) request = { ...request, time_ms: this.timeMs(request.time_ms) };
     const id = this.next++;
     return new Promise((resolve, reject) => {
+      if (this.ws.readyState !== WebSocket.OPEN) return reject(lostError()); // (closed since)
       this.pending.set(id, { resolve, reject });
       this.ws.send(JSON.stringify({ ...request, id }));
     });
