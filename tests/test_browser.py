@@ -1194,3 +1194,77 @@ def test_at_a_matchs_end_the_status_says_what_undo_does(server, browser):
     status = d.find_element(By.ID, "status").text
     assert status.endswith("Press New match to play again (Undo takes back your last play)."), status
     until(lambda: d.find_element(By.ID, "undo").is_enabled())  # (drawn again once the play is done)
+
+
+# ------------------------------------------------------------------ the page's engine on a scripted socket
+
+SCRIPTED_SOCKETS = """
+const done = arguments[arguments.length - 1];
+const { Engine } = await import("/engine.js");
+const sockets = [];
+class Scripted {
+  static CONNECTING = 0; static OPEN = 1; static CLOSING = 2; static CLOSED = 3;
+  constructor(url) { this.readyState = 0; this.sent = []; sockets.push(this); }
+  send(text) { this.sent.push(JSON.parse(text)); }
+  open() { this.readyState = 1; this.onopen(); }
+  reply(obj) { this.onmessage({ data: JSON.stringify(obj) }); }
+  greet() { this.open(); this.reply({ id: this.sent[0].id, version: "x", max_time_ms: null }); }
+  close() { this.readyState = 3; this.onclose(); }
+}
+const tick = (ms = 0) => new Promise((ok) => setTimeout(ok, ms));
+const real = window.WebSocket;
+window.WebSocket = Scripted;
+const out = {};
+try {
+  const e = new Engine("ws://scripted/ws");
+  sockets[0].greet();
+  // 1. a request lost with its connection is asked again on the next one; the engine's own
+  // error there is said at once (it was asked again every 200 ms for 5 s)
+  const asked = e.ask({ cmd: "play", position: "p", move: "Kc" });
+  asked.catch(() => {});
+  await tick();
+  sockets[0].close();
+  await tick(300);
+  sockets[1].greet();
+  await tick();
+  const request = sockets[1].sent[1];
+  const t0 = performance.now();
+  sockets[1].reply({ id: request.id, error: { type: "IllegalMoveError", message: "illegal move 'Kc'" } });
+  const error = await asked.then(() => null, (err) => err);
+  const soon = performance.now() - t0 < 150;
+  await tick(600);  // (nothing asked again meanwhile: no new socket, no new request)
+  out.first = [sockets[0].sent.length, request.cmd, error && error.type, soon, sockets.length];
+  out.first.push(sockets[1].sent.length);
+  // 2. a connection closing (CLOSING) is replaced; its late close fails its own requests, which
+  // are asked again, and leaves the newer one's alone (the first hung for ever)
+  const waiting = e.ask({ cmd: "ping" });
+  await tick();
+  sockets[1].readyState = 2;
+  const newer = e.ask({ cmd: "legal", position: "q" });
+  await tick();
+  sockets[2].greet();
+  await tick();
+  sockets[1].close();
+  await tick(300);
+  const onNewer = sockets[2].sent.slice(1).map((m) => m.cmd).sort();
+  for (const m of sockets[2].sent.slice(1)) sockets[2].reply({ id: m.id, done: m.cmd });
+  out.second = [onNewer, (await waiting).done, (await newer).done, sockets.length];
+} catch (err) {
+  out.error = String(err && err.stack || err);
+} finally {
+  window.WebSocket = real;
+}
+done(out);
+"""
+
+
+def test_the_pages_engine_asks_again_only_what_its_connection_lost(server, browser):
+    # a review: after one lost connection, the engine's own errors were asked again for 5 s; an
+    # audit: requests on a connection closing when a newer one replaced it were never failed
+    d = browser
+    d.get(server)
+    wait_for(d, ("idle", "your-turn", "waiting"))
+    out = d.execute_async_script("(async () => {" + SCRIPTED_SOCKETS + "})()")
+    assert "error" not in out, out.get("error")
+    assert out["first"] == [2, "play", "IllegalMoveError", True, 2, 2], out
+    assert out["second"] == [["legal", "ping"], "ping", "legal", 3], out

@@ -434,6 +434,16 @@ def test_bad_event_and_hand_score_json_is_refused_naming_the_field():
             {"type": "capture", "seat": 0, "team": 0, "card": 7, "cards": ["3c", "4s"]},
         ),
     ]
+    bad_events += [
+        (
+            "bad capture event's team 1: seat 0 plays for team 0",
+            {"type": "capture", "seat": 0, "team": 1, "card": "7d", "cards": ["7c"]},
+        ),
+        (
+            "bad capture event: its card 7d is among the cards it takes",
+            {"type": "capture", "seat": 0, "team": 0, "card": "7d", "cards": ["7d"]},
+        ),
+    ]  # (a review)
     for message, obj in bad_events:
         with pytest.raises(scopa.OptionError, match=re.escape(message)):
             scopa.events.Event.from_json(obj)

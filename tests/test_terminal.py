@@ -589,3 +589,20 @@ def test_the_computer_players_are_seeded_by_the_match_seed_only():
 
     assert seeds(None) == {1: None, 2: None, 3: None}
     assert seeds(5) == {1: 51, 2: 52, 3: 53} and seeds(0) == {1: 1, 2: 2, 3: 3}
+
+
+def test_a_game_run_again_hears_its_signals_again():
+    # a review: a signal noted as one run ended stayed noted, and a second run of the same Game
+    # ignored SIGTERM and SIGHUP and ended with the first one's status
+    from rich.console import Console
+
+    from scopa.terminal import Game
+
+    def eof(prompt: str) -> str:
+        raise EOFError
+
+    with open(os.devnull, "w") as quiet:
+        match = scopa.Match("scopa", seed=1)
+        game = Game(match=match, human=match.state.turn, players={}, console=Console(file=quiet), ask=eof)
+        game._ending, game._signalled = True, 15  # (as a run that met SIGTERM at its end leaves it)
+        assert game.run() == 0 and game._signalled is None

@@ -105,11 +105,18 @@ class Event:
             value = getattr(self, name)
             if value is not None and not _valid(name, value):
                 raise OptionError(f"bad {self.type} event's {name} {show(value)}: expected {expected}")
+        if self.seat is not None and self.team is not None and self.team != self.seat % 2:
+            raise OptionError(
+                f"bad {self.type} event's team {self.team}: seat {self.seat} plays for team {self.seat % 2}"
+            )
+        if self.card is not None and self.cards is not None and self.card in self.cards:
+            raise OptionError(f"bad {self.type} event: its card {self.card} is among the cards it takes")
 
     @classmethod
     def from_json(cls, obj: Any) -> Event:
-        """Inverse of :meth:`to_json`. Raises :class:`OptionError` naming the bad field: an
-        unknown type, a field its type has not or lacks, a bad card, seat, team, count or points.
+        """Inverse of :meth:`to_json`. Raises :class:`OptionError` naming the bad field (an
+        unknown type, a field its type has not or lacks, a bad seat, team, count or points, a
+        team that is not its seat's) and :class:`CardError` for a card that is none.
 
         >>> e = Event.from_json({"type": "capture", "seat": 0, "team": 0, "card": "3d", "cards": ["3c"]})
         >>> e.card, e.cards, Event.from_json(e.to_json()) == e

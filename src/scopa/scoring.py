@@ -105,8 +105,9 @@ class HandScore:
     primiera_totals: tuple[int | None, int | None]
 
     def __post_init__(self) -> None:
-        # (one hand's figures, checked once, so a score built by hand or read from JSON is one a
-        # hand can have: RULES §4 and §7)
+        # (a score built by hand or read from JSON: each figure in the range a hand allows and one
+        # team at most scoring a point, RULES §4 and §7; the figures are not checked against each
+        # other, which composed positions' partial piles would not all satisfy)
         for name, most, shared in _FIELDS:
             pair = _pair(getattr(self, name), name, most)
             if shared is not None and pair[0] + pair[1] > shared:

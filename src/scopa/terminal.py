@@ -284,6 +284,7 @@ class Game:
         SIGHUP (the terminal closed) end it as Ctrl-C does, the hand so far saved (status 128 +
         the signal). A record that could not be saved is tried once more at the end; if it
         still cannot be, an :class:`OptionError` says so (status 2)."""
+        self._ending, self._signalled = False, None  # (a Game run again starts afresh)
         previous = self._catch_signals()
         try:
             try:
@@ -337,8 +338,10 @@ class Game:
 
     def _help(self) -> None:
         self.console.print(NOTATION_HELP)
-        # (the symbols only where they are shown: a terminal that cannot has the letters)
-        shown = COMMANDS_HELP if self.deck == "french" else COMMANDS_HELP.replace("; 7♦ works too", "")
+        # (the symbols only where they can be shown: a terminal that cannot has the letters)
+        shown = COMMANDS_HELP
+        if suits_shown(self.console.encoding) != "french":
+            shown = COMMANDS_HELP.replace("; 7♦ works too", "")
         self.console.print(shown)
 
     def _print(self, *what: Any, **options: Any) -> None:

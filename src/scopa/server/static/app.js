@@ -1,125 +1,9 @@
 // The browser app of `scopa serve`: a match against the computer over the engine's WebSocket
 // protocol (docs/engine-protocol.md), drawn with the server's SVG cards. No build step, no CDN.
 
+import { Engine } from "./engine.js";
+
 const $ = (id) => document.getElementById(id);
-
-// ------------------------------------------------------------------ the engine, over /ws
-
-// A request whose connection closed before its reply is asked again, on a new connection, for
-// this long (a server restarting), every RETRY_MS: the protocol keeps nothing between requests
-// and the page holds the match, so asking twice is safe.
-const RESTART_WAIT_MS = 5000;
-const RETRY_MS = 200;
-
-// The error of a request whose connection closed under it (asked again by Engine.ask).
-function lostError() {
-  return Object.assign(new Error("the connection to the engine was lost (your next action reconnects)"), {
-    retry: true,
-  });
-}
-
-class Engine {
-  constructor(url) {
-    this.url = url;
-    this.next = 1;
-    this.pending = new Map();
-    this.ready = this.open();
-  }
-  open() {
-    return new Promise((resolve, reject) => {
-      const ws = (this.ws = new WebSocket(this.url));
-      let opened = false;
-      ws.onopen = () => {
-        opened = true;
-        // every connection begins with hello: a server restarted under the page may take other
-        // limits (its max_time_ms), read again before any request is sent
-        const id = this.next++;
-        const greeted = (reply) => {
-          this.hello = reply;
-          if (this.lost && this.onback) this.onback(); // (connected again after a loss)
-          this.lost = false;
-          resolve();
-        };
-        this.pending.set(id, { resolve: greeted, reject });
-        ws.send(JSON.stringify({ cmd: "hello", id }));
-      };
-      ws.onerror = () => reject(new Error("cannot reach the engine: is scopa serve running?"));
-      ws.onclose = () => {
-        // (a connection given up for a newer one may close late: the requests waiting are the
-        // newer one's, not to be failed; CI found its hello failed so, a new match with it)
-        if (ws !== this.ws) return;
-        // (a request sent on it while it still read open, its server already gone, meets this:
-        // ask sends it again to the server that comes back; it needed a second click)
-        this.failAll(lostError());
-        // (a connection that never opened already said why: its error stays on the status line)
-        if (opened) {
-          this.lost = true;
-          if (this.onlost) this.onlost();
-        }
-      };
-      ws.onmessage = (e) => {
-        const reply = JSON.parse(e.data);
-        if (reply.info) return; // progress lines: not used here
-        const error = reply.error && Object.assign(new Error(reply.error.message), { type: reply.error.type });
-        if (reply.id === null && error) return this.failAll(error); // a message the engine could not read
-        const waiter = this.pending.get(reply.id);
-        if (!waiter) return;
-        this.pending.delete(reply.id);
-        if (error) waiter.reject(error);
-        else waiter.resolve(reply);
-      };
-    });
-  }
-  failAll(error) {
-    for (const { reject } of this.pending.values()) reject(error);
-    this.pending.clear();
-  }
-  // Connected, and greeted (this.hello): at once, or after (re)connecting; throws if it cannot.
-  async connect() {
-    for (;;) {
-      const ready = this.ready;
-      await ready.catch(() => {}); // (a failed connection is tried again below)
-      if (this.ws.readyState === WebSocket.OPEN) return;
-      // (two requests at once: the one that opens a connection first, the other waits for it; it
-      // opened a second one, and the first then sent on a socket still connecting)
-      if (this.ready !== ready) continue;
-      this.ready = this.open();
-      await this.ready;
-      return;
-    }
-  }
-  // A search's time in milliseconds: what the app would like, or the server's most if less
-  // (scopa serve --max-time): a request above it would be refused.
-  timeMs(wanted) {
-    const most = this.hello ? this.hello.max_time_ms : null;
-    return most == null ? wanted : Math.min(wanted, most);
-  }
-  // The reply to ``request``; one lost with its connection is asked again for RESTART_WAIT_MS,
-  // after which the last error stands ("cannot reach", "lost"). A request that could not be
-  // sent at all ("cannot reach") fails at once.
-  async ask(request) {
-    let deadline = null;
-    for (;;) {
-      try {
-        return await this.askOnce(request);
-      } catch (err) {
-        if (err.retry && deadline === null) deadline = performance.now() + RESTART_WAIT_MS;
-        if (deadline === null || performance.now() > deadline) throw err;
-        await new Promise((ok) => setTimeout(ok, RETRY_MS));
-      }
-    }
-  }
-  async askOnce(request) {
-    await this.connect();
-    if (request.time_ms != null) request = { ...request, time_ms: this.timeMs(request.time_ms) };
-    const id = this.next++;
-    return new Promise((resolve, reject) => {
-      if (this.ws.readyState !== WebSocket.OPEN) return reject(lostError()); // (closed since)
-      this.pending.set(id, { resolve, reject });
-      this.ws.send(JSON.stringify({ ...request, id }));
-    });
-  }
-}
 
 const engine = new Engine(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
 
@@ -1127,6 +1011,9 @@ function main() {
   window.addEventListener("pageshow", (e) => {
     if (!e.persisted) return;
     game.away = false;
+    // (a computer's turn asked before the page left may still be asked again, its connection
+    // closed: superseded, so that two turns are not played from one position)
+    game.token++;
     if (inPlay()) advance().catch(showError);
   });
   // another tab of this page saved its match over this one's (one match per browser and
