@@ -697,23 +697,29 @@ def test_a_record_too_large_is_refused_and_the_match_goes_on(server, browser, tm
     wait_for(d, ("your-turn", "hand-over"))
 
 
-def test_a_connection_lost_while_the_computer_thinks_goes_on_from_a_button(browser):
-    # the server dies while the computer's move is asked for: the page cannot go on by itself
-    # (no action of yours asks the computer again), so a button reconnects and asks again
-    import socket
-    import urllib.request
+class ThinkingWhenKilled:
+    """A ``scopa serve`` with one worker, held busy by another client, killed while the page's
+    match waits on it for the computer's first move (its bestmove sent on the page's
+    connection); :meth:`restart` starts another on the same port. Both stopped at the end."""
 
-    from websockets.sync.client import connect
+    CMD = (sys.executable, "-m", "scopa", "serve", "--log-level", "warning", "--workers", "1")
 
-    seed = next(s for s in range(100) if scopa.Match("scopa", seed=s).state.turn == 1)  # it leads
-    cmd = [sys.executable, "-m", "scopa", "serve", "--log-level", "warning", "--workers", "1"]
-    first = subprocess.Popen([*cmd, "--port", "0"], stdout=subprocess.PIPE, text=True)
-    second = None
-    try:
-        assert first.stdout is not None
-        url = first.stdout.readline().split("listening on ")[1].strip()
-        port = url.rsplit(":", 1)[1]
-        d = browser
+    def __init__(self, d: Any) -> None:
+        self.second: subprocess.Popen[str] | None = None
+        seed = next(s for s in range(100) if scopa.Match("scopa", seed=s).state.turn == 1)  # it leads
+        self.first = subprocess.Popen([*self.CMD, "--port", "0"], stdout=subprocess.PIPE, text=True)
+        try:
+            self._kill_while_thinking(d, seed)
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def _kill_while_thinking(self, d: Any, seed: int) -> None:
+        from websockets.sync.client import connect
+
+        assert self.first.stdout is not None
+        url = self.first.stdout.readline().split("listening on ")[1].strip()
+        self.port = url.rsplit(":", 1)[1]
         d.get(f"{url}/?seed={seed}")
         wait_for(d, ("idle",))
         until(lambda: d.find_elements(By.CSS_SELECTOR, "#difficulty option"))
@@ -721,36 +727,48 @@ def test_a_connection_lost_while_the_computer_thinks_goes_on_from_a_button(brows
         with connect(url.replace("http://", "ws://") + "/ws") as ws:  # the only worker, kept busy
             deal = scopa.State.deal("scopone_scientifico", seed=1).to_string()
             ws.send(json.dumps({"cmd": "solve", "id": 1, "position": deal, "time_ms": 9000}))
-
-            def running() -> int:
-                with urllib.request.urlopen(url + "/health", timeout=10) as r:
-                    return int(json.loads(r.read())["searches_running"])
-
-            until(lambda: running() == 1)  # (the page's bestmove will wait behind it)
+            until(lambda: health(url)["searches_running"] == 1)  # (the page's bestmove waits behind it)
             d.find_element(By.ID, "new-game").click()
             until(lambda: "thinking" in d.find_element(By.ID, "status").text)
-            time.sleep(0.3)  # its bestmove waits for the busy worker
-            first.kill()
-            first.wait(10)
+            time.sleep(0.3)  # (its bestmove waits for the busy worker, on the page's connection)
+            self.first.kill()  # (at once: a server stopped would answer the search it stopped)
+            self.first.wait(10)
+
+    def restart(self) -> None:
+        self.second = subprocess.Popen([*self.CMD, "--port", self.port], stdout=subprocess.PIPE, text=True)
+        assert self.second.stdout is not None and "listening on" in self.second.stdout.readline()
+
+    def __enter__(self) -> ThinkingWhenKilled:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for p in (self.first, self.second):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                p.wait(10)
+
+
+def test_a_connection_lost_while_the_computer_thinks_goes_on_from_a_button(browser):
+    # the server dies while the computer's move is asked for, and stays away longer than the
+    # page asks again (5 s): the page cannot go on by itself (no action of yours asks the
+    # computer again), so a button reconnects and asks again
+    import socket
+
+    d = browser
+    with ThinkingWhenKilled(d) as srv:
         until(lambda: state(d) == "error", show=lambda: d.find_element(By.ID, "status").text)
         until(
             lambda: d.find_element(By.ID, "go-on").is_displayed(),
             show=lambda: d.find_element(By.ID, "status").text,
         )
         assert focused(d) == "go-on"
-        second = subprocess.Popen([*cmd, "--port", port], stdout=subprocess.PIPE, text=True)
-        assert second.stdout is not None and "listening on" in second.stdout.readline()
-        with socket.create_connection(("127.0.0.1", int(port)), timeout=10):
+        srv.restart()
+        with socket.create_connection(("127.0.0.1", int(srv.port)), timeout=10):
             pass
         d.find_element(By.ID, "go-on").click()
         wait_for(d, ("your-turn",))
         assert not d.find_element(By.ID, "go-on").is_displayed()
         assert "greedy" not in d.find_element(By.ID, "status").text
-    finally:
-        for p in (first, second):
-            if p is not None and p.poll() is None:
-                p.terminate()
-                p.wait(10)
 
 
 def test_a_request_on_a_connection_its_server_closed_is_asked_again_of_the_next(browser):
@@ -759,32 +777,9 @@ def test_a_request_on_a_connection_its_server_closed_is_asked_again_of_the_next(
     # "lost (your next action reconnects)". A request lost with its connection is asked again
     # for 5 s: here the computer's move, waiting behind a busy worker when the server dies and
     # comes back, goes on by itself (the go-on button was needed: 3 runs in 3)
-    from websockets.sync.client import connect
-
-    seed = next(s for s in range(100) if scopa.Match("scopa", seed=s).state.turn == 1)  # it leads
-    cmd = [sys.executable, "-m", "scopa", "serve", "--log-level", "warning", "--workers", "1"]
-    first = subprocess.Popen([*cmd, "--port", "0"], stdout=subprocess.PIPE, text=True)
-    second = None
-    try:
-        assert first.stdout is not None
-        url = first.stdout.readline().split("listening on ")[1].strip()
-        port = url.rsplit(":", 1)[1]
-        d = browser
-        d.get(f"{url}/?seed={seed}")
-        wait_for(d, ("idle",))
-        until(lambda: d.find_elements(By.CSS_SELECTOR, "#difficulty option"))
-        Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
-        with connect(url.replace("http://", "ws://") + "/ws") as ws:  # the only worker, kept busy
-            deal = scopa.State.deal("scopone_scientifico", seed=1).to_string()
-            ws.send(json.dumps({"cmd": "solve", "id": 1, "position": deal, "time_ms": 9000}))
-            until(lambda: health(url)["searches_running"] == 1)
-            d.find_element(By.ID, "new-game").click()
-            until(lambda: "thinking" in d.find_element(By.ID, "status").text)
-            time.sleep(0.3)  # (its bestmove waits for the busy worker, on this connection)
-            first.kill()  # (at once: a server stopped would answer the search it stopped)
-            first.wait(10)
-        second = subprocess.Popen([*cmd, "--port", port], stdout=subprocess.PIPE, text=True)
-        assert second.stdout is not None and "listening on" in second.stdout.readline()
+    d = browser
+    with ThinkingWhenKilled(d) as srv:
+        srv.restart()
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and state(d) != "your-turn":
             assert not d.find_element(By.ID, "go-on").is_displayed(), d.find_element(By.ID, "status").text
@@ -792,11 +787,6 @@ def test_a_request_on_a_connection_its_server_closed_is_asked_again_of_the_next(
         assert state(d) == "your-turn", d.find_element(By.ID, "status").text
         # (none but the browser's own lines for the attempts made while the server was down)
         assert not [e for e in console_errors(d) if "ERR_CONNECTION_REFUSED" not in e["message"]]
-    finally:
-        for p in (first, second):
-            if p is not None and p.poll() is None:
-                p.terminate()
-                p.wait(10)
 
 
 def health(url: str) -> dict[str, Any]:
