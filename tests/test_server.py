@@ -3,6 +3,7 @@ and the ``/ws`` WebSocket as a web app would, with its limits (docs/server.md)."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -766,14 +767,19 @@ def test_ctrl_c_stops_an_http_search_at_once(server):
 def test_a_request_slow_to_read_does_not_hold_up_other_clients(monkeypatch):
     # Found by an audit: requests were read on the event loop, and reading a record replays
     # it (0.2 s a 64 KB message): one client's messages delayed every other's ping by seconds.
-    # Here reading one request blocks until the test lets it go: meanwhile the server answers.
+    # A later audit: long requests read in the loop's threads, as many as it has (8 clients
+    # sending records of 1 MB), held up every short request (a ping: 9 s), read there too. Long
+    # requests are read in a thread, short ones (INLINE_BYTES) at once. Here reading a long
+    # request blocks until the test lets it go, in every thread of the pool at once: meanwhile
+    # the server answers short ones.
+    import os
     import socket
     import threading
 
     import uvicorn
 
     from scopa.protocol import Protocol
-    from scopa.server import ServerConfig, create_app
+    from scopa.server import INLINE_BYTES, ServerConfig, create_app
 
     release = threading.Event()
     real = Protocol.parse
@@ -783,40 +789,59 @@ def test_a_request_slow_to_read_does_not_hold_up_other_clients(monkeypatch):
             assert release.wait(60)
         return real(self, line)
 
+    def slow(name: str) -> str:  # (a ping, long: blanks, to be read in a thread)
+        return '{"cmd": "ping",' + " " * INLINE_BYTES + f'"id": "{name}"}}'
+
     monkeypatch.setattr(Protocol, "parse", parse)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(ServerConfig()), log_level="warning", lifespan="on"))
+    config = ServerConfig(max_request_bytes=2 * INLINE_BYTES)
+    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
+    threads = min(32, (os.cpu_count() or 1) + 4)  # (the loop's default pool, where long requests are read)
+    slow_ones: list[Any] = []
+    opened = contextlib.ExitStack()
     try:
         while not server.started:
             time.sleep(0.02)
+        slow_ones += [opened.enter_context(connect(f"ws://127.0.0.1:{port}/ws")) for _ in range(threads)]
         base = f"http://127.0.0.1:{port}"
-        with connect(f"ws://127.0.0.1:{port}/ws") as slow, connect(f"ws://127.0.0.1:{port}/ws") as other:
-            slow.send(json.dumps({"cmd": "ping", "id": "slow"}))
+        with connect(f"ws://127.0.0.1:{port}/ws") as other:
+            for k, ws in enumerate(slow_ones):
+                ws.send(slow(f"slow{k}"))
             posted: list[Any] = []
             poster = threading.Thread(
                 target=lambda: posted.append(
                     urllib.request.urlopen(
-                        urllib.request.Request(base + "/api", data=b'{"cmd": "ping", "id": "slow2"}'),
-                        timeout=60,
+                        urllib.request.Request(base + "/api", data=slow("slow-post").encode()), timeout=60
                     ).read()
                 )
             )
             poster.start()
+            time.sleep(0.5)  # (every thread of the pool is reading one)
             other.send(json.dumps({"cmd": "ping", "id": "p"}))
             assert ws_recv(other, timeout=30) == {"id": "p", "pong": True}  # (was: no answer)
+            other.send(
+                json.dumps({"cmd": "legal", "id": "l", "position": "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"})
+            )
+            assert ws_recv(other, timeout=30) == {"id": "l", "moves": ["7dx3c4s", "Kc"]}
+            with urllib.request.urlopen(
+                urllib.request.Request(base + "/api", data=b'{"cmd": "ping"}'), timeout=30
+            ) as r:
+                assert json.loads(r.read()) == {"id": None, "pong": True}
             with urllib.request.urlopen(base + "/health", timeout=30) as r:
                 assert json.loads(r.read())["status"] == "ok"
             assert not posted
             release.set()
-            assert ws_recv(slow) == {"id": "slow", "pong": True}
+            for k, ws in enumerate(slow_ones):
+                assert ws_recv(ws) == {"id": f"slow{k}", "pong": True}
             poster.join(60)
-            assert json.loads(posted[0]) == {"id": "slow2", "pong": True}
+            assert json.loads(posted[0]) == {"id": "slow-post", "pong": True}
     finally:
         release.set()
+        opened.close()
         server.should_exit = True
         thread.join(30)
 
@@ -940,3 +965,107 @@ def test_the_card_pictures(server):
         assert status == 404 and said in body, (path, status, body)
     for path in ("/cards/french/..%2F..%2Fsetup.py.svg", "/cards/../setup.py", "/cards/french/7d.png"):
         assert fetch(path)[0] == 404, path
+
+
+# ------------------------------------------------------------------ an audit of the server (2026-12-05)
+
+
+def test_shutdown_sends_the_stopped_searches_replies_and_waits_for_no_client_for_ever(server):
+    # SIGTERM: a WebSocket's stopped searches lost their replies (uvicorn closed it first, 2
+    # runs in 4); a client that never finished its request held the server up for ever
+    import signal
+    import socket
+
+    s = server("--max-time", "0")
+    got = []
+    with connect(s.ws_url) as ws:
+        for i in range(3):  # (no time limit: each runs until stopped)
+            ws.send(json.dumps({"cmd": "solve", "id": i, "position": FULL}))
+        time.sleep(0.5)
+        s.proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(websockets.ConnectionClosed, TimeoutError):
+            while len(got) < 3:
+                got.append(ws_recv(ws, timeout=30))
+    assert sorted(r["id"] for r in got) == [0, 1, 2] and all(r["exact"] is False for r in got), got
+    assert s.proc.wait(30) == -signal.SIGTERM
+    s = server()
+    port = int(s.base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port)) as slow:
+        slow.sendall(b'POST /api HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 50\r\n\r\n{"cmd"')
+        time.sleep(0.3)
+        s.proc.send_signal(signal.SIGTERM)
+        assert s.proc.wait(60) == -signal.SIGTERM  # (SHUTDOWN_GRACE: 5 s; it waited for ever)
+
+
+def test_ping_and_hello_answer_whatever_the_connection_has_in_flight(server):
+    # an audit: with max_in_flight requests of its connection unanswered, a ping was Busy
+    s = server("--max-in-flight", "2")
+    with connect(s.ws_url) as ws:
+        for i in range(2):
+            ws.send(json.dumps({"cmd": "solve", "id": i, "position": FULL, "time_ms": 3000}))
+        ws.send(json.dumps({"cmd": "ping", "id": "p"}))
+        ws.send(json.dumps({"cmd": "hello", "id": "h"}))
+        ws.send(json.dumps({"cmd": "legal", "id": "l", "position": SMALL}))
+        first = [ws_recv(ws) for _ in range(3)]
+        assert first[0] == {"id": "p", "pong": True} and first[1]["id"] == "h" and "commands" in first[1]
+        assert first[2]["id"] == "l" and first[2]["error"]["type"] == "Busy"
+        ws.send(json.dumps({"cmd": "stop", "id": "s"}))
+        assert sorted(str(ws_recv(ws).get("id")) for _ in range(3)) == ["0", "1", "s"]
+
+
+def test_the_log_level_is_scopas_too_and_a_log_nobody_reads_is_dropped():
+    # an audit: scopa's own lines ("refused: Host ...") came at every level, without a level's
+    # word, and its info lines never; with the reader of standard output gone, every request
+    # printed a "Logging error" traceback, and Ctrl-C ended with 120
+    import signal
+
+    def run(level: str, close_stdout: bool = False) -> tuple[int, str]:
+        cmd = [sys.executable, "-m", "scopa", "serve", "--port", "0", "--log-level", level]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert p.stdout is not None
+        base = p.stdout.readline().split("listening on ")[1].strip()
+        if close_stdout:
+            p.stdout.close()
+        for _ in range(100):
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(base + "/health", timeout=10).read()
+                break
+            time.sleep(0.05)
+        with contextlib.suppress(urllib.error.HTTPError):
+            urllib.request.urlopen(urllib.request.Request(base + "/health", headers={"Host": "evil.example"}))
+        with connect(base.replace("http://", "ws://") + "/ws") as ws:
+            ws.send('{"cmd": "ping"}')
+            ws.recv(timeout=30)
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        return p.returncode, err
+
+    status, err = run("critical")
+    assert status == 130 and err.strip() == "", err
+    status, err = run("info")
+    assert "WARNING:  refused: Host 'evil.example'" in err and "INFO:     ws 127.0.0.1:" in err, err
+    status, err = run("info", close_stdout=True)
+    assert status == 130 and "Logging error" not in err and "Traceback" not in err, err
+
+
+def test_the_server_refuses_an_empty_host_and_an_origin_no_browser_sends(server):
+    # an audit: --host '' listened on every address; a non-ASCII origin (browsers send punycode)
+    # was taken; a bad card's 404 lacked nosniff, and /cards was the app's bare Not Found
+    from scopa.server import ServerConfig
+
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "serve", "--host", "", "--port", "0"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 2 and "bad host '': expected an address or a name" in out.stderr, out.stderr
+    with pytest.raises(scopa.OptionError, match="bad origin 'http://é.example'"):
+        ServerConfig(cors_origins=("http://é.example",))
+    assert ServerConfig(cors_origins=("http://xn--9ca.example",)).cors_origins == ("http://xn--9ca.example",)
+    s = server()
+    for path in ("/cards/klingon/7d.svg", "/cards/french/7D.svg", "/cards"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(s.base + path, timeout=30)
+        r = refused.value
+        assert r.code == 404 and r.headers["X-Content-Type-Options"] == "nosniff", path
+        assert r.headers["Content-Type"].startswith("text/plain"), path

@@ -752,7 +752,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level",
         default="info",
         choices=["critical", "error", "warning", "info", "debug"],
-        help="uvicorn's log level (default info)",
+        help="the level of the server's log, uvicorn's and scopa's own (default info; the requests on "
+        "standard output, the rest on standard error)",
     )
     srv.set_defaults(func=_serve)
 
@@ -963,6 +964,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     except KeyboardInterrupt:
+        if sys.stdout is not None:
+            try:  # (Ctrl-C for a server whose output's reader went: 130, not the last flush's 120)
+                sys.stdout.flush()
+            except OSError:
+                _stdout_to_nowhere(real)
         return 130
 
 

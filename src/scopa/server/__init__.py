@@ -72,6 +72,23 @@ WS_FRAME_FACTOR = 16
 #: The error a binary WebSocket message gets: requests are JSON text, one per text message.
 BINARY_REFUSED = "a binary WebSocket message: send each request as JSON in a text message"
 
+#: Requests of at most this many bytes are read, and answered when they are not searches, on
+#: the event loop (a position, a view, a short match: well under a millisecond); longer ones (a
+#: record, a long match, which are replayed) in a thread, so that many of them do not hold up
+#: the short ones nor the loop.
+INLINE_BYTES = 4096
+
+#: Answered as soon as they are read, whatever else the connection waits for (not counted in
+#: its ``max_in_flight``): ``ping`` (at once, even during a search) and ``hello``.
+INSTANT = ("ping", "hello")
+
+#: At shutdown (Ctrl-C, SIGTERM) the searches are stopped and their replies sent, then the
+#: connections closed: a client that neither finishes its request nor reads its replies holds
+#: the server's end up for at most this many seconds.
+SHUTDOWN_GRACE = 5
+#: How long shutdown waits for the stopped searches' replies to go out, seconds at most.
+REPLY_GRACE = 1.0
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -147,7 +164,7 @@ _DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
 def _is_origin(text: str) -> bool:
     """Whether ``text`` is an origin a browser may send: a lower-case host, and a port, if any,
     in 1..65535 and not the scheme's own (which the browser leaves out)."""
-    m = _ORIGIN.fullmatch(text)
+    m = _ORIGIN.fullmatch(text) if text.isascii() else None  # (a browser sends a name in punycode)
     if m is None or m.group(2) is None:
         return m is not None
     port = int(m.group(2))
@@ -399,6 +416,14 @@ def _cheap(protocol: Protocol, req: Request) -> dict[str, Any]:
     return reply
 
 
+async def _parse(protocol: Protocol, data: str | bytes) -> Request:
+    """A request read: on the event loop when short (:data:`INLINE_BYTES`), else in a thread
+    (reading a record or a match replays its plays). Raises RequestError."""
+    if len(data) <= INLINE_BYTES:
+        return protocol.parse(data)
+    return await asyncio.get_running_loop().run_in_executor(None, protocol.parse, data)
+
+
 def _waiting_text(n: int) -> str:
     return f"{n} search{'es' if n != 1 else ''} already wait{'s' if n == 1 else ''}: try again later"
 
@@ -462,12 +487,14 @@ def create_app(config: ServerConfig | None = None) -> Any:
                     return respond(too_large, 413)
         except ClientDisconnect:  # gone before its request was whole: no one to answer
             return Response(status_code=400)
-        try:  # (off the event loop: reading a record or a match replays its plays)
-            req = await asyncio.get_running_loop().run_in_executor(None, protocol.parse, body)
+        try:
+            req = await _parse(protocol, body)
         except RequestError as exc:
             return respond(exc.reply, 400)
         if req.cmd == "quit":
             return respond(error_reply(req.id, "ProtocolError", "quit has no meaning over HTTP"), 400)
+        if req.cmd in INSTANT or (not req.is_search and len(body) <= INLINE_BYTES):
+            return respond(_cheap(protocol, req))
         if not req.is_search:
             return respond(await asyncio.get_running_loop().run_in_executor(None, _cheap, protocol, req))
         slot = searches.try_reserve()
@@ -531,10 +558,12 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 await asyncio.wrap_future(f)
             return reply
 
-        async def answer(req: Request, flag: StopFlag | None, slot: _Slot | None) -> None:
+        async def answer(req: Request, flag: StopFlag | None, slot: _Slot | None, short: bool) -> None:
             try:
                 if flag is not None and slot is not None:
                     reply = await search(req, flag, slot)
+                elif short:  # (see INLINE_BYTES)
+                    reply = _cheap(protocol, req)
                 else:
                     reply = await loop.run_in_executor(None, _cheap, protocol, req)
                 if reply is not None:
@@ -561,11 +590,15 @@ def create_app(config: ServerConfig | None = None) -> Any:
                         )
                     )
                     continue
-                try:  # (off the event loop, one message of this connection at a time)
-                    req = await loop.run_in_executor(None, protocol.parse, data)
+                try:  # (one message of this connection at a time)
+                    req = await _parse(protocol, data)
                 except RequestError as exc:
                     await send(exc.reply)
                     continue
+                if req.cmd in INSTANT:  # (not counted in flight: ping answers even then)
+                    await send(_cheap(protocol, req))
+                    continue
+                short = len(data) <= INLINE_BYTES
                 if req.cmd == "quit":
                     with contextlib.suppress(RuntimeError, WebSocketDisconnect):
                         await websocket.close()
@@ -591,7 +624,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
                         continue
                     flag = StopFlag()
                     mine[id(flag)] = (req, flag, slot)
-                task = asyncio.ensure_future(answer(req, flag, slot))
+                task = asyncio.ensure_future(answer(req, flag, slot, short))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
         except WebSocketDisconnect:
@@ -625,7 +658,12 @@ def create_app(config: ServerConfig | None = None) -> Any:
                     )
                 text = svg.card(card, deck=deck)
         except ScopaError as exc:
-            return Response(str(exc), status_code=404, media_type="text/plain")
+            return Response(
+                str(exc),
+                status_code=404,
+                media_type="text/plain",
+                headers={"X-Content-Type-Options": "nosniff"},
+            )
         headers = {"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"}
         return Response(text, media_type="image/svg+xml", headers=headers)
 
@@ -650,6 +688,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
         Route("/health", health, methods=["GET"]),
         Route("/cards/{deck}/{name}.svg", card_svg, methods=["GET"]),
         Route("/cards/{rest:path}", no_card, methods=["GET"]),  # (not the app's bare Not Found)
+        Route("/cards", no_card, methods=["GET"]),
         WebSocketRoute("/ws", ws),
         Route("/ws", ws_over_http),
         WebSocketRoute("/{rest:path}", no_ws),
@@ -693,6 +732,11 @@ def run(
     cfg = config or ServerConfig()
     if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
         raise OptionError(f"bad port {port!r}: expected an int in 0..65535 (0 for any free one)")
+    if not isinstance(host, str) or not host.strip():  # (--host "$UNSET" listened on every address)
+        raise OptionError(f"bad host {show(host)}: expected an address or a name, like 127.0.0.1")
+    levels = uvicorn.config.LOG_LEVELS
+    if log_level not in levels:
+        raise OptionError(f"bad log_level {show(log_level)}: expected one of {', '.join(levels)}")
     sock = _listen(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if sock.family == socket.AF_INET6 else host
@@ -701,8 +745,10 @@ def run(
     uv = uvicorn.Config(
         app,
         log_level=log_level,
+        log_config=_log_config(levels[log_level]),
         ws_max_size=max(cfg.max_request_bytes * WS_FRAME_FACTOR, 1 << 20),
         lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
     _stopping_server(uv, app.state.searches).run(sockets=[sock])
     return 0
@@ -736,4 +782,52 @@ def _stopping_server(config: Any, searches: _Searches) -> Any:
             searches.stop_all()
             super().handle_exit(sig, frame)
 
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            # (no new connection; the stopped searches' replies sent before uvicorn closes the
+            # WebSockets: it closed them first, and a stopped search's reply was lost)
+            for server in self.servers:
+                server.close()
+            loop = asyncio.get_running_loop()
+            until = loop.time() + REPLY_GRACE
+            while searches._active and loop.time() < until:
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.05)  # (the replies written)
+            await super().shutdown(sockets)
+
     return Server(config)
+
+
+class _BestEffortHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """A log handler that drops a line it cannot write (its reader gone: the pipe of a program
+    that read the listening line and closed), not a traceback on standard error per request."""
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - (logging's name)
+        pass
+
+
+class _ClientNoise(logging.Filter):
+    """uvicorn's traceback for a client's text frame that is not UTF-8 (any client could fill
+    the log with them): one line, without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.getMessage().startswith("Invalid UTF-8 sequence received from client"):
+            record.exc_info, record.exc_text = None, None
+            record.msg, record.args = "a client sent a text frame that is not UTF-8 (closed with 1007)", ()
+        return True
+
+
+def _log_config(level: int) -> dict[str, Any]:
+    """uvicorn's logging, its handlers best effort, with scopa's own log (``scopa.server``:
+    the requests refused, the WebSockets opened and closed) at the same level and in the same
+    form."""
+    import copy
+
+    import uvicorn.config
+
+    out = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    for handler in out["handlers"].values():
+        handler["class"] = f"{__name__}._BestEffortHandler"
+    out.setdefault("filters", {})["client_noise"] = {"()": f"{__name__}._ClientNoise"}
+    out["loggers"].setdefault("uvicorn.error", {})["filters"] = ["client_noise"]
+    out["loggers"]["scopa"] = {"handlers": ["default"], "level": level, "propagate": False}
+    return out
