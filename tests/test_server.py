@@ -1069,3 +1069,19 @@ def test_the_server_refuses_an_empty_host_and_an_origin_no_browser_sends(server)
         r = refused.value
         assert r.code == 404 and r.headers["X-Content-Type-Options"] == "nosniff", path
         assert r.headers["Content-Type"].startswith("text/plain"), path
+
+
+def test_a_text_frame_that_is_not_utf8_is_one_line_of_the_log(server):
+    # an audit: uvicorn logged a traceback for it, at every level: any client could fill the log
+    s = server()
+    with connect(s.ws_url) as ws:
+        ws.send(b'{"cmd": "ping", "id": "\xff"}', text=True)
+        with pytest.raises(websockets.ConnectionClosedError, match="1007"):
+            ws.recv(timeout=30)
+    time.sleep(0.3)
+    s.stop()
+    assert s.proc.stderr is not None
+    log = s.proc.stderr.read()
+    assert (
+        "a client sent a text frame that is not UTF-8 (closed with 1007)" in log and "Traceback" not in log
+    ), log
