@@ -33,6 +33,7 @@ import ipaddress
 import logging
 import re
 import socket
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -72,15 +73,15 @@ WS_FRAME_FACTOR = 16
 #: The error a binary WebSocket message gets: requests are JSON text, one per text message.
 BINARY_REFUSED = "a binary WebSocket message: send each request as JSON in a text message"
 
-#: Requests of at most this many bytes are read, and answered when they are not searches, on
-#: the event loop (a position, a view, a short match: well under a millisecond); longer ones (a
-#: record, a long match, which are replayed) in a thread, so that many of them do not hold up
-#: the short ones nor the loop.
-INLINE_BYTES = 4096
-
 #: Answered as soon as they are read, whatever else the connection waits for (not counted in
 #: its ``max_in_flight``): ``ping`` (at once, even during a search) and ``hello``.
 INSTANT = ("ping", "hello")
+#: A request of at most this many bytes whose command is one of :data:`INSTANT` or ``stop`` is
+#: read on the event loop, not in its thread pool, where requests are read (reading a record or
+#: a match replays it: many long ones held a ping up for seconds); its JSON is looked at first
+#: (a few microseconds), every other request read in the pool as before.
+INLINE_BYTES = 4096
+_INLINE_COMMANDS = (*INSTANT, "stop")
 
 #: At shutdown (Ctrl-C, SIGTERM) the searches are stopped and their replies sent, then the
 #: connections closed: a client that neither finishes its request nor reads its replies holds
@@ -416,11 +417,17 @@ def _cheap(protocol: Protocol, req: Request) -> dict[str, Any]:
     return reply
 
 
-async def _parse(protocol: Protocol, data: str | bytes) -> Request:
-    """A request read: on the event loop when short (:data:`INLINE_BYTES`), else in a thread
-    (reading a record or a match replays its plays). Raises RequestError."""
-    if len(data) <= INLINE_BYTES:
-        return protocol.parse(data)
+async def _parse(protocol: Protocol, data: str | bytes, size: int) -> Request:
+    """A request of ``size`` bytes read: on the event loop for a short ping, hello or stop
+    (:data:`INLINE_BYTES`), else in a thread (reading a record or a match replays its plays).
+    Raises RequestError."""
+    if size <= INLINE_BYTES:
+        try:
+            obj = jsonio.loads(data)
+        except (jsonio.JSONInputError, ValueError):
+            obj = None  # (refused as the pool's reading would refuse it: said there)
+        if isinstance(obj, dict) and obj.get("cmd") in _INLINE_COMMANDS:
+            return protocol.parse(data)
     return await asyncio.get_running_loop().run_in_executor(None, protocol.parse, data)
 
 
@@ -488,12 +495,12 @@ def create_app(config: ServerConfig | None = None) -> Any:
         except ClientDisconnect:  # gone before its request was whole: no one to answer
             return Response(status_code=400)
         try:
-            req = await _parse(protocol, body)
+            req = await _parse(protocol, body, len(body))
         except RequestError as exc:
             return respond(exc.reply, 400)
         if req.cmd == "quit":
             return respond(error_reply(req.id, "ProtocolError", "quit has no meaning over HTTP"), 400)
-        if req.cmd in INSTANT or (not req.is_search and len(body) <= INLINE_BYTES):
+        if req.cmd in INSTANT:
             return respond(_cheap(protocol, req))
         if not req.is_search:
             return respond(await asyncio.get_running_loop().run_in_executor(None, _cheap, protocol, req))
@@ -558,12 +565,10 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 await asyncio.wrap_future(f)
             return reply
 
-        async def answer(req: Request, flag: StopFlag | None, slot: _Slot | None, short: bool) -> None:
+        async def answer(req: Request, flag: StopFlag | None, slot: _Slot | None) -> None:
             try:
                 if flag is not None and slot is not None:
                     reply = await search(req, flag, slot)
-                elif short:  # (see INLINE_BYTES)
-                    reply = _cheap(protocol, req)
                 else:
                     reply = await loop.run_in_executor(None, _cheap, protocol, req)
                 if reply is not None:
@@ -591,14 +596,13 @@ def create_app(config: ServerConfig | None = None) -> Any:
                     )
                     continue
                 try:  # (one message of this connection at a time)
-                    req = await _parse(protocol, data)
+                    req = await _parse(protocol, data, size)
                 except RequestError as exc:
                     await send(exc.reply)
                     continue
                 if req.cmd in INSTANT:  # (not counted in flight: ping answers even then)
                     await send(_cheap(protocol, req))
                     continue
-                short = len(data) <= INLINE_BYTES
                 if req.cmd == "quit":
                     with contextlib.suppress(RuntimeError, WebSocketDisconnect):
                         await websocket.close()
@@ -624,7 +628,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
                         continue
                     flag = StopFlag()
                     mine[id(flag)] = (req, flag, slot)
-                task = asyncio.ensure_future(answer(req, flag, slot, short))
+                task = asyncio.ensure_future(answer(req, flag, slot))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
         except WebSocketDisconnect:
@@ -735,8 +739,9 @@ def run(
     if not isinstance(host, str) or not host.strip():  # (--host "$UNSET" listened on every address)
         raise OptionError(f"bad host {show(host)}: expected an address or a name, like 127.0.0.1")
     levels = uvicorn.config.LOG_LEVELS
-    if log_level not in levels:
-        raise OptionError(f"bad log_level {show(log_level)}: expected one of {', '.join(levels)}")
+    level = levels.get(log_level.lower()) if isinstance(log_level, str) else log_level
+    if not isinstance(level, int) or isinstance(level, bool):
+        raise OptionError(f"bad log_level {show(log_level)}: expected one of {', '.join(levels)} or a number")
     sock = _listen(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if sock.family == socket.AF_INET6 else host
@@ -744,8 +749,8 @@ def run(
     app = create_app(cfg)
     uv = uvicorn.Config(
         app,
-        log_level=log_level,
-        log_config=_log_config(levels[log_level]),
+        log_level=level,
+        log_config=_log_config(level),
         ws_max_size=max(cfg.max_request_bytes * WS_FRAME_FACTOR, 1 << 20),
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
@@ -789,7 +794,7 @@ def _stopping_server(config: Any, searches: _Searches) -> Any:
                 server.close()
             loop = asyncio.get_running_loop()
             until = loop.time() + REPLY_GRACE
-            while searches._active and loop.time() < until:
+            while searches._active and loop.time() < until and not self.force_exit:
                 await asyncio.sleep(0.02)
             await asyncio.sleep(0.05)  # (the replies written)
             await super().shutdown(sockets)
@@ -802,17 +807,26 @@ class _BestEffortHandler(logging.StreamHandler):  # type: ignore[type-arg]
     that read the listening line and closed), not a traceback on standard error per request."""
 
     def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - (logging's name)
-        pass
+        if not isinstance(sys.exc_info()[1], OSError):  # (a bug of a log call is still said)
+            super().handleError(record)
 
 
 class _ClientNoise(logging.Filter):
-    """uvicorn's traceback for a client's text frame that is not UTF-8 (any client could fill
-    the log with them): one line, without the traceback."""
+    """uvicorn's tracebacks for what a client did (any client could fill the log with them):
+    one line each, without the traceback: a text frame that is not UTF-8 (uvicorn's
+    websockets-sansio implementation), a request cut short at shutdown, its client too slow."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and record.getMessage().startswith("Invalid UTF-8 sequence received from client"):
-            record.exc_info, record.exc_text = None, None
-            record.msg, record.args = "a client sent a text frame that is not UTF-8 (closed with 1007)", ()
+        if not record.exc_info:
+            return True
+        message, kind = record.getMessage(), record.exc_info[0]
+        if message.startswith("Invalid UTF-8 sequence received from client"):
+            said = "a client sent a text frame that is not UTF-8 (closed with 1007)"
+        elif message.startswith("Exception in ASGI application") and kind is asyncio.CancelledError:
+            said = "a request was cut short at shutdown (its client had not finished it or read its reply)"
+        else:
+            return True
+        record.exc_info, record.exc_text, record.msg, record.args = None, None, said, ()
         return True
 
 
