@@ -432,3 +432,40 @@ def test_every_option_with_a_default_says_it_in_its_help():
                         if "default" not in (opt.help or ""):
                             silent.append((name, opt.option_strings[-1], opt.default))
     assert silent == []
+
+
+def test_a_position_file_may_hold_a_position_string_and_its_errors_name_it(tmp_path):
+    # an audit: a file of a position string (`scopa deal | tail -1 > f`) was refused, and a file
+    # that was none quoted its bytes (b'\xff\xfe') without naming it
+    line = subprocess.run(
+        [sys.executable, "-m", "scopa", "deal", "--game", "scopa", "--seed", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.splitlines()[-1]
+    (tmp_path / "f.txt").write_text(line + "\n")
+    (tmp_path / "bad.json").write_bytes(b"\xff\xfe")
+    (tmp_path / "empty.json").write_text("\n")
+    (tmp_path / "picture.svg").write_text("<svg/>")
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "solve", str(tmp_path / "f.txt"), "--time", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0 and "to move" in out.stdout, out.stderr
+    for name, said in (
+        ("bad.json", "is not UTF-8 text (invalid start byte at byte 0)"),
+        ("empty.json", "is empty: expected a JSON position or a position string"),
+        ("picture.svg", "holds no position: "),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-m", "scopa", "svg", str(tmp_path / name)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert out.returncode == 2 and f"the position file '{tmp_path / name}' {said}" in out.stderr, (
+            out.stderr
+        )
+        assert "b'" not in out.stderr and out.stderr.count("\n") == 1

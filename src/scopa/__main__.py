@@ -52,22 +52,40 @@ EXAMPLE = (
 )
 
 
+#: What a command's position argument may be.
+POSITION_HELP = "a file of a position (its JSON or a position string), a JSON string or a position string"
+
 #: The largest position file read: a position's JSON holds at most 1,048,576 characters,
 #: 4 bytes each at most in UTF-8.
 MAX_POSITION_BYTES = 4 << 20
 
 
 def parse_position(text: str | None) -> scopa.State:
-    """A position from a JSON file, a JSON string or a position string (the example if None)."""
+    """A position from a file (of a JSON position or a position string), a JSON string or a
+    position string (the example if None)."""
     if text is None:
         return scopa.State.from_string(EXAMPLE)
     if os.path.isdir(text):
         raise PositionError(f"cannot read the position file {text!r}: it is a directory")
     if os.path.exists(text):  # (a file, or /dev/stdin and other streams)
-        try:  # (bytes: the JSON reader says what is not UTF-8; no more than a position's JSON may hold)
-            return scopa.State.from_json(read_limited(text, MAX_POSITION_BYTES))
+        try:  # (no more than a position's JSON may hold)
+            data = read_limited(text, MAX_POSITION_BYTES)
         except OSError as exc:
             raise PositionError(f"cannot read the position file {text!r}: {exc.strerror or exc}") from None
+        try:
+            content = data.decode("utf-8").lstrip("\ufeff").strip()  # (a byte order mark, a line's end)
+        except UnicodeDecodeError as exc:
+            raise PositionError(
+                f"the position file {text!r} is not UTF-8 text ({exc.reason} at byte {exc.start})"
+            ) from None
+        if not content:
+            raise PositionError(
+                f"the position file {text!r} is empty: expected a JSON position or a position string"
+            )
+        try:  # (a JSON position, or a position string as `scopa deal | tail -1` writes it)
+            return scopa.State.of(content)
+        except ScopaError as exc:
+            raise PositionError(f"the position file {text!r} holds no position: {exc}") from None
     try:
         return scopa.State.of(text)
     except ScopaError as exc:
@@ -579,7 +597,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     solve = sub.add_parser("solve", help="solve a position exactly (a built-in example by default)")
-    solve.add_argument("position", nargs="?", help="a JSON file, a JSON string or a position string")
+    solve.add_argument(
+        "position",
+        nargs="?",
+        help=POSITION_HELP,
+    )
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
     solve.add_argument(
         "--tt",
@@ -779,7 +801,10 @@ def build_parser() -> argparse.ArgumentParser:
     deal.set_defaults(func=_deal)
 
     svg = sub.add_parser("svg", help="draw a position as SVG")
-    svg.add_argument("position", help="a JSON file, a JSON string or a position string")
+    svg.add_argument(
+        "position",
+        help=POSITION_HELP,
+    )
     svg.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default standard output)")
     svg.add_argument("--seat", type=int, default=None, help="draw that seat's view (the others face down)")
     svg.add_argument(
