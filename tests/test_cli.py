@@ -469,3 +469,18 @@ def test_a_position_file_may_hold_a_position_string_and_its_errors_name_it(tmp_p
             out.stderr
         )
         assert "b'" not in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_deal_refuses_a_deck_without_its_picture():
+    # an audit: `scopa deal --deck italian` without --svg was taken and did nothing
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "deal", "--deck", "italian"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (
+        out.returncode == 2
+        and out.stderr == "scopa: error: --deck italian is the picture's: give --svg FILE too\n"
+    )
+    assert out.stdout == ""

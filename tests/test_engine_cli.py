@@ -165,6 +165,17 @@ def test_solve_command_default_example_and_json():
     js = run("solve", "--json", SMALL)
     data = json.loads(js.stdout)
     assert data["value"] == 4 and data["best"] == "7dx3c4s" and data["moves"] == {"7dx3c4s": 4, "Kc": 3}
+    assert [(x["move"], x["value"], x["exact"]) for x in data["lines"]] == [
+        ("7dx3c4s", 4, True),
+        ("Kc", 3, True),
+    ]
+    # stopped early, each move's bounds and estimate (an audit: the text said them, the JSON
+    # had only nulls)
+    data = json.loads(run("solve", "--json", "--nodes", "1", SMALL).stdout)
+    assert data["exact"] is False and data["moves"] == {"7dx3c4s": None, "Kc": None}
+    for x in data["lines"]:
+        assert x["value"] is None and x["exact"] is False and x["lower"] <= x["estimate"] <= x["upper"], x
+    assert {x["move"] for x in data["lines"]} == {"7dx3c4s", "Kc"}
 
 
 def test_solve_command_reads_files_and_json(tmp_path):

@@ -194,6 +194,19 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
                     "nodes": analysis.nodes + (result.nodes if result is not None else 0),
                     "seconds": round(analysis.seconds + (result.seconds if result is not None else 0), 6),
                     "moves": {str(m): v.value for m, v in order},
+                    # (each move's bounds and estimate, as the engine's analyze gives them: what a
+                    # search stopped early has of the moves it did not solve; null in "moves")
+                    "lines": [
+                        {
+                            "move": str(m),
+                            "value": v.value,
+                            "lower": v.lower,
+                            "upper": v.upper,
+                            "estimate": round(v.estimate, 4),
+                            "exact": v.exact,
+                        }
+                        for m, v in order
+                    ],
                 }
             )
         )
@@ -496,11 +509,13 @@ def _simulate(args: argparse.Namespace, console: Console) -> int:
 
 
 def _deal(args: argparse.Namespace, console: Console) -> int:
+    if args.deck is not None and args.svg is None:  # (it was taken and did nothing)
+        raise OptionError(f"--deck {args.deck} is the picture's: give --svg FILE too")
     s = scopa.State.deal(scopa.Rules.preset(args.game), seed=args.seed, dealer=args.dealer)
     if args.svg is not None:  # (first: a reader that stops early, `| head -1`, does not lose the picture)
         from scopa.svg import position
 
-        _write(args.svg, position(s, deck=args.deck))
+        _write(args.svg, position(s, deck=args.deck or "french"))
     print(s)
     print(s.to_json())
     print(s.to_string())
@@ -794,9 +809,9 @@ def build_parser() -> argparse.ArgumentParser:
     deal.add_argument("--svg", metavar="FILE", help="also draw the deal as SVG into FILE")
     deal.add_argument(
         "--deck",
-        default="french",
+        default=None,
         choices=["french", "italian", "spanish"],
-        help="the picture's deck (default french)",
+        help="the picture's deck, with --svg (default french)",
     )
     deal.set_defaults(func=_deal)
 
