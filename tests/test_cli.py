@@ -484,3 +484,33 @@ def test_deal_refuses_a_deck_without_its_picture():
         and out.stderr == "scopa: error: --deck italian is the picture's: give --svg FILE too\n"
     )
     assert out.stdout == ""
+
+
+def test_a_picture_that_cannot_be_written_is_named_as_the_others_are():
+    # an audit: /dev/full said "cannot write '/dev/full'", the other failures "the picture"
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    for args in (
+        ("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "-o", "/dev/full"),
+        ("deal", "--svg", "/dev/full"),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-m", "scopa", *args], capture_output=True, text=True, timeout=60
+        )
+        assert (
+            out.returncode == 2 and "scopa: error: cannot write the picture to '/dev/full': " in out.stderr
+        ), out.stderr
+
+
+def test_a_size_is_named_as_it_was_typed():
+    # an audit: `svg --size 7` said "bad size 7.0"
+    for typed, said in (
+        ("7", "bad size 7: expected"),
+        ("0", "bad size 0: expected"),
+        ("7.5", "bad size 7.5: expected"),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-m", "scopa", "svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", typed],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert out.returncode == 2 and f"scopa: error: {said}" in out.stderr, out.stderr

@@ -529,7 +529,7 @@ def _write(path: str, text: str) -> None:
     try:
         write_atomic(path, text.encode("utf-8"))
     except OSError as exc:
-        raise OptionError(f"cannot write {path!r}: {exc.strerror}") from None
+        raise OptionError(f"cannot write the picture to {path!r}: {exc.strerror}") from None
 
 
 def _svg(args: argparse.Namespace, console: Console) -> int:
@@ -550,6 +550,14 @@ def _float(text: str) -> float:
         return float(text)
     except ValueError:
         return math.nan
+
+
+def number(text: str) -> int | float:
+    """An argparse type: a number as it was typed (``7`` stays 7 in a message, not 7.0)."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)  # (ValueError: argparse says "invalid number value: 'x'")
 
 
 def _seconds(text: str) -> float:
@@ -829,7 +837,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the cards drawn (default french)",
     )
     svg.add_argument(
-        "--size", type=float, default=48, help="a card's width in pixels, 8 to 2000 (default 48)"
+        "--size", type=number, default=48, help="a card's width in pixels, 8 to 2000 (default 48)"
     )
     svg.set_defaults(func=_svg)
     return parser
