@@ -805,7 +805,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("simulate", help="random hands inside the core, mean points per category")
     _game_option(sim)
     sim.add_argument(
-        "--hands", type=_count(MAX_HANDS), default=100_000, help="hands to play (default 100000)"
+        "--hands",
+        type=_count(MAX_HANDS),
+        default=100_000,
+        help="hands to play (default 100000; their results take 32 bytes a hand of memory, made first)",
     )
     sim.add_argument("--seed", type=int, default=1, help="the random hands' seed (default 1)")
     sim.set_defaults(func=_simulate)
