@@ -63,7 +63,7 @@ def test_bad_numbers_and_files_are_one_line_errors(tmp_path):
         (("play", "--game", "scopa", "--target", "0"), "bad target 0"),
         (("simulate", "--hands", "0"), "bad count '0': expected an integer in 1..2,147,483,647"),
         (("simulate", "--hands", "2147483648"), "bad count '2147483648'"),
-        (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "0"), "bad size 0.0"),
+        (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "0"), "bad size 0: expected"),
         (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "nan"), "bad size nan"),
         (
             ("arena", "greedy", "random", "--jobs", "100000"),

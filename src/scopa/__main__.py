@@ -437,11 +437,13 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
     executor = args.scheduler
     if executor is not None:
         # a client that loses its scheduler logs its failed reconnections with tracebacks (Dask's
-        # own logging set up by its import first): the run ends with one line saying so
+        # own logging set up by its import first), and its closed connection too (CI saw
+        # distributed.batched's): the run ends with one line saying so. Every Dask logger but
+        # those with a level of their own inherits distributed's
         with contextlib.suppress(ImportError):  # (without the extra: run_jsonl says so)
             import distributed  # noqa: F401
 
-            for name in ("distributed.client", "tornado.application"):
+            for name in ("distributed", "distributed.client", "tornado.application"):
                 logging.getLogger(name).setLevel(logging.CRITICAL)
     if args.output == "-":
         raise OptionError(
