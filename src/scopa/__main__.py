@@ -196,17 +196,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
                     "moves": {str(m): v.value for m, v in order},
                     # (each move's bounds and estimate, as the engine's analyze gives them: what a
                     # search stopped early has of the moves it did not solve; null in "moves")
-                    "lines": [
-                        {
-                            "move": str(m),
-                            "value": v.value,
-                            "lower": v.lower,
-                            "upper": v.upper,
-                            "estimate": round(v.estimate, 4),
-                            "exact": v.exact,
-                        }
-                        for m, v in order
-                    ],
+                    "lines": analysis.lines(),
                 }
             )
         )
@@ -622,11 +612,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     solve = sub.add_parser("solve", help="solve a position exactly (a built-in example by default)")
-    solve.add_argument(
-        "position",
-        nargs="?",
-        help=POSITION_HELP,
-    )
+    solve.add_argument("position", nargs="?", help=POSITION_HELP)
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
     solve.add_argument(
         "--tt",
@@ -829,10 +815,7 @@ def build_parser() -> argparse.ArgumentParser:
     deal.set_defaults(func=_deal)
 
     svg = sub.add_parser("svg", help="draw a position as SVG")
-    svg.add_argument(
-        "position",
-        help=POSITION_HELP,
-    )
+    svg.add_argument("position", help=POSITION_HELP)
     svg.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default standard output)")
     svg.add_argument("--seat", type=int, default=None, help="draw that seat's view (the others face down)")
     svg.add_argument(

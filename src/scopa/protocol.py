@@ -819,7 +819,6 @@ class Protocol:
         a = self.solver.analyze(
             args["position"], self._limit(args, stop, None), progress=self._progress(req_id, info)
         )
-        order = sorted(a.moves, key=lambda m: -a.moves[m].estimate)
         return {
             "moves": {str(m): v for m, v in a.items()},
             "exact": a.exact,
@@ -827,17 +826,7 @@ class Protocol:
             "depth": a.depth,
             "nodes": a.nodes,
             "seconds": round(a.seconds, 6),
-            "lines": [
-                {
-                    "move": str(m),
-                    "value": a.moves[m].value,
-                    "lower": a.moves[m].lower,
-                    "upper": a.moves[m].upper,
-                    "estimate": round(a.moves[m].estimate, 4),
-                    "exact": a.moves[m].exact,
-                }
-                for m in order
-            ],
+            "lines": a.lines(),
         }
 
     def _cmd_bestmove(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:

@@ -181,6 +181,28 @@ class Analysis(Mapping[Move, "int | None"]):
                 best = m
         return best
 
+    def lines(self) -> list[dict[str, Any]]:
+        """Every move as JSON, the best estimate first (move order among equals): ``move``,
+        ``value`` (null unsolved), ``lower``, ``upper``, ``estimate`` (to 4 decimals) and
+        ``exact``; the ``lines`` of the engine's ``analyze`` and of ``scopa solve --json``.
+
+        >>> import scopa
+        >>> scopa.analyze(scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")).lines()[1]
+        {'move': 'Kc', 'value': 3, 'lower': 3, 'upper': 3, 'estimate': 3.0, 'exact': True}
+        """
+        order = sorted(self.moves.items(), key=lambda mv: -mv[1].estimate)
+        return [
+            {
+                "move": str(m),
+                "value": v.value,
+                "lower": v.lower,
+                "upper": v.upper,
+                "estimate": round(v.estimate, 4),
+                "exact": v.exact,
+            }
+            for m, v in order
+        ]
+
     def __repr__(self) -> str:
         inner = ", ".join(
             f"{m}: {v.value}" if v.exact else f"{m}: {v.lower}..{v.upper} ~{v.estimate:g}"
