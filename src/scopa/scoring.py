@@ -53,8 +53,9 @@ _FIELDS = (
     ("coins", 10, 10),
 )
 _ONE_TEAM = ("carte", "denari", "settebello", "primiera", "re_bello", "napola")  # (a tie: nobody)
+_OPTIONAL = ("re_bello", "napola")  # (rule options: in a score's JSON only under rules with them)
 _PRIMIERA_MOST = 84  # (four sevens, 21 each)
-#: each category's counts in :meth:`HandScore.to_json`: {field: key}
+#: each category's counts in :meth:`HandScore.to_json` (and read back by ``from_json``): {field: key}
 _JSON_KEYS: dict[str, dict[str, str]] = {
     "carte": {"cards": "cards"},
     "denari": {"coins": "coins"},
@@ -164,7 +165,7 @@ class HandScore:
         for cat in CATEGORIES:
             keys = _JSON_KEYS[cat]
             entry = cats.get(cat)
-            if entry is None and cat in ("re_bello", "napola"):
+            if entry is None and cat in _OPTIONAL:
                 fields[cat] = (0, 0)
                 continue
             if not isinstance(entry, Mapping) or set(entry) != {"points", *keys.values()}:
@@ -209,16 +210,11 @@ class HandScore:
         if rules is not None and not isinstance(rules, Rules):
             raise RulesError(f"bad rules {show(rules)}: expected a scopa.Rules or None")
         cats: dict[str, Any] = {
-            "carte": {"points": list(self.carte), "cards": list(self.cards)},
-            "denari": {"points": list(self.denari), "coins": list(self.coins)},
-            "settebello": {"points": list(self.settebello)},
-            "primiera": {"points": list(self.primiera), "totals": list(self.primiera_totals)},
-            "scope": {"points": list(self.scope), "count": list(self.scope)},
+            cat: {"points": list(getattr(self, cat))}
+            | {key: list(getattr(self, name)) for name, key in _JSON_KEYS[cat].items()}
+            for cat in CATEGORIES
+            if cat not in _OPTIONAL or rules is None or getattr(rules, cat)
         }
-        if rules is None or rules.re_bello:
-            cats["re_bello"] = {"points": list(self.re_bello)}
-        if rules is None or rules.napola:
-            cats["napola"] = {"points": list(self.napola)}
         return {"points": list(self.points), "categories": cats}
 
     def difference(self, team: int = 0) -> int:
