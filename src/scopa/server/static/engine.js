@@ -5,11 +5,11 @@
 // A request whose connection closed before its reply is asked again, on a new connection, for
 // this long (a server restarting), every RETRY_MS: the protocol keeps nothing between requests
 // and the page holds the match, so asking twice is safe.
-export const RESTART_WAIT_MS = 5000;
+const RESTART_WAIT_MS = 5000;
 const RETRY_MS = 200;
 
 // The error of a request whose connection closed under it (asked again by Engine.ask).
-export function lostError() {
+function lostError() {
   return Object.assign(new Error("the connection to the engine was lost (your next action reconnects)"), {
     retry: true,
   });
