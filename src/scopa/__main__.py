@@ -929,6 +929,13 @@ def _stdout_error() -> OSError | ValueError | None:
     return None
 
 
+def _drop_unwritten(real: bool) -> None:
+    """Flush standard output; what cannot be written goes nowhere (the interpreter's last
+    flush would fail again, and end the command with 120 instead of its status)."""
+    if _stdout_error() is not None:
+        _stdout_to_nowhere(real)
+
+
 def _full(exc: OSError) -> bool:
     """An error of a write to no file of its own (rich writes standard output itself, and a
     failed write may leave nothing in the buffer to fail again): the disk or device full."""
@@ -973,13 +980,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = _Console(highlight=False)  # (COLUMNS=0 printed nothing at all: drawn 40 wide now)
     try:
         status = int(args.func(args, console))
-        if sys.stdout is not None:
-            try:
-                sys.stdout.flush()  # (a failed write shows here, not in the interpreter's last flush)
-            except OSError:
-                if status < 128:
-                    raise
-                _stdout_to_nowhere(real)  # (ended by a signal, its terminal closed: the status stands)
+        if status >= 128:  # (ended by a signal, its terminal closed: the status stands)
+            _drop_unwritten(real)
+        elif sys.stdout is not None:
+            sys.stdout.flush()  # (a failed write shows here, not in the interpreter's last flush)
         return status
     except BrokenPipeError:  # the reader went away (scopa review --json | head): stop quietly
         _stdout_to_nowhere(real)
@@ -1000,11 +1004,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     except KeyboardInterrupt:
-        if sys.stdout is not None:
-            try:  # (Ctrl-C for a server whose output's reader went: 130, not the last flush's 120)
-                sys.stdout.flush()
-            except OSError:
-                _stdout_to_nowhere(real)
+        _drop_unwritten(real)  # (Ctrl-C for a server whose output's reader went: 130, not 120)
         return 130
 
 
