@@ -124,6 +124,21 @@ def until(condition: Any, timeout: float = 30, show: Any = None) -> None:
     assert condition(), f"the page never got there: {show() if show else ''}"
 
 
+def still(d: Any, timeout: float = 10) -> None:
+    """Wait until the page has stopped scrolling. A smooth scroll (the review's board coming
+    into view) runs on after the click that began it, and a click sent meanwhile lands where
+    its element was: CI saw Next hand's click lost (the hand stayed over), and a probe clicking
+    at once saw 1 click in 15 land on another element."""
+    last, steady = None, 0
+    deadline = time.monotonic() + timeout
+    while steady < 3 and time.monotonic() < deadline:
+        at = d.execute_script("return [window.scrollX, window.scrollY]")
+        steady = steady + 1 if at == last else 0
+        last = at
+        time.sleep(0.05)
+    assert steady >= 3, f"the page was still scrolling after {timeout} s"
+
+
 def hand_cards(d: Any) -> list[str]:
     """The hand's cards, read in one script call: the page may redraw the hand between the
     lookup of its buttons and the reading of each (a stale element)."""
@@ -856,6 +871,7 @@ def test_a_reload_goes_on_with_the_match(server, browser):
     # the review's boards name the seats as the table does
     d.find_element(By.CSS_SELECTOR, "#review tr[data-play] button").click()
     until(lambda: "Before play" in d.find_element(By.ID, "review-board").text, timeout=10)
+    still(d)  # (the board scrolls into view: Next hand is clicked where it comes to rest)
     board = d.find_element(By.ID, "review-board").text
     assert "you:" in board and "the computer:" in board and "seat" not in board, board
     d.find_element(By.ID, "next-hand").click()
