@@ -610,3 +610,64 @@ def test_horizon_picks_the_compiled_cores_move_where_moves_tie():
         assert a.horizon(*args, **kw) == b.horizon(*args, **kw), s.to_string()
         checked += 1
     assert checked > 300
+
+
+def test_results_built_by_hand_are_checked():
+    # (MoveValue("x", 5, -5, "a"), SolveResult and SearchInfo of any fields were taken, to fail
+    # at a distance: Analysis.lines() a TypeError, its repr a ValueError of a format code)
+    from scopa.solver import Analysis, MoveValue, SearchInfo, SolveResult
+
+    kc = Move.parse("Kc")
+    good = {
+        "value": None, "best_move": kc, "pv": (), "nodes": 5, "seconds": 0.1, "exact": False,
+        "lower": -2, "upper": 3, "tt_hit_rate": 0.5, "estimate": 1.0, "depth": 2,
+    }  # fmt: skip
+    assert SolveResult(**{**good, "pv": [kc], "estimate": 1}).pv == (kc,)  # (as a tuple: hashable)
+    for key, bad, message in [
+        ("value", "x", "bad value 'x': expected an int or None"),
+        ("value", 1, "bad value 1 with exact=False: expected an int when exact, None when not"),
+        ("exact", 1, "bad exact 1: expected True or False"),
+        ("best_move", "Kc", "bad best_move 'Kc': expected a scopa.Move or None"),
+        ("pv", "Kc", "bad pv 'Kc': expected a tuple of scopa.Move"),
+        ("nodes", -1, "bad nodes -1: expected an int >= 0"),
+        ("seconds", "0.1", "bad seconds '0.1': expected a number of seconds >= 0"),
+        ("lower", 1.5, "bad lower 1.5: expected an int"),
+        ("upper", -3, "lower -2 is above upper -3"),
+        ("tt_hit_rate", 2.0, "bad tt_hit_rate 2.0: expected a share in 0..1"),
+        ("estimate", float("nan"), r"bad estimate nan: expected a number in lower..upper \(-2..3\)"),
+        ("depth", True, "bad depth True: expected an int >= 0"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            SolveResult(**{**good, key: bad})
+    with pytest.raises(scopa.OptionError, match="bad value 4 in SolveResult.*equal to lower, upper"):
+        SolveResult(**{**good, "value": 4, "exact": True, "lower": 4, "upper": 5, "estimate": 4.0})
+    assert MoveValue(3, 3, 3, 3) == MoveValue(value=3, lower=3, upper=3, estimate=3.0)
+    for args, message in [
+        (("x", 1, 2, 1.5), "bad value 'x'"),
+        ((None, 5, -5, 0.0), r"bad bounds in MoveValue\(.*\): lower 5 is above upper -5"),
+        ((None, -1, 1, 99.0), "bad estimate 99.0: expected a number in lower..upper"),
+        ((None, -1, 1, "a"), "bad estimate 'a'"),
+        ((3, 1, 5, 3.0), "bad value 3 in MoveValue"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            MoveValue(*args)
+    info = {k: v for k, v in good.items() if k not in ("value", "pv", "tt_hit_rate")}
+    assert SearchInfo(**info).estimate == 1.0
+    for key, bad, message in [
+        ("exact", True, "an exact value has lower equal to upper"),
+        ("estimate", 5.0, "bad estimate 5.0"),
+        ("best_move", 3, "bad best_move 3"),
+        ("depth", -1, "bad depth -1"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            SearchInfo(**{**info, key: bad})
+    for args, message in [
+        (({"Kc": MoveValue(1, 1, 1, 1.0)}, 0, 0.0), "bad values {'Kc': MoveValue"),
+        (({kc: 3}, 0, 0.0), "expected a mapping of scopa.Move to MoveValue"),
+        (([1, 2], 0, 0.0), r"bad values \[1, 2\]"),
+        (({}, "x", 0.0), "bad nodes 'x'"),
+        (({}, 0, -1.0), "bad seconds -1.0"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            Analysis(*args)  # type: ignore[arg-type]
+    assert Analysis({kc: MoveValue(1, 1, 1, 1.0)}, 0, 0.0) == {kc: 1}

@@ -27,6 +27,7 @@ move, bounds that hold, and an estimate.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import threading
 import time
@@ -52,6 +53,53 @@ EXACT_FIRST_SECONDS = 0.05
 #: With only a stop flag, the iterative deepening then takes at most this long in all (seconds),
 #: and the exact search runs until the flag is set.
 ID_SECONDS_UNBOUNDED = 0.25
+
+
+def _int(x: object, name: str, *, none: bool = False, least: int | None = None) -> None:
+    """Raise :class:`OptionError` unless ``x`` is an int (not a bool) >= ``least``, or None when
+    ``none``: a result's field built by hand (the solver's own are right by construction)."""
+    if x is None and none:
+        return
+    if not isinstance(x, int) or isinstance(x, bool) or (least is not None and x < least):
+        expected = "an int" + ("" if least is None else f" >= {least}") + (" or None" if none else "")
+        raise OptionError(f"bad {name} {show(x)}: expected {expected}")
+
+
+def _real(x: object, name: str, lo: float, hi: float, expected: str) -> float:
+    """``x`` as a float if it is a number (not a bool) in ``lo..hi``, else :class:`OptionError`
+    (NaN is in no range)."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool) or not lo <= x <= hi:
+        raise OptionError(f"bad {name} {show(x)}: expected {expected}")
+    return float(x)
+
+
+def _check_value(obj: object, value: object, lower: object, upper: object, estimate: object) -> float:
+    """The checks that :class:`SolveResult`, :class:`MoveValue` and :class:`SearchInfo` share:
+    int bounds in order, an estimate within them, an exact value equal to both; the estimate
+    as a float."""
+    _int(value, "value", none=True)
+    _int(lower, "lower")
+    _int(upper, "upper")
+    assert isinstance(lower, int) and isinstance(upper, int)
+    if lower > upper:
+        raise OptionError(f"bad bounds in {show(obj)}: lower {lower} is above upper {upper}")
+    est = _real(estimate, "estimate", lower, upper, f"a number in lower..upper ({lower}..{upper})")
+    if value is not None and not value == lower == upper == est:
+        raise OptionError(
+            f"bad value {value} in {show(obj)}: an exact value is equal to lower, upper and estimate"
+        )
+    return est
+
+
+def _check_move(x: object, name: str) -> None:
+    if x is not None and not isinstance(x, Move):
+        raise OptionError(f"bad {name} {show(x)}: expected a scopa.Move or None")
+
+
+def _check_search_figures(nodes: object, seconds: object, depth: object) -> float:
+    _int(nodes, "nodes", least=0)
+    _int(depth, "depth", least=0)
+    return _real(seconds, "seconds", 0, math.inf, "a number of seconds >= 0")
 
 
 @dataclass(frozen=True)
@@ -91,6 +139,29 @@ class SolveResult:
     estimate: float
     depth: int = 0
 
+    def __post_init__(self) -> None:
+        # (a result built by hand: each field of its type and range, the bounds in order, an
+        # exact value equal to them; the solver's own results hold by construction)
+        if self.exact is not True and self.exact is not False:
+            raise OptionError(f"bad exact {show(self.exact)}: expected True or False")
+        _int(self.value, "value", none=True)
+        if self.exact != (self.value is not None):
+            raise OptionError(
+                f"bad value {show(self.value)} with exact={self.exact}: expected an int when exact,"
+                " None when not"
+            )
+        est = _check_value(self, self.value, self.lower, self.upper, self.estimate)
+        _check_move(self.best_move, "best_move")
+        pv = self.pv
+        if not isinstance(pv, (tuple, list)) or not all(isinstance(m, Move) for m in pv):
+            raise OptionError(f"bad pv {show(pv)}: expected a tuple of scopa.Move")
+        seconds = _check_search_figures(self.nodes, self.seconds, self.depth)
+        rate = _real(self.tt_hit_rate, "tt_hit_rate", 0, 1, "a share in 0..1")
+        object.__setattr__(self, "pv", tuple(pv))
+        object.__setattr__(self, "estimate", est)
+        object.__setattr__(self, "seconds", seconds)
+        object.__setattr__(self, "tt_hit_rate", rate)
+
 
 @dataclass(frozen=True)
 class MoveValue:
@@ -105,6 +176,12 @@ class MoveValue:
     lower: int
     upper: int
     estimate: float
+
+    def __post_init__(self) -> None:
+        # (a value built by hand: int bounds in order, the estimate within them, an exact value
+        # equal to both and to the estimate)
+        estimate = _check_value(self, self.value, self.lower, self.upper, self.estimate)
+        object.__setattr__(self, "estimate", estimate)
 
     @property
     def exact(self) -> bool:
@@ -136,6 +213,12 @@ class Analysis(Mapping[Move, "int | None"]):
     __slots__ = ("moves", "nodes", "seconds", "depth")
 
     def __init__(self, values: Mapping[Move, MoveValue], nodes: int, seconds: float, depth: int = 0) -> None:
+        # (an analysis built by hand: checked whole before any field is set)
+        if not isinstance(values, Mapping) or not all(
+            isinstance(m, Move) and isinstance(v, MoveValue) for m, v in values.items()
+        ):
+            raise OptionError(f"bad values {show(values)}: expected a mapping of scopa.Move to MoveValue")
+        seconds = _check_search_figures(nodes, seconds, depth)
         #: ``{move: MoveValue}`` for every legal move.
         self.moves: dict[Move, MoveValue] = dict(values)
         #: positions searched by this call.
@@ -234,6 +317,18 @@ class SearchInfo:
     lower: int
     upper: int
     exact: bool
+
+    def __post_init__(self) -> None:
+        # (progress built by hand, to test a callback: each field of its type and range)
+        if self.exact is not True and self.exact is not False:
+            raise OptionError(f"bad exact {show(self.exact)}: expected True or False")
+        _check_value(self, None, self.lower, self.upper, self.estimate)
+        if self.exact and self.lower != self.upper:
+            raise OptionError(f"bad bounds in {show(self)}: an exact value has lower equal to upper")
+        _check_move(self.best_move, "best_move")
+        seconds = _check_search_figures(self.nodes, self.seconds, self.depth)
+        object.__setattr__(self, "estimate", float(self.estimate))
+        object.__setattr__(self, "seconds", seconds)
 
 
 Progress = Callable[[SearchInfo], None]
