@@ -236,6 +236,22 @@ def test_random_playouts_errors():
         scopa.random_playouts("scopa", 1, seed=-1)
 
 
+def test_playouts_built_by_hand_are_checked():
+    # (Playouts("scopa", [1], [2]) was taken: its repr and mean_points() a TypeError of list indices)
+    rules, cats = Rules.preset("scopa"), len(scopa.CATEGORIES)
+    points, breakdown = np.zeros((3, 2), np.int16), np.zeros((3, 2, cats), np.int16)
+    assert scopa.Playouts(rules, points, breakdown).mean_points()["total"] == (0.0, 0.0)
+    for args, message in [
+        (("scopa", points, breakdown), "bad rules 'scopa': expected a scopa.Rules"),
+        ((rules, [1], breakdown), r"bad points: expected a numpy array of ints of shape \(n, 2\), got \[1\]"),
+        ((rules, points.astype(float), breakdown), r"got an array of float64 of shape \(3, 2\)"),
+        ((rules, points, breakdown[:2]), rf"bad breakdown: .*\(3, 2, {cats}\) .*got an array of int16"),
+        ((rules, points, [2]), r"bad breakdown: .*got \[2\]"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            scopa.Playouts(*args)
+
+
 # ---------------------------------------------------------------- simulation through the Python API
 
 

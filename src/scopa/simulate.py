@@ -43,6 +43,27 @@ class Playouts:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __post_init__(self) -> None:
+        # (results built by hand: Playouts("scopa", [1], [2]) was taken, its repr a TypeError of
+        # list indices; only the kinds and shapes are checked, not the sums, which cost a pass)
+        import numpy as np
+
+        if not isinstance(self.rules, Rules):
+            raise OptionError(f"bad rules {show(self.rules)}: expected a scopa.Rules")
+        n = len(self.points) if isinstance(self.points, np.ndarray) and self.points.ndim else 0
+        for name, array, shape in (
+            ("points", self.points, (n, 2)),
+            ("breakdown", self.breakdown, (n, 2, len(CATEGORIES))),
+        ):
+            if not isinstance(array, np.ndarray) or array.dtype.kind not in "iu" or array.shape != shape:
+                got = (
+                    f"an array of {array.dtype} of shape {array.shape}"
+                    if isinstance(array, np.ndarray)
+                    else show(array)
+                )
+                want = "(n, 2)" if name == "points" else f"{shape} (n = {n} hands, as in points)"
+                raise OptionError(f"bad {name}: expected a numpy array of ints of shape {want}, got {got}")
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Playouts):
             return NotImplemented
