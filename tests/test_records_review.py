@@ -386,6 +386,59 @@ def test_a_review_of_no_hands_has_the_games_seats():
     assert r.players == 4 and len(r.summary()["seats"]) == 4 and r.summary()["hands_reviewed"] == 0
 
 
+def test_a_review_is_a_value_its_repr_pastes_back_and_it_is_checked_when_built_by_hand():
+    # (a review's dicts made it unhashable, "unhashable type: 'dict'", and its values could be
+    # changed; PlayReview("h", 0, 9, 3, "Kc", ...) was taken, to_json() then a KeyError, and a
+    # Review of ints an AttributeError in summary())
+    from scopa.review import PlayReview, Review
+
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    r = review(s.play("Kc"), time_limit=0.1)
+    p = r.plays[0]
+    assert p.dd_values is not None and p.dd_best is not None  # (an exact value too: both dicts)
+    names = {"Review": Review, "PlayReview": PlayReview, "Move": Move}
+    assert eval(repr(r), names) == r and hash(eval(repr(r), names)) == hash(r)
+    with pytest.raises(TypeError, match="a play review's values cannot be changed"):
+        p.values[p.move] = 9.0  # type: ignore[index]
+    kc, seven = Move.parse("Kc"), Move.parse("7dx3c4s")
+    good: dict[str, Any] = {
+        "hand": 0, "play": 0, "seat": 0, "team": 0, "move": kc, "best": seven,
+        "values": {kc: 3.0, seven: 4.0}, "loss": 1.0, "dd_values": {kc: 3, seven: 4}, "dd_best": seven,
+        "dd_loss": 1, "mark": "?", "reason": None,
+    }  # fmt: skip
+    assert PlayReview(**good).to_json()["best_value"] == 4.0
+    for key, bad, message in [
+        ("hand", "h", "bad hand 'h': expected an int >= 0"),
+        ("seat", 9, "bad seat 9: expected an int in 0..3"),
+        ("team", 1, "bad team 1: seat 0 is on team 0"),
+        ("move", "Kc", "bad move 'Kc': expected a scopa.Move"),
+        ("values", [], r"bad values \[\]: expected a dict of scopa.Move to a number"),
+        ("values", {kc: 3.0}, "expected a dict of scopa.Move to a number, with 7dx3c4s"),
+        ("values", {kc: "3", seven: 4.0}, "bad values"),
+        ("loss", -1.0, "bad loss -1.0: expected a number >= 0"),
+        ("dd_values", {kc: 3.5, seven: 4}, "bad dd_values .*: expected a dict of scopa.Move to an int"),
+        ("dd_best", None, "bad dd_best None: expected a scopa.Move with dd_values"),
+        ("dd_loss", -1, "bad dd_loss -1"),
+        ("mark", "!!!", "bad mark '!!!': expected '\\?', '\\?\\?' or None"),
+        ("reason", 3, "bad reason 3"),
+        ("reviewed", 1, "bad reviewed 1: expected True or False"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            PlayReview(**{**good, key: bad})
+    play = PlayReview(**good)
+    assert Review([play], 1, 2, 0.5).plays == (play,)
+    for args, message in [
+        (([1, 2], 1, 2, 0.5), r"bad plays \[1, 2\]: expected a tuple of PlayReview"),
+        (((play,), 0, 2, 0.5), "is not in hands 0..-1"),
+        (((dataclasses.replace(play, seat=2, team=0),), 1, 2, 0.5), "seats 0..1"),
+        (((), 1, 3, 0.5), "bad players 3: expected 2 or 4"),
+        (((), "x", 2, 0.5), "bad hands 'x'"),
+        (((), 1, 2, -1.0), "bad seconds -1.0"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            Review(*args)
+
+
 @pytest.mark.skipif(TWIN_RUN, reason="slow on the twin")
 def test_review_sees_the_random_players_mistakes():
     # PIMC against Random on the same deals: the review charges Random much more per play.

@@ -246,10 +246,11 @@ class ReadOnlyDict(dict):  # type: ignore[type-arg]
 
     __slots__ = ()
 
+    #: the refusal's message (a subclass names what it holds)
+    _REFUSAL = "a record's tags and annotations cannot be changed: make a new record (dataclasses.replace)"
+
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
-            "a record's tags and annotations cannot be changed: make a new record (dataclasses.replace)"
-        )
+        raise TypeError(self._REFUSAL)
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refuse
 

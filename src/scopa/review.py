@@ -28,7 +28,8 @@ engine protocol and batch work format them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +40,15 @@ from scopa.limit import Clock, Limit
 from scopa.move import Move
 from scopa.players.base import sweepers
 from scopa.players.pimc import PIMCPlayer
-from scopa.records import MAX_COMMENT, Annotation, HandRecord, MatchRecord, RecordError, annotated
+from scopa.records import (
+    MAX_COMMENT,
+    Annotation,
+    HandRecord,
+    MatchRecord,
+    ReadOnlyDict,
+    RecordError,
+    annotated,
+)
 from scopa.solver import Solver, check_progress
 from scopa.state import State
 
@@ -65,6 +74,40 @@ MAX_TIME_PER_PLAY = 3600.0
 #: Plays left from which the exact solver is tried at all, by seats (2 players: every play,
 #: the stock order being known; 4 players: from 6 cards a hand).
 _DD_PLAYS = {2: 40, 4: 24}
+
+
+class _Values(ReadOnlyDict):
+    """A play review's values: read-only (a review is a value; it hashes), written as a dict."""
+
+    __slots__ = ()
+
+    _REFUSAL = "a play review's values cannot be changed: make a new one (dataclasses.replace)"
+
+
+def _count(x: object, name: str, most: int | None = None) -> None:
+    """Raise :class:`OptionError` unless ``x`` is an int in 0..``most`` (no bound: >= 0)."""
+    if not isinstance(x, int) or isinstance(x, bool) or x < 0 or (most is not None and x > most):
+        raise OptionError(f"bad {name} {show(x)}: expected an int " + (f"in 0..{most}" if most else ">= 0"))
+
+
+def _number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _values(values: object, name: str, kind: str, moves: tuple[Move, ...]) -> _Values:
+    """``values`` as a read-only ``{Move: number}`` holding ``moves``; else :class:`OptionError`."""
+    ok = isinstance(values, Mapping) and all(
+        isinstance(m, Move) and _number(v) and (kind == "a number" or isinstance(v, int))
+        for m, v in values.items()
+    )
+    missing = [m for m in moves if m not in values] if ok else []  # type: ignore[operator]
+    if not ok or missing:
+        raise OptionError(
+            f"bad {name} {show(values)}: expected a dict of scopa.Move to {kind}"
+            + (f", with {', '.join(map(str, missing))}" if missing else "")
+        )
+    assert isinstance(values, Mapping)
+    return _Values(values)
 
 
 @dataclass(frozen=True)
@@ -103,6 +146,34 @@ class PlayReview:
     reason: str | None
     reviewed: bool = True
 
+    def __post_init__(self) -> None:
+        # (a review built by hand, or pasted back from its repr: each field of its type and range,
+        # the moves among the values; the dicts made read-only, so that a review hashes)
+        _count(self.hand, "hand")
+        _count(self.play, "play")
+        _count(self.seat, "seat", 3)
+        if self.team != self.seat & 1:
+            raise OptionError(f"bad team {show(self.team)}: seat {self.seat} is on team {self.seat & 1}")
+        for name in ("move", "best"):
+            if not isinstance(getattr(self, name), Move):
+                raise OptionError(f"bad {name} {show(getattr(self, name))}: expected a scopa.Move")
+        object.__setattr__(self, "values", _values(self.values, "values", "a number", (self.move, self.best)))
+        if not _number(self.loss) or self.loss < 0:
+            raise OptionError(f"bad loss {show(self.loss)}: expected a number >= 0")
+        dd = (self.dd_values, self.dd_best, self.dd_loss)
+        if any(x is not None for x in dd):
+            if not isinstance(self.dd_best, Move):
+                raise OptionError(f"bad dd_best {show(self.dd_best)}: expected a scopa.Move with dd_values")
+            _count(self.dd_loss, "dd_loss")
+            dd_values = _values(self.dd_values, "dd_values", "an int", (self.move, self.dd_best))
+            object.__setattr__(self, "dd_values", dd_values)
+        if self.mark not in (None, "?", "??"):
+            raise OptionError(f"bad mark {show(self.mark)}: expected '?', '??' or None")
+        if self.reason is not None and not isinstance(self.reason, str):
+            raise OptionError(f"bad reason {show(self.reason)}: expected a string or None")
+        if self.reviewed is not True and self.reviewed is not False:
+            raise OptionError(f"bad reviewed {show(self.reviewed)}: expected True or False")
+
     @property
     def played_value(self) -> float:
         return self.values[self.move]
@@ -139,6 +210,24 @@ class Review:
     hands: int
     players: int
     seconds: float
+
+    def __post_init__(self) -> None:
+        # (a review built by hand: its plays in its hands and seats, which its summary and its
+        # annotations index by)
+        _count(self.hands, "hands")
+        if self.players not in (2, 4) or isinstance(self.players, bool):
+            raise OptionError(f"bad players {show(self.players)}: expected 2 or 4")
+        if not _number(self.seconds) or self.seconds < 0:
+            raise OptionError(f"bad seconds {show(self.seconds)}: expected a number >= 0")
+        plays = self.plays
+        if not isinstance(plays, (tuple, list)) or not all(isinstance(p, PlayReview) for p in plays):
+            raise OptionError(f"bad plays {show(plays)}: expected a tuple of PlayReview")
+        for p in plays:
+            if p.hand >= self.hands or p.seat >= self.players:
+                raise OptionError(
+                    f"bad plays: {show(p)} is not in hands 0..{self.hands - 1}, seats 0..{self.players - 1}"
+                )
+        object.__setattr__(self, "plays", tuple(plays))
 
     def by_seat(self, seat: int) -> list[PlayReview]:
         return [p for p in self.plays if p.seat == seat]
