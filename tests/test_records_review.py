@@ -415,7 +415,7 @@ def test_a_review_is_a_value_its_repr_pastes_back_and_it_is_checked_when_built_b
         ("values", [], r"bad values \[\]: expected a dict of scopa.Move to a number"),
         ("values", {kc: 3.0}, "expected a dict of scopa.Move to a number, with 7dx3c4s"),
         ("values", {kc: "3", seven: 4.0}, "bad values"),
-        ("loss", -1.0, "bad loss -1.0: expected a number >= 0"),
+        ("loss", -1.0, "bad loss -1.0: expected a finite number >= 0"),
         ("dd_values", {kc: 3.5, seven: 4}, "bad dd_values .*: expected a dict of scopa.Move to an int"),
         ("dd_best", None, "bad dd_best None: expected a scopa.Move with dd_values"),
         ("dd_loss", -1, "bad dd_loss -1"),

@@ -630,7 +630,7 @@ def test_results_built_by_hand_are_checked():
         ("best_move", "Kc", "bad best_move 'Kc': expected a scopa.Move or None"),
         ("pv", "Kc", "bad pv 'Kc': expected a tuple of scopa.Move"),
         ("nodes", -1, "bad nodes -1: expected an int >= 0"),
-        ("seconds", "0.1", "bad seconds '0.1': expected a number of seconds >= 0"),
+        ("seconds", "0.1", "bad seconds '0.1': expected a finite number of seconds >= 0"),
         ("lower", 1.5, "bad lower 1.5: expected an int"),
         ("upper", -3, "lower -2 is above upper -3"),
         ("tt_hit_rate", 2.0, "bad tt_hit_rate 2.0: expected a share in 0..1"),

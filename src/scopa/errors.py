@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 from scopa_core._checks import CoreError, ScopaError  # (below scopa: the core raises them too)
 
@@ -58,6 +59,76 @@ def check_seed(seed: object, error: type[ScopaError], *, none: bool = False, bit
             f"bad seed {show(seed)}: expected an int in 0..2**{bits}-1" + (" or None" if none else "")
         )
     return seed
+
+
+@overload
+def check_int(
+    name: str, value: object, low: int | None = None, high: int | None = None, *, none: Literal[False] = False
+) -> int: ...
+@overload
+def check_int(
+    name: str, value: object, low: int | None = None, high: int | None = None, *, none: bool
+) -> int | None: ...
+def check_int(
+    name: str, value: object, low: int | None = None, high: int | None = None, *, none: bool = False
+) -> int | None:
+    """``value`` if it is an int (not a bool) from ``low`` to ``high`` (either None: unbounded),
+    or None when ``none``; else :class:`OptionError` saying so (a field of a result built by hand).
+
+    >>> check_int("seat", 4, 0, 3)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad seat 4: expected an int in 0..3
+    >>> check_int("depth", True, 0)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad depth True: expected an int >= 0
+    """
+    if value is None and none:
+        return None
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or (low is not None and value < low)
+        or (high is not None and value > high)
+    ):
+        if low is not None and high is not None:
+            bounds = f" in {low}..{high}"
+        else:
+            bounds = f" >= {low}" if low is not None else f" <= {high}" if high is not None else ""
+        raise OptionError(f"bad {name} {show(value)}: expected an int{bounds}" + (" or None" if none else ""))
+    return value
+
+
+def check_real(
+    name: str,
+    value: object,
+    low: float,
+    high: float,
+    expected: str,
+    *,
+    finite: bool = False,
+    above: bool = False,
+) -> float:
+    """``value`` as a float if it is an int or a float (not a bool) from ``low`` to ``high``
+    (greater than ``low`` with ``above``; never NaN; never infinite with ``finite``), else
+    :class:`OptionError` ("bad {name} {value}: expected {expected}").
+
+    >>> check_real("loss", -1, 0, math.inf, "a number >= 0")
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad loss -1: expected a number >= 0
+    >>> check_real("ci95", -math.inf, -math.inf, 0, "a number <= 0")
+    -inf
+    """
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    try:  # (an int past a float's range, 10**400, is no number of this range either)
+        as_float = float(value) if number else math.nan  # type: ignore[arg-type]
+    except OverflowError:
+        as_float = math.nan
+    if not low <= as_float <= high or (above and as_float == low) or (finite and not math.isfinite(as_float)):
+        raise OptionError(f"bad {name} {show(value)}: expected {expected}")
+    return as_float
 
 
 def article(word: str) -> str:

@@ -35,7 +35,7 @@ from typing import Any
 
 import scopa_core as core
 from scopa.card import bits
-from scopa.errors import LimitError, OptionError, check_seed, show
+from scopa.errors import LimitError, OptionError, check_int, check_real, check_seed, show
 from scopa.limit import Clock, Limit
 from scopa.move import Move
 from scopa.players.base import sweepers
@@ -82,12 +82,6 @@ class _Values(ReadOnlyDict):
     __slots__ = ()
 
     _REFUSAL = "a play review's values cannot be changed: make a new one (dataclasses.replace)"
-
-
-def _count(x: object, name: str, most: int | None = None) -> None:
-    """Raise :class:`OptionError` unless ``x`` is an int in 0..``most`` (no bound: >= 0)."""
-    if not isinstance(x, int) or isinstance(x, bool) or x < 0 or (most is not None and x > most):
-        raise OptionError(f"bad {name} {show(x)}: expected an int " + (f"in 0..{most}" if most else ">= 0"))
 
 
 def _number(x: object) -> bool:
@@ -149,22 +143,21 @@ class PlayReview:
     def __post_init__(self) -> None:
         # (a review built by hand, or pasted back from its repr: each field of its type and range,
         # the moves among the values; the dicts made read-only, so that a review hashes)
-        _count(self.hand, "hand")
-        _count(self.play, "play")
-        _count(self.seat, "seat", 3)
+        check_int("hand", self.hand, 0)
+        check_int("play", self.play, 0)
+        check_int("seat", self.seat, 0, 3)
         if self.team != self.seat & 1:
             raise OptionError(f"bad team {show(self.team)}: seat {self.seat} is on team {self.seat & 1}")
         for name in ("move", "best"):
             if not isinstance(getattr(self, name), Move):
                 raise OptionError(f"bad {name} {show(getattr(self, name))}: expected a scopa.Move")
         object.__setattr__(self, "values", _values(self.values, "values", "a number", (self.move, self.best)))
-        if not _number(self.loss) or self.loss < 0:
-            raise OptionError(f"bad loss {show(self.loss)}: expected a number >= 0")
+        check_real("loss", self.loss, 0, math.inf, "a finite number >= 0", finite=True)
         dd = (self.dd_values, self.dd_best, self.dd_loss)
         if any(x is not None for x in dd):
             if not isinstance(self.dd_best, Move):
                 raise OptionError(f"bad dd_best {show(self.dd_best)}: expected a scopa.Move with dd_values")
-            _count(self.dd_loss, "dd_loss")
+            check_int("dd_loss", self.dd_loss, 0)
             dd_values = _values(self.dd_values, "dd_values", "an int", (self.move, self.dd_best))
             object.__setattr__(self, "dd_values", dd_values)
         if self.mark not in (None, "?", "??"):
@@ -214,11 +207,10 @@ class Review:
     def __post_init__(self) -> None:
         # (a review built by hand: its plays in its hands and seats, which its summary and its
         # annotations index by)
-        _count(self.hands, "hands")
+        check_int("hands", self.hands, 0)
         if self.players not in (2, 4) or isinstance(self.players, bool):
             raise OptionError(f"bad players {show(self.players)}: expected 2 or 4")
-        if not _number(self.seconds) or self.seconds < 0:
-            raise OptionError(f"bad seconds {show(self.seconds)}: expected a number >= 0")
+        check_real("seconds", self.seconds, 0, math.inf, "a finite number >= 0", finite=True)
         plays = self.plays
         if not isinstance(plays, (tuple, list)) or not all(isinstance(p, PlayReview) for p in plays):
             raise OptionError(f"bad plays {show(plays)}: expected a tuple of PlayReview")

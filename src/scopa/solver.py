@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import OptionError, ScopaError, show
+from scopa.errors import OptionError, ScopaError, check_int, check_real, show
 from scopa.limit import Clock, CoreLimits, Limit
 from scopa.move import Move
 from scopa.state import State, require_state
@@ -55,35 +55,15 @@ EXACT_FIRST_SECONDS = 0.05
 ID_SECONDS_UNBOUNDED = 0.25
 
 
-def _int(x: object, name: str, *, none: bool = False, least: int | None = None) -> None:
-    """Raise :class:`OptionError` unless ``x`` is an int (not a bool) >= ``least``, or None when
-    ``none``: a result's field built by hand (the solver's own are right by construction)."""
-    if x is None and none:
-        return
-    if not isinstance(x, int) or isinstance(x, bool) or (least is not None and x < least):
-        expected = "an int" + ("" if least is None else f" >= {least}") + (" or None" if none else "")
-        raise OptionError(f"bad {name} {show(x)}: expected {expected}")
-
-
-def _real(x: object, name: str, lo: float, hi: float, expected: str) -> float:
-    """``x`` as a float if it is a number (not a bool) in ``lo..hi``, else :class:`OptionError`
-    (NaN is in no range)."""
-    if not isinstance(x, (int, float)) or isinstance(x, bool) or not lo <= x <= hi:
-        raise OptionError(f"bad {name} {show(x)}: expected {expected}")
-    return float(x)
-
-
 def _check_value(obj: object, value: object, lower: object, upper: object, estimate: object) -> float:
     """The checks that :class:`SolveResult`, :class:`MoveValue` and :class:`SearchInfo` share:
     int bounds in order, an estimate within them, an exact value equal to both; the estimate
     as a float."""
-    _int(value, "value", none=True)
-    _int(lower, "lower")
-    _int(upper, "upper")
-    assert isinstance(lower, int) and isinstance(upper, int)
+    check_int("value", value, none=True)
+    lower, upper = check_int("lower", lower), check_int("upper", upper)
     if lower > upper:
         raise OptionError(f"bad bounds in {show(obj)}: lower {lower} is above upper {upper}")
-    est = _real(estimate, "estimate", lower, upper, f"a number in lower..upper ({lower}..{upper})")
+    est = check_real("estimate", estimate, lower, upper, f"a number in lower..upper ({lower}..{upper})")
     if value is not None and not value == lower == upper == est:
         raise OptionError(
             f"bad value {value} in {show(obj)}: an exact value is equal to lower, upper and estimate"
@@ -97,9 +77,9 @@ def _check_move(x: object, name: str) -> None:
 
 
 def _check_search_figures(nodes: object, seconds: object, depth: object) -> float:
-    _int(nodes, "nodes", least=0)
-    _int(depth, "depth", least=0)
-    return _real(seconds, "seconds", 0, math.inf, "a number of seconds >= 0")
+    check_int("nodes", nodes, 0)
+    check_int("depth", depth, 0)
+    return check_real("seconds", seconds, 0, math.inf, "a finite number of seconds >= 0", finite=True)
 
 
 @dataclass(frozen=True)
@@ -144,7 +124,7 @@ class SolveResult:
         # exact value equal to them; the solver's own results hold by construction)
         if self.exact is not True and self.exact is not False:
             raise OptionError(f"bad exact {show(self.exact)}: expected True or False")
-        _int(self.value, "value", none=True)
+        check_int("value", self.value, none=True)
         if self.exact != (self.value is not None):
             raise OptionError(
                 f"bad value {show(self.value)} with exact={self.exact}: expected an int when exact,"
@@ -156,7 +136,7 @@ class SolveResult:
         if not isinstance(pv, (tuple, list)) or not all(isinstance(m, Move) for m in pv):
             raise OptionError(f"bad pv {show(pv)}: expected a tuple of scopa.Move")
         seconds = _check_search_figures(self.nodes, self.seconds, self.depth)
-        rate = _real(self.tt_hit_rate, "tt_hit_rate", 0, 1, "a share in 0..1")
+        rate = check_real("tt_hit_rate", self.tt_hit_rate, 0, 1, "a share in 0..1")
         object.__setattr__(self, "pv", tuple(pv))
         object.__setattr__(self, "estimate", est)
         object.__setattr__(self, "seconds", seconds)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 import random
 from collections.abc import Callable
 from functools import lru_cache
@@ -14,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 import scopa_core as core
 from scopa import errors
 from scopa.card import CardSet, bits
-from scopa.errors import IllegalMoveError, OptionError, PositionError, show
+from scopa.errors import IllegalMoveError, OptionError, PositionError, check_real, show
 from scopa.limit import _TIME_MAX, Limit
 from scopa.move import Move
 from scopa.rules import Rules
@@ -337,24 +336,16 @@ def check_number(
 
     >>> check_number("reply_weight", 1, 0, 1, "a number from 0 to 1")
     1.0
-    >>> check_number("tie", float("inf"), 0, math.inf, "points >= 0 or None")
+    >>> check_number("tie", float("inf"), 0, float("inf"), "points >= 0 or None")
     Traceback (most recent call last):
     ...
     scopa.errors.OptionError: bad tie inf: expected points >= 0 or None
-    >>> check_number("temperature", 0, 0, math.inf, "a finite number > 0", above=True)
+    >>> check_number("temperature", 0, 0, float("inf"), "a finite number > 0", above=True)
     Traceback (most recent call last):
     ...
     scopa.errors.OptionError: bad temperature 0: expected a finite number > 0
     """
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    try:  # (an int past a float's range, 10**400, is no finite number either)
-        as_float = float(value) if number else math.nan  # type: ignore[arg-type]
-    except OverflowError:
-        as_float = math.nan
-    ok = math.isfinite(as_float) and low <= value <= high  # type: ignore[operator]
-    if not ok or (above and value == low):
-        raise OptionError(f"bad {name} {show(value)}: expected {expected}")
-    return as_float
+    return check_real(name, value, low, high, expected, finite=True, above=above)
 
 
 @lru_cache(maxsize=65536)
