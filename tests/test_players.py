@@ -1137,3 +1137,39 @@ def test_player_reprs_paste_back(player):
 def test_arena_of_one_deal_gives_no_interval():
     r = arena("scopa", "greedy", "random", deals=1, seed=0)
     assert r.ci95 == (-math.inf, math.inf) and "[-inf, +inf]" in r.table()
+
+
+def test_an_arena_result_is_a_value_checked_when_built_by_hand():
+    # found by an audit of the value objects: a result's categories were a dict (hash() failed:
+    # "unhashable type: 'dict'", and they could be changed in place) and garbage was taken by
+    # hand, to fail in table(): "cannot unpack non-iterable int object"
+    from scopa.arena import ArenaResult
+
+    r = arena("scopa", "greedy", "random", deals=3, seed=1)
+    assert hash(r) == hash(eval(repr(r), {"ArenaResult": ArenaResult}))
+    assert eval(repr(r), {"ArenaResult": ArenaResult}) == r
+    with pytest.raises(TypeError, match="categories cannot be changed"):
+        r.categories["scope"] = (9.0, 9.0)  # type: ignore[index]
+    assert pickle.loads(pickle.dumps(r)) == r
+    listed = dataclasses.replace(r, names=list(r.names), hand_wins=list(r.hand_wins))  # type: ignore[arg-type]
+    assert listed == r and hash(listed) == hash(r)  # (lists kept as tuples)
+    one = arena("scopa", "greedy", "random", deals=1, seed=1)
+    assert one.ci95 == (-math.inf, math.inf) and hash(one) is not None  # (one deal: no interval)
+    with pytest.raises(scopa.OptionError, match=r"bad deals 0: expected an int >= 1"):
+        dataclasses.replace(r, deals=0)
+    for field, bad, message in [
+        ("game", 1, "bad game 1: expected a game's name"),
+        ("names", ("a",), r"bad names \('a',\): expected a tuple of 2"),
+        ("names", ("a", 2), r"bad names \('a', 2\): expected two strings"),
+        ("games", 7, r"bad games 7: expected an int in 6..6"),
+        ("hand_wins", (5, 0, 0), r"bad hand_wins \(5, 0, 0\): expected A's, B's and level adding up to 6"),
+        ("pair_wins", (3, 0, -1), r"bad pair_wins -1: expected an int in 0..3"),
+        ("points", (1.0, math.nan), "bad points nan: expected two finite numbers"),
+        ("seconds_per_move", (0.1, -1.0), "bad seconds_per_move -1.0: expected two finite numbers >= 0"),
+        ("diff", "2", "bad diff '2': expected a finite number"),
+        ("ci95", (r.diff + 1, r.diff + 2), r"bad ci95 .*: expected \(low, high\) around diff"),
+        ("categories", {"nope": (0.0, 0.0)}, "bad categories"),
+        ("categories", {"scope": (0.0, "x")}, "bad categories 'x'"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            dataclasses.replace(r, **{field: bad})

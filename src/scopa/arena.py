@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from scopa.batch import MAX_WORKERS
-from scopa.errors import OptionError, check_seed, show
+from scopa.errors import OptionError, check_int, check_real, check_seed, show
 from scopa.players import Player, make_player
+from scopa.records import ReadOnlyDict
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
 from scopa.state import State, require_state
@@ -41,6 +42,21 @@ __all__ = ["ArenaResult", "PlayerSpec", "arena", "play_hand"]
 
 #: A side of the arena: a name, ``(name, options)``, a player object or a factory ``(seed, seat) -> Player``.
 PlayerSpec = str | tuple[str, dict[str, Any]] | Player | Callable[[int, int], Player]
+
+
+class _Categories(ReadOnlyDict):
+    """An arena result's categories: read-only (a result is a value; it hashes), written as a dict."""
+
+    __slots__ = ()
+
+    _REFUSAL = "an arena result's categories cannot be changed: make a new result (dataclasses.replace)"
+
+
+def _tuple(name: str, x: object, n: int) -> tuple[Any, ...]:
+    """``x`` as a tuple if it is a tuple or a list of ``n`` items, else :class:`OptionError`."""
+    if not isinstance(x, (tuple, list)) or len(x) != n:
+        raise OptionError(f"bad {name} {show(x)}: expected a tuple of {n}")
+    return tuple(x)
 
 
 @dataclass(frozen=True)
@@ -73,6 +89,44 @@ class ArenaResult:
     pair_wins: tuple[int, int, int]
     seconds_per_move: tuple[float, float]
     categories: dict[str, tuple[float, float]]
+
+    def __post_init__(self) -> None:
+        # (a result built by hand, or pasted back from its repr: each field of its kind, the
+        # counts adding up; the pairs as tuples and the categories read-only: a result hashes)
+        if not isinstance(self.game, str) or not self.game:
+            raise OptionError(f"bad game {show(self.game)}: expected a game's name")
+        deals = check_int("deals", self.deals, 1)
+        check_int("games", self.games, 2 * deals, 2 * deals)  # (each deal twice, sides swapped)
+        for name in ("names", "points", "ci95", "seconds_per_move", "hand_wins", "pair_wins"):
+            n = 3 if name.endswith("wins") else 2
+            object.__setattr__(self, name, _tuple(name, getattr(self, name), n))
+        if not all(isinstance(n, str) for n in self.names):
+            raise OptionError(f"bad names {show(self.names)}: expected two strings")
+        for name, total in (("hand_wins", self.games), ("pair_wins", deals)):
+            wins = getattr(self, name)
+            for w in wins:
+                check_int(name, w, 0, total)
+            if sum(wins) != total:
+                raise OptionError(
+                    f"bad {name} {show(wins)}: expected A's, B's and level adding up to {total}"
+                )
+        for name in ("points", "seconds_per_move"):
+            low = -math.inf if name == "points" else 0.0
+            for x in getattr(self, name):
+                check_real(name, x, low, math.inf, f"two finite numbers{'' if low else ' >= 0'}", finite=True)
+        diff = check_real("diff", self.diff, -math.inf, math.inf, "a finite number", finite=True)
+        ci = [check_real("ci95", x, -math.inf, math.inf, "a number") for x in self.ci95]
+        if not ci[0] <= diff <= ci[1]:
+            raise OptionError(f"bad ci95 {show(self.ci95)}: expected (low, high) around diff {diff}")
+        cats = self.categories
+        if not isinstance(cats, Mapping) or not all(
+            c in CATEGORIES and isinstance(v, tuple) and len(v) == 2 for c, v in cats.items()
+        ):
+            raise OptionError(f"bad categories {show(cats)}: expected {{category: (A, B)}} of {CATEGORIES}")
+        for v in cats.values():
+            for x in v:
+                check_real("categories", x, -math.inf, math.inf, "points per hand, finite", finite=True)
+        object.__setattr__(self, "categories", _Categories(cats))
 
     def table(self) -> str:
         """The result as a small text table."""
