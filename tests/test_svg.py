@@ -243,3 +243,183 @@ def test_a_size_is_any_real_number_in_range_numpy_and_fractions_too():
             scopa.OptionError, match=re.escape(f"bad size {scopa.errors.show(bad)}: expected")
         ):
             svg.card("7d", size=bad)
+
+
+# ---------------------------------------------------------------- the layout's geometry
+
+
+def _boxes(text: str) -> tuple[tuple[float, ...], list[tuple[str, str, tuple, str]]]:
+    """The picture's viewBox (and its corners' radius) and its parts' boxes, as (kind, group,
+    (x0, y0, x1, y1), name):
+    kind a card, a text (about 0.6 em a letter: Helvetica's widest are M W and the capitals,
+    its digits and lower case nearer 0.55), a scope mark or the last play's frame (its stroke
+    too); group the root's child it is in (a seat, the table, a pile, the stock, the title)."""
+    root = ET.fromstring(text)
+    vx, vy, vw, vh = (float(v) for v in root.get("viewBox", "").split())
+    out: list[tuple[str, str, tuple, str]] = []
+
+    def walk(el: ET.Element, dx: float, dy: float, k: float, group: str) -> None:
+        for name, args in re.findall(r"(\w+)\(([^)]*)\)", el.get("transform") or ""):
+            v = [float(a) for a in re.split(r"[ ,]+", args.strip())]
+            if name == "translate":
+                dx, dy = dx + k * v[0], dy + k * v[1]
+            elif name == "scale":
+                assert len(v) == 1, el.get("transform")
+                k *= v[0]
+            else:  # (rotate: only inside a card's face, which is boxed whole)
+                assert "card" in (el.get("class") or ""), el.get("transform")
+        cls = (el.get("class") or "").split()
+        if "card" in cls:
+            out.append(("card", group, (dx, dy, dx + 60 * k, dy + 90 * k), el.get("data-card") or "back"))
+            return
+        if el.tag == NS + "text":
+            font = float(el.get("font-size", "0"))
+            x, y = float(el.get("x", "0")), float(el.get("y", "0"))
+            w = 0.6 * font * len(el.text or "")
+            x0 = x - {"start": 0, "middle": w / 2, "end": w}[el.get("text-anchor", "start")]
+            out.append(("text", group, (x0, y - 0.8 * font, x0 + w, y + 0.25 * font), el.text or ""))
+        elif el.tag == NS + "circle":
+            cx, cy, r = (float(el.get(a, "0")) for a in ("cx", "cy", "r"))
+            out.append(("mark", group, (cx - r, cy - r, cx + r, cy + r), ""))
+        elif "last-play" in cls:
+            x, y, w, h = (float(el.get(a, "0")) for a in ("x", "y", "width", "height"))
+            s = float(el.get("stroke-width", "0")) / 2
+            out.append(("frame", group, (x - s, y - s, x + w + s, y + h + s), ""))
+        for child in el:
+            walk(child, dx, dy, k, group)
+
+    corner = 0.0
+    for i, child in enumerate(root):
+        if child.tag == NS + "rect" and i == 0:
+            corner = float(child.get("rx", "0"))  # (the background, its corners rounded)
+            continue
+        group = child.get("class", "") + (child.get("data-seat") or child.get("data-team") or "")
+        walk(child, 0.0, 0.0, 1.0, group or f"#{i}")
+    return (vx, vy, vx + vw, vy + vh, corner), out
+
+
+def _meet(a: tuple, b: tuple) -> bool:
+    return a[0] < b[2] - 0.01 and b[0] < a[2] - 0.01 and a[1] < b[3] - 0.01 and b[1] < a[3] - 0.01
+
+
+def layout_problems(text: str) -> list[str]:
+    """What is wrong with the picture's layout: a part outside the picture, parts of different
+    groups over each other, a text over anything, a table card over another, the last play's
+    frame over another card, a hand's card hiding the next one's corner (its rank and suit)."""
+    view, items = _boxes(text)
+    out = []
+    for kind, group, box, name in items:
+        if (
+            box[0] < view[0] - 0.01
+            or box[1] < view[1] - 0.01
+            or box[2] > view[2] + 0.01
+            or box[3] > view[3] + 0.01
+        ):
+            out.append(f"{kind} {name!r} of {group} outside the picture {view}: {box}")
+        r = view[4]  # (and not out in a rounded corner)
+        for sx, sy in ((-1, -1), (1, -1), (-1, 1), (1, 1)):
+            cx = view[0] + r if sx < 0 else view[2] - r
+            cy = view[1] + r if sy < 0 else view[3] - r
+            dx = max(0.0, sx * ((box[0] if sx < 0 else box[2]) - cx))
+            dy = max(0.0, sy * ((box[1] if sy < 0 else box[3]) - cy))
+            if dx > 0 and dy > 0 and dx * dx + dy * dy > r * r + 0.01:
+                out.append(f"{kind} {name!r} of {group} out in a rounded corner of the picture: {box}")
+    for i, (k1, g1, b1, n1) in enumerate(items):
+        for k2, g2, b2, n2 in items[i + 1 :]:
+            if not _meet(b1, b2):
+                continue
+            same = g1 == g2
+            if (
+                not same
+                or "text" in (k1, k2)
+                or (g1 == "table" and k1 == k2 == "card")
+                or ({k1, k2} == {"card", "frame"} and not text_is_last(text, n1 if k1 == "card" else n2))
+            ):
+                out.append(f"{k1} {n1!r} of {g1} over {k2} {n2!r} of {g2}")
+    for group in {g for _, g, _, _ in items if g.startswith("seat")}:
+        xs = sorted((b for k, g, b, _ in items if g == group and k == "card"), key=lambda b: (b[1], b[0]))
+        for a, b in zip(xs, xs[1:], strict=False):
+            step = max(b[0] - a[0], b[1] - a[1])
+            if step < 0.25 * (a[2] - a[0]) - 0.01:
+                out.append(f"{group}: a card hides the corner of the one before (step {step:.2f})")
+    return out
+
+
+def text_is_last(text: str, card: str) -> bool:
+    return (
+        f'data-card="{card}"' in text
+        and re.search(rf'data-card="{card}"[^>]*data-last="true"', text) is not None
+    )
+
+
+def crowded(
+    game: str, hand: int | list[int], table: int, *, stock: int = 0, pile: int = -1, scope: int = 0
+) -> scopa.State:
+    """A position of ``game`` built by hand: ``hand`` cards in every hand (or a list, seat 0's
+    empty ones with seat 1 to move), ``table`` on the table, ``stock`` in the stock, the rest in
+    the piles (``pile`` in team 0's, the rest in team 1's)."""
+    n = scopa.Rules.preset(game).players
+    sizes = hand if isinstance(hand, list) else [hand] * n
+    cards = [str(c) for c in scopa.DECK]
+    hands, rest = [], cards
+    for k in sizes:
+        hands.append(rest[:k])
+        rest = rest[k:]
+    on_table, rest = rest[:table], rest[table:]
+    in_stock, rest = rest[:stock], rest[stock:]
+    pile = len(rest) // 2 if pile < 0 else pile
+    piles = [rest[:pile], rest[pile:]]
+    turn = 1 if sizes[0] < sizes[1] else 0
+
+    def field(xs: list[str]) -> str:
+        return "".join(xs) or "-"
+
+    last = 0 if piles[0] else 1 if piles[1] else "-"
+    return scopa.State.from_string(
+        f"{game} {'/'.join(field(h) for h in hands)} {field(on_table)} {field(in_stock)} "
+        f"{'/'.join(field(p) for p in piles)} {scope}/{scope} {turn} {last} -"
+    )
+
+
+def crowded_positions():
+    """Every table from 0 to 40 cards with the hands from (nearly) empty to full, in every preset."""
+    for game in scopa.PRESETS:
+        rules = scopa.Rules.preset(game)
+        n, full = rules.players, rules.hand_size
+        for sizes in ([0] + [1] * (n - 1), [1] * n, [full] * n):
+            for table in range(0, 40 - sum(sizes) + 1):
+                yield crowded(game, sizes, table)
+
+
+def test_no_part_of_a_crowded_picture_lies_over_another_or_outside_it():
+    # Found by an audit: with more than 16 cards on the table (a position built by hand, a long
+    # game without captures) its rows ran over each other and over the hands; in Scopone the
+    # piles' words ran over the hands; the stock lay over a long side hand
+    for s in crowded_positions():
+        for size in (8, 48):
+            for text in (svg.position(s, size=size), svg.position(s.view(1), size=size)):
+                problems = layout_problems(text)
+                assert not problems, (s.to_string(), size, problems[:5])
+
+
+def test_the_pictures_options_keep_the_layout():
+    # every size, every deck, huge piles and many scope, the last play's frame, a finished hand
+    cases = [
+        crowded("scopone_scientifico", 10, 0, pile=0, scope=0),
+        crowded("scopa", 3, 34),
+        crowded("scopa", 3, 4, pile=13, scope=13),
+    ]
+    cases += [
+        crowded("scopone", [0, 1, 1, 1], 0, pile=36, scope=16),
+        crowded("scopa4", 3, 8, stock=12, pile=4, scope=4),
+    ]
+    lay = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc")
+    cases += [lay, lay.play("2c"), crowded("scopa", [0, 1], 30, pile=0)]
+    for s in cases:
+        for size in (8, 13.5, 30, 48, 61, 200, 2000):
+            for deck in svg.DECKS:
+                for text in [svg.position(s, size=size, deck=deck)] + [
+                    svg.position(s, seat=seat, size=size, deck=deck) for seat in range(s.rules.players)
+                ]:
+                    problems = layout_problems(text)
+                    assert not problems, (s.to_string(), size, deck, problems[:5])

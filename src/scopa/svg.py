@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable
 from typing import Any
@@ -200,6 +201,12 @@ def card_back(*, size: float = 60) -> str:
     )
 
 
+def _text_width(text: str, font: float) -> float:
+    """About how wide ``text`` is drawn at ``font`` pixels in Helvetica or Arial: 0.6 em a
+    letter (their digits and lower case are narrower, M and W wider)."""
+    return 0.6 * font * len(text)
+
+
 def _row(
     cards: Iterable[Card | None], x: float, y: float, scale: float, gap: float, deck: str, hl: Card | None
 ) -> str:
@@ -212,9 +219,14 @@ def _row(
             extra = ' data-last="true"' if c is hl else ""
             out.append(_card_g(c, deck, cx, y, scale, extra))
             if c is hl:
+                # (in the card's units, as the gaps between cards: the frame stays clear of
+                # its neighbours at every size)
+                d = 2.4 * scale
                 out.append(
-                    f'<rect class="last-play" x="{cx - 2:.2f}" y="{y - 2:.2f}" width="{_W * scale + 4:.2f}" '
-                    f'height="{_H * scale + 4:.2f}" rx="6" fill="none" stroke="#ff6f00" stroke-width="3"/>'
+                    f'<rect class="last-play" x="{cx - d:.2f}" y="{y - d:.2f}" '
+                    f'width="{_W * scale + 2 * d:.2f}" height="{_H * scale + 2 * d:.2f}" '
+                    f'rx="{6 * scale:.2f}" fill="none" stroke="#ff6f00" '
+                    f'stroke-width="{3 * scale:.2f}"/>'
                 )
     return "".join(out)
 
@@ -233,10 +245,13 @@ def position(
     State and ``seat``, the other hands are face down as in that seat's view (a view's own
     seat is the only one it takes). The seat drawn from is at the bottom, the next seats in
     order of play counter-clockwise; a finished hand says "hand over" instead of whose turn
-    it is. The picture's ``aria-label`` names every card it shows face up and gives the
-    counts of the rest. ``size`` is a card's width in pixels (:data:`MIN_SIZE` to :data:`MAX_SIZE`, 8
-    to 2000). A view that cannot occur in play
-    (one built by hand) is a :class:`~scopa.errors.PositionError`.
+    it is. The picture is as wide for every position (a row of ten cards and a pile beside it);
+    the table is drawn in rows of up to ten cards, as many rows as it needs (fewer cards a row
+    beside four players' side hands), and the picture grows taller with them: no card, pile or
+    word lies over another or outside the picture, at any size. The picture's ``aria-label``
+    names every card it shows face up and gives the counts of the rest. ``size`` is a card's
+    width in pixels (:data:`MIN_SIZE` to :data:`MAX_SIZE`, 8 to 2000). A view that cannot
+    occur in play (one built by hand) is a :class:`~scopa.errors.PositionError`.
     """
     _check_deck(deck)
     size = _check_size(size)
@@ -258,68 +273,111 @@ def position(
     me = src.seat if is_view else (seat if seat is not None else 0)
     scale = size / _W
     cw, ch = _W * scale, _H * scale
-    gap = cw * 1.08
-    margin = 2.2 * cw + 12  # room in the corners for the piles
-    width = 2 * margin + 9 * gap + cw
-    height = 4 * ch + 130
-    font = 'font-family="Helvetica,Arial,sans-serif" fill="#fff"'
+    gap = cw * 1.08  # from a card to the next in a row
     fs = min(1.0, size / 48)  # (the words shrink with cards smaller than the default: none overlap)
+    pad = 10 * fs
+    width = 15.12 * cw + 24 * fs  # a row of ten cards, and a pile in each corner beside it
+    font = 'font-family="Helvetica,Arial,sans-serif" fill="#fff"'
     last = src.history[-1] if src.history else None
     hl = last[1].card if last is not None and not last[1].is_capture else None
     over = _is_over(src, is_view)
     turn = None if over else src.turn  # (nobody is to move once the hand is over)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="scopa-position" width="{width:.0f}" '
-        f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-        f"aria-label={quoteattr(_aria(src, is_view, over, deck))}>",
-        f'<rect width="{width:.0f}" height="{height:.0f}" fill="#1b5e20" rx="10"/>',
-        f'<text x="{width / 2:.1f}" y="18" font-size="{13 * fs:g}" text-anchor="middle" {font}>'
-        f"{escape(src.rules.game)}: "
-        + ("hand over" if over else f"seat {src.turn} to move")
-        + (f"; last play seat {last[0]} {last[1]}" if last is not None else "")
-        + "</text>",
-    ]
-    # the seats: this one at the bottom, then in order of play, counter-clockwise (RULES §2)
+
+    # The layout, in three bands. The top one: the seat across the table, the other team's
+    # pile in the corner on its left. The middle one: the table in rows (as many as it needs:
+    # the picture grows taller) with the stock on its right, and with four players the seats
+    # on the left and on the right, their cards fanned. The bottom one: this seat, its team's
+    # pile in the corner on its right. Nothing lies over anything else (tests/test_svg.py
+    # measures it); the words are sized by _text_width.
     places = {2: ["bottom", "top"], 4: ["bottom", "right", "top", "left"]}[n]
-    for k in range(n):
+    seats: dict[str, tuple[int, list[Card | None], str]] = {}
+    for k in range(n):  # this seat at the bottom, then in order of play, counter-clockwise (RULES §2)
         s = (me + k) % n
-        place = places[k]
         if is_view:
             cards: list[Card | None] = list(src.hand) if s == me else [None] * src.hand_sizes[s]
         else:
             cards = list(src.hands[s])
-        side = place in ("left", "right")
-        g = gap * 0.25 if side else gap
-        row_w = g * max(0, len(cards) - 1) + cw
-        if side:
-            x0 = 10.0 if place == "left" else width - 10 - row_w
-            y0 = height / 2 - ch / 2
+        seats[places[k]] = (s, cards, f"seat {s}" + (" to move" if s == turn else ""))
+    step = 0.03 * cw  # from a pile's card to the next
+    pile_h = 5 * step + 0.9 * cw + 38.5 * fs  # the stack, the scope marks, two lines of words
+    corner = 2.2 * cw + 12 * fs  # a pile's corner, beside the hands at the top and the bottom
+    words = {}
+    for team in (0, 1):
+        count, sc = len(src.captured[team]), src.scope[team]
+        words[team] = (f"team {team}", f"{count} cards, {sc} scope")
+        marks = 8.5 * fs + 9 * fs * (min(sc, 10) - 1) if sc else 0.0
+        need = max(0.6 * cw + 5 * step, marks, *(_text_width(w, 10 * fs) for w in words[team]))
+        corner = max(corner, need + 24 * fs)
+    top_y = 44 * fs
+    band = 0.5 * cw + 8 * fs  # between the bands
+    mid_y = top_y + max(ch, pile_h) + band
+    side = pad  # the room the side seats take, each side of the table
+    if n == 4:
+        side_w = [
+            max(
+                cw + gap * 0.25 * (len(seats[p][1]) - 1) if seats[p][1] else 0,
+                _text_width(seats[p][2], 12 * fs),
+            )
+            for p in ("left", "right")
+        ]
+        side += max(side_w) + 0.3 * cw
+    stock = src.stock_size if is_view else len(src.stock)
+    stock_w = max(0.6 * cw, _text_width(f"stock {stock}", 10 * fs)) if stock else 0.0
+    stock_room = 0.5 * cw + stock_w if stock else 0.0
+    room = width - 2 * side - 2 * stock_room  # for the table, centred
+    table = list(src.table)
+    most = max(1, min(10, math.floor((room - cw) / gap + 1e-9) + 1))  # cards a row
+    rows = max(1, math.ceil(len(table) / most))
+    per = math.ceil(len(table) / rows)
+    row_gap = 0.15 * cw
+    table_h = rows * ch + (rows - 1) * row_gap
+    mid_h = max(table_h, ch + 17 * fs if n == 4 else 0.0, 0.9 * cw + 16 * fs if stock else 0.0)
+    bottom_y = mid_y + mid_h + band + 10 * fs
+    height = bottom_y + max(ch, pile_h) + 12 * fs
+
+    title = f"{src.rules.game}: " + ("hand over" if over else f"seat {src.turn} to move")
+    title += f"; last play seat {last[0]} {last[1]}" if last is not None else ""
+    title_fs = 13 * fs
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="scopa-position" width="{width:.0f}" '
+        f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+        f"aria-label={quoteattr(_aria(src, is_view, over, deck))}>",
+        f'<rect width="{width:.0f}" height="{height:.0f}" fill="#1b5e20" rx="{10 * fs:.3g}"/>',
+        f'<text x="{width / 2:.1f}" y="{18 * fs:.1f}" font-size="{title_fs:g}" text-anchor="middle" {font}>'
+        f"{escape(title)}</text>",
+    ]
+    for place in places:
+        s, cards, label = seats[place]
+        if place in ("left", "right"):
+            g = gap * 0.25
+            row_w = g * max(0, len(cards) - 1) + cw
+            x0 = pad if place == "left" else width - pad - row_w
+            y0 = mid_y + (mid_h - ch - 17 * fs) / 2 + 17 * fs
         else:
+            g = gap if len(cards) < 2 else min(gap, (width - 2 * corner - cw) / (len(cards) - 1))
+            row_w = g * max(0, len(cards) - 1) + cw
             x0 = width / 2 - row_w / 2
-            y0 = height - ch - 12 if place == "bottom" else 44
+            y0 = bottom_y if place == "bottom" else top_y
         turn_attr = ' data-turn="true"' if s == turn else ""
         parts.append(f'<g class="seat" data-seat="{s}"{turn_attr}>')
         parts.append(_row(cards, x0, y0, scale, g, deck, None))
-        label = f"seat {s}" + (" to move" if s == turn else "")
         weight = ' font-weight="bold" text-decoration="underline"' if s == turn else ""
         # (the right-hand seat's label ends at the picture's edge: begun at a short row it ran off)
-        lx, anchor = (width - 10, ' text-anchor="end"') if place == "right" else (x0, "")
+        lx, anchor = (width - pad, ' text-anchor="end"') if place == "right" else (x0, "")
         parts.append(
-            f'<text x="{lx:.1f}" y="{y0 - 5:.1f}" font-size="{12 * fs:g}"{anchor} {font}{weight}>'
+            f'<text x="{lx:.1f}" y="{y0 - 5 * fs:.1f}" font-size="{12 * fs:g}"{anchor} {font}{weight}>'
             f"{escape(label)}</text></g>"
         )
-    # the table in the middle, in rows of eight
-    table = list(src.table)
-    rows = [table[i : i + 8] for i in range(0, len(table), 8)] or [[]]
-    tw = gap * max(0, min(len(table), 8) - 1) + cw
+    # the table in the middle, in rows of (nearly) equal length
+    tw = gap * max(0, per - 1) + cw
     tx = width / 2 - tw / 2
-    ty = height / 2 - ch / 2 - (len(rows) - 1) * ch * 0.3
+    ty = mid_y + (mid_h - table_h) / 2
     parts.append('<g class="table">')
-    for i, row in enumerate(rows):
-        parts.append(_row(row, tx, ty + i * ch * 0.6, scale, gap, deck, hl))
+    for i in range(rows):
+        parts.append(_row(table[i * per : (i + 1) * per], tx, ty + i * (ch + row_gap), scale, gap, deck, hl))
     if not table:
         parts.append(
-            f'<text x="{width / 2:.1f}" y="{height / 2:.1f}" font-size="{12 * fs:g}" '
+            f'<text x="{width / 2:.1f}" y="{ty + ch / 2:.1f}" font-size="{12 * fs:g}" '
             f'text-anchor="middle" {font}>'
         )
         parts.append("table empty</text>")
@@ -328,27 +386,30 @@ def position(
     for team in (0, 1):
         ours = team == (me & 1)
         pile, sc = len(src.captured[team]), src.scope[team]
-        px = width - margin + 14 if ours else 14.0
-        py = height - ch * 0.6 - 40 if ours else 52.0
+        px = width - corner + 14 * fs if ours else 14 * fs
+        py = (bottom_y if ours else top_y) + 5 * step
         parts.append(f'<g class="pile" data-team="{team}" data-count="{pile}" data-scope="{sc}">')
         for i in range(min(pile, 6)):
-            parts.append(_back_g(px + i * 1.5, py - i * 1.5, scale * 0.6))
+            parts.append(_back_g(px + i * step, py - i * step, scale * 0.6))
         for i in range(min(sc, 10)):
             parts.append(
-                f'<circle cx="{px + 5 + 9 * i:.1f}" cy="{py + ch * 0.6 + 8:.1f}" r="3.5" fill="#ffd54f"/>'
+                f'<circle cx="{px + (5 + 9 * i) * fs:.1f}" cy="{py + 0.9 * cw + 8 * fs:.1f}" '
+                f'r="{3.5 * fs:.2f}" fill="#ffd54f"/>'
             )
-        lx, anchor = (width - 10, "end") if ours else (px, "start")
-        parts.append(
-            f'<text x="{lx:.1f}" y="{py + ch * 0.6 + 24:.1f}" font-size="{10 * fs:g}" '
-            f'text-anchor="{anchor}" {font}>'
-            f"team {team}: {pile} cards, {sc} scope</text></g>"
-        )
-    stock = src.stock_size if is_view else len(src.stock)
+        lx, anchor = (width - pad, "end") if ours else (px, "start")
+        for j, line in enumerate(words[team]):
+            parts.append(
+                f'<text x="{lx:.1f}" y="{py + 0.9 * cw + (24 + 12 * j) * fs:.1f}" font-size="{10 * fs:g}" '
+                f'text-anchor="{anchor}" {font}>{line}</text>'
+            )
+        parts.append("</g>")
     if stock:
-        sx, sy = width / 2 + tw / 2 + 24, height / 2 - ch * 0.3
+        sx = width / 2 + tw / 2 + 0.5 * cw
+        sy = mid_y + (mid_h - 0.9 * cw - 16 * fs) / 2 + 16 * fs
         parts.append(f'<g class="stock" data-count="{stock}">{_back_g(sx, sy, scale * 0.6)}')
         parts.append(
-            f'<text x="{sx:.1f}" y="{sy - 6:.1f}" font-size="{10 * fs:g}" {font}>stock {stock}</text></g>'
+            f'<text x="{sx:.1f}" y="{sy - 6 * fs:.1f}" font-size="{10 * fs:g}" {font}>'
+            f"stock {stock}</text></g>"
         )
     parts.append("</svg>")
     return "".join(parts)
