@@ -423,3 +423,21 @@ def test_the_pictures_options_keep_the_layout():
                 ]:
                     problems = layout_problems(text)
                     assert not problems, (s.to_string(), size, deck, problems[:5])
+
+
+def test_a_long_capture_in_the_title_stays_in_the_picture():
+    # Found by an audit: an ace taking a table of 34 cards (ace_takes_all) wrote its move in
+    # the title at 13 px, 870 px of words across a 750 px picture; the title shrinks to fit
+    aces = [str(c) for c in scopa.DECK if c.rank == "A"]
+    rest = [str(c) for c in scopa.DECK if c.rank != "A"]
+    s = scopa.State.from_string(
+        f"scopa;ace_takes_all=true {''.join(aces[:2] + rest[:1])}/{''.join(aces[2:] + rest[1:2])} "
+        f"{''.join(rest[2:])} - -/- 0/0 0 - -"
+    )
+    s = s.play(next(m for m in s.legal_moves() if m.card.rank == "A"))
+    assert len(s.history[-1][1].captures) == 34
+    for size in (8, 48, 200):
+        for text in (svg.position(s, size=size), svg.position(s.view(1), size=size)):
+            assert not layout_problems(text), layout_problems(text)[:3]
+            title = next(ET.fromstring(text).iter(NS + "text"))
+            assert "last play seat 0 Adx" in (title.text or "")

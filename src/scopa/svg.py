@@ -337,7 +337,7 @@ def position(
 
     title = f"{src.rules.game}: " + ("hand over" if over else f"seat {src.turn} to move")
     title += f"; last play seat {last[0]} {last[1]}" if last is not None else ""
-    title_fs = 13 * fs
+    title_fs = min(13 * fs, (width - 2 * pad) / _text_width(title, 1))  # (a long capture's move)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="scopa-position" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
