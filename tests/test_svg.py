@@ -441,3 +441,18 @@ def test_a_long_capture_in_the_title_stays_in_the_picture():
             assert not layout_problems(text), layout_problems(text)[:3]
             title = next(ET.fromstring(text).iter(NS + "text"))
             assert "last play seat 0 Adx" in (title.text or "")
+
+
+def test_the_label_says_the_last_play():
+    # Found by an audit: the title and the frame show the last play, but role="img" hides them
+    # from screen readers and the aria-label did not say it
+    s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc")
+    for text in (svg.position(s), svg.position(s.view(1))):
+        assert "; last play seat 0 king of hearts laid on the table;" in ET.fromstring(text).get(
+            "aria-label", ""
+        )
+    s = s.play("As").play("7dx3c4s")
+    label = ET.fromstring(svg.position(s.view(0), deck="italian")).get("aria-label", "")
+    assert "; last play seat 0 7 of denari taking 3 of coppe, 4 of spade;" in label
+    label = ET.fromstring(svg.position(scopa.State.deal("scopa", seed=1))).get("aria-label", "")
+    assert "last play" not in label

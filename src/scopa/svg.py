@@ -249,9 +249,9 @@ def position(
     the table is drawn in rows of up to ten cards, as many rows as it needs (fewer cards a row
     beside four players' side hands), and the picture grows taller with them: no card, pile or
     word lies over another or outside the picture, at any size. The picture's ``aria-label``
-    names every card it shows face up and gives the counts of the rest. ``size`` is a card's
-    width in pixels (:data:`MIN_SIZE` to :data:`MAX_SIZE`, 8 to 2000). A view that cannot
-    occur in play (one built by hand) is a :class:`~scopa.errors.PositionError`.
+    names every card it shows face up and the last play, and gives the counts of the rest.
+    ``size`` is a card's width in pixels (:data:`MIN_SIZE` to :data:`MAX_SIZE`, 8 to 2000). A
+    view that cannot occur in play (one built by hand) is a :class:`~scopa.errors.PositionError`.
     """
     _check_deck(deck)
     size = _check_size(size)
@@ -427,8 +427,15 @@ def _cards(cards: Iterable[Card], deck: str) -> str:
 
 def _aria(src: Any, is_view: bool, over: bool, deck: str) -> str:
     """The picture's text for screen readers: everything it shows face up, by the deck's names
-    ("7 of diamonds"), and the counts."""
+    ("7 of diamonds"), the last play, and the counts."""
     parts = [f"{src.rules.game}, " + ("hand over" if over else f"seat {src.turn} to move")]
+    if src.history:  # (the title says it, and the frame marks a card laid: both hidden by role="img")
+        who, move = src.history[-1]
+        took = sorted(move.captures, key=lambda c: c.index)
+        parts.append(
+            f"last play seat {who} {_label(move.card, deck)}"
+            + (f" taking {_cards(took, deck)}" if took else " laid on the table")
+        )
     parts.append(f"table {_cards(src.table, deck)}")
     for s in range(src.rules.players):
         if not is_view:
