@@ -456,3 +456,13 @@ def test_the_label_says_the_last_play():
     assert "; last play seat 0 7 of denari taking 3 of coppe, 4 of spade;" in label
     label = ET.fromstring(svg.position(scopa.State.deal("scopa", seed=1))).get("aria-label", "")
     assert "last play" not in label
+
+
+def test_one_card_and_one_scopa_are_said_in_the_singular():
+    # found by an audit of the pictures: "seat 0 holds 1 cards face down"; "1 scope" too
+    s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc")
+    label = svg.position(s.view(1))
+    assert "seat 0 holds 1 card face down" in label and "1 cards" not in label
+    swept = scopa.State.from_string("scopa 7d/2c 7s - -/- 0/0 0 - 1").play("7d")
+    text = svg.position(swept)
+    assert "team 0 pile 2 cards, 1 scopa;" in text and ">2 cards, 1 scopa</text>" in text, text

@@ -304,7 +304,7 @@ def position(
     words = {}
     for team in (0, 1):
         count, sc = len(src.captured[team]), src.scope[team]
-        words[team] = (f"team {team}", f"{count} cards, {sc} scope")
+        words[team] = (f"team {team}", f"{_count(count, 'card', 'cards')}, {_count(sc, 'scopa', 'scope')}")
         marks = 8.5 * fs + 9 * fs * (min(sc, 10) - 1) if sc else 0.0
         need = max(0.6 * cw + 5 * step, marks, *(_text_width(w, 10 * fs) for w in words[team]))
         corner = max(corner, need + 24 * fs)
@@ -425,6 +425,11 @@ def _cards(cards: Iterable[Card], deck: str) -> str:
     return ", ".join(_label(c, deck) for c in cards) or "empty"
 
 
+def _count(n: int, one: str, many: str) -> str:
+    """``n`` things, said in the singular for one ("1 card", "2 cards"; "1 scopa", "0 scope")."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def _aria(src: Any, is_view: bool, over: bool, deck: str) -> str:
     """The picture's text for screen readers: everything it shows face up, by the deck's names
     ("7 of diamonds"), the last play, and the counts."""
@@ -443,8 +448,9 @@ def _aria(src: Any, is_view: bool, over: bool, deck: str) -> str:
         elif s == src.seat:
             parts.append(f"your hand (seat {s}) {_cards(src.hand, deck)}")
         else:
-            parts.append(f"seat {s} holds {src.hand_sizes[s]} cards face down")
+            parts.append(f"seat {s} holds {_count(src.hand_sizes[s], 'card', 'cards')} face down")
     for team in (0, 1):
-        parts.append(f"team {team} pile {len(src.captured[team])} cards, {src.scope[team]} scope")
-    parts.append(f"stock {src.stock_size if is_view else len(src.stock)} cards")
+        pile, sc = _count(len(src.captured[team]), "card", "cards"), _count(src.scope[team], "scopa", "scope")
+        parts.append(f"team {team} pile {pile}, {sc}")
+    parts.append(f"stock {_count(src.stock_size if is_view else len(src.stock), 'card', 'cards')}")
     return "; ".join(parts)
