@@ -899,3 +899,26 @@ def test_a_composed_positions_view_keeps_its_cards_out_of_play():
     # the schema takes it
     views = jsonschema.Draft202012Validator({"$defs": schema()["$defs"], "$ref": "#/$defs/view"})
     assert views.is_valid(js) and not views.is_valid({**js, "out_of_play": "7d"})
+
+
+def test_a_request_built_by_hand_has_its_command_id_and_fields_checked():
+    # found by an audit of the value objects: Request(1, 2, 3) was taken (its docstring says a
+    # request that passed validation), to fail as an internal error when it ran
+    from scopa.protocol import ProtocolError, Request
+
+    p = Protocol()
+    req = p.parse({"cmd": "legal", "id": 7, "position": scopa.State.deal("scopa", seed=1).to_string()})
+    assert Request(req.cmd, req.id, dict(req.args)) == req
+    assert p.execute(Request("ping", "x", {})) == {"id": "x", "pong": True}
+    for args, message in [
+        ((1, 2, 3), "unknown command 1: expected one of hello, ping"),
+        (("ping", True, {}), "'id' must be a string, an integer or null, got true"),
+        (("ping", 1, []), r"bad args \[\]: expected a dict of ping's fields"),
+        (("ping", 1, {"x": 1}), "unknown field 'x' in a 'ping' request: expected none"),
+        (("legal", 1, {}), "request 'legal' needs a 'position' field"),
+        (("legal", 1, {"position": req.args["position"], "seat": 0}), "unknown field 'seat' in a 'legal'"),
+    ]:
+        with pytest.raises(ProtocolError, match=message):
+            Request(*args)
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(req)

@@ -25,7 +25,7 @@ import math
 import secrets
 import threading
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -530,13 +530,47 @@ def stop_searches(searches: Iterable[tuple[Request, StopFlag]], search_id: Any =
     return n
 
 
+def _command(cmd: object) -> Command:
+    """The command named ``cmd``; an unknown one is refused, naming the commands there are."""
+    if not isinstance(cmd, str) or cmd not in COMMANDS:
+        raise _Unknown(f"unknown command {jsonio.short(cmd)}: expected one of {', '.join(COMMANDS)}")
+    return COMMANDS[cmd]
+
+
+def _check_fields(command: Command, keys: Collection[Any], allowed: tuple[str, ...]) -> None:
+    """A :class:`ProtocolError` unless every key is ``allowed`` and ``command``'s required ones
+    are there: a request's, or a :class:`Request`'s fields."""
+    for key in keys:
+        if key not in allowed:
+            raise ProtocolError(
+                f"unknown field {show(key)} in {article(command.name)} {command.name!r} request: expected "
+                + (", ".join(allowed) or "none")
+            )
+    for key in command.required:
+        if key not in keys:
+            raise ProtocolError(f"request {command.name!r} needs a {key!r} field")
+
+
 @dataclass(frozen=True)
 class Request:
-    """A request that passed validation: its command, id and checked field values."""
+    """A request that passed validation: its command, id and checked field values, as
+    :meth:`Protocol.parse` makes it. One built by hand has its command, id and fields' names
+    checked (a :class:`ProtocolError` naming the bad one); its values are taken as given, the
+    objects ``parse`` makes of the JSON (a :class:`~scopa.State` for a position). Unhashable:
+    its fields are a dict."""
 
     cmd: str
     id: Any
     args: dict[str, Any]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        command = _command(self.cmd)
+        _check_id(self.id)
+        if not isinstance(self.args, dict):
+            raise ProtocolError(f"bad args {show(self.args)}: expected a dict of {self.cmd}'s fields")
+        _check_fields(command, self.args, (*command.required, *command.optional))
 
     @property
     def command(self) -> Command:
@@ -635,19 +669,9 @@ class Protocol:
             cmd = obj.get("cmd")
             if "cmd" not in obj:
                 raise ProtocolError("a request needs a 'cmd' field: " + ", ".join(COMMANDS))
-            if not isinstance(cmd, str) or cmd not in COMMANDS:
-                raise _Unknown(f"unknown command {jsonio.short(cmd)}: expected one of {', '.join(COMMANDS)}")
-            command = COMMANDS[cmd]
-            for key in obj:
-                if key not in command.fields:
-                    raise ProtocolError(
-                        f"unknown field {show(key)} in {article(cmd)} {cmd!r} request: expected "
-                        + ", ".join(command.fields)
-                    )
+            command = _command(cmd)
+            _check_fields(command, obj, command.fields)
             args: dict[str, Any] = {}
-            for key in command.required:
-                if key not in obj:
-                    raise ProtocolError(f"request {cmd!r} needs a {key!r} field")
             for key in (*command.required, *command.optional):
                 if key in obj:
                     # (a command that takes only some of a field's values says which, whatever is given)
@@ -664,7 +688,7 @@ class Protocol:
             for key, (most, per) in command.most.items():
                 if key in args and obj[key] > most:
                     raise ProtocolError(f"{key!r} {obj[key]!r} is above {cmd}'s most, {most:.0f} {per}")
-            return Request(cmd, req_id, args)
+            return Request(command.name, req_id, args)
         except Exception as exc:  # every failure becomes a reply
             raise RequestError(_exception_reply(req_id, exc)) from None
 
