@@ -968,6 +968,9 @@ def test_only_a_states_own_view_skips_the_view_check(monkeypatch):
             wrong.legal_moves()
         with pytest.raises(scopa.PositionError, match=message):
             wrong.unseen  # noqa: B018
+    # and its team (an audit of the value objects: a seat "x" was a bare TypeError of "&")
+    with pytest.raises(scopa.PositionError, match="seat 'x'"):
+        dataclasses.replace(view, seat="x").team  # noqa: B018
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -110,6 +110,7 @@ class PlayerView:
     @property
     def team(self) -> int:
         """This seat's team."""
+        self._check()  # (a view built by hand with a seat "x" said "unsupported operand type(s) for &")
         return self.seat & 1
 
     def legal_moves(self) -> list[Move]:
