@@ -78,6 +78,13 @@ class Event:
             table's last cards).
         count: cards dealt (``refill``).
         points: the hand's points per team (``hand_over``); the match's scores (``match_over``).
+
+    >>> Event("refill", seat=1, count=3).to_json()
+    {'type': 'refill', 'seat': 1, 'count': 3}
+    >>> Event("scopa", seat=1, team=0)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad scopa event's team 0: seat 1 plays for team 1
     """
 
     type: str
@@ -156,7 +163,13 @@ class Event:
 
 
 def play(state: State, move: Move | str) -> tuple[State, list[Event]]:
-    """The position after ``move`` and what the play did, in order (see the module)."""
+    """The position after ``move`` and what the play did, in order (see the module).
+
+    >>> s = State.from_string("scopa -/As 2cKc - 3c4s7d/- 0/0 1 0 1")   # the hand's last play
+    >>> after, events = play(s, "As")
+    >>> [e.type for e in events], events[0].cards, events[1].points, after.is_over
+    (['table_to_last_capturer', 'hand_over'], CardSet.parse('2c Kc As'), (3, 0), True)
+    """
     m = require_state(state).resolve(move)
     after = state.play(m)
     seat, team = state.turn, state.turn & 1

@@ -65,6 +65,16 @@ class Limit:
         time: seconds (a number > 0), or None.
         nodes: positions (an int >= 1), or None.
         stop: a :class:`StopFlag`, or None.
+
+    >>> import scopa
+    >>> flag = StopFlag()
+    >>> lim = Limit(time=2, stop=flag)
+    >>> lim, lim.stopped
+    (Limit(time=2.0, stop=StopFlag(set=False)), False)
+    >>> flag.set()                               # from any thread: the searches stop
+    >>> r = scopa.solve(scopa.State.deal("scopone_scientifico", seed=5), lim)
+    >>> lim.stopped, r.exact, r.value
+    (True, False, None)
     """
 
     time: float | None = None

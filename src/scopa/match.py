@@ -111,6 +111,14 @@ class Match:
         history: the :class:`HandScore` of each finished hand, in order.
         hands: each finished hand's last position (its ``origin`` is the deal and its
             ``history`` every play).
+
+    >>> m = Match("scopa", seed=1)
+    >>> m.dealer, m.state.turn
+    (0, 1)
+    >>> while not m.history:                     # play one hand
+    ...     _ = m.play(m.state.legal_moves()[0])
+    >>> m.history[0].points, m.dealer, m
+    ((4, 0), 1, <Match scopa to 11: 4-0 after 1 hand(s)>)
     """
 
     def __init__(self, rules: Rules | str, seed: int | None = None, dealer: int | None = None) -> None:

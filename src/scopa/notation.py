@@ -76,7 +76,12 @@ def _names(mask: int) -> list[str]:
 
 def state_to_dict(state: State) -> dict[str, Any]:
     """The JSON position format of ``state`` as a dict: every field, and ``history`` when the
-    state has one (``{"start": position string, "plays": [move, ...]}``)."""
+    state has one (``{"start": position string, "plays": [move, ...]}``).
+
+    >>> d = state_to_dict(State.from_string("scopa 7d/Kc 3c4s - -/- 0/0 0 - -").play("7dx3c4s"))
+    >>> d["captured"], d["scope"], d["history"]
+    ([['7d', '3c', '4s'], []], [1, 0], {'start': 'scopa 7d/Kc 3c4s - -/- 0/0 0 - -', 'plays': ['7dx3c4s']})
+    """
     require_state(state)
     hands, table, stock, piles, scope, turn, last = state.masks
     d: dict[str, Any] = {
@@ -96,12 +101,24 @@ def state_to_dict(state: State) -> dict[str, Any]:
 
 
 def state_to_json(state: State) -> str:
-    """The JSON position format of ``state`` as compact text."""
+    """The JSON position format of ``state`` as compact text.
+
+    >>> state_to_json(State.from_string("scopa 7d/Kc 3c4s - -/- 0/0 0 - -"))
+    '{"rules":"scopa","hands":[["7d"],["Kc"]],"table":["3c","4s"],"stock":[],"captured":[[],[]],...}'
+    """
     return json.dumps(state_to_dict(state), ensure_ascii=False, separators=(",", ":"))
 
 
 def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
-    """Parse a JSON position: text, bytes, or an already-decoded mapping."""
+    """Parse a JSON position: text, bytes, or an already-decoded mapping.
+
+    >>> state_from_json({"rules": "scopa", "hands": [["7d"], ["Kc"]], "table": ["3c", "4s"], "turn": 0})
+    State.from_string('scopa 7d/Kc 3c4s - -/- 0/0 0 - -')
+    >>> state_from_json('{"rules": "scopa", "hands": [["7d"], ["7d"]], "turn": 0}')
+    Traceback (most recent call last):
+    ...
+    scopa.errors.CardError: duplicate card '7d': in hand 0 and in hand 1
+    """
     if isinstance(obj, (str, bytes, bytearray)):
         try:
             obj = jsonio.loads(obj, max_chars=1 << 20)
@@ -195,7 +212,11 @@ def _rules_string(rules: Rules) -> str:
 
 
 def state_to_string(state: State) -> str:
-    """The compact one-line position string of ``state``."""
+    """The compact one-line position string of ``state``.
+
+    >>> state_to_string(State.deal("scopa", seed=1))     # the stock top first
+    'scopa Qc7sQs/3d2c7c 3c5sKs6b QbAb6d3s5dJc4cAs5b7d6cAcKd3bJb2b2dAd4bJsJdQd4dKb4s2s7b5cKc6s -/- 0/0 1 - 0'
+    """
     d = state_to_dict(state)
     return " ".join(
         [
@@ -252,7 +273,16 @@ def _int_field(text: str, what: str, nullable: bool) -> int | None:
 
 
 def state_from_string(text: str) -> State:
-    """Parse a compact position string (see the module docstring)."""
+    """Parse a compact position string (see the module docstring).
+
+    >>> s = state_from_string("scopa 7d/Kc 3c4s - -/- 0/0 0 - -")
+    >>> s.hands, str(s.table), s.turn
+    ((CardSet.parse('7d'), CardSet.parse('Kc')), '3c 4s', 0)
+    >>> state_from_string("scopa 7d/Kc 3c4s - -/- 0/0 2 - -")
+    Traceback (most recent call last):
+    ...
+    scopa.errors.PositionError: bad turn 2: expected a seat in 0..1 (in position string 'scopa 7d/Kc ...')
+    """
     if not isinstance(text, str):
         raise PositionError(f"a position string must be a str, got {show(text)}")
     if len(text) > MAX_STRING:

@@ -55,6 +55,16 @@ class Rules:
             in a game that deals no table cards (Scopone scientifico), whatever is given.
         ace_takes_all, ace_sweep_is_scopa, re_bello, napola, scopa_on_last_play: the
             variants of RULES §7, off by default.
+
+    >>> r = Rules.preset("scopa", target=21, napola=True)
+    >>> r.changed_options()
+    {'target': 21, 'napola': True}
+    >>> r.to_json(), Rules.from_json(r.to_json()) == r
+    ({'preset': 'scopa', 'target': 21, 'napola': True}, True)
+    >>> Rules.preset("scopa", napolla=True)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.RulesError: unknown rule option 'napolla': expected one of ace_sweep_is_scopa, ...
     """
 
     game: str = "scopa"

@@ -33,6 +33,9 @@ def primiera_total(cards: Iterable[CardLike], requires_all_suits: bool = True) -
     """The primiera total of a pile: the best primiera value of each suit, summed.
 
     ``None`` when a suit is missing and ``requires_all_suits`` is true (RULES §4).
+
+    >>> primiera_total(CardSet.parse("7d 6c As Kb Qb"))    # 21 + 18 + 16 + 10
+    65
     """
     if requires_all_suits is not True and requires_all_suits is not False:
         raise OptionError(f"bad requires_all_suits {show(requires_all_suits)}: expected True or False")

@@ -46,6 +46,17 @@ class State:
 
     States are immutable and hashable; :meth:`play` returns a new one. Build one with
     :meth:`deal`, :meth:`from_json`, :meth:`from_string` or :meth:`from_cards`.
+
+    >>> s = State.deal("scopa", seed=1)          # dealer 0: seat 1 leads
+    >>> [str(m) for m in s.legal_moves()]
+    ['3dx3c', '2c', '7c']
+    >>> s = s.play("3dx3c")                      # move notation, or a Move
+    >>> s.turn, s.captured[1], str(s.table)
+    (0, CardSet.parse('3d 3c'), '5s Ks 6b')
+    >>> while not s.is_over:
+    ...     s = s.play(s.legal_moves()[0])
+    >>> s.score().points, len(s.history)
+    ((3, 1), 36)
     """
 
     __slots__ = (

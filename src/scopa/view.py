@@ -37,6 +37,13 @@ class PlayerView:
         last_capture: the team that captured last, or ``None``.
         dealer: the dealer's seat, or ``None`` when unknown.
         out_of_play: cards in no hand, pile, table or stock (only in composed positions).
+
+    >>> import scopa
+    >>> v = scopa.State.deal("scopa", seed=1).play("3dx3c").view(0)
+    >>> v.hand, v.history, v.hand_sizes, v.stock_size
+    (CardSet.parse('Qc 7s Qs'), ((1, Move.parse('3dx3c')),), (3, 2), 30)
+    >>> [str(m) for m in v.legal_moves()], len(v.unseen)    # seat 1's two cards and the stock
+    (['Qc', '7s', 'Qs'], 32)
     """
 
     rules: Rules
