@@ -83,7 +83,15 @@ class RecordError(PositionError):
 
 @dataclass(frozen=True)
 class Annotation:
-    """A comment and/or a mark (one of :data:`MARKS`) on one play."""
+    """A comment and/or a mark (one of :data:`MARKS`) on one play.
+
+    >>> Annotation("a scopa", "!")
+    Annotation(comment='a scopa', mark='!')
+    >>> Annotation(mark="?!?")
+    Traceback (most recent call last):
+    ...
+    scopa.records.RecordError: bad mark '?!?': expected one of !!, !, !?, ?!, ?, ??
+    """
 
     comment: str | None = None
     mark: str | None = None
@@ -295,6 +303,17 @@ class HandRecord:
         plays: the plays in order.
         score: the hand's points per team once it is over, else None.
         annotations: ``{play index (0-based): Annotation}``.
+
+    >>> deal = State.deal("scopa", seed=1)
+    >>> h = HandRecord(deal, (Move.parse("3dx3c"), Move.parse("Qc")))
+    >>> h.score, h.final().turn, len(h.replay())          # unfinished: no score yet
+    (None, 1, 3)
+    >>> h.annotate({0: Annotation("takes the three", "!")}).to_json()["annotations"]
+    [{'play': 0, 'mark': '!', 'comment': 'takes the three'}]
+    >>> HandRecord(deal, (Move.parse("Qc"),))
+    Traceback (most recent call last):
+    ...
+    scopa.records.RecordError: play 1 (Qc): illegal move 'Qc': Qc is not in the hand of seat 1 (3d 2c 7c)
     """
 
     deal: State
@@ -498,7 +517,18 @@ class HandRecord:
 
 @dataclass(frozen=True)
 class MatchRecord:
-    """A match: rules, target, tags and its hands in order (the last may be unfinished)."""
+    """A match: rules, target, tags and its hands in order (the last may be unfinished).
+
+    >>> import scopa
+    >>> m = scopa.Match("scopa", seed=1)
+    >>> while not m.history:                     # one hand
+    ...     _ = m.play(m.state.legal_moves()[0])
+    >>> rec = m.record({"Event": "demo"})
+    >>> rec.scores, rec.winner, len(rec.hands), dict(rec.tags)
+    ((4, 0), None, 1, {'Event': 'demo'})
+    >>> rec.text().splitlines()[:5]
+    ['[Event "demo"]', '[Rules "scopa"]', '[Target "11"]', '', 'Hand 1 (dealer: seat 0)']
+    """
 
     rules: Rules
     hands: tuple[HandRecord, ...] = ()
@@ -718,7 +748,17 @@ def record_file(name: str) -> Path | str:
 
 def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchRecord:
     """A record from a file path, JSON text or a decoded object: a match record, or a single
-    hand record (returned as a match record of one hand). Validated by replaying every play."""
+    hand record (returned as a match record of one hand). Validated by replaying every play.
+
+    >>> hand = State.deal("scopa", seed=1).play("3dx3c").record()
+    >>> rec = load_record(hand.to_json())        # a hand record: a match record of one hand
+    >>> len(rec.hands), rec.hands[0] == hand
+    (1, True)
+    >>> load_record(dict(hand.to_json(), plays=["Qc"]))
+    Traceback (most recent call last):
+    ...
+    scopa.records.RecordError: the hand, play 1 ('Qc'): illegal move 'Qc': Qc is not in the hand of seat 1 ...
+    """
     obj: Any = _json_text(source) if isinstance(source, str) else source
     if obj is _NOT_TEXT or isinstance(obj, os.PathLike):  # (a path: the file's text)
         assert not isinstance(source, Mapping)

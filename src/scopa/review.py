@@ -123,6 +123,13 @@ class PlayReview:
         reviewed: False for a play the review's overall limit left out: then ``best`` is
             the move played, ``values`` holds only it, at 0.0 (nothing was valued), the loss is
             0 and there are no exact values and no mark.
+
+    >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    >>> p = review(s.play("Kc"), time_limit=0.1).plays[0]
+    >>> {str(m): v for m, v in p.values.items()}, p.played_value, p.best_value
+    ({'7dx3c4s': 4.0, 'Kc': 3.0}, 3.0, 4.0)
+    >>> {str(m): v for m, v in p.dd_values.items()}, p.loss, p.dd_loss
+    ({'7dx3c4s': 4, 'Kc': 3}, 1.0, 1)
     """
 
     hand: int
@@ -197,7 +204,16 @@ class PlayReview:
 
 @dataclass(frozen=True)
 class Review:
-    """A whole game's review: every play in order, and totals per seat and team."""
+    """A whole game's review: every play in order, and totals per seat and team.
+
+    >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    >>> r = review(s.play("Kc").play("2c").play("7dx3c4s"), time_limit=0.1)
+    >>> team = r.summary()["teams"][0]
+    >>> team["plays"], team["loss"], team["dd_loss"], team["mistakes"]
+    (2, 1.0, 1, 1)
+    >>> r.annotations()                          # for a record's annotations: the play marked
+    [{0: Annotation(comment='loses 1.00; best 7dx3c4s (missed a sweep); double-dummy loss 1', mark='?')}]
+    """
 
     plays: tuple[PlayReview, ...]
     hands: int
@@ -376,7 +392,15 @@ def _hands(source: MatchRecord | HandRecord | State) -> list[tuple[State, tuple[
 
 def check_time_per_play(time_limit: object, allow_none: bool = False) -> None:
     """Raise :class:`LimitError` unless ``time_limit`` is a review's budget a play: seconds in
-    (0, :data:`MAX_TIME_PER_PLAY`] (or None, the default, with ``allow_none``)."""
+    (0, :data:`MAX_TIME_PER_PLAY`] (or None, the default, with ``allow_none``).
+
+    >>> check_time_per_play(0.2), check_time_per_play(None, allow_none=True)
+    (None, None)
+    >>> check_time_per_play(0)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.LimitError: bad time_limit 0: expected seconds per play in (0, 3600]
+    """
     if time_limit is None and allow_none:
         return
     ok = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
@@ -402,6 +426,14 @@ def review(
     takes one sample's time (as far as the review's own limit allows). ``progress(done, total)`` is
     called after each play. Reproducible for a ``seed`` when no time limit cuts PIMC's
     sampling (it samples at most 128 times).
+
+    >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    >>> line = s.play("Kc").play("2c").play("7dx3c4s")    # reviewed from s, its origin
+    >>> [(str(p.move), p.loss, p.mark) for p in review(line, time_limit=0.1).plays]
+    [('Kc', 1.0, '?'), ('2c', 0.0, None), ('7dx3c4s', 0.0, None)]
+    >>> from scopa.limit import StopFlag
+    >>> [p.reviewed for p in review(line, limit=Limit(stop=StopFlag(set=True))).plays]
+    [False, False, False]
     """
     check_time_per_play(time_limit)
     check_seed(seed, OptionError)

@@ -105,6 +105,16 @@ class SolveResult:
         estimate: the best guess of the value: the exact value when exact, else the
             deepest completed depth-limited search's, within ``lower..upper``.
         depth: plays deep of the deepest completed depth-limited search (0: none ran).
+
+    >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    >>> r = solve(s)
+    >>> r.exact, r.lower == r.value == r.upper, r.estimate
+    (True, True, 4.0)
+    >>> end = s
+    >>> for move in r.pv:                        # the PV replays to the value
+    ...     end = end.play(move)
+    >>> end.is_over, end.score().points
+    (True, (4, 0))
     """
 
     value: int | None
@@ -287,6 +297,15 @@ class SearchInfo:
         best_move: the current best move.
         lower, upper: the bounds proved so far.
         exact: whether the value is known exactly.
+
+    >>> s = State.from_string("scopa 7dKc3b/2cAs5d 3c4s 6c7sQb3d4d2b -/- 0/0 0 - 1")
+    >>> infos = []
+    >>> r = Solver(tt_size_mb=1).solve(s, node_limit=100_000, progress=infos.append)
+    >>> [(i.depth, i.estimate) for i in infos[6:]]          # deeper, closer to the value
+    [(7, 3.31), (8, 3.31), (9, 4.12), (10, 4.12), (11, 4.66), (12, 5.0), (12, 5.0)]
+    >>> last = infos[-1]
+    >>> last.exact, last.lower, last.upper, str(last.best_move)
+    (True, 5, 5, '7dx3c4s')
     """
 
     depth: int
@@ -746,7 +765,13 @@ def solve(
     """Solve ``state`` with this thread's default :class:`Solver` (a 64 MB table); see
     :meth:`Solver.solve`. A thread's first call (of this or :func:`analyze`) makes that solver
     before the limit's clock starts, about 0.1 s more: make a :class:`Solver` ahead when the
-    first answer's time counts."""
+    first answer's time counts.
+
+    >>> s = State.from_string("scopone_scientifico 7dKc/As2b/3c4d/5s6b Qd - Ad/2d 0/1 0 1 3")
+    >>> r = solve(s)                             # four hands of two cards: 8 plays to the end
+    >>> r.value, r.exact, len(r.pv)
+    (-5, True, 8)
+    """
     return _default().solve(state, limit, time_limit=time_limit, node_limit=node_limit, progress=progress)
 
 
@@ -759,5 +784,11 @@ def analyze(
     progress: Progress | None = None,
 ) -> Analysis:
     """Every legal move's value with this thread's default :class:`Solver`; see
-    :meth:`Solver.analyze`."""
+    :meth:`Solver.analyze`.
+
+    >>> s = State.from_string("scopa 7dKc3b/2cAs5d 3c4s 6c7sQb3d4d2b -/- 0/0 0 - 1")
+    >>> a = analyze(s)                           # the stock's order known: one refill to come
+    >>> {str(m): v for m, v in a.items()}, str(a.best_move)
+    ({'7dx3c4s': 5, 'Kc': 4, '3bx3c': 4}, '7dx3c4s')
+    """
     return _default().analyze(state, limit, time_limit=time_limit, node_limit=node_limit, progress=progress)
