@@ -55,7 +55,16 @@ _MASK_LIMIT = 1 << 40
 
 class ScopaError(ValueError):
     """Base class of every error scopa raises for bad input: ``scopa.ScopaError`` (defined
-    here, below ``scopa``, so that the core's own errors can be of it)."""
+    here, below ``scopa``, so that the core's own errors can be of it). Each kind of bad input
+    has its subclass, a :class:`ValueError` too, whose message quotes the input.
+
+    >>> import scopa
+    >>> try:
+    ...     scopa.Rules.preset("scopa", target=0)
+    ... except scopa.ScopaError as e:
+    ...     print(type(e).__name__, isinstance(e, ValueError), e)
+    RulesError True bad target 0: expected an int in 1..10000
+    """
 
 
 ScopaError.__module__ = "scopa.errors"  # (where users name it, and where pickle finds it)

@@ -76,6 +76,12 @@ class ArenaResult:
         seconds_per_move: mean thinking time per move of each side.
         categories: ``{category: (A, B)}``, each side's mean points per hand in each scoring
             category (carte, denari, settebello, primiera, scope, ...): where a side gains or loses.
+
+    >>> r = arena("scopa", "random", "random", deals=2, seed=1)
+    >>> r.names, r.points, r.diff, r.hand_wins
+    (('random', 'random'), (3.5, 1.5), 2.0, (3, 1, 0))
+    >>> r.categories["primiera"], r.categories["scope"]
+    ((1.0, 0.0), (0.75, 0.5))
     """
 
     game: str
@@ -342,6 +348,10 @@ def arena(
     deal's seed and dealer, and each player's seed, come from ``seed`` and the deal's
     number, so a run is reproducible wherever it runs. ``progress(done, total)`` is called
     as deals finish.
+
+    >>> r = arena("scopa", "greedy", "greedy", deals=1, seed=1)   # one deal, played twice
+    >>> r.games, r.diff, r.ci95, r.pair_wins                      # the same player: level
+    (2, 0.0, (-inf, inf), (0, 0, 1))
     """
     from scopa.batch import map_chunks
 

@@ -685,7 +685,14 @@ def solve_many(
     ``{"id", "value", "best", "exact", "lower", "upper", "estimate", "pv", "nodes", "seconds"}``
     as each finishes (``{"id", "error"}`` for a bad position). Bad limits or settings raise
     (LimitError, BatchError) at the call, before any job runs; see :func:`map_chunks` for how
-    the run meets errors, Ctrl-C and dying workers."""
+    the run meets errors, Ctrl-C and dying workers.
+
+    >>> results = list(solve_many(["scopa 7d/Kc 3c4s - -/- 0/0 0 - -", "scopa 7d/Kc"], workers=1))
+    >>> results[0]["id"], results[0]["value"], results[0]["pv"]
+    (0, 4, ['7dx3c4s', 'Kc'])
+    >>> results[1]["error"]["type"]              # a bad position is a result, not an exception
+    'PositionError'
+    """
     _check_limits(time_limit, node_limit)
     opts = {"time_limit": time_limit, "node_limit": node_limit}
     return _many("solve", items, opts, executor, workers, chunksize)
@@ -701,7 +708,12 @@ def analyze_many(
     chunksize: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Every legal move's value of each position (as :func:`solve_many` takes them):
-    ``{"id", "moves", "best", "exact", "lines", "nodes", "seconds"}``."""
+    ``{"id", "moves", "best", "exact", "lines", "nodes", "seconds"}``.
+
+    >>> [r] = analyze_many([("a", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")], workers=1)
+    >>> r["id"], r["moves"], r["best"]
+    ('a', {'7dx3c4s': 4, 'Kc': 3}, '7dx3c4s')
+    """
     _check_limits(time_limit, node_limit)
     opts = {"time_limit": time_limit, "node_limit": node_limit}
     return _many("analyze", items, opts, executor, workers, chunksize)
@@ -720,7 +732,13 @@ def review_many(
     ``{"id", "plays", "summary"}``. A record is a ``MatchRecord`` or ``HandRecord`` (or a
     State), a decoded JSON record, the JSON text of one (a string starting with ``{``) or the
     name of a record file (a regular file); the ``text()`` form is for reading and cannot be
-    read back."""
+    read back.
+
+    >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc")
+    >>> [r] = review_many([("g", s)], time_limit=0.1, workers=1)
+    >>> [(p["move"], p["best"], p["mark"]) for p in r["plays"]], r["summary"]["teams"][0]["mistakes"]
+    ([('Kc', '7dx3c4s', '?')], 1)
+    """
     from scopa.review import check_time_per_play
 
     check_time_per_play(time_limit, allow_none=True)
@@ -961,7 +979,20 @@ def run_jsonl(
     that cannot be written, is the input itself or is not a results file of this ``kind`` (only
     a torn last line, from a run killed while writing it, is cut off), or a Dask scheduler that
     does not take the connection;
-    LimitError for a bad limit."""
+    LimitError for a bad limit.
+
+    >>> import pathlib, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> src = pathlib.Path(tmp.name, "in.jsonl")
+    >>> _ = src.write_text('{"id": 1, "position": "scopa 7d/Kc 3c4s - -/- 0/0 0 - -"}\\n{"id": 2}\\n')
+    >>> run_jsonl("solve", str(src), f"{src}.out", workers=1, bad_line=print)
+    2 expected an object with 'id' and 'position'
+    (1, 0, 1)
+    >>> run_jsonl("solve", str(src), f"{src}.out", workers=1, bad_line=print)   # id 1 is done
+    2 expected an object with 'id' and 'position'
+    (0, 1, 1)
+    >>> tmp.cleanup()
+    """
     if not isinstance(kind, str) or kind not in _JOBS:
         raise BatchError(f"unknown batch job {show(kind)}: expected one of {', '.join(_JOBS)}")
     for name, hook in (("bad_line", bad_line), ("started", started), ("progress", progress)):

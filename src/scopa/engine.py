@@ -54,7 +54,14 @@ CLOSE_POLL = 0.05
 
 class Engine:
     """Answers protocol requests synchronously, one line at a time (the worker thread of
-    :func:`serve` is not involved): for embedding the engine in a Python program."""
+    :func:`serve` is not involved): for embedding the engine in a Python program.
+
+    >>> e = Engine()
+    >>> e.handle('{"cmd": "ping", "id": 7}')
+    {'id': 7, 'pong': True}
+    >>> e.handle('{"cmd": "deal", "id": 8, "rules": "scopa", "seed": 1}')["position"]["hands"]
+    [['Qc', '7s', 'Qs'], ['3d', '2c', '7c']]
+    """
 
     def __init__(self, max_time: float | None = DEFAULT_MAX_TIME) -> None:
         self.protocol = Protocol(max_time=max_time)

@@ -115,7 +115,15 @@ def _int(digits: str) -> int:
 
 def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
     """Decode JSON ``text`` (a str, or UTF-8 bytes) within the bounds of this module;
-    raises :class:`JSONInputError` naming what is wrong."""
+    raises :class:`JSONInputError` naming what is wrong.
+
+    >>> loads(b'{"cards": ["7d", "Kc"]}')
+    {'cards': ['7d', 'Kc']}
+    >>> loads('{"a": 1, "a": 2}')
+    Traceback (most recent call last):
+    ...
+    scopa.jsonio.JSONInputError: not strict JSON: the key 'a' is given twice in one object
+    """
     if isinstance(text, (bytes, bytearray)):
         if len(text) > 4 * max_chars:
             raise JSONInputError(f"JSON text of {len(text)} bytes: at most {max_chars} characters accepted")
@@ -160,7 +168,15 @@ def has_format(obj: Any, fmt: tuple[str, int]) -> bool:
 
 def dumps(obj: Any) -> str:
     """Strict, compact JSON text of ``obj``: ASCII only (so it is UTF-8 whatever it holds),
-    no NaN or Infinity (ValueError)."""
+    no NaN or Infinity (ValueError).
+
+    >>> print(dumps({"card": "7♦", "value": 1.5}))
+    {"card":"7\\u2666","value":1.5}
+    >>> dumps(float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: Out of range float values are not JSON compliant
+    """
     return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
 

@@ -634,6 +634,14 @@ class Protocol:
     ``max_time`` (seconds, ``None`` for no maximum) is the default time limit of
     ``solve`` and ``analyze`` and the most ``time_ms`` any search may ask for. Solvers are
     per thread, so searches may run in several threads at once (the server's pool).
+
+    >>> p = Protocol()
+    >>> req = p.parse({"cmd": "solve", "id": 1, "position": "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"})
+    >>> req.cmd, req.is_search
+    ('solve', True)
+    >>> reply = p.execute(req)
+    >>> reply["value"], reply["best"], reply["exact"]
+    (4, '7dx3c4s', True)
     """
 
     def __init__(

@@ -192,7 +192,12 @@ def card(c: Card | str, *, deck: str = "french", size: float = 60) -> str:
 
 
 def card_back(*, size: float = 60) -> str:
-    """The back of a card as an SVG document (the same for every card)."""
+    """The back of a card as an SVG document (the same for every card).
+
+    >>> back = card_back(size=40)
+    >>> back.startswith('<svg') and 'width="40"' in back, 'class="card back"' in back
+    (True, True)
+    """
     size = _check_size(size)
     k = size / _W
     return (
@@ -252,6 +257,15 @@ def position(
     names every card it shows face up and the last play, and gives the counts of the rest.
     ``size`` is a card's width in pixels (:data:`MIN_SIZE` to :data:`MAX_SIZE`, 8 to 2000). A
     view that cannot occur in play (one built by hand) is a :class:`~scopa.errors.PositionError`.
+
+    >>> s = State.deal("scopa", seed=1)          # seat 1 holds 3d 2c 7c
+    >>> svg = position(s, seat=0, size=30)
+    >>> svg.count('class="card"'), 'data-card="3d"' in svg       # seat 0's hand and the table
+    (7, False)
+    >>> position(s, size=3)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad size 3: expected a card's width in pixels, 8 to 2000
     """
     _check_deck(deck)
     size = _check_size(size)
