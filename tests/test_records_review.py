@@ -343,6 +343,12 @@ def test_a_review_cut_short_counts_the_hands_it_reached():
     for seat, t in enumerate(s["seats"]):
         lost = sum(p.loss for p in r.plays if p.seat == seat and p.reviewed)
         assert t["loss_per_hand"] == round(lost, 4) and t["plays"] <= 5
+    # every loss a float, a seat of no plays' too (an audit's doctest: the int 0 beside 1.0)
+    one = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc")
+    seats = review(one, time_limit=0.05).summary()["seats"]
+    assert seats[1]["plays"] == 0 and all(
+        type(t[k]) is float for t in seats for k in ("loss", "loss_per_play")
+    )
     # a play left out holds what its docstring and docs/records.md say: nothing valued
     out = [p for p in r.plays if not p.reviewed]
     assert out

@@ -256,11 +256,12 @@ class Review:
         def totals(sel: list[PlayReview]) -> dict[str, Any]:
             sel = [p for p in sel if p.reviewed]
             dd = [p.dd_loss for p in sel if p.dd_loss is not None]
+            loss = float(sum(p.loss for p in sel))  # (a float with no plays too: it was the int 0)
             return {
                 "plays": len(sel),
-                "loss": round(sum(p.loss for p in sel), 4),
-                "loss_per_hand": round(sum(p.loss for p in sel) / max(1, reached), 4),
-                "loss_per_play": round(sum(p.loss for p in sel) / max(1, len(sel)), 4),
+                "loss": round(loss, 4),
+                "loss_per_hand": round(loss / max(1, reached), 4),
+                "loss_per_play": round(loss / max(1, len(sel)), 4),
                 "dd_plays": len(dd),
                 "dd_loss": sum(dd),
                 "mistakes": sum(p.mark == "?" for p in sel),
