@@ -25,11 +25,21 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from scopa.errors import ScopaError, show
 
-__all__ = ["MAX_CHARS", "MAX_DEPTH", "JSONInputError", "dumps", "has_format", "loads", "short"]
+__all__ = [
+    "MAX_CHARS",
+    "MAX_DEPTH",
+    "JSONInputError",
+    "dumps",
+    "format_problem",
+    "has_format",
+    "loads",
+    "short",
+]
 
 #: Deepest nesting of arrays and objects accepted (positions need 3, records 6).
 MAX_DEPTH = 32
@@ -164,6 +174,21 @@ def has_format(obj: Any, fmt: tuple[str, int]) -> bool:
     """
     version = obj.get("version")
     return obj.get("format") == fmt[0] and type(version) is int and version == fmt[1]
+
+
+def format_problem(obj: Mapping[str, Any], fmt: tuple[str, int]) -> str | None:
+    """None if the JSON object ``obj`` carries the format tag ``fmt`` (:func:`has_format`), else
+    what it carries against what was expected, a missing field said as such.
+
+    >>> format_problem({"format": "scopa-hand"}, ("scopa-hand", 1))
+    "format 'scopa-hand', no version, expected format 'scopa-hand' version 1"
+    >>> format_problem({"format": "scopa-hand", "version": 1}, ("scopa-hand", 1)) is None
+    True
+    """
+    if has_format(obj, fmt):
+        return None
+    got = ", ".join(f"{key} {show(obj[key])}" if key in obj else f"no {key}" for key in ("format", "version"))
+    return f"{got}, expected format {fmt[0]!r} version {fmt[1]}"
 
 
 def dumps(obj: Any) -> str:

@@ -360,11 +360,9 @@ class Match:
         unknown = unknown_keys(obj, fields)
         if unknown:
             raise PositionError(f"unknown field(s) {', '.join(unknown)} in match")
-        if not jsonio.has_format(obj, MATCH_FORMAT):
-            raise PositionError(
-                f"not a match: format {show(obj.get('format'))} version {show(obj.get('version'))}, "
-                f"expected {show(MATCH_FORMAT[0])} version {MATCH_FORMAT[1]}"
-            )
+        problem = jsonio.format_problem(obj, MATCH_FORMAT)
+        if problem:
+            raise PositionError(f"not a match: {problem}")
         rules = Rules.from_json(obj.get("rules"))
         if "target" in obj and not _same(obj["target"], rules.target):
             raise PositionError(f"match target {show(obj['target'])} differs from its rules' {rules.target}")

@@ -437,11 +437,9 @@ class HandRecord:
         standalone = rules is None  # (a hand record of its own: its rules' target is its own too)
         if rules is None:
             allowed |= {"format", "version", "rules"}
-            if not jsonio.has_format(obj, HAND_FORMAT):
-                raise RecordError(
-                    f"{where}: not a hand record: format {show(obj.get('format'))} version"
-                    f" {show(obj.get('version'))}, expected {HAND_FORMAT[0]!r} version {HAND_FORMAT[1]}"
-                )
+            problem = jsonio.format_problem(obj, HAND_FORMAT)
+            if problem:
+                raise RecordError(f"{where}: not a hand record: {problem}")
             try:
                 rules = Rules.from_json(obj.get("rules"))
             except ScopaError as exc:
@@ -635,11 +633,9 @@ class MatchRecord:
         """Read and validate a match record (every hand replayed)."""
         if not isinstance(obj, Mapping):
             raise RecordError(f"a record must be a JSON object, got {show(obj)}")
-        if not jsonio.has_format(obj, RECORD_FORMAT):
-            raise RecordError(
-                f"not a match record: format {show(obj.get('format'))} version {show(obj.get('version'))}, "
-                f"expected {show(RECORD_FORMAT[0])} version {RECORD_FORMAT[1]}"
-            )
+        problem = jsonio.format_problem(obj, RECORD_FORMAT)
+        if problem:
+            raise RecordError(f"not a match record: {problem}")
         unknown = unknown_keys(obj, ("format", "version", "rules", "target", "tags", "hands"))
         if unknown:
             raise RecordError(f"unknown field(s) {', '.join(unknown)} in the record")
