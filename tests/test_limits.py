@@ -3,10 +3,12 @@ anytime results, and a solver shared between threads. Every core test runs on bo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -425,6 +427,69 @@ def test_solve_command_ctrl_c_prints_the_best_so_far():
     s = State.from_string(full)
     assert data["exact"] is False and data["best"] in {str(m) for m in s.legal_moves()}
     assert data["lower"] <= data["estimate"] <= data["upper"]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
+def test_review_command_ctrl_c_keeps_what_it_reviewed(tmp_path):
+    # Ctrl-C stopped `scopa review` with nothing printed or saved (the open list): what it had
+    # reviewed is written, the plays it never reached said to be left out, status 130
+    import json
+
+    m = scopa.Match(scopa.Rules.preset("scopa", target=51), seed=1)
+    while m.winner is None:
+        m.play(m.state.legal_moves()[0])
+    path, notes = tmp_path / "g.json", tmp_path / "notes.json"
+    m.record().save(path)
+    total = sum(len(h.plays) for h in m.record().hands)
+    cmd = [
+        sys.executable,
+        "-m",
+        "scopa",
+        "review",
+        str(path),
+        "--json",
+        "--time",
+        "0.5",
+        "--annotate",
+        str(notes),
+    ]
+    proc = stopping.popen(cmd)
+    time.sleep(3)  # (the whole review, 23 hands, takes 12 s on the compiled core: Ctrl-C comes in its middle)
+    proc.send_signal(signal.SIGINT)
+    out, err = stopping.communicate(proc)
+    assert proc.returncode == 130, err
+    done = int(re.search(rf"stopped \(Ctrl-C\): (\d+) of {total} plays reviewed", err).group(1))  # type: ignore[union-attr]
+    assert done < total
+    plays = json.loads(out)["plays"]
+    assert len(plays) == total and sum(p["reviewed"] for p in plays) == done
+    assert [h.plays for h in scopa.load_record(notes).hands] == [h.plays for h in m.record().hands]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a process group is a POSIX thing")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_arena_command_ctrl_c_shows_the_deals_that_finished(jobs):
+    # Ctrl-C (to the whole process group, as a terminal sends it) stopped `scopa arena` with
+    # nothing shown (the open list): the deals that finished are measured, status 130
+    cmd = [sys.executable, "-m", "scopa", "arena", "greedy", "random", "--game", "scopa"]
+    proc = subprocess.Popen(
+        [*cmd, "--deals", "1000000", "--jobs", jobs],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        time.sleep(4)  # (a million deals: hours)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    done = int(re.search(r"stopped \(Ctrl-C\): (\d+) of 1000000 deals played", err).group(1))  # type: ignore[union-attr]
+    assert 0 < done < 1_000_000 and "Traceback" not in err
+    assert f"scopa: {done} duplicate deals ({2 * done} hands)" in out and "95% CI" in out
 
 
 def test_core_calls_in_twin_and_compiled_agree_on_limits_api():

@@ -1176,3 +1176,29 @@ def test_an_arena_result_is_a_value_checked_when_built_by_hand():
     ]:
         with pytest.raises(scopa.OptionError, match=message):
             dataclasses.replace(r, **{field: bad})
+
+
+def test_ctrl_c_during_an_arena_keeps_the_deals_that_finished():
+    # Ctrl-C during an arena lost every deal played (the open list): the KeyboardInterrupt it
+    # raises holds the figures of the deals that finished
+    from scopa.arena import ArenaInterrupted
+
+    def press_after_three(done, total):
+        if done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(ArenaInterrupted) as stopped:
+        arena("scopa", "greedy", "random", deals=20, seed=4, progress=press_after_three)
+    assert isinstance(stopped.value, KeyboardInterrupt) and stopped.value.total == 20
+    part = stopped.value.result
+    assert part is not None and part.deals == 3 and str(stopped.value) == "arena stopped after 3 of 20 deals"
+    # (in this process the deals run in order: the first three of the run, as a run of three)
+    three = arena("scopa", "greedy", "random", deals=3, seed=4)
+    assert part == dataclasses.replace(three, seconds_per_move=part.seconds_per_move)
+
+    def pressed(seed, seat):
+        raise KeyboardInterrupt
+
+    with pytest.raises(ArenaInterrupted) as none:
+        arena("scopa", pressed, "random", deals=5)
+    assert none.value.result is None and str(none.value) == "arena stopped after 0 of 5 deals"

@@ -102,58 +102,71 @@ def parse_position(text: str | None) -> scopa.State:
 SOLVE_SECONDS = 10.0
 
 
-def _run_search(
-    console: Console, job: Callable[[scopa.StopFlag, Callable[[Any], None]], Any]
+def _stoppable(
+    job: Callable[[scopa.StopFlag], Any], tick: Callable[[], None] | None = None
 ) -> tuple[Any, bool]:
-    """Run ``job(stop, progress)`` in a worker thread; show a progress line once it has run
-    for a second; on Ctrl-C set the stop flag and take what the search has. Returns the
-    job's result and whether Ctrl-C stopped it."""
+    """Run ``job(stop)`` in a worker thread, calling ``tick()`` every 0.1 s while it runs; on
+    Ctrl-C set the stop flag and take what the job has then. Returns the job's result and
+    whether Ctrl-C stopped it."""
     stop = scopa.StopFlag()
-    latest: list[Any] = []
     result: list[Any] = []
     failure: list[BaseException] = []
-
     done = threading.Event()  # (not Thread.join: a join that Ctrl-C interrupts may return early later)
 
     def work() -> None:
         try:
-            result.append(job(stop, latest.append))
+            result.append(job(stop))
         except BaseException as exc:  # re-raised in the main thread
             failure.append(exc)
         finally:
             done.set()
 
-    worker = threading.Thread(target=work, name="scopa-solve", daemon=True)
-    t0 = time.perf_counter()
-    worker.start()
+    threading.Thread(target=work, name="scopa-search", daemon=True).start()
     interrupted = False
-    status = None
     try:
         while not done.wait(0.1):
-            if time.perf_counter() - t0 > 1.0 and console.is_terminal:
-                info = latest[-1] if latest else None
-                text = "searching"
-                if info is not None:
-                    best = info.best_move
-                    text = (
-                        f"depth {info.depth}, {info.nodes:,} nodes, estimate {info.estimate:+.2f}, "
-                        f"best {best}, bounds {info.lower:+d}..{info.upper:+d}"
-                    )
-                if status is None:
-                    status = console.status(text)
-                    status.start()
-                else:
-                    status.update(text)
+            if tick is not None:
+                tick()
     except KeyboardInterrupt:
         interrupted = True
         stop.set()
         done.wait()
-    finally:
-        if status is not None:
-            status.stop()
     if failure:
         raise failure[0]
     return result[0], interrupted
+
+
+def _run_search(
+    console: Console, job: Callable[[scopa.StopFlag, Callable[[Any], None]], Any]
+) -> tuple[Any, bool]:
+    """Run ``job(stop, progress)`` as :func:`_stoppable` does; show a progress line once it
+    has run for a second. Returns the job's result and whether Ctrl-C stopped it."""
+    latest: list[Any] = []
+    t0 = time.perf_counter()
+    status = None
+
+    def tick() -> None:
+        nonlocal status
+        if time.perf_counter() - t0 > 1.0 and console.is_terminal:
+            info = latest[-1] if latest else None
+            text = "searching"
+            if info is not None:
+                best = info.best_move
+                text = (
+                    f"depth {info.depth}, {info.nodes:,} nodes, estimate {info.estimate:+.2f}, "
+                    f"best {best}, bounds {info.lower:+d}..{info.upper:+d}"
+                )
+            if status is None:
+                status = console.status(text)
+                status.start()
+            else:
+                status.update(text)
+
+    try:
+        return _stoppable(lambda stop: job(stop, latest.append), tick)
+    finally:
+        if status is not None:
+            status.stop()
 
 
 def _solve(args: argparse.Namespace, console: Console) -> int:
@@ -343,19 +356,30 @@ def _review(args: argparse.Namespace, console: Console) -> int:
     err = Console(stderr=True, highlight=False)
     with _progress(err, "[bold]reviewing") as bar:
         task = bar.add_task("review", total=total)
-        result = review(
-            record, time_limit=args.time, progress=lambda done, _: bar.update(task, completed=done)
+        # (Ctrl-C stops the review: what it reviewed is written, the rest said to be left out)
+        result, interrupted = _stoppable(
+            lambda stop: review(
+                record,
+                time_limit=args.time,
+                limit=scopa.Limit(stop=stop),
+                progress=lambda done, _: bar.update(task, completed=done),
+            )
         )
+    status = 130 if interrupted else 0
+    reviewed = sum(p.reviewed for p in result.plays)
     if args.annotate is not None:
         result.annotate(record).save(args.annotate)
         err.print(f"annotated record written to {args.annotate}", markup=False)
+    if interrupted:
+        err.print(f"stopped (Ctrl-C): {reviewed} of {total} plays reviewed", markup=False)
     if args.json:
         print(json.dumps(result.to_json()))
-        return 0
+        return status
     names = [record.tags.get(f"Player{s}", f"seat {s}") for s in range(record.rules.players)]
     console.print(format_text(result, names), markup=False)
-    console.print(f"[dim]{total} plays reviewed in {result.seconds:.1f} s[/]")
-    return 0
+    count = f"{reviewed} of {total}" if interrupted else f"{total}"
+    console.print(f"[dim]{count} plays reviewed in {result.seconds:.1f} s[/]")
+    return status
 
 
 # ---------------------------------------------------------------------------- arena, engine, misc
@@ -371,19 +395,28 @@ def _progress(console: Console, label: str) -> Progress:
 
 
 def _arena(args: argparse.Namespace, console: Console) -> int:
-    from scopa.arena import arena
+    from scopa.arena import ArenaInterrupted, arena
 
-    with _progress(console, "[bold]{task.description}") as bar:
-        task = bar.add_task(f"{args.a} vs {args.b}", total=args.deals)
-        result = arena(
-            args.game,
-            args.a,
-            args.b,
-            deals=args.deals,
-            seed=args.seed,
-            jobs=args.jobs,
-            progress=lambda done, total: bar.update(task, completed=done),
-        )
+    try:
+        with _progress(console, "[bold]{task.description}") as bar:
+            task = bar.add_task(f"{args.a} vs {args.b}", total=args.deals)
+            result = arena(
+                args.game,
+                args.a,
+                args.b,
+                deals=args.deals,
+                seed=args.seed,
+                jobs=args.jobs,
+                progress=lambda done, total: bar.update(task, completed=done),
+            )
+        status = 0
+    except ArenaInterrupted as stopped:  # (Ctrl-C: the deals that finished are shown)
+        err = Console(stderr=True, highlight=False)
+        if stopped.result is None:
+            err.print(f"stopped (Ctrl-C) before any of the {args.deals} deals finished", markup=False)
+            return 130
+        err.print(f"stopped (Ctrl-C): {stopped.result.deals} of {args.deals} deals played", markup=False)
+        result, status = stopped.result, 130
     t = Table(
         title=f"{result.game}: {result.deals} duplicate deals ({result.games} hands)", title_justify="left"
     )
@@ -402,7 +435,7 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
         f"{result.names[0]} - {result.names[1]}: [bold]{result.diff:+.3f}[/] points per hand, "
         f"95% CI [{result.ci95[0]:+.3f}, {result.ci95[1]:+.3f}]"
     )
-    return 0
+    return status
 
 
 def _engine(args: argparse.Namespace, console: Console) -> int:
@@ -674,7 +707,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--text", action="store_true", help="print the record as readable text, like PGN")
     rep.set_defaults(func=_replay)
 
-    rev = sub.add_parser("review", help="what every play of a recorded game cost")
+    rev = sub.add_parser(
+        "review",
+        help="what every play of a recorded game cost",
+        description="What every play of a recorded game cost. Ctrl-C stops the review: what it "
+        "reviewed is written (and saved with --annotate), the rest left out, status 130.",
+    )
     rev.add_argument("file", help="a record (JSON): a match or a single hand")
     rev.add_argument(
         "--time", type=_per_play, default=0.2, metavar="SECONDS", help="budget per play (default 0.2)"
@@ -683,7 +721,12 @@ def build_parser() -> argparse.ArgumentParser:
     rev.add_argument("--annotate", metavar="OUT", help="write the record with the review's marks to OUT")
     rev.set_defaults(func=_review)
 
-    ar = sub.add_parser("arena", help="players against each other on duplicate deals")
+    ar = sub.add_parser(
+        "arena",
+        help="players against each other on duplicate deals",
+        description="Players against each other on duplicate deals. Ctrl-C stops the run and "
+        "shows the deals that finished, status 130.",
+    )
     ar.add_argument("a", choices=players)
     ar.add_argument("b", choices=players)
     _game_option(ar)

@@ -38,7 +38,7 @@ from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
 from scopa.state import State, require_state
 
-__all__ = ["ArenaResult", "PlayerSpec", "arena", "play_hand"]
+__all__ = ["ArenaInterrupted", "ArenaResult", "PlayerSpec", "arena", "play_hand"]
 
 #: A side of the arena: a name, ``(name, options)``, a player object or a factory ``(seed, seat) -> Player``.
 PlayerSpec = str | tuple[str, dict[str, Any]] | Player | Callable[[int, int], Player]
@@ -149,6 +149,18 @@ class ArenaResult:
             + ", ".join(f"{c} {x:.2f}-{y:.2f}" for c, (x, y) in self.categories.items() if x or y),
         ]
         return "\n".join(lines)
+
+
+class ArenaInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`arena`: a :class:`KeyboardInterrupt` (uncaught, it ends a program as
+    Ctrl-C does) holding ``result``, the figures of the deals that had finished (``None`` if
+    none had), and ``total``, the deals asked for."""
+
+    def __init__(self, result: ArenaResult | None, total: int) -> None:
+        done = 0 if result is None else result.deals
+        super().__init__(f"arena stopped after {done} of {total} deals")
+        self.result = result
+        self.total = total
 
 
 def _name(spec: Any) -> str:
@@ -372,11 +384,27 @@ def arena(
     tasks = [(i, r, player_a, player_b, rng.getrandbits(63), rng.randrange(r.players)) for i in range(deals)]
     results: list[list[Game]] = [[] for _ in range(deals)]
     workers = jobs if executor is None else None
-    chunk = max(1, deals // (8 * jobs)) if executor is None else max(1, min(8, deals // 16))
-    for done, (i, res) in enumerate(map_chunks(_deal_job, tasks, executor, workers, chunk), 1):
-        results[i] = res
-        if progress:
-            progress(done, deals)
+    # (chunks of a deal in this process, of 16 at most in a pool: the progress moves, and Ctrl-C
+    # loses at most the chunks running, not an eighth of the run; no cost measured)
+    if executor is None:
+        chunk = 1 if jobs == 1 else max(1, min(16, deals // (8 * jobs)))
+    else:
+        chunk = max(1, min(8, deals // 16))
+    names = (_name(player_a), _name(player_b))
+    try:
+        for done, (i, res) in enumerate(map_chunks(_deal_job, tasks, executor, workers, chunk), 1):
+            results[i] = res
+            if progress:
+                progress(done, deals)
+    except KeyboardInterrupt:  # (the deals that finished are measured: Ctrl-C keeps them)
+        finished = [deal for deal in results if deal]
+        raise ArenaInterrupted(_measure(r, names, finished) if finished else None, deals) from None
+    return _measure(r, names, results)
+
+
+def _measure(r: Rules, names: tuple[str, str], results: list[list[Game]]) -> ArenaResult:
+    """The figures of the duplicate deals ``results`` (each deal's two games)."""
+    deals = len(results)
     games = [g for deal in results for g in deal]
     diffs = [sum(g[0] - g[1] for g in deal) / 2 for deal in results]
     mean = sum(diffs) / deals
@@ -387,7 +415,7 @@ def arena(
     n = len(games)
     return ArenaResult(
         game=r.game,
-        names=(_name(player_a), _name(player_b)),
+        names=names,
         deals=deals,
         games=n,
         points=(sum(g[0] for g in games) / n, sum(g[1] for g in games) / n),
