@@ -1195,6 +1195,8 @@ def test_ctrl_c_during_an_arena_keeps_the_deals_that_finished():
     # (in this process the deals run in order: the first three of the run, as a run of three)
     three = arena("scopa", "greedy", "random", deals=3, seed=4)
     assert part == dataclasses.replace(three, seconds_per_move=part.seconds_per_move)
+    copy = pickle.loads(pickle.dumps(stopped.value))
+    assert (copy.result, copy.total, str(copy)) == (part, 20, str(stopped.value))
 
     def pressed(seed, seat):
         raise KeyboardInterrupt

@@ -162,6 +162,9 @@ class ArenaInterrupted(KeyboardInterrupt):
         self.result = result
         self.total = total
 
+    def __reduce__(self) -> tuple[Any, ...]:  # (pickled with its fields, not its message)
+        return type(self), (self.result, self.total)
+
 
 def _name(spec: Any) -> str:
     """A side's name in the results: the player's name, with its options; a player object's
