@@ -447,10 +447,7 @@ def test_review_command_ctrl_c_keeps_what_it_reviewed(tmp_path):
         "scopa",
         "review",
         str(path),
-        "--json",
-        "--time",
-        "0.5",
-        "--annotate",
+        *"--json --time 0.5 --annotate".split(),
         str(notes),
     ]
     proc = stopping.popen(cmd)
