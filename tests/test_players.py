@@ -1154,7 +1154,12 @@ def test_an_arena_result_is_a_value_checked_when_built_by_hand():
     with pytest.raises(TypeError, match="categories cannot be changed"):
         r.categories["scope"] = (9.0, 9.0)  # type: ignore[index]
     assert pickle.loads(pickle.dumps(r)) == r
-    listed = dataclasses.replace(r, names=list(r.names), hand_wins=list(r.hand_wins))  # type: ignore[arg-type]
+    listed = dataclasses.replace(
+        r,
+        names=list(r.names),
+        hand_wins=list(r.hand_wins),
+        categories={c: list(v) for c, v in r.categories.items()},
+    )  # type: ignore[arg-type]
     assert listed == r and hash(listed) == hash(r)  # (lists kept as tuples)
     one = arena("scopa", "greedy", "random", deals=1, seed=1)
     assert one.ci95 == (-math.inf, math.inf) and hash(one) is not None  # (one deal: no interval)
@@ -1172,7 +1177,8 @@ def test_an_arena_result_is_a_value_checked_when_built_by_hand():
         ("diff", "2", "bad diff '2': expected a finite number"),
         ("ci95", (r.diff + 1, r.diff + 2), r"bad ci95 .*: expected \(low, high\) around diff"),
         ("categories", {"nope": (0.0, 0.0)}, "bad categories"),
-        ("categories", {"scope": (0.0, "x")}, "bad categories 'x'"),
+        ("categories", {"scope": (0.0, "x")}, r"bad categories\['scope'\] 'x'"),
+        ("categories", {"scope": (0.0,)}, r"bad categories\['scope'\] \(0.0,\): expected a tuple of 2"),
     ]:
         with pytest.raises(scopa.OptionError, match=message):
             dataclasses.replace(r, **{field: bad})

@@ -417,6 +417,7 @@ def test_a_review_is_a_value_its_repr_pastes_back_and_it_is_checked_when_built_b
         ("hand", "h", "bad hand 'h': expected an int >= 0"),
         ("seat", 9, "bad seat 9: expected an int in 0..3"),
         ("team", 1, "bad team 1: seat 0 is on team 0"),
+        ("team", False, "bad team False: expected an int in 0..1"),  # (to_json wrote "team": false)
         ("move", "Kc", "bad move 'Kc': expected a scopa.Move"),
         ("values", [], r"bad values \[\]: expected a dict of scopa.Move to a number"),
         ("values", {kc: 3.0}, "expected a dict of scopa.Move to a number, with 7dx3c4s"),
@@ -435,9 +436,10 @@ def test_a_review_is_a_value_its_repr_pastes_back_and_it_is_checked_when_built_b
     assert Review([play], 1, 2, 0.5).plays == (play,)
     for args, message in [
         (([1, 2], 1, 2, 0.5), r"bad plays \[1, 2\]: expected a tuple of PlayReview"),
-        (((play,), 0, 2, 0.5), "is not in hands 0..-1"),
-        (((dataclasses.replace(play, seat=2, team=0),), 1, 2, 0.5), "seats 0..1"),
+        (((play,), 0, 2, 0.5), r"is not in the review's 0 hand\(s\) of 2 seats"),
+        (((dataclasses.replace(play, seat=2, team=0),), 1, 2, 0.5), r"1 hand\(s\) of 2 seats"),
         (((), 1, 3, 0.5), "bad players 3: expected 2 or 4"),
+        (((), 1, 2.0, 0.5), "bad players 2.0: expected 2 or 4"),  # (summary() failed on it)
         (((), "x", 2, 0.5), "bad hands 'x'"),
         (((), 1, 2, -1.0), "bad seconds -1.0"),
     ]:

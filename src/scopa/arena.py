@@ -125,14 +125,15 @@ class ArenaResult:
         if not ci[0] <= diff <= ci[1]:
             raise OptionError(f"bad ci95 {show(self.ci95)}: expected (low, high) around diff {diff}")
         cats = self.categories
-        if not isinstance(cats, Mapping) or not all(
-            c in CATEGORIES and isinstance(v, tuple) and len(v) == 2 for c, v in cats.items()
-        ):
+        if not isinstance(cats, Mapping) or not all(c in CATEGORIES for c in cats):
             raise OptionError(f"bad categories {show(cats)}: expected {{category: (A, B)}} of {CATEGORIES}")
-        for v in cats.values():
+        pairs = {c: _tuple(f"categories[{c!r}]", v, 2) for c, v in cats.items()}
+        for c, v in pairs.items():
             for x in v:
-                check_real("categories", x, -math.inf, math.inf, "points per hand, finite", finite=True)
-        object.__setattr__(self, "categories", _Categories(cats))
+                check_real(
+                    f"categories[{c!r}]", x, -math.inf, math.inf, "points per hand, finite", finite=True
+                )
+        object.__setattr__(self, "categories", _Categories(pairs))
 
     def table(self) -> str:
         """The result as a small text table."""

@@ -153,7 +153,7 @@ class PlayReview:
         check_int("hand", self.hand, 0)
         check_int("play", self.play, 0)
         check_int("seat", self.seat, 0, 3)
-        if self.team != self.seat & 1:
+        if check_int("team", self.team, 0, 1) != self.seat & 1:
             raise OptionError(f"bad team {show(self.team)}: seat {self.seat} is on team {self.seat & 1}")
         for name in ("move", "best"):
             if not isinstance(getattr(self, name), Move):
@@ -224,7 +224,7 @@ class Review:
         # (a review built by hand: its plays in its hands and seats, which its summary and its
         # annotations index by)
         check_int("hands", self.hands, 0)
-        if self.players not in (2, 4) or isinstance(self.players, bool):
+        if type(self.players) is not int or self.players not in (2, 4):  # (not 2.0, not True)
             raise OptionError(f"bad players {show(self.players)}: expected 2 or 4")
         check_real("seconds", self.seconds, 0, math.inf, "a finite number >= 0", finite=True)
         plays = self.plays
@@ -233,7 +233,8 @@ class Review:
         for p in plays:
             if p.hand >= self.hands or p.seat >= self.players:
                 raise OptionError(
-                    f"bad plays: {show(p)} is not in hands 0..{self.hands - 1}, seats 0..{self.players - 1}"
+                    f"bad plays: {show(p)} is not in the review's {self.hands} hand(s) of"
+                    f" {self.players} seats"
                 )
         object.__setattr__(self, "plays", tuple(plays))
 

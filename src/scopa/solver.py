@@ -134,7 +134,7 @@ class SolveResult:
         # exact value equal to them; the solver's own results hold by construction)
         if self.exact is not True and self.exact is not False:
             raise OptionError(f"bad exact {show(self.exact)}: expected True or False")
-        check_int("value", self.value, none=True)
+        check_int("value", self.value, none=True)  # (first: its own message for a value of no kind)
         if self.exact != (self.value is not None):
             raise OptionError(
                 f"bad value {show(self.value)} with exact={self.exact}: expected an int when exact,"
