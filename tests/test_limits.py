@@ -429,47 +429,26 @@ def test_solve_command_ctrl_c_prints_the_best_so_far():
     assert data["lower"] <= data["estimate"] <= data["upper"]
 
 
-@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
-def test_review_command_ctrl_c_keeps_what_it_reviewed(tmp_path):
-    # Ctrl-C stopped `scopa review` with nothing printed or saved (the open list): what it had
-    # reviewed is written, the plays it never reached said to be left out, status 130
-    import json
-
-    m = scopa.Match(scopa.Rules.preset("scopa", target=51), seed=1)
-    while m.winner is None:
-        m.play(m.state.legal_moves()[0])
-    path, notes = tmp_path / "g.json", tmp_path / "notes.json"
-    m.record().save(path)
-    total = sum(len(h.plays) for h in m.record().hands)
-    cmd = [
-        sys.executable,
-        "-m",
-        "scopa",
-        "review",
-        str(path),
-        *"--json --time 0.5 --annotate".split(),
-        str(notes),
-    ]
-    proc = stopping.popen(cmd)
-    time.sleep(3)  # (the whole review, 23 hands, takes 12 s on the compiled core: Ctrl-C comes in its middle)
-    proc.send_signal(signal.SIGINT)
-    out, err = stopping.communicate(proc)
-    assert proc.returncode == 130, err
-    done = int(re.search(rf"stopped \(Ctrl-C\): (\d+) of {total} plays reviewed", err).group(1))  # type: ignore[union-attr]
-    assert done < total
-    plays = json.loads(out)["plays"]
-    assert len(plays) == total and sum(p["reviewed"] for p in plays) == done
-    assert [h.plays for h in scopa.load_record(notes).hands] == [h.plays for h in m.record().hands]
+def _group_cpu(group: int) -> float:
+    """CPU seconds used so far by the live processes of process group ``group`` (Linux's /proc)."""
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # (a process gone meanwhile)
+            continue
+        if int(fields[2]) == group:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
-@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a process group is a POSIX thing")
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_arena_command_ctrl_c_shows_the_deals_that_finished(jobs):
-    # Ctrl-C (to the whole process group, as a terminal sends it) stopped `scopa arena` with
-    # nothing shown (the open list): the deals that finished are measured, status 130
-    cmd = [sys.executable, "-m", "scopa", "arena", "greedy", "random", "--game", "scopa"]
+def _ctrl_c_when_busy(cmd: list[str], cpu: float) -> tuple[int, str, str]:
+    """Run ``cmd`` in a process group of its own and, once the group has used ``cpu`` seconds
+    of CPU (past its start-up and into its work, on any machine however loaded: a fixed sleep
+    could land in the imports, or after the end on a fast machine), send Ctrl-C as a terminal
+    does (SIGINT to the group). Its status, standard output and standard error."""
     proc = subprocess.Popen(
-        [*cmd, "--deals", "1000000", "--jobs", jobs],
+        cmd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -477,13 +456,54 @@ def test_arena_command_ctrl_c_shows_the_deals_that_finished(jobs):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
-        time.sleep(4)  # (a million deals: hours)
-        os.killpg(proc.pid, signal.SIGINT)
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and _group_cpu(proc.pid) < cpu and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
-        with contextlib.suppress(ProcessLookupError):
+        with contextlib.suppress(ProcessLookupError):  # (whatever is left of the group)
             os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130, err
+    return proc.returncode, out, err
+
+
+LINUX_PROC = pytest.mark.skipif(
+    not Path("/proc/self/stat").exists(), reason="reads CPU times from Linux's /proc"
+)
+
+
+@LINUX_PROC
+def test_review_command_ctrl_c_keeps_what_it_reviewed(tmp_path):
+    # Ctrl-C stopped `scopa review` with nothing printed or saved (the open list): what it had
+    # reviewed is written, the plays it never reached said to be left out, status 130
+    import json
+
+    m = scopa.Match(scopa.Rules.preset("scopa", target=101), seed=1)
+    while m.winner is None:
+        m.play(m.state.legal_moves()[0])
+    path, notes = tmp_path / "g.json", tmp_path / "notes.json"
+    m.record().save(path)
+    total = sum(len(h.plays) for h in m.record().hands)
+    review = [sys.executable, "-m", "scopa", "review", str(path), "--json", "--time", "0.5"]
+    # (the whole review takes about 25 s of CPU on the compiled core: Ctrl-C comes early in it)
+    status, out, err = _ctrl_c_when_busy([*review, "--annotate", str(notes)], cpu=2.0)
+    assert status == 130, err
+    done = int(re.search(rf"stopped \(Ctrl-C\): (\d+) of {total} plays reviewed", err).group(1))  # type: ignore[union-attr]
+    assert done < total
+    plays = json.loads(out)["plays"]
+    assert len(plays) == total and sum(p["reviewed"] for p in plays) == done
+    assert [h.plays for h in scopa.load_record(notes).hands] == [h.plays for h in m.record().hands]
+
+
+@LINUX_PROC
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_arena_command_ctrl_c_shows_the_deals_that_finished(jobs):
+    # Ctrl-C (to the whole process group, as a terminal sends it) stopped `scopa arena` with
+    # nothing shown (the open list): the deals that finished are measured, status 130
+    arena = [sys.executable, "-m", "scopa", "arena", "greedy", "random", "--game", "scopa"]
+    status, out, err = _ctrl_c_when_busy([*arena, "--deals", "1000000", "--jobs", jobs], cpu=3.0)
+    assert status == 130, err
     done = int(re.search(r"stopped \(Ctrl-C\): (\d+) of 1000000 deals played", err).group(1))  # type: ignore[union-attr]
     assert 0 < done < 1_000_000 and "Traceback" not in err
     assert f"scopa: {done} duplicate deals ({2 * done} hands)" in out and "95% CI" in out
