@@ -13,7 +13,7 @@ import scopa
 import scopa_core as core
 from scopa import CardSet, State
 from scopa.card import bits
-from scopa.players import GreedyPlayer, GreedyWeights, make_player
+from scopa.players import GreedyPlayer, GreedyWeights, greedy, make_player
 from scopa.players.greedy import expected_gain, reply_outcomes
 
 W = GreedyWeights()
@@ -273,3 +273,33 @@ def test_the_sweep_bonus_is_for_sweeps_that_score_under_the_rules():
     reply = "4d/7c 3s - -/- 0/0 0 - 1"  # (then 7c sweeps on the last play: certain)
     (plain, _), (less, _) = (rated(f"scopa{o} {reply}", "4d") for o in ("", ";scopa_on_last_play=true"))
     assert plain - less == pytest.approx(sweep)
+
+
+def test_the_capture_tables_stay_bounded_over_many_weights(monkeypatch):
+    # an audit: the tables of best captures were kept per GreedyWeights for ever, so tuning the
+    # weights (a new GreedyWeights a trial, as benchmarks/greedy_tune.py does) grew the process
+    # by about 7 MB a trial; now the last CAPTURE_WEIGHTS weights' are kept, CAPTURE_ENTRIES
+    # entries in all
+    monkeypatch.setattr(greedy, "_CAPTURES", {})
+    monkeypatch.setattr(greedy, "CAPTURE_ENTRIES", 50)
+    rng = random.Random(3)
+    positions = []
+    for seed in range(4):
+        s = State.deal("scopone_scientifico", seed=seed)
+        while not s.is_over:
+            positions.append(s)
+            s = s.play(rng.choice(s.legal_moves()))
+    most = 0
+    for trial in range(12):
+        p = GreedyPlayer(GreedyWeights(sweep=1.5 + trial / 10))
+        plain = GreedyPlayer(p.weights)
+        for s in positions[trial::9]:
+            assert p.choose(s.view(s.turn)) == plain.choose(s.view(s.turn))
+            most = max(most, sum(map(len, greedy._CAPTURES.values())))
+        assert len(greedy._CAPTURES) <= greedy.CAPTURE_WEIGHTS
+    assert 0 < most <= 50
+    # a table cleared gives the same ratings as a full one
+    s = positions[5]
+    before = {m: GreedyPlayer().score(s.view(s.turn), m) for m in s.legal_moves()}
+    greedy._CAPTURES.clear()
+    assert {m: GreedyPlayer().score(s.view(s.turn), m) for m in s.legal_moves()} == before

@@ -110,20 +110,29 @@ class GreedyWeights:
         return round(v, 10)
 
 
-#: per weights, ``(table, opts, sweeps)`` -> each rank's most valuable capture (see _by_rank)
+#: per weights, ``(table, opts, sweeps)`` -> each rank's most valuable capture (see _by_rank):
+#: the tables of the last CAPTURE_WEIGHTS weights used, CAPTURE_ENTRIES entries in all at
+#: most (about 60 MB), so that tuning, a new GreedyWeights a trial, does not grow it for ever
 _CAPTURES: dict[GreedyWeights, dict[tuple[int, int, bool], tuple[tuple[float, int] | None, ...]]] = {}
+CAPTURE_WEIGHTS = 4
+CAPTURE_ENTRIES = 1 << 16
 
 
 def _by_rank(table: int, opts: int, w: GreedyWeights, sweeps: bool) -> tuple[tuple[float, int] | None, ...]:
     """For each rank 1-10 (at index rank - 1) the most valuable capture of a card of that rank
     on ``table``, without the card itself: (value, captured mask), or ``None`` when such a
     card can only be laid down. Captures depend on the rank only."""
-    cache = _CAPTURES.setdefault(w, {})
+    cache = _CAPTURES.get(w)
+    if cache is None:
+        if len(_CAPTURES) >= CAPTURE_WEIGHTS:
+            del _CAPTURES[next(iter(_CAPTURES))]  # the weights first kept
+        cache = _CAPTURES[w] = {}
     key = (table, opts, sweeps)
     got = cache.get(key)
     if got is None:
-        if len(cache) >= 1 << 16:
-            cache.clear()
+        if sum(map(len, _CAPTURES.values())) >= CAPTURE_ENTRIES:
+            for kept in _CAPTURES.values():
+                kept.clear()
         best: list[tuple[float, int] | None] = []
         for rank in range(1, 11):
             top: tuple[float, int] | None = None
