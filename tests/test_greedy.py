@@ -303,3 +303,44 @@ def test_the_capture_tables_stay_bounded_over_many_weights(monkeypatch):
     before = {m: GreedyPlayer().score(s.view(s.turn), m) for m in s.legal_moves()}
     greedy._CAPTURES.clear()
     assert {m: GreedyPlayer().score(s.view(s.turn), m) for m in s.legal_moves()} == before
+
+
+def test_the_capture_tables_are_shared_by_threads_safely(monkeypatch):
+    # the tables are shared by every thread (a server's): weights dropped and tables cleared by
+    # several threads at once (a key dropped twice was a KeyError, a dict grown while another
+    # thread summed it a RuntimeError)
+    import sys
+    import threading
+
+    monkeypatch.setattr(greedy, "_CAPTURES", {})
+    monkeypatch.setattr(greedy, "CAPTURE_ENTRIES", 20)
+    positions = []
+    for seed in range(3):
+        s = State.deal("scopa", seed=seed)
+        rng = random.Random(seed)
+        while not s.is_over:
+            positions.append(s)
+            s = s.play(rng.choice(s.legal_moves()))
+    failures: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for trial in range(200):
+                w = GreedyWeights(sweep=1.0 + (k * 40 + trial) % 7 / 10)
+                for s in positions[trial % 5 :: 11]:
+                    greedy._by_rank(s.table.mask, 0, w, True)
+        except BaseException as exc:  # noqa: BLE001 (any failure of a thread is the test's)
+            failures.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (threads switch as often as they can: the races show)
+    try:
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []
+    assert len(greedy._CAPTURES) <= greedy.CAPTURE_WEIGHTS

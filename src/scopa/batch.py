@@ -4,7 +4,9 @@ The one way the package runs many jobs: the work is cut into chunks, each chunk 
 :class:`concurrent.futures.Executor` — a local process pool by default, or a Dask cluster
 through ``distributed.Client(...).get_executor()`` or the ``"dask://HOST:PORT"`` shorthand —
 and the results are yielded as they finish, each with its input's id. In the workers the
-solver (and its table) is kept between chunks. The arena and ``scopa batch`` use it too.
+solver (and its table, 128 MB) is kept between chunks; with ``workers=1`` the jobs run in the
+calling thread, which keeps its solver after the run, for the next one, until the thread ends (as
+:func:`scopa.solve` keeps its own). The arena and ``scopa batch`` use it too.
 
 >>> import scopa
 >>> items = [(i, scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")) for i in range(3)]

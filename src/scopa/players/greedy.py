@@ -124,15 +124,21 @@ def _by_rank(table: int, opts: int, w: GreedyWeights, sweeps: bool) -> tuple[tup
     card can only be laid down. Captures depend on the rank only."""
     cache = _CAPTURES.get(w)
     if cache is None:
-        if len(_CAPTURES) >= CAPTURE_WEIGHTS:
-            del _CAPTURES[next(iter(_CAPTURES))]  # the weights first kept
-        cache = _CAPTURES[w] = {}
+        # (threads share the tables, a server's: each step is one that another thread's cannot
+        # break, a key another thread dropped first, a dict it grew during an iteration)
+        while len(_CAPTURES) >= CAPTURE_WEIGHTS:
+            try:
+                _CAPTURES.pop(next(iter(_CAPTURES)), None)  # the weights first kept
+            except (StopIteration, RuntimeError):
+                break
+        cache = _CAPTURES.setdefault(w, {})
     key = (table, opts, sweeps)
     got = cache.get(key)
     if got is None:
-        if sum(map(len, _CAPTURES.values())) >= CAPTURE_ENTRIES:
-            for kept in _CAPTURES.values():
-                kept.clear()
+        kept = list(_CAPTURES.values())
+        if sum(map(len, kept)) >= CAPTURE_ENTRIES:
+            for tables in kept:
+                tables.clear()
         best: list[tuple[float, int] | None] = []
         for rank in range(1, 11):
             top: tuple[float, int] | None = None
