@@ -44,16 +44,18 @@ class StillRunning(RuntimeError):
     """A child process did not exit within :data:`GRACE` seconds of its SIGINT (it was killed)."""
 
 
-def popen(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def popen(args: list[str], env: dict[str, str] | None = None, group: bool = False) -> subprocess.Popen[str]:
     """Start ``args`` with SIGINT at its default: a shell that starts a job in the background
     (``&``) leaves SIGINT ignored in it, Python then installs no handler, and the child would
-    ignore the Ctrl-C (the tests and this script may themselves be such a job)."""
+    ignore the Ctrl-C (the tests and this script may themselves be such a job). With ``group``
+    it leads a process group of its own, for Ctrl-C to the group as a terminal sends it."""
     return subprocess.Popen(
         args,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        start_new_session=group,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 

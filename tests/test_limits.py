@@ -447,14 +447,7 @@ def _ctrl_c_when_busy(cmd: list[str], cpu: float) -> tuple[int, str, str]:
     of CPU (past its start-up and into its work, on any machine however loaded: a fixed sleep
     could land in the imports, or after the end on a fast machine), send Ctrl-C as a terminal
     does (SIGINT to the group). Its status, standard output and standard error."""
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    proc = stopping.popen(cmd, group=True)
     try:
         deadline = time.monotonic() + 300
         while proc.poll() is None and _group_cpu(proc.pid) < cpu and time.monotonic() < deadline:
@@ -645,7 +638,6 @@ def test_ctrl_c_in_a_threaded_solve_leaves_the_solver_whole():
     # waiting for them) once left a helper running on a frame that was gone: segfaults within
     # a few interrupts (the core audit). The helpers are now C threads, started and waited for
     # with no Python code that an interrupt could stop; the solver answers exactly after each.
-    import subprocess
 
     for seed in (1, 2):
         args = [sys.executable, "-c", _SIGINT_STORM, str(seed), "40"]
