@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import os
+import platform
 import queue
 import re
 import signal
@@ -534,13 +535,31 @@ def test_engine_ctrl_c_after_its_input_ended_writes_the_stopped_searches_replies
             if ended_by == "quit":
                 _ask(proc, {"cmd": "quit"})
             proc.stdin.close()
-            time.sleep(0.3)  # (the engine reads the end of its input, then waits for the searches)
+            _until_waiting_for_searches(proc.pid)
             proc.send_signal(signal.SIGINT)
             out = proc.stdout.read()  # (to its end: the engine's exit)
             proc.wait(timeout=60)
             replies = [json.loads(line) for line in out.splitlines()]
             ids = [r["id"] for r in replies if "info" not in r]
             assert proc.returncode == 130 and ids == ["long", "waiting"], replies
+
+
+def _until_waiting_for_searches(pid: int) -> None:
+    """Wait until the engine ``pid`` has read the end of its input and waits for its searches:
+    its main thread in a futex wait (202 on Linux x86-64), no longer polling its input (7), in
+    /proc/PID/syscall five times in a row; elsewhere a pause (which a loaded machine may cut
+    short: the Ctrl-C then meets the input's wait, which ends with the replies too)."""
+    path = f"/proc/{pid}/task/{pid}/syscall"
+    if platform.machine() != "x86_64" or not os.path.exists(path):
+        time.sleep(0.3)
+        return
+    deadline, in_a_row = time.monotonic() + 30, 0
+    while in_a_row < 5:
+        assert time.monotonic() < deadline, "the engine never came to wait for its searches"
+        with contextlib.suppress(OSError, IndexError):
+            with open(path) as f:
+                in_a_row = in_a_row + 1 if f.read().split()[0] == "202" else 0
+        time.sleep(0.02)
 
 
 def _sigint_to_another_thread(pid: int) -> None:
