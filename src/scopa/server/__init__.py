@@ -78,8 +78,8 @@ BINARY_REFUSED = "a binary WebSocket message: send each request as JSON in a tex
 INSTANT = ("ping", "hello")
 #: A request of at most this many bytes whose command is one of :data:`INSTANT` or ``stop`` is
 #: read on the event loop, not in its thread pool, where requests are read (reading a record or
-#: a match replays it: many long ones held a ping up for seconds); its JSON is looked at first
-#: (a few microseconds), every other request read in the pool as before.
+#: a match replays it: many long ones held a ping up for seconds); its JSON is decoded first
+#: (a few microseconds) and checked as decoded, every other request read in the pool as before.
 INLINE_BYTES = 4096
 _INLINE_COMMANDS = (*INSTANT, "stop")
 
@@ -427,7 +427,7 @@ async def _parse(protocol: Protocol, data: str | bytes, size: int) -> Request:
         except (jsonio.JSONInputError, ValueError):
             obj = None  # (refused as the pool's reading would refuse it: said there)
         if isinstance(obj, dict) and obj.get("cmd") in _INLINE_COMMANDS:
-            return protocol.parse(data)
+            return protocol.parse(obj)  # (the object decoded: not decoded again)
     return await asyncio.get_running_loop().run_in_executor(None, protocol.parse, data)
 
 
