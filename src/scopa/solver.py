@@ -321,12 +321,12 @@ class SearchInfo:
         # (progress built by hand, to test a callback: each field of its type and range)
         if self.exact is not True and self.exact is not False:
             raise OptionError(f"bad exact {show(self.exact)}: expected True or False")
-        _check_value(self, None, self.lower, self.upper, self.estimate)
+        estimate = _check_value(self, None, self.lower, self.upper, self.estimate)
         if self.exact and self.lower != self.upper:
             raise OptionError(f"bad bounds in {show(self)}: an exact value has lower equal to upper")
         _check_move(self.best_move, "best_move")
         seconds = _check_search_figures(self.nodes, self.seconds, self.depth)
-        object.__setattr__(self, "estimate", float(self.estimate))
+        object.__setattr__(self, "estimate", estimate)
         object.__setattr__(self, "seconds", seconds)
 
 
