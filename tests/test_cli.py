@@ -222,6 +222,7 @@ def test_a_full_or_closed_output_is_a_one_line_error_and_a_closed_input_an_empty
         ("review", str(path), "--json"), ("deal", "--game", "scopa"), ("svg", SMALL), ("engine", "--schema"),
         ("simulate", "--hands", "10", "--game", "scopa"),
         ("arena", "greedy", "random", "--game", "scopa", "--deals", "2"),
+        ("arena", "greedy", "random", "--game", "scopa", "--deals", "2", "--json"),
     ):  # fmt: skip
         with open("/dev/full", "w") as full:
             out = subprocess.run([*cmd, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import sys
 import pytest
 
 import scopa
+from scopa.arena import ArenaResult, arena
 
 EXAMPLE_JSON = {
     "rules": "scopone_scientifico",
@@ -198,6 +200,13 @@ def test_arena_command():
     assert out.stdout.startswith("scopa: 10 duplicate") and out.stderr == ""  # (no progress bar's empty line)
     refused = run("arena", "greedy", "random", "--game", "scopa", "--deals", "2", "--seed", "-1")
     assert refused.returncode == 2 and "bad seed -1: expected an int in 0..2**64-1" in refused.stderr
+    # --json: the result alone on stdout, as ArenaResult.to_json writes it (the bar on stderr)
+    out = run("arena", "greedy", "random", "--game", "scopa", "--deals", "10", "--seed", "3", "--json")
+    assert out.returncode == 0, out.stderr
+    got = ArenaResult.from_json(json.loads(out.stdout))
+    expected = arena("scopa", "greedy", "random", deals=10, seed=3)
+    assert got == dataclasses.replace(expected, seconds_per_move=got.seconds_per_move)  # (times differ)
+    assert out.stdout.count("\n") == 1
 
 
 def test_play_command_through_a_match():

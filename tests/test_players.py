@@ -1184,6 +1184,35 @@ def test_an_arena_result_is_a_value_checked_when_built_by_hand():
             dataclasses.replace(r, **{field: bad})
 
 
+def test_an_arena_result_goes_to_json_and_back():
+    # a result had no JSON form (the open list: to_json/from_json pairs): `scopa arena --json`
+    # writes it, ArenaResult.from_json reads it back equal, strict JSON (no infinities)
+    from scopa import jsonio
+    from scopa.arena import ArenaResult
+
+    r = arena("scopa", "greedy", "random", deals=3, seed=1)
+    j = r.to_json()
+    assert j["format"] == "scopa-arena" and j["version"] == 1 and j["names"] == ["greedy", "random"]
+    back = ArenaResult.from_json(jsonio.loads(jsonio.dumps(j)))
+    assert back == r and hash(back) == hash(r) and back.to_json() == j
+    one = arena("scopa", "greedy", "random", deals=1, seed=1)
+    assert one.to_json()["ci95"] == [None, None]  # (no infinity in strict JSON)
+    assert ArenaResult.from_json(jsonio.loads(jsonio.dumps(one.to_json()))) == one
+    for bad, message in [
+        ([j], r"an arena result must be a JSON object, got \[\{"),
+        ({**j, "version": 2}, "not an arena result: format 'scopa-arena', version 2, expected"),
+        ({k: v for k, v in j.items() if k != "format"}, "not an arena result: no format, version 1"),
+        ({**j, "extra": 1}, r"unknown field\(s\) 'extra' in the arena result"),
+        ({k: v for k, v in j.items() if k not in ("diff", "games")}, "the arena result lacks games, diff"),
+        ({**j, "deals": "3"}, "bad deals '3': expected an int >= 1"),
+        ({**j, "ci95": [9.0, None]}, r"bad ci95 .*: expected \(low, high\) around diff"),
+        ({**j, "points": [1.0, True]}, "bad points True: expected two finite numbers"),
+        ({**j, "categories": {"scope": [0.5]}}, r"bad categories\['scope'\] \[0.5\]: expected a tuple of 2"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            ArenaResult.from_json(bad)
+
+
 def test_ctrl_c_during_an_arena_keeps_the_deals_that_finished():
     # Ctrl-C during an arena lost every deal played (the open list): the KeyboardInterrupt it
     # raises holds the figures of the deals that finished

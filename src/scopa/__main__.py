@@ -397,8 +397,9 @@ def _progress(console: Console, label: str) -> Progress:
 def _arena(args: argparse.Namespace, console: Console) -> int:
     from scopa.arena import ArenaInterrupted, arena
 
-    try:
-        with _progress(console, "[bold]{task.description}") as bar:
+    err = Console(stderr=True, highlight=False)
+    try:  # (with --json the bar goes to stderr: stdout holds the JSON alone)
+        with _progress(err if args.json else console, "[bold]{task.description}") as bar:
             task = bar.add_task(f"{args.a} vs {args.b}", total=args.deals)
             result = arena(
                 args.game,
@@ -411,12 +412,14 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
             )
         status = 0
     except ArenaInterrupted as stopped:  # (Ctrl-C: the deals that finished are shown)
-        err = Console(stderr=True, highlight=False)
         if stopped.result is None:
             err.print(f"stopped (Ctrl-C) before any of the {args.deals} deals finished", markup=False)
             return 130
         err.print(f"stopped (Ctrl-C): {stopped.result.deals} of {args.deals} deals played", markup=False)
         result, status = stopped.result, 130
+    if args.json:
+        print(json.dumps(result.to_json()))
+        return status
     t = Table(
         title=f"{result.game}: {result.deals} duplicate deals ({result.games} hands)", title_justify="left"
     )
@@ -738,6 +741,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ar.add_argument("--jobs", type=_count(MAX_JOBS), default=1, help="processes (default 1)")
     ar.add_argument("--seed", type=int, default=0, help="the seed of every deal and player (default 0)")
+    ar.add_argument(
+        "--json", action="store_true", help="print the result as JSON (scopa.arena.ArenaResult.to_json)"
+    )
     ar.set_defaults(func=_arena)
 
     eng = sub.add_parser("engine", help="the JSON-lines engine protocol on stdin/stdout")

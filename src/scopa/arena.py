@@ -19,6 +19,7 @@ factory ``(seed, seat) -> Player``. The deals run on any
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import math
 import numbers
@@ -31,14 +32,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from scopa.batch import MAX_WORKERS
-from scopa.errors import OptionError, check_int, check_real, check_seed, show
+from scopa import jsonio
+from scopa.errors import OptionError, check_int, check_real, check_seed, show, unknown_keys
 from scopa.players import Player, make_player
 from scopa.records import ReadOnlyDict
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
 from scopa.state import State, require_state
 
-__all__ = ["ArenaInterrupted", "ArenaResult", "PlayerSpec", "arena", "play_hand"]
+__all__ = ["ARENA_FORMAT", "ArenaInterrupted", "ArenaResult", "PlayerSpec", "arena", "play_hand"]
+
+#: The format tag of :meth:`ArenaResult.to_json`.
+ARENA_FORMAT = ("scopa-arena", 1)
 
 #: A side of the arena: a name, ``(name, options)``, a player object or a factory ``(seed, seat) -> Player``.
 PlayerSpec = str | tuple[str, dict[str, Any]] | Player | Callable[[int, int], Player]
@@ -134,6 +139,55 @@ class ArenaResult:
                     f"categories[{c!r}]", x, -math.inf, math.inf, "points per hand, finite", finite=True
                 )
         object.__setattr__(self, "categories", _Categories(pairs))
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as JSON (format ``scopa-arena`` version 1): every field, the pairs as
+        lists, an infinite end of ``ci95`` (after a single deal) as ``null``; the figures
+        unrounded, so that :meth:`from_json` gives back an equal result (``scopa arena --json``).
+
+        >>> r = arena("scopa", "random", "random", deals=2, seed=1)
+        >>> j = r.to_json()
+        >>> j["format"], j["points"], [round(x, 2) for x in j["ci95"]], j["categories"]["scope"]
+        ('scopa-arena', [3.5, 1.5], [-0.94, 4.94], [0.75, 0.5])
+        >>> ArenaResult.from_json(j) == r
+        True
+        """
+        return {
+            "format": ARENA_FORMAT[0],
+            "version": ARENA_FORMAT[1],
+            "game": self.game,
+            "names": list(self.names),
+            "deals": self.deals,
+            "games": self.games,
+            "points": list(self.points),
+            "diff": self.diff,
+            "ci95": [x if math.isfinite(x) else None for x in self.ci95],
+            "hand_wins": list(self.hand_wins),
+            "pair_wins": list(self.pair_wins),
+            "seconds_per_move": list(self.seconds_per_move),
+            "categories": {c: list(v) for c, v in self.categories.items()},
+        }
+
+    @classmethod
+    def from_json(cls, obj: Any) -> ArenaResult:
+        """Rebuild a result from :meth:`to_json`'s output (decoded JSON), checked as a result
+        built by hand is: :class:`OptionError` naming a field missing, unknown or bad."""
+        if not isinstance(obj, Mapping):
+            raise OptionError(f"an arena result must be a JSON object, got {show(obj)}")
+        problem = jsonio.format_problem(obj, ARENA_FORMAT)
+        if problem:
+            raise OptionError(f"not an arena result: {problem}")
+        fields = [f.name for f in dataclasses.fields(cls)]
+        unknown = unknown_keys(obj, ["format", "version", *fields])
+        if unknown:
+            raise OptionError(f"unknown field(s) {', '.join(unknown)} in the arena result")
+        missing = [f for f in fields if f not in obj]
+        if missing:
+            raise OptionError(f"the arena result lacks {', '.join(missing)}")
+        ci95 = obj["ci95"]
+        if isinstance(ci95, list) and len(ci95) == 2:  # (null: the infinite end of a single deal's)
+            ci95 = [(-math.inf, math.inf)[i] if x is None else x for i, x in enumerate(ci95)]
+        return cls(**{**{f: obj[f] for f in fields}, "ci95": ci95})
 
     def table(self) -> str:
         """The result as a small text table."""
