@@ -447,6 +447,61 @@ def test_a_review_is_a_value_its_repr_pastes_back_and_it_is_checked_when_built_b
             Review(*args)
 
 
+def test_a_review_goes_to_json_and_back():
+    # a review had no from_json (the open list: to_json/from_json pairs; its JSON kept only the
+    # played and best moves' values, rounded): each play now carries every legal move's values,
+    # unrounded, and Review.from_json gives back an equal review, cut short or whole, 2 or 4 seats
+    from scopa import jsonio
+    from scopa.review import PlayReview, Review
+
+    for game, seed, budget in (("scopa", 3, None), ("scopone_scientifico", 4, None), ("scopa", 5, 0.02)):
+        rec = played_match(game, 1, seed=seed).record()
+        limit = None if budget is None else scopa.Limit(time=budget)
+        r = review(rec, time_limit=0.01 if TWIN_RUN else 0.02, limit=limit)
+        j = r.to_json()
+        assert (j["format"], j["version"], j["players"], j["hands"]) == ("scopa-review", 1, r.players, 1)
+        back = Review.from_json(jsonio.loads(jsonio.dumps(j)))
+        assert back == r and hash(back) == hash(r) and back.to_json() == j
+        assert back.annotations() == r.annotations() and back.summary() == r.summary()
+        if budget is not None:
+            assert not all(p.reviewed for p in back.plays)  # (a review cut short, read back)
+        p = j["plays"][-1]
+        assert set(p["values"]) == {str(m) for m in r.plays[-1].values}
+    # what is read is checked: each figure against its values, the summary against its plays
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    j = review(s.play("Kc"), time_limit=0.1).to_json()
+    play = j["plays"][0]
+
+    def with_play(**changes: Any) -> dict[str, Any]:
+        return {**j, "plays": [{**play, **changes}]}
+
+    for bad, message in [
+        ([], r"a review must be a JSON object, got \[\]"),
+        ({**j, "format": "scopa-record"}, "not a review: format 'scopa-record', version 1, expected format"),
+        ({**j, "extra": 1}, r"unknown field\(s\) 'extra' in the review"),
+        ({k: v for k, v in j.items() if k != "hands"}, "the review lacks hands"),
+        ({**j, "plays": {}}, r"bad plays \{\}: expected a list of plays' reviews"),
+        ({**j, "players": 3}, "bad players 3: expected 2 or 4"),
+        (with_play(values={"Kc": 3.0}), "bad play 1 of the review: bad values .*, with 7dx3c4s"),
+        (with_play(values={"Kc": 3.0, "kc": 3.0, "7dx3c4s": 4.0}), "the move Kc is given twice \\('kc'\\)"),
+        (
+            with_play(values={"Kc": 2.0, "7dx3c4s": 4.0}),
+            "bad play 1 of the review: value 3.0, but its values give 2.0",
+        ),
+        (with_play(loss=0.5), "bad play 1 of the review: loss 0.5, but its values give 1.0"),
+        (with_play(dd_loss=2), "bad play 1 of the review: dd_loss 2, but its values give 1"),
+        (with_play(dd_loss=True), "dd_loss true, but its values give 1"),
+        (with_play(move="zz"), "bad play 1 of the review: bad move 'zz'"),
+        (with_play(extra=0), r"unknown field\(s\) 'extra' in play 1 of the review"),
+        (with_play(mark="!"), "bad mark '!'"),
+        ({**j, "summary": {**j["summary"], "hands_reviewed": 0}}, "bad summary .*: its plays give"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            Review.from_json(bad)
+    with pytest.raises(scopa.OptionError, match="the play lacks dd_values"):
+        PlayReview.from_json({k: v for k, v in play.items() if k != "dd_values"})
+
+
 @pytest.mark.skipif(TWIN_RUN, reason="slow on the twin")
 def test_review_sees_the_random_players_mistakes():
     # PIMC against Random on the same deals: the review charges Random much more per play.

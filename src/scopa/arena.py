@@ -31,8 +31,8 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
-from scopa.batch import MAX_WORKERS
 from scopa import jsonio
+from scopa.batch import MAX_WORKERS
 from scopa.errors import OptionError, check_int, check_real, check_seed, show, unknown_keys
 from scopa.players import Player, make_player
 from scopa.records import ReadOnlyDict

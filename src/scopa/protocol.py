@@ -293,7 +293,19 @@ _REVIEW_PROPS = {
         "type": "array",
         "items": {
             "type": "object",
-            "required": ["hand", "play", "seat", "move", "best", "loss", "dd_loss", "mark", "reason"],
+            "required": [
+                "hand",
+                "play",
+                "seat",
+                "move",
+                "best",
+                "loss",
+                "dd_loss",
+                "mark",
+                "reason",
+                "values",
+                "dd_values",
+            ],  # fmt: skip
             "properties": {
                 "hand": _INT,
                 "play": _INT,
@@ -309,10 +321,17 @@ _REVIEW_PROPS = {
                 "mark": {"enum": ["?", "??", None]},
                 "reason": {"type": ["string", "null"]},
                 "reviewed": {"type": "boolean"},
+                "values": {"type": "object", "additionalProperties": _NUM},
+                "dd_values": {"type": ["object", "null"], "additionalProperties": _INT},
             },
         },
     },
     "summary": {"type": "object", "required": ["hands", "seats", "teams", "worst"]},
+    "format": {"const": "scopa-review"},
+    "version": {"const": 1},
+    "players": {"enum": [2, 4]},
+    "hands": _INT,
+    "seconds": _NUM,
 }
 _SCORE_PROPS = {
     "points": _PAIR,
@@ -487,7 +506,10 @@ COMMANDS: dict[str, Command] = {
             required=("record",),
             optional=("time_ms", "seed"),
             search=True,
-            reply={"required": ["plays", "summary"], "properties": _REVIEW_PROPS},
+            reply={
+                "required": ["format", "version", "players", "hands", "seconds", "plays", "summary"],
+                "properties": _REVIEW_PROPS,
+            },
             most={"time_ms": (MAX_TIME_PER_PLAY * 1000, "a play")},
         ),
         Command(

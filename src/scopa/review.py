@@ -34,9 +34,20 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
+from scopa import jsonio
 from scopa.card import bits
-from scopa.errors import LimitError, OptionError, check_int, check_real, check_seed, show
+from scopa.errors import (
+    LimitError,
+    OptionError,
+    ScopaError,
+    check_int,
+    check_real,
+    check_seed,
+    show,
+    unknown_keys,
+)
 from scopa.limit import Clock, Limit
+from scopa.match import MAX_HANDS
 from scopa.move import Move
 from scopa.players.base import sweepers
 from scopa.players.pimc import PIMCPlayer
@@ -55,9 +66,11 @@ from scopa.state import State
 __all__ = [
     "BLUNDER",
     "DEFAULT_TIME",
+    "MAX_REVIEW_PLAYS",
     "MAX_TIME_PER_PLAY",
     "MISTAKE",
     "PlayReview",
+    "REVIEW_FORMAT",
     "Review",
     "check_time_per_play",
     "review",
@@ -71,6 +84,9 @@ BLUNDER = 1.5
 DEFAULT_TIME = 0.2
 #: The most ``time_limit`` may be, seconds per play.
 MAX_TIME_PER_PLAY = 3600.0
+#: The most plays :meth:`Review.from_json` reads (a match's most hands, each of 40 plays).
+MAX_REVIEW_PLAYS = 40 * MAX_HANDS
+
 #: Plays left from which the exact solver is tried at all, by seats (2 players: every play,
 #: the stock order being known; 4 players: from 6 cards a hand).
 _DD_PLAYS = {2: 40, 4: 24}
@@ -82,6 +98,39 @@ class _Values(ReadOnlyDict):
     __slots__ = ()
 
     _REFUSAL = "a play review's values cannot be changed: make a new one (dataclasses.replace)"
+
+
+#: The fields of a play's review as JSON (:meth:`PlayReview.to_json`).
+_PLAY_FIELDS = (
+    "hand", "play", "seat", "team", "move", "best", "value", "best_value", "loss", "dd_best", "dd_loss",
+    "mark", "reason", "reviewed", "values", "dd_values",
+)  # fmt: skip
+#: The format tag of :meth:`Review.to_json`.
+REVIEW_FORMAT = ("scopa-review", 1)
+
+
+def _moves_to(obj: object, name: str) -> dict[Move, Any]:
+    """A JSON object of move notation to values as ``{Move: value}`` (the values checked by the
+    review built from it); :class:`OptionError` if it is not one or names a move twice."""
+    if not isinstance(obj, Mapping):
+        raise OptionError(f"bad {name} {jsonio.short(obj)}: expected an object of moves to values")
+    out: dict[Move, Any] = {}
+    for text, value in obj.items():
+        move = Move.parse(text)
+        if move in out:
+            raise OptionError(f"bad {name}: the move {move} is given twice ({show(text)})")
+        out[move] = value
+    return out
+
+
+def _has(values: Mapping[Move, Any], *moves: Move) -> bool:
+    """Whether ``values`` holds numbers for ``moves`` (else the review built says what is wrong)."""
+    return all(m in values and _number(values[m]) for m in moves)
+
+
+def _same(given: object, written: object) -> bool:
+    """A figure read from JSON equals the one its values give (``1`` is ``1.0``, not ``true``)."""
+    return type(given) is not bool and given == written and (given is None) == (written is None)
 
 
 def _number(x: object) -> bool:
@@ -199,7 +248,46 @@ class PlayReview:
             "mark": self.mark,
             "reason": self.reason,
             "reviewed": self.reviewed,
+            "values": {str(m): v for m, v in self.values.items()},
+            "dd_values": None if self.dd_values is None else {str(m): v for m, v in self.dd_values.items()},
         }
+
+    @classmethod
+    def from_json(cls, obj: Any, where: str = "the play") -> PlayReview:
+        """Rebuild a play's review from :meth:`to_json`'s output: the losses from its
+        ``values`` and ``dd_values`` (unrounded), which must agree with the rounded figures
+        beside them; else :class:`OptionError` naming ``where`` and the field."""
+        if not isinstance(obj, Mapping):
+            raise OptionError(f"{where} must be a JSON object, got {show(obj)}")
+        unknown = unknown_keys(obj, _PLAY_FIELDS)
+        if unknown:
+            raise OptionError(f"unknown field(s) {', '.join(unknown)} in {where}")
+        missing = [f for f in _PLAY_FIELDS if f not in obj]
+        if missing:
+            raise OptionError(f"{where} lacks {', '.join(missing)}")
+        try:
+            move, best = Move.parse(obj["move"]), Move.parse(obj["best"])
+            values = _moves_to(obj["values"], "values")
+            dd_best = None if obj["dd_best"] is None else Move.parse(obj["dd_best"])
+            dd_values = None if obj["dd_values"] is None else _moves_to(obj["dd_values"], "dd_values")
+            loss = max(0.0, values[best] - values[move]) if _has(values, move, best) else 0.0
+            dd_loss = None
+            if dd_values is not None and dd_best is not None and _has(dd_values, move, dd_best):
+                dd_loss = dd_values[dd_best] - dd_values[move]
+            play = cls(
+                obj["hand"], obj["play"], obj["seat"], obj["team"], move, best, values, loss, dd_values,
+                dd_best, dd_loss, obj["mark"], obj["reason"], obj["reviewed"],
+            )  # fmt: skip
+        except ScopaError as exc:
+            raise OptionError(f"bad {where}: {exc}") from None
+        written = play.to_json()
+        for field in ("value", "best_value", "loss", "dd_loss"):  # (the figures its values give)
+            if not _same(obj[field], written[field]):
+                raise OptionError(
+                    f"bad {where}: {field} {jsonio.short(obj[field])}, but its values give"
+                    f" {jsonio.short(written[field])}"
+                )
+        return play
 
 
 @dataclass(frozen=True)
@@ -280,8 +368,59 @@ class Review:
         }
 
     def to_json(self) -> dict[str, Any]:
-        """``{"plays": [...], "summary": {...}}``, one entry per play of every hand in order."""
-        return {"plays": [p.to_json() for p in self.plays], "summary": self.summary()}
+        """``{"format": "scopa-review", "version": 1, "players": ..., "hands": ...,
+        "seconds": ..., "plays": [...], "summary": {...}}``, one entry per play of every hand in
+        order, each with every legal move's value (``values``, ``dd_values``) unrounded, so that
+        :meth:`from_json` gives back an equal review.
+
+        >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+        >>> r = review(s.play("Kc"), time_limit=0.1)
+        >>> j = r.to_json()
+        >>> j["plays"][0]["values"], j["plays"][0]["loss"], j["summary"]["teams"][0]["mistakes"]
+        ({'7dx3c4s': 4.0, 'Kc': 3.0}, 1.0, 1)
+        >>> Review.from_json(j) == r
+        True
+        """
+        return {
+            "format": REVIEW_FORMAT[0],
+            "version": REVIEW_FORMAT[1],
+            "players": self.players,
+            "hands": self.hands,
+            "seconds": self.seconds,
+            "plays": [p.to_json() for p in self.plays],
+            "summary": self.summary(),
+        }
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Review:
+        """Rebuild a review from :meth:`to_json`'s output (decoded JSON): each play as
+        :meth:`PlayReview.from_json` reads it, the summary checked against the plays';
+        :class:`OptionError` naming the play and the field that is wrong."""
+        if not isinstance(obj, Mapping):
+            raise OptionError(f"a review must be a JSON object, got {show(obj)}")
+        problem = jsonio.format_problem(obj, REVIEW_FORMAT)
+        if problem:
+            raise OptionError(f"not a review: {problem}")
+        fields = ("format", "version", "players", "hands", "seconds", "plays", "summary")
+        unknown = unknown_keys(obj, fields)
+        if unknown:
+            raise OptionError(f"unknown field(s) {', '.join(unknown)} in the review")
+        missing = [f for f in fields if f not in obj]
+        if missing:
+            raise OptionError(f"the review lacks {', '.join(missing)}")
+        plays = obj["plays"]
+        if not isinstance(plays, list):
+            raise OptionError(f"bad plays {jsonio.short(plays)}: expected a list of plays' reviews")
+        if len(plays) > MAX_REVIEW_PLAYS:
+            raise OptionError(f"a review of {len(plays)} plays: at most {MAX_REVIEW_PLAYS} read")
+        read = tuple(PlayReview.from_json(p, f"play {i + 1} of the review") for i, p in enumerate(plays))
+        r = cls(read, obj["hands"], obj["players"], obj["seconds"])
+        summary = r.summary()
+        if obj["summary"] != summary:
+            raise OptionError(
+                f"bad summary {jsonio.short(obj['summary'])}: its plays give {jsonio.short(summary)}"
+            )
+        return r
 
     def annotations(self) -> list[dict[int, Annotation]]:
         """Per hand, the marks and reasons as annotations (for :func:`annotate`)."""
