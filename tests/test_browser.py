@@ -314,7 +314,7 @@ def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
     deadline = time.monotonic() + 60
     while "A record of" not in d.find_element(By.ID, "replay-title").text and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert "A record of 1 hand(s), 36 plays" in d.find_element(By.ID, "replay-title").text
+    assert "A record of 1 hand, 36 plays" in d.find_element(By.ID, "replay-title").text
     assert "Before play 1" in d.find_element(By.ID, "replay-board").text
     d.find_element(By.ID, "replay-next").click()
     deadline = time.monotonic() + 10
@@ -559,7 +559,7 @@ def test_an_unseeded_match_double_clicked_and_undone_at_once_plays_on(server, br
 def test_a_two_hand_record_replays_every_hand(server, browser, tmp_path):
     d = browser
     m = load_played(d, server, tmp_path / "two.json", hands=2)
-    until(lambda: "A record of 2 hand(s), 72 plays" in d.find_element(By.ID, "replay-title").text)
+    until(lambda: "A record of 2 hands, 72 plays" in d.find_element(By.ID, "replay-title").text)
     assert len(d.find_elements(By.CSS_SELECTOR, "#replay-review h3")) == 2
     for _ in range(36):  # through the 36 plays of hand 1 to its end
         until(lambda: d.find_element(By.ID, "replay-next").is_enabled())
@@ -577,7 +577,7 @@ def test_plays_the_review_did_not_reach_say_so(hasty_server, browser, tmp_path):
     # it did not reach were shown as best moves ("the same", loss 0.00).
     d = browser
     load_played(d, hasty_server, tmp_path / "game.json")
-    until(lambda: "A record of 1 hand(s), 36 plays" in d.find_element(By.ID, "replay-title").text)
+    until(lambda: "A record of 1 hand, 36 plays" in d.find_element(By.ID, "replay-title").text)
     rows = d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")
     cells = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows]
     assert len(cells) == 36 and cells[-1][2:4] == ["not reviewed", "-"]
@@ -664,7 +664,7 @@ def test_hint_waits_for_its_answer_and_the_focus_is_never_dropped(server, browse
 def test_the_replay_steps_from_the_keyboard_and_names_the_records_players(server, browser, tmp_path):
     d = browser
     load_played(d, server, tmp_path / "game.json", Player0="Ada", Player1="Bo")
-    until(lambda: "A record of 1 hand(s), 36 plays" in d.find_element(By.ID, "replay-title").text)
+    until(lambda: "A record of 1 hand, 36 plays" in d.find_element(By.ID, "replay-title").text)
     d.execute_script("document.getElementById('replay-next').focus()")
     for step in (2, 3, 4):  # each Enter on Next play steps on: the button keeps the focus
         d.switch_to.active_element.send_keys(Keys.ENTER)

@@ -257,7 +257,7 @@ def _view(**changes: object) -> scopa.PlayerView:
         (
             lambda: scopa.records.annotated(_hand_match(), [{}, {}]),
             errors.PositionError,
-            "bad notes: 2 hands' notes for a record of 1 hand(s)",
+            "bad notes: 2 hands' notes for a record of 1 hand",
         ),
         (
             lambda: _hand_match().save(""),

@@ -436,8 +436,8 @@ def test_a_review_is_a_value_its_repr_pastes_back_and_it_is_checked_when_built_b
     assert Review([play], 1, 2, 0.5).plays == (play,)
     for args, message in [
         (([1, 2], 1, 2, 0.5), r"bad plays \[1, 2\]: expected a tuple of PlayReview"),
-        (((play,), 0, 2, 0.5), r"is not in the review's 0 hand\(s\) of 2 seats"),
-        (((dataclasses.replace(play, seat=2, team=0),), 1, 2, 0.5), r"1 hand\(s\) of 2 seats"),
+        (((play,), 0, 2, 0.5), r"is not in the review's 0 hands of 2 seats"),
+        (((dataclasses.replace(play, seat=2, team=0),), 1, 2, 0.5), r"review's 1 hand of 2 seats"),
         (((), 1, 3, 0.5), "bad players 3: expected 2 or 4"),
         (((), 1, 2.0, 0.5), "bad players 2.0: expected 2 or 4"),  # (summary() failed on it)
         (((), "x", 2, 0.5), "bad hands 'x'"),

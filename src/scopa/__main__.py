@@ -37,7 +37,7 @@ from rich.text import Text
 
 import scopa
 from scopa.arena import MAX_DEALS, MAX_JOBS
-from scopa.errors import OptionError, PositionError, RulesError, ScopaError
+from scopa.errors import OptionError, PositionError, RulesError, ScopaError, count
 from scopa.files import OutputError, read_limited, write_all, write_atomic
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
@@ -496,7 +496,8 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
             started=lambda total: bar.update(task, total=total),
             progress=lambda _: bar.advance(task),
         )
-    print(f"{written} done, {skipped} already in {args.output}, {bad} bad line(s) skipped", file=sys.stderr)
+    bad_lines = count(bad, "bad line")
+    print(f"{written} done, {skipped} already in {args.output}, {bad_lines} skipped", file=sys.stderr)
     return 0
 
 

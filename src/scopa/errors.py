@@ -22,6 +22,15 @@ __all__ = [
 ]
 
 
+def count(n: int, word: str) -> str:
+    """``n`` and ``word``, the word in the plural unless ``n`` is 1 (for messages and text).
+
+    >>> count(1, "hand"), count(0, "hand"), count(3, "blunder")
+    ('1 hand', '0 hands', '3 blunders')
+    """
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 def unknown_keys(obj: Mapping[Any, Any], allowed: Iterable[str]) -> list[str]:
     """The keys of ``obj`` not in ``allowed``, each as :func:`show` writes it, sorted (keys of
     any type: a decoded mapping may hold ints as keys).

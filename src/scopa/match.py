@@ -24,6 +24,7 @@ from scopa.errors import (
     PositionError,
     ScopaError,
     check_seed,
+    count,
     show,
     unknown_keys,
 )
@@ -118,7 +119,7 @@ class Match:
     >>> while not m.history:                     # play one hand
     ...     _ = m.play(m.state.legal_moves()[0])
     >>> m.history[0].points, m.dealer, m
-    ((4, 0), 1, <Match scopa to 11: 4-0 after 1 hand(s)>)
+    ((4, 0), 1, <Match scopa to 11: 4-0 after 1 hand>)
     """
 
     def __init__(self, rules: Rules | str, seed: int | None = None, dealer: int | None = None) -> None:
@@ -467,5 +468,5 @@ class Match:
     def __repr__(self) -> str:
         return (
             f"<Match {self.rules.game} to {self.rules.target}: {self._scores[0]}-{self._scores[1]} "
-            f"after {len(self.history)} hand(s)>"
+            f"after {count(len(self.history), 'hand')}>"
         )

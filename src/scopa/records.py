@@ -39,7 +39,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa import match as _match
-from scopa.errors import OptionError, PositionError, ScopaError, show, unknown_keys
+from scopa.errors import OptionError, PositionError, ScopaError, count, show, unknown_keys
 from scopa.files import TooLarge, read_limited, write_atomic
 from scopa.move import Move
 from scopa.rules import Rules
@@ -938,7 +938,7 @@ def annotated(record: MatchRecord, notes: Sequence[Mapping[int, Annotation]]) ->
         raise RecordError(f"bad notes {show(notes)}: expected a sequence of mappings, one a hand")
     if len(notes) > len(record.hands):  # (they were dropped without a word)
         raise RecordError(
-            f"bad notes: {len(notes)} hands' notes for a record of {len(record.hands)} hand(s);"
+            f"bad notes: {len(notes)} hands' notes for a record of {count(len(record.hands), 'hand')};"
             " expected one mapping a hand, at most"
         )
     hands = tuple(h.annotate(notes[i]) if i < len(notes) else h for i, h in enumerate(record.hands))

@@ -43,6 +43,7 @@ from scopa.errors import (
     check_int,
     check_real,
     check_seed,
+    count,
     show,
     unknown_keys,
 )
@@ -321,7 +322,7 @@ class Review:
         for p in plays:
             if p.hand >= self.hands or p.seat >= self.players:
                 raise OptionError(
-                    f"bad plays: {show(p)} is not in the review's {self.hands} hand(s) of"
+                    f"bad plays: {show(p)} is not in the review's {count(self.hands, 'hand')} of"
                     f" {self.players} seats"
                 )
         object.__setattr__(self, "plays", tuple(plays))
@@ -446,8 +447,7 @@ class Review:
         hands = record.hands
         if len(hands) != self.hands:
             raise RecordError(
-                f"not the game reviewed: the record has {len(hands)} hand{'s' * (len(hands) != 1)},"
-                f" the review {self.hands}"
+                f"not the game reviewed: the record has {count(len(hands), 'hand')}, the review {self.hands}"
             )
         for p in self.plays:
             plays = hands[p.hand].plays
@@ -686,6 +686,6 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
     for seat, t in enumerate(s["seats"]):
         lines.append(
             f"{names[seat]}: {t['loss_per_hand']:.2f} points lost per hand over {t['plays']} plays, "
-            f"{t['mistakes']} mistake(s), {t['blunders']} blunder(s)"
+            f"{count(t['mistakes'], 'mistake')}, {count(t['blunders'], 'blunder')}"
         )
     return "\n".join(lines)

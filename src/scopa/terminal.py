@@ -26,7 +26,7 @@ from rich.text import Text
 
 from scopa import match as _match
 from scopa.card import Card, CardSet
-from scopa.errors import OptionError, ScopaError
+from scopa.errors import OptionError, ScopaError, count
 from scopa.events import Event
 from scopa.match import Match
 from scopa.move import Move
@@ -632,6 +632,6 @@ def start(
         match, seat, players, console, deck=deck, save=save, ask=ask, loaded_tags=tags, loaded_hands=hands
     )
     if load is not None:
-        resumed = f"resumed {load}: {len(match.hands)} hand(s) played, {game.scores_text()}"
+        resumed = f"resumed {load}: {count(len(match.hands), 'hand')} played, {game.scores_text()}"
         console.print(resumed, markup=False)
     return game

@@ -823,7 +823,7 @@ async function loadRecord(file) {
     replay.hands = hands;
     replay.hand = 0;
     replay.step = 0;
-    $("replay-title").textContent = `A record of ${hands.length} hand(s), ${review.plays.length} plays. Step through it:`;
+    $("replay-title").textContent = `A record of ${hands.length} ${hands.length === 1 ? "hand" : "hands"}, ${review.plays.length} plays. Step through it:`;
     const tags = record.tags || {};
     replay.name = (seat) => tags[`Player${seat}`] || `seat ${seat}`;
     const boxes = hands.map((hand, h) => {
