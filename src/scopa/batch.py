@@ -731,15 +731,19 @@ def review_many(
 ) -> Iterator[dict[str, Any]]:
     """The review (:func:`scopa.review`) of each game record of ``items`` (as :func:`solve_many`
     takes them), ``time_limit`` seconds per play (default ``scopa.review.DEFAULT_TIME``):
-    ``{"id", "plays", "summary"}``. A record is a ``MatchRecord`` or ``HandRecord`` (or a
-    State), a decoded JSON record, the JSON text of one (a string starting with ``{``) or the
-    name of a record file (a regular file); the ``text()`` form is for reading and cannot be
-    read back.
+    the ``id`` and :meth:`Review.to_json <scopa.review.Review.to_json>`'s fields (``plays``,
+    ``summary``, ...; without the ``id``, :meth:`Review.from_json <scopa.review.Review.from_json>`
+    reads them back). A record is a ``MatchRecord`` or ``HandRecord`` (or a State), a decoded
+    JSON record, the JSON text of one (a string starting with ``{``) or the name of a record file
+    (a regular file); the ``text()`` form is for reading and cannot be read back.
 
     >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc")
     >>> [r] = review_many([("g", s)], time_limit=0.1, workers=1)
     >>> [(p["move"], p["best"], p["mark"]) for p in r["plays"]], r["summary"]["teams"][0]["mistakes"]
     ([('Kc', '7dx3c4s', '?')], 1)
+    >>> from scopa.review import Review
+    >>> Review.from_json({k: v for k, v in r.items() if k != "id"}).plays[0].dd_loss
+    1
     """
     from scopa.review import check_time_per_play
 
