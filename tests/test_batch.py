@@ -81,6 +81,29 @@ def test_same_values_on_a_local_pool_and_in_one_process():
             list(solve_many(items, executor=bad))
 
 
+def test_batch_results_are_the_engines_replies():
+    # the engine, `scopa batch` and the library wrote a solve's and an analysis's JSON each its
+    # own way: batch lacked `depth`, and its analysis `lines` lacked `value` and `exact` and were
+    # in move order, the engine's best first. One to_json each now, under every transport.
+    from scopa.protocol import Protocol
+
+    pos = "scopa 7dKc3b/2cAs5d 3c4s 6c7sQb3d4d2b -/- 0/0 0 - 1"
+    proto = Protocol()
+    for cmd, many in (("solve", solve_many), ("analyze", analyze_many)):
+        for limit in ({}, {"node_limit": 300}):  # (exact, and cut short: every field either way)
+            [batch] = many([("p", pos)], workers=1, **limit)
+            reply = proto.execute(proto.parse({"id": 1, "cmd": cmd, "position": pos, **limit}))
+            assert reply is not None and reply.pop("id") == 1 and batch.pop("id") == "p", reply
+            assert list(batch) == list(reply), cmd  # (the same fields, in the same order)
+            key = "value" if cmd == "solve" else "moves"
+            if not limit:
+                assert batch[key] == reply[key] and batch["exact"] and reply["exact"]
+    lines = next(analyze_many([("p", pos)], workers=1))["lines"]
+    assert lines[0]["estimate"] == max(x["estimate"] for x in lines) and set(lines[0]) == {
+        "move", "value", "lower", "upper", "estimate", "exact",
+    }  # fmt: skip
+
+
 def _slow_square(x: int) -> tuple[int, int]:
     time.sleep(0.05)
     return x, x * x

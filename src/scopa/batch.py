@@ -561,18 +561,7 @@ def _solve_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
         r = _solver().solve(State.of(pos), _limit(options))
     except _ITEM_ERRORS as exc:
         return _error(item_id, exc)
-    return {
-        "id": item_id,
-        "value": r.value,
-        "best": None if r.best_move is None else str(r.best_move),
-        "exact": r.exact,
-        "lower": r.lower,
-        "upper": r.upper,
-        "estimate": round(r.estimate, 4),
-        "pv": [str(m) for m in r.pv],
-        "nodes": r.nodes,
-        "seconds": round(r.seconds, 6),
-    }
+    return {"id": item_id, **r.to_json()}
 
 
 def _analyze_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
@@ -581,18 +570,7 @@ def _analyze_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
         a = _solver().analyze(State.of(pos), _limit(options))
     except _ITEM_ERRORS as exc:
         return _error(item_id, exc)
-    return {
-        "id": item_id,
-        "moves": {str(m): v for m, v in a.items()},
-        "best": None if a.best_move is None else str(a.best_move),
-        "exact": a.exact,
-        "lines": [
-            {"move": str(m), "lower": v.lower, "upper": v.upper, "estimate": round(v.estimate, 4)}
-            for m, v in a.moves.items()
-        ],
-        "nodes": a.nodes,
-        "seconds": round(a.seconds, 6),
-    }
+    return {"id": item_id, **a.to_json()}
 
 
 def _review_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
@@ -684,7 +662,8 @@ def solve_many(
 ) -> Iterator[dict[str, Any]]:
     """Solve every position of ``items`` — ``(id, position)`` pairs, or positions (their index
     is then the id), each a State, a position string or a JSON position — and yield
-    ``{"id", "value", "best", "exact", "lower", "upper", "estimate", "pv", "nodes", "seconds"}``
+    the id and :meth:`SolveResult.to_json <scopa.solver.SolveResult.to_json>`'s fields, ``{"id",
+    "value", "exact", "lower", "upper", "estimate", "depth", "best", "pv", "nodes", "seconds"}``
     as each finishes (``{"id", "error"}`` for a bad position). Bad limits or settings raise
     (LimitError, BatchError) at the call, before any job runs; see :func:`map_chunks` for how
     the run meets errors, Ctrl-C and dying workers.
@@ -710,7 +689,8 @@ def analyze_many(
     chunksize: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Every legal move's value of each position (as :func:`solve_many` takes them):
-    ``{"id", "moves", "best", "exact", "lines", "nodes", "seconds"}``.
+    the id and :meth:`Analysis.to_json <scopa.solver.Analysis.to_json>`'s fields, ``{"id", "moves",
+    "exact", "best", "depth", "nodes", "seconds", "lines"}``, as the engine's ``analyze`` replies.
 
     >>> [r] = analyze_many([("a", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")], workers=1)
     >>> r["id"], r["moves"], r["best"]

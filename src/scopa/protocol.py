@@ -856,32 +856,13 @@ class Protocol:
         r = self.solver.solve(
             args["position"], self._limit(args, stop, None), progress=self._progress(req_id, info)
         )
-        return {
-            "value": r.value,
-            "exact": r.exact,
-            "lower": r.lower,
-            "upper": r.upper,
-            "estimate": round(r.estimate, 4),
-            "depth": r.depth,
-            "best": None if r.best_move is None else str(r.best_move),
-            "pv": [str(m) for m in r.pv],
-            "nodes": r.nodes,
-            "seconds": round(r.seconds, 6),
-        }
+        return r.to_json()
 
     def _cmd_analyze(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         a = self.solver.analyze(
             args["position"], self._limit(args, stop, None), progress=self._progress(req_id, info)
         )
-        return {
-            "moves": {str(m): v for m, v in a.items()},
-            "exact": a.exact,
-            "best": None if a.best_move is None else str(a.best_move),
-            "depth": a.depth,
-            "nodes": a.nodes,
-            "seconds": round(a.seconds, 6),
-            "lines": a.lines(),
-        }
+        return a.to_json()
 
     def _cmd_bestmove(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         view = args["view"]

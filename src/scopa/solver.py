@@ -152,6 +152,28 @@ class SolveResult:
         object.__setattr__(self, "seconds", seconds)
         object.__setattr__(self, "tt_hit_rate", rate)
 
+    def to_json(self) -> dict[str, Any]:
+        """The result as the engine's ``solve`` reply and ``scopa batch solve``'s lines give it:
+        ``value`` (null when inexact), ``exact``, ``lower``, ``upper``, ``estimate`` (to 4
+        decimals), ``depth``, ``best`` (null when the hand is over), ``pv``, ``nodes`` and
+        ``seconds`` (to the microsecond).
+
+        >>> solve(State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")).to_json()["pv"]
+        ['7dx3c4s', '2c', 'Kc', 'As']
+        """
+        return {
+            "value": self.value,
+            "exact": self.exact,
+            "lower": self.lower,
+            "upper": self.upper,
+            "estimate": round(self.estimate, 4),
+            "depth": self.depth,
+            "best": None if self.best_move is None else str(self.best_move),
+            "pv": [str(m) for m in self.pv],
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 6),
+        }
+
 
 @dataclass(frozen=True)
 class MoveValue:
@@ -275,6 +297,29 @@ class Analysis(Mapping[Move, "int | None"]):
             }
             for m, v in order
         ]
+
+    def to_json(self) -> dict[str, Any]:
+        """The analysis as the engine's ``analyze`` reply and ``scopa batch analyze``'s lines
+        give it: ``moves`` (each legal move's exact value, null where a limit left it unsolved),
+        ``exact``, ``best``, ``depth``, ``nodes``, ``seconds`` (to the microsecond) and
+        ``lines`` (:meth:`lines`: each move's bounds and estimate, the best first).
+
+        >>> import scopa
+        >>> a = scopa.analyze(scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"))
+        >>> j = a.to_json()
+        >>> j["moves"], j["best"], j["exact"], len(j["lines"])
+        ({'7dx3c4s': 4, 'Kc': 3}, '7dx3c4s', True, 2)
+        """
+        best = self.best_move
+        return {
+            "moves": {str(m): v.value for m, v in self.moves.items()},
+            "exact": self.exact,
+            "best": None if best is None else str(best),
+            "depth": self.depth,
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 6),
+            "lines": self.lines(),
+        }
 
     def __repr__(self) -> str:
         inner = ", ".join(
