@@ -1199,9 +1199,9 @@ def test_an_arena_result_goes_to_json_and_back():
     assert one.to_json()["ci95"] == [None, None]  # (no infinity in strict JSON)
     assert ArenaResult.from_json(jsonio.loads(jsonio.dumps(one.to_json()))) == one
     for bad, message in [
-        ([j], r"an arena result must be a JSON object, got \[\{"),
-        ({**j, "version": 2}, "not an arena result: format 'scopa-arena', version 2, expected"),
-        ({k: v for k, v in j.items() if k != "format"}, "not an arena result: no format, version 1"),
+        ([j], r"the arena result must be a JSON object, got \[\{"),
+        ({**j, "version": 2}, "the arena result has format 'scopa-arena', version 2, expected"),
+        ({k: v for k, v in j.items() if k != "format"}, "the arena result has no format, version 1"),
         ({**j, "extra": 1}, r"unknown field\(s\) 'extra' in the arena result"),
         ({k: v for k, v in j.items() if k not in ("diff", "games")}, "the arena result lacks games, diff"),
         ({**j, "deals": "3"}, "bad deals '3': expected an int >= 1"),

@@ -476,8 +476,11 @@ def test_a_review_goes_to_json_and_back():
         return {**j, "plays": [{**play, **changes}]}
 
     for bad, message in [
-        ([], r"a review must be a JSON object, got \[\]"),
-        ({**j, "format": "scopa-record"}, "not a review: format 'scopa-record', version 1, expected format"),
+        ([], r"the review must be a JSON object, got \[\]"),
+        (
+            {**j, "format": "scopa-record"},
+            "the review has format 'scopa-record', version 1, expected format",
+        ),
         ({**j, "extra": 1}, r"unknown field\(s\) 'extra' in the review"),
         ({k: v for k, v in j.items() if k != "hands"}, "the review lacks hands"),
         ({**j, "plays": {}}, r"bad plays \{\}: expected a list of plays' reviews"),

@@ -33,7 +33,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.batch import MAX_WORKERS
-from scopa.errors import OptionError, check_int, check_real, check_seed, show, unknown_keys
+from scopa.errors import OptionError, check_int, check_real, check_seed, show
 from scopa.players import Player, make_player
 from scopa.records import ReadOnlyDict
 from scopa.rules import Rules
@@ -172,18 +172,8 @@ class ArenaResult:
     def from_json(cls, obj: Any) -> ArenaResult:
         """Rebuild a result from :meth:`to_json`'s output (decoded JSON), checked as a result
         built by hand is: :class:`OptionError` naming a field missing, unknown or bad."""
-        if not isinstance(obj, Mapping):
-            raise OptionError(f"an arena result must be a JSON object, got {show(obj)}")
-        problem = jsonio.format_problem(obj, ARENA_FORMAT)
-        if problem:
-            raise OptionError(f"not an arena result: {problem}")
         fields = [f.name for f in dataclasses.fields(cls)]
-        unknown = unknown_keys(obj, ["format", "version", *fields])
-        if unknown:
-            raise OptionError(f"unknown field(s) {', '.join(unknown)} in the arena result")
-        missing = [f for f in fields if f not in obj]
-        if missing:
-            raise OptionError(f"the arena result lacks {', '.join(missing)}")
+        jsonio.check_object(obj, "the arena result", fields, ARENA_FORMAT)
         ci95 = obj["ci95"]
         if isinstance(ci95, list) and len(ci95) == 2:  # (null: the infinite end of a single deal's)
             ci95 = [(-math.inf, math.inf)[i] if x is None else x for i, x in enumerate(ci95)]

@@ -25,15 +25,16 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scopa.errors import ScopaError, show
+from scopa.errors import OptionError, ScopaError, show, unknown_keys
 
 __all__ = [
     "MAX_CHARS",
     "MAX_DEPTH",
     "JSONInputError",
+    "check_object",
     "dumps",
     "format_problem",
     "has_format",
@@ -189,6 +190,36 @@ def format_problem(obj: Mapping[str, Any], fmt: tuple[str, int]) -> str | None:
         return None
     got = ", ".join(f"{key} {show(obj[key])}" if key in obj else f"no {key}" for key in ("format", "version"))
     return f"{got}, expected format {fmt[0]!r} version {fmt[1]}"
+
+
+def check_object(
+    obj: Any,
+    what: str,
+    fields: Sequence[str],
+    fmt: tuple[str, int] | None = None,
+    error: type[ScopaError] = OptionError,
+) -> None:
+    """Raise ``error`` unless ``obj`` is a decoded JSON object holding every one of ``fields``
+    and no other (but ``format`` and ``version`` with ``fmt``, whose tag it must carry), each
+    message naming ``what`` it is.
+
+    >>> check_object({"format": "scopa-review", "version": 1, "plays": []}, "the review",
+    ...              ["plays", "hands"], ("scopa-review", 1))
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: the review lacks hands
+    """
+    if not isinstance(obj, Mapping):
+        raise error(f"{what} must be a JSON object, got {short(obj)}")
+    problem = None if fmt is None else format_problem(obj, fmt)
+    if problem:
+        raise error(f"{what} has {problem}")
+    unknown = unknown_keys(obj, [*fields, *(("format", "version") if fmt else ())])
+    if unknown:
+        raise error(f"unknown field(s) {', '.join(unknown)} in {what}")
+    missing = [f for f in fields if f not in obj]
+    if missing:
+        raise error(f"{what} lacks {', '.join(missing)}")
 
 
 def dumps(obj: Any) -> str:

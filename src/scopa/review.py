@@ -45,7 +45,6 @@ from scopa.errors import (
     check_seed,
     count,
     show,
-    unknown_keys,
 )
 from scopa.limit import Clock, Limit
 from scopa.match import MAX_HANDS
@@ -258,14 +257,7 @@ class PlayReview:
         """Rebuild a play's review from :meth:`to_json`'s output: the losses from its
         ``values`` and ``dd_values`` (unrounded), which must agree with the rounded figures
         beside them; else :class:`OptionError` naming ``where`` and the field."""
-        if not isinstance(obj, Mapping):
-            raise OptionError(f"{where} must be a JSON object, got {show(obj)}")
-        unknown = unknown_keys(obj, _PLAY_FIELDS)
-        if unknown:
-            raise OptionError(f"unknown field(s) {', '.join(unknown)} in {where}")
-        missing = [f for f in _PLAY_FIELDS if f not in obj]
-        if missing:
-            raise OptionError(f"{where} lacks {', '.join(missing)}")
+        jsonio.check_object(obj, where, _PLAY_FIELDS)
         try:
             move, best = Move.parse(obj["move"]), Move.parse(obj["best"])
             values = _moves_to(obj["values"], "values")
@@ -397,18 +389,9 @@ class Review:
         """Rebuild a review from :meth:`to_json`'s output (decoded JSON): each play as
         :meth:`PlayReview.from_json` reads it, the summary checked against the plays';
         :class:`OptionError` naming the play and the field that is wrong."""
-        if not isinstance(obj, Mapping):
-            raise OptionError(f"a review must be a JSON object, got {show(obj)}")
-        problem = jsonio.format_problem(obj, REVIEW_FORMAT)
-        if problem:
-            raise OptionError(f"not a review: {problem}")
-        fields = ("format", "version", "players", "hands", "seconds", "plays", "summary")
-        unknown = unknown_keys(obj, fields)
-        if unknown:
-            raise OptionError(f"unknown field(s) {', '.join(unknown)} in the review")
-        missing = [f for f in fields if f not in obj]
-        if missing:
-            raise OptionError(f"the review lacks {', '.join(missing)}")
+        jsonio.check_object(
+            obj, "the review", ("players", "hands", "seconds", "plays", "summary"), REVIEW_FORMAT
+        )
         plays = obj["plays"]
         if not isinstance(plays, list):
             raise OptionError(f"bad plays {jsonio.short(plays)}: expected a list of plays' reviews")
