@@ -289,6 +289,14 @@ def test_a_requests_cards_are_read_as_the_notation_parses_them_and_replies_spell
     requests = jsonschema.Draft202012Validator({**schema(), "anyOf": [{"$ref": "#/$defs/request"}]})
     asked = {"cmd": "legal", "id": 1, "position": spelt}
     assert not requests.is_valid(asked) and requests.is_valid({**asked, "position": position})
+    # each other spelling on its own, without spaces, is outside the schema too, in a request and
+    # in a reply (the schema's pattern took 7D, K♥, as and 7♢: an audit of the docs)
+    replies = jsonschema.Draft202012Validator({**schema(), "anyOf": [{"$ref": "#/$defs/reply"}]})
+    for card in ("7D", "K♥", "as", "7♢", "7♦"):
+        other = dict(position, hands=[[card, "Kc"], ["2c", "As"]])
+        assert not requests.is_valid({**asked, "position": other}), card
+        assert not replies.is_valid({"id": 1, "position": other, "events": []}), card
+    assert replies.is_valid({"id": 1, "position": position, "events": []})
     p = Protocol()
     assert check(p.handle(json.dumps(asked))) == {"id": 1, "moves": ["7dx3c4s", "Kc"]}  # type: ignore[arg-type]
     assert p.handle(json.dumps({**asked, "position": position})) == {"id": 1, "moves": ["7dx3c4s", "Kc"]}  # type: ignore[arg-type]

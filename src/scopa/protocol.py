@@ -900,10 +900,9 @@ _HISTORY = {
     },
     "additionalProperties": False,
 }
-_CARD = {
-    "type": "string",
-    "pattern": "^[A2-7JQKajqk]([dcsbDCSB]|[\u2666\u2665\u2660\u2663\u2662\u2661\u2664\u2667])$",
-}
+# a card's one spelling, the one replies use (docs/engine-protocol.md "The JSON Schema"): a
+# request's cards are read as the notation parses them (7D, 7♦, spaces around), beyond the schema
+_CARD = {"type": "string", "pattern": "^[A2-7JQK][dcsb]$"}
 _CARDS = {"type": "array", "items": _CARD, "maxItems": 40}
 _RULES = _RULES_SCHEMA
 _COMMON_POSITION = {
