@@ -801,6 +801,18 @@ def test_malformed_requests_of_every_command_get_schema_valid_errors():
         assert reply["error"]["type"] == "ProtocolError" and "'bogus'" in reply["error"]["message"]
 
 
+def test_a_request_that_is_not_an_object_is_quoted_in_json():
+    # Found by an audit: the message named Python's type ("got list", "got NoneType") where
+    # every other ProtocolError quotes the value as the request spelt it, in JSON
+    p = Protocol(max_time=0.2)
+    for line, shown in (("[1, 2]", "[1, 2]"), ("null", "null"), ('"x"', '"x"'), ("5", "5"), ("true", "true")):
+        reply = check(p.handle(line))  # type: ignore[arg-type]
+        assert reply["error"] == {
+            "type": "ProtocolError",
+            "message": f"a request must be a JSON object, got {shown}",
+        }
+
+
 def test_a_seeded_deal_without_a_dealer_is_the_same_every_time():
     # Found by an audit: the dealer was drawn at random when absent, so one seed gave two deals
     # (the hands of the seats swapped); with a seed it is seat 0 now, the deal of State.deal

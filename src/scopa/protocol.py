@@ -694,7 +694,7 @@ class Protocol:
         try:
             obj = line if isinstance(line, Mapping) else jsonio.loads(line, max_chars=MAX_LINE)
             if not isinstance(obj, Mapping):
-                raise ProtocolError(f"a request must be a JSON object, got {type(obj).__name__}")
+                raise ProtocolError(f"a request must be a JSON object, got {jsonio.short(obj)}")
             req_id = _check_id(obj.get("id"))
             cmd = obj.get("cmd")
             if "cmd" not in obj:
