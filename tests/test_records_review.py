@@ -952,6 +952,11 @@ def test_text_export_hand_lines_say_whose_they_are_whatever_the_names():
         # (a second audit: a name written as one with its seat added named two seats alike)
         ({"Player0": "table (seat 1)", "Player1": "table"}, ["table (seat 1) (seat 0)", "table (seat 1)"]),
         ({"Player0": "Bo (seat 1)", "Player1": "Al"}, ["Bo (seat 1) (seat 0)", "Al"]),
+        # (a third: `scopa play` names seat 1 "Opponent (seat 1)", written "Opponent (seat 1)
+        # (seat 1)"; a name that ends with its own seat is kept, unless its start is a name too)
+        ({"Player0": "You", "Player1": "Opponent (seat 1)"}, ["You", "Opponent (seat 1)"]),
+        ({"Player0": "Bo", "Player1": "Bo (seat 1)"}, ["Bo", "Bo (seat 1) (seat 1)"]),
+        ({"Player0": "Al", "Player1": "table (seat 1)"}, ["Al", "table (seat 1) (seat 1)"]),
     ]
     for tags, names in cases:
         rec = decided_record(tags)

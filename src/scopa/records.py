@@ -832,13 +832,24 @@ def _seat_names(record: MatchRecord) -> list[str]:
     >>> tags = {"Player0": "table (seat 1)", "Player1": "table"}
     >>> _seat_names(MatchRecord(Rules.preset("scopa"), tags=tags))
     ['table (seat 1) (seat 0)', 'table (seat 1)']
+    >>> _seat_names(MatchRecord(Rules.preset("scopa"), tags={"Player0": "You", "Player1": "Bo (seat 1)"}))
+    ['You', 'Bo (seat 1)']
     """
     n = record.rules.players
     names = [record.tags.get(f"Player{i}") or f"seat {i}" for i in range(n)]
     taken = {"table", "stock"} | {f"seat {i}" for i in range(n)}
+
+    def own_seat_added(name: str, i: int) -> bool:
+        # a name that already ends with its own seat ("Opponent (seat 1)", as `scopa play`
+        # names seat 1) reads as that seat's, unless what it adds the seat to is a name too
+        base = name[: -len(f" (seat {i})")]
+        return name.endswith(f" (seat {i})") and base not in taken and base not in names
+
     return [
         name
-        if name not in taken - {f"seat {i}"} and names.count(name) == 1 and not _SEATED.search(name)
+        if name not in taken - {f"seat {i}"}
+        and names.count(name) == 1
+        and (not _SEATED.search(name) or own_seat_added(name, i))
         else f"{name} (seat {i})"
         for i, name in enumerate(names)
     ]
