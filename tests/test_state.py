@@ -398,3 +398,21 @@ def test_json_positions_refuse_what_they_do_not_say(obj, message):
     if isinstance(obj, dict) and 1 not in obj:
         with pytest.raises(scopa.PositionError):
             view_from_json({**obj, "hands": [["7d"], 1], "stock": 0})
+
+
+def test_a_position_strings_negative_or_long_number_is_refused_with_its_range():
+    # Found by an audit: "bad turn '-1': expected a number" (and so for scope, last_capture,
+    # dealer, and an integer of 7 digits or more): -1 is a number; the message now says the range
+    # (or, for a number too long to read, how long one may be)
+    base = "scopa 7dKc/2cAs 3c4s - -/- {scope} {turn} {last} {dealer}"
+    cases = [
+        (dict(scope="0/0", turn="-1", last="-", dealer="1"), "bad turn -1: expected a seat in 0..1"),
+        (dict(scope="0/0", turn="1234567", last="-", dealer="1"), "bad turn '1234567': expected a number of at most 6 digits"),
+        (dict(scope="0/-1", turn="0", last="-", dealer="1"), r"bad scope \[0, -1\]: expected two ints in 0..18"),
+        (dict(scope="0/0", turn="0", last="-1", dealer="1"), "bad last_capture -1: expected 0, 1 or null"),
+        (dict(scope="0/0", turn="0", last="-", dealer="-1"), "bad dealer -1: expected a seat in 0..1 or null"),
+        (dict(scope="0/0", turn="+0", last="-", dealer="1"), "bad turn '\\+0': expected a number"),
+    ]
+    for fields, message in cases:
+        with pytest.raises(scopa.PositionError, match=message):
+            scopa.State.from_string(base.format(**fields))

@@ -68,6 +68,7 @@ MAX_STRING = 2000
 #: Numbers in position strings: ASCII digits only (``str.isdigit`` also takes ``²`` and
 #: other scripts' digits, which ``int`` refuses), and few of them.
 _NUMBER = re.compile(r"[0-9]{1,6}")
+_NEGATIVE = re.compile(r"-[0-9]{1,6}")
 
 
 def _names(mask: int) -> list[str]:
@@ -268,6 +269,10 @@ def _int_field(text: str, what: str, nullable: bool) -> int | None:
     if nullable and text == "-":
         return None
     if not _NUMBER.fullmatch(text):
+        if _NEGATIVE.fullmatch(text):
+            return int(text)  # (a number: the position's checks say the range it must be in)
+        if text.isascii() and text.isdigit():
+            raise PositionError(f"bad {what} {show(text)}: expected a number of at most 6 digits")
         raise PositionError(f"bad {what} {show(text)}: expected a number{' or -' if nullable else ''}")
     return int(text)
 
