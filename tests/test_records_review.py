@@ -1280,3 +1280,13 @@ def test_a_records_dicts_changed_after_it_was_made_are_checked_again_when_writte
     dict.__setitem__(hand.annotations, 999, Annotation(mark="?"))
     with pytest.raises(RecordError, match="annotation at play index 999: expected a play index"):
         hand.to_json()
+
+
+def test_text_export_writes_a_comments_bidirectional_controls_as_spaces():
+    # Found by an audit: a tag may not hold U+202A..U+202E or U+2066..U+2069 (it would reorder
+    # the text around it), but a comment's went into the movetext as they were, and an override
+    # turned the plays after it on its line round
+    hand = hand_of_four_plays().record()
+    for control in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
+        text = MatchRecord(hand.rules, (hand.annotate({0: Annotation(comment=f"a{control}b")}),)).text()
+        assert control not in text and "{a b}" in text

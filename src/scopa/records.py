@@ -866,14 +866,16 @@ def _quoted(value: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    """``text`` with its line breaks (one space for a CR LF) and other control characters as
-    spaces.
+    """``text`` with its line breaks (one space for a CR LF), other control characters and
+    bidirectional controls as spaces.
 
     >>> _one_line("a\\r\\nb\\tc")
     'a b c'
     """
     text = text.replace("\r\n", "\n")
-    return "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text)
+    # (and the bidirectional controls, which a tag may not hold: in a comment one turned the
+    # plays after it on its line round)
+    return "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in _BIDI else c for c in text)
 
 
 def _text(record: MatchRecord) -> str:
