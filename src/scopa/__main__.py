@@ -43,7 +43,7 @@ from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
 from scopa.simulate import MAX_HANDS
-from scopa.terminal import cards_text, move_text, suits_shown
+from scopa.terminal import cards_text, move_text, suits_shown, text_shown
 
 #: The built-in example for ``scopa solve``: Scopone scientifico with four cards in each hand.
 EXAMPLE = (
@@ -376,7 +376,7 @@ def _review(args: argparse.Namespace, console: Console) -> int:
         print(json.dumps(result.to_json()))
         return status
     names = [record.tags.get(f"Player{s}", f"seat {s}") for s in range(record.rules.players)]
-    console.print(format_text(result, names), markup=False)
+    console.print(text_shown(format_text(result, names), console.encoding), markup=False)
     count = f"{reviewed} of {total}" if interrupted else f"{total}"
     console.print(f"[dim]{count} plays reviewed in {result.seconds:.1f} s[/]")
     return status

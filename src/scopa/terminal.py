@@ -65,6 +65,20 @@ COMMANDS_HELP = (
 )
 
 
+def text_shown(text: str, encoding: str) -> str:
+    """``text`` with its dashes as hyphens where a terminal of ``encoding`` cannot show them
+    (an ASCII terminal showed a review's reason as ``\\u2014 gave up the settebello``).
+
+    >>> text_shown("7d?? — gave up the settebello", "ascii"), text_shown("a — b", "utf-8")
+    ('7d?? - gave up the settebello', 'a — b')
+    """
+    try:
+        "\u2014".encode(encoding)
+    except (LookupError, UnicodeError):
+        return text.replace("\u2014", "-")
+    return text
+
+
 def suits_shown(encoding: str) -> str:
     """The deck whose suit marks a terminal of ``encoding`` can show: ``french`` (the symbols),
     or ``italian`` (the letters) where they cannot be written (an ASCII terminal showed
@@ -567,7 +581,8 @@ class Game:
         self.console.print("reviewing...")
         r = review(last, time_limit=0.1)
         names = [self.name(s) for s in range(self.rules.players)]
-        self.console.print(format_text(r, names, first_hand=len(self.match.hands)), markup=False)
+        text = format_text(r, names, first_hand=len(self.match.hands))
+        self.console.print(text_shown(text, self.console.encoding), markup=False)
 
 
 def as_typed(line: str) -> str:
