@@ -520,11 +520,19 @@ def test_a_size_is_named_as_it_was_typed():
 def test_review_on_an_ascii_terminal_writes_its_dash_as_a_hyphen(tmp_path):
     # Found by an audit: a marked play's reason came after an em dash, which a terminal that
     # cannot show it got as the escape "\u2014"
-    deal = "scopa 3cKs4b/2d5cAs 3d2c2b3b 6cJdQc7d6d6b4d5dKcAdJbAcQd7c7b4s4c7sQb5sAb3sKd6sJcKb2s5bJsQs -/- 0/0 1 - 0"
+    deal = (
+        "scopa 3cKs4b/2d5cAs 3d2c2b3b 6cJdQc7d6d6b4d5dKcAdJbAcQd7c7b4s4c7sQb5sAb3sKd6sJcKb2s5bJsQs"
+        " -/- 0/0 1 - 0"
+    )
     plays = ["5cx3d2c", "3cx3b", "2dx2b", "Ks", "As", "4b", "Qc", "6d", "6cx6d", "7d"]  # 7d: a blunder
     path = tmp_path / "h.json"
-    path.write_text(json.dumps({"format": "scopa-hand", "version": 1, "rules": "scopa", "deal": deal, "plays": plays}))
-    for encoding, dash in (("ascii", " - gave up the settebello"), ("utf-8", " \u2014 gave up the settebello")):
+    path.write_text(
+        json.dumps({"format": "scopa-hand", "version": 1, "rules": "scopa", "deal": deal, "plays": plays})
+    )
+    for encoding, dash in (
+        ("ascii", " - gave up the settebello"),
+        ("utf-8", " \u2014 gave up the settebello"),
+    ):
         out = subprocess.run(
             [sys.executable, "-m", "scopa", "review", str(path), "--time", "0.05"],
             capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": encoding,

@@ -407,10 +407,19 @@ def test_a_position_strings_negative_or_long_number_is_refused_with_its_range():
     base = "scopa 7dKc/2cAs 3c4s - -/- {scope} {turn} {last} {dealer}"
     cases = [
         (dict(scope="0/0", turn="-1", last="-", dealer="1"), "bad turn -1: expected a seat in 0..1"),
-        (dict(scope="0/0", turn="1234567", last="-", dealer="1"), "bad turn '1234567': expected a number of at most 6 digits"),
-        (dict(scope="0/-1", turn="0", last="-", dealer="1"), r"bad scope \[0, -1\]: expected two ints in 0..18"),
+        (
+            dict(scope="0/0", turn="1234567", last="-", dealer="1"),
+            "bad turn '1234567': expected a number of at most 6 digits",
+        ),
+        (
+            dict(scope="0/-1", turn="0", last="-", dealer="1"),
+            r"bad scope \[0, -1\]: expected two ints in 0..18",
+        ),
         (dict(scope="0/0", turn="0", last="-1", dealer="1"), "bad last_capture -1: expected 0, 1 or null"),
-        (dict(scope="0/0", turn="0", last="-", dealer="-1"), "bad dealer -1: expected a seat in 0..1 or null"),
+        (
+            dict(scope="0/0", turn="0", last="-", dealer="-1"),
+            "bad dealer -1: expected a seat in 0..1 or null",
+        ),
         (dict(scope="0/0", turn="+0", last="-", dealer="1"), "bad turn '\\+0': expected a number"),
     ]
     for fields, message in cases:
