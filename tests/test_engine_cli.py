@@ -125,6 +125,20 @@ def test_engine_session_of_every_command():
             "PositionError",
             "bad history entry [5, 'Kc']",
         ),
+        (  # (an audit: said "bad move 'zz'" alone, not where)
+            '{"cmd": "bestmove", "id": 9, "view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0, '
+            '"history": [[1, "zz"]]}}',
+            "InvalidMoveError",
+            "bad history entry [1, 'zz']: bad move 'zz'",
+        ),
+        (  # (an audit: "only 1 cards are unaccounted for")
+            '{"cmd": "bestmove", "id": 9, "view": {"rules": "scopa", "hands": [["7d"], 2], "turn": 0, '
+            '"table": ["Ad","2d","3d","4d","5d","6d","Jd","Qd","Kd","Ac","2c","3c","4c","5c","6c","7c","Jc",'
+            '"Qc","Kc","As","2s","3s","4s","5s","6s","7s","Js","Qs","Ks","Ab","2b","3b","4b","5b","6b","7b",'
+            '"Jb","Qb"]}}',
+            "PositionError",
+            "the view hides 2 cards but only 1 card is unaccounted for",
+        ),
         (
             '{"cmd": "bestmove", "id": 9, "view": {"rules": "scopa", "hands": [["7d"], 1], "turn": 0, '
             '"table": ["Kc"], "history": [[1, "Kcx2c"]]}}',
@@ -175,6 +189,11 @@ def test_solve_command_default_example_and_json():
     # had only nulls)
     data = json.loads(run("solve", "--json", "--nodes", "1", SMALL).stdout)
     assert data["exact"] is False and data["moves"] == {"7dx3c4s": None, "Kc": None}
+    # (an audit: the engine's replies and batch's lines give the depth searched, this did not)
+    bigger = "scopa 7dKc3b/2cAs5d 3c4s 6c7sQb3d4d2b -/- 0/0 0 - 1"
+    deep = json.loads(run("solve", "--json", "--nodes", "300", bigger).stdout)
+    fresh = scopa.Solver().analyze(scopa.State.from_string(bigger), node_limit=300)
+    assert not deep["exact"] and deep["depth"] == fresh.depth > 0, (deep, fresh)
     for x in data["lines"]:
         assert x["value"] is None and x["exact"] is False and x["lower"] <= x["estimate"] <= x["upper"], x
     assert {x["move"] for x in data["lines"]} == {"7dx3c4s", "Kc"}

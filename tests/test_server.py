@@ -373,11 +373,20 @@ def test_a_loopback_server_answers_only_names_of_this_machine(server):
             sock.sendall(head.encode())
             return sock.recv(4096)  # (the status line: a 101 has no body to wait for)
 
-    for name in ("evil.example", "127.0.0.1.evil.example", "localhost.evil.example"):
+    for name in ("evil.example", "127.0.0.1.evil.example", "localhost.evil.example", "evil.example."):
         refused = post(f"{name}:{port}", f"http://{name}:{port}")
         assert refused.startswith(b"HTTP/1.1 403") and b"is not a name of this machine" in refused, refused
         assert handshake(f"{name}:{port}").startswith(b"HTTP/1.1 403")
-    for name in ("localhost", "127.0.0.1", "app.localhost", "scopa.test", "LocalHost"):
+    # (an audit: "localhost.", the name fully qualified, was refused)
+    for name in (
+        "localhost",
+        "127.0.0.1",
+        "app.localhost",
+        "scopa.test",
+        "LocalHost",
+        "localhost.",
+        "scopa.test.",
+    ):
         assert post(f"{name}:{port}", f"http://{name}:{port}").startswith(b"HTTP/1.1 200"), name
         assert handshake(f"{name}:{port}").startswith(b"HTTP/1.1 101"), name
     # (a review: HTTP/1.0 without Host, a health check's script, is not a browser's: answered)

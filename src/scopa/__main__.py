@@ -202,6 +202,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
                     "lower": lower,
                     "upper": upper,
                     "estimate": round(estimate, 4),
+                    "depth": analysis.depth,
                     "best": None if best is None else str(best),
                     "pv": [str(m) for m in pv],
                     "nodes": analysis.nodes + (result.nodes if result is not None else 0),

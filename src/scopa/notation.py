@@ -39,7 +39,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.card import DECK, CardSet, bits, cards_mask
-from scopa.errors import PositionError, RulesError, ScopaError, show, unknown_keys
+from scopa.errors import PositionError, RulesError, ScopaError, count, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State, require_state
@@ -344,7 +344,10 @@ def _history_from_json(obj: object, players: int, table: int, piles: int) -> tup
             or not isinstance(item[1], str)
         ):
             raise PositionError(f"bad history entry {show(item)}: expected [seat in 0..{players - 1}, move]")
-        move = Move.parse(item[1])
+        try:
+            move = Move.parse(item[1])
+        except ScopaError as exc:  # (said "bad move 'zz'" alone: which entry, of what)
+            raise type(exc)(f"bad history entry {show(item)}: {exc}") from None
         if not move.card.mask & (table | piles) & ~played or move.capture_mask & ~piles:
             raise PositionError(
                 f"bad history entry {show(item)}: the played card must now be on the table or in a pile, "
@@ -465,7 +468,10 @@ def view_from_json(obj: object) -> PlayerView:
     free = [c for c in range(40) if not (known | out_mask) >> c & 1]
     need = sum(h for seat, h in enumerate(hands) if seat != me) + stock
     if need > len(free):
-        raise PositionError(f"the view hides {need} cards but only {len(free)} cards are unaccounted for")
+        raise PositionError(
+            f"the view hides {count(need, 'card')} but only {count(len(free), 'card')}"
+            f" {'is' if len(free) == 1 else 'are'} unaccounted for"
+        )
     sizes = [len(h) if seat == me else h for seat, h in enumerate(hands)]
     masks, stand_in_stock = stand_ins(sizes, me, 0, free, stock)
     full = dict(d)

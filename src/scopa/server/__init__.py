@@ -329,15 +329,20 @@ def _origin_allowed(
 
 def _is_local_name(host: str, extra: tuple[str, ...] = ()) -> bool:
     """Whether a ``Host`` header names this machine: ``localhost`` or a name under it, a
-    loopback address (``127.0.0.1``, ``[::1]``) or one of ``extra``, with any port.
+    loopback address (``127.0.0.1``, ``[::1]``) or one of ``extra``, with any port; a name
+    written fully qualified, with its root's dot (``localhost.``), is the same name.
 
     >>> [_is_local_name(h) for h in ("localhost:8765", "127.0.0.2", "[::1]:80", "evil.example:8765")]
     [True, True, True, False]
+    >>> [_is_local_name(h) for h in ("localhost.:8765", "evil.example.", "localhost..", ".")]
+    [True, False, False, False]
     """
     try:
         name = urlsplit("//" + host).hostname
     except ValueError:  # (a bracket left open)
         return False
+    if name and name.endswith(".") and not name.endswith(".."):  # (an audit: "localhost." was refused)
+        name = name[:-1]
     if not name:
         return False
     if name == "localhost" or name.endswith(".localhost") or name in extra:
