@@ -19,7 +19,7 @@ import pytest
 from conftest import CORES, TWIN_RUN
 
 import scopa
-from scopa import Limit, State
+from scopa import Limit, Move, State
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
@@ -145,6 +145,22 @@ def test_the_table_may_answer_beyond_the_node_limit():
     again = solver.solve(s, node_limit=1)
     assert again.exact and again.value == first.value and again.nodes < first.nodes / 100
     assert again.pv == first.pv[: len(again.pv)] and again.best_move in s.legal_moves()
+
+
+def test_a_bound_from_the_table_comes_with_the_move_that_reaches_it():
+    # an audit: after an exact analysis filled the table, a solve stopped at once had the
+    # table's lower bound 5 with the horizon's choice 6sx6d, worth 4 (the table's move, which
+    # reaches the bound, was dropped); the move the table proves is kept
+    s = State.from_string(
+        "scopone 3d5d3c6b/Kc3s6s4b/Ad4dQdAs/Ac6c2sQs 6dQc5sAb - Kd5c7sKs3b5bKb/2d7dJd2c4c7cJc4sJs2b7bJbQb"
+        " 0/2 1 0 0"
+    )
+    solver = scopa.Solver(8)
+    values = solver.analyze(s)
+    assert dict(values) == {Move.parse(m): v for m, v in (("KcxQcAb", 5), ("3s", 4), ("6sx6d", 4), ("4b", 4))}
+    for nodes in (1, 2, 5, 20):
+        r = solver.solve(s, node_limit=nodes)
+        assert r.best_move is not None and r.lower <= values[r.best_move], (nodes, r)
 
 
 def test_progress_reports_each_depth():

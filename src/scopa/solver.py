@@ -618,6 +618,9 @@ class Solver:
                 break
         exact = deepening.flag_only and known  # (the exact search's first try: its line is whole)
         if not exact:
+            # (the first call's move, when it gave one, reaches its lower bound: the table proved
+            # it; an audit saw a bound of 5 from the table beside the horizon's choice, worth 4)
+            proved, proved_lower = (card, cap), lower
             card, cap = -1, 0
             if known or not clock.expired:
                 # (the core guesses from its own horizon search, scaled as tuned for unbounded
@@ -626,6 +629,8 @@ class Solver:
                     pos, opts, block, threads=self.threads, **clock.core_args()
                 )
                 clock.add(nodes)
+            if card < 0 and proved[0] >= 0 and lower == proved_lower:
+                card, cap = proved
         if card < 0:
             card, cap = best
         result = self._result(lower, upper, card, cap, pv, clock.nodes, clock.elapsed, exact, estimate, depth)
