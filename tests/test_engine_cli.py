@@ -218,7 +218,16 @@ def test_arena_command():
     assert "10 duplicate deals (20 hands)" in out.stdout and "95% CI" in out.stdout
     assert out.stdout.startswith("scopa: 10 duplicate") and out.stderr == ""  # (no progress bar's empty line)
     refused = run("arena", "greedy", "random", "--game", "scopa", "--deals", "2", "--seed", "-1")
-    assert refused.returncode == 2 and "bad seed -1: expected an int in 0..2**64-1" in refused.stderr
+    assert refused.returncode == 2 and refused.stderr.endswith(
+        "scopa arena: error: argument --seed: bad seed '-1': expected an integer in 0..2**64-1\n"
+    )  # (an audit: the one option refused after argparse, without the usage and in other words)
+    assert refused.stderr.startswith("usage: scopa arena")
+    for command in (("deal",), ("simulate",), ("play",)):
+        for bad in ("x", "-1", str(1 << 64), "1e3"):
+            out = run(*command, "--seed", bad)
+            expected = f"bad seed '{bad}': expected an integer in 0..2**64-1"
+            assert out.returncode == 2 and expected in out.stderr, out.stderr
+    assert run("deal", "--game", "scopa", "--seed", str((1 << 64) - 1)).returncode == 0
     # --json: the result alone on stdout, as ArenaResult.to_json writes it (the bar on stderr)
     out = run("arena", "greedy", "random", "--game", "scopa", "--deals", "10", "--seed", "3", "--json")
     assert out.returncode == 0, out.stderr

@@ -623,6 +623,14 @@ def _count(most: int | None = None) -> Callable[[str], int]:
 _positive = _count()
 
 
+def _seed(text: str) -> int:
+    """An argparse type: a seed, an integer in 0..2**64-1 (said as the library says it)."""
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 20 and int(digits) < 1 << 64):
+        raise argparse.ArgumentTypeError(f"bad seed {text!r}: expected an integer in 0..2**64-1")
+    return int(digits)
+
+
 def _game_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game",
@@ -681,7 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--partner", default=None, choices=players, help="your partner's player (4 seats; default pimc)"
     )
-    play.add_argument("--seed", type=int, default=None, help="the match's seed (default: a random one)")
+    play.add_argument("--seed", type=_seed, default=None, help="the match's seed (default: a random one)")
     play.add_argument("--target", type=int, default=None, help="points that win the match (default 11)")
     play.add_argument(
         "--option",
@@ -742,7 +750,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="duplicate deals, each played twice (default 100)",
     )
     ar.add_argument("--jobs", type=_count(MAX_JOBS), default=1, help="processes (default 1)")
-    ar.add_argument("--seed", type=int, default=0, help="the seed of every deal and player (default 0)")
+    ar.add_argument("--seed", type=_seed, default=0, help="the seed of every deal and player (default 0)")
     ar.add_argument(
         "--json", action="store_true", help="print the result as JSON (scopa.arena.ArenaResult.to_json)"
     )
@@ -849,12 +857,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=100_000,
         help="hands to play (default 100000; their results take 32 bytes a hand of memory, made first)",
     )
-    sim.add_argument("--seed", type=int, default=1, help="the random hands' seed (default 1)")
+    sim.add_argument("--seed", type=_seed, default=1, help="the random hands' seed (default 1)")
     sim.set_defaults(func=_simulate)
 
     deal = sub.add_parser("deal", help="deal a hand and print it, its JSON and its position string")
     _game_option(deal)
-    deal.add_argument("--seed", type=int, default=1, help="the deal's seed (default 1)")
+    deal.add_argument("--seed", type=_seed, default=1, help="the deal's seed (default 1)")
     deal.add_argument("--dealer", type=int, default=0, help="the dealer's seat (default 0)")
     deal.add_argument("--svg", metavar="FILE", help="also draw the deal as SVG into FILE")
     deal.add_argument(
