@@ -505,6 +505,27 @@ def test_a_review_goes_to_json_and_back():
         PlayReview.from_json({k: v for k, v in play.items() if k != "dd_values"})
 
 
+def test_a_reviews_json_with_an_int_past_a_floats_range_is_refused():
+    # a value of 10**400 (strict JSON text: an integer of 401 digits, which jsonio.loads reads)
+    # crashed Review.from_json and PlayReview.from_json with OverflowError (math.isfinite on it)
+    from scopa import jsonio
+    from scopa.review import PlayReview, Review
+
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    text = jsonio.dumps(review(s.play("Kc"), time_limit=0.1).to_json())
+    huge = "1" + "0" * 400
+    for old, new, field in (('"Kc":3.0}', f'"Kc":{huge}}}', "values"),):
+        assert old in text
+        obj = jsonio.loads(text.replace(old, new, 1))
+        with pytest.raises(scopa.OptionError, match=f"bad play 1 of the review: bad {field} "):
+            Review.from_json(obj)
+        with pytest.raises(scopa.OptionError, match=f"bad {field} "):
+            PlayReview.from_json(obj["plays"][0])
+    play = review(s.play("Kc"), time_limit=0.1).plays[0]
+    with pytest.raises(scopa.OptionError, match="bad values"):  # (built by hand: the same crash)
+        dataclasses.replace(play, values={**play.values, play.move: 10**400})
+
+
 @pytest.mark.skipif(TWIN_RUN, reason="slow on the twin")
 def test_review_sees_the_random_players_mistakes():
     # PIMC against Random on the same deals: the review charges Random much more per play.

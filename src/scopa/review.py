@@ -134,7 +134,14 @@ def _same(given: object, written: object) -> bool:
 
 
 def _number(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    """Whether ``x`` is a finite int or float, not a bool (an int past a float's range, 10**400,
+    read from JSON text, is not: math.isfinite raised OverflowError on it)."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
 
 
 def _values(values: object, name: str, kind: str, moves: tuple[Move, ...]) -> _Values:
