@@ -414,7 +414,7 @@ def test_a_review_is_a_value_its_repr_pastes_back_and_it_is_checked_when_built_b
     }  # fmt: skip
     assert PlayReview(**good).to_json()["best_value"] == 4.0
     for key, bad, message in [
-        ("hand", "h", "bad hand 'h': expected an int >= 0"),
+        ("hand", "h", "bad hand 'h': expected an int in 0..20999"),
         ("seat", 9, "bad seat 9: expected an int in 0..3"),
         ("team", 1, "bad team 1: seat 0 is on team 0"),
         ("team", False, "bad team False: expected an int in 0..1"),  # (to_json wrote "team": false)
@@ -524,6 +524,35 @@ def test_a_reviews_json_with_an_int_past_a_floats_range_is_refused():
     play = review(s.play("Kc"), time_limit=0.1).plays[0]
     with pytest.raises(scopa.OptionError, match="bad values"):  # (built by hand: the same crash)
         dataclasses.replace(play, values={**play.values, play.move: 10**400})
+
+
+def test_a_reviews_hands_and_plays_are_bounded_as_a_records_are():
+    # Review.from_json took any count of hands: 10**400 (401 digits of strict JSON text) crashed
+    # its summary with OverflowError (a loss divided by it), 10**9 made a review whose
+    # annotations() built a list of 10**9 dicts; a play's index of 10**5000 was a review whose
+    # JSON could not be written. A record holds at most scopa.match.MAX_HANDS hands, of 40 plays
+    from scopa import jsonio
+    from scopa.match import MAX_HANDS
+    from scopa.review import PlayReview, Review
+
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    r = review(s.play("Kc"), time_limit=0.1)
+    text = jsonio.dumps(r.to_json())
+    obj = jsonio.loads(text.replace('"hands":1,', '"hands":1' + "0" * 400 + ",", 1))
+    with pytest.raises(scopa.OptionError, match=f"bad hands <int of 1329 bits>: expected an int in 0..{MAX_HANDS}"):
+        Review.from_json(obj)
+    with pytest.raises(scopa.OptionError, match=f"bad hands {10**9}"):
+        Review(r.plays, 10**9, 2, 0.5)
+    assert Review(r.plays, MAX_HANDS, 2, 0.5).hands == MAX_HANDS
+    play = r.to_json()["plays"][0]
+    for field, bad, message in (
+        ("play", 40, "bad play 40: expected an int in 0..39"),
+        ("play", 10**5000, "bad play <int of 16610 bits>"),
+        ("hand", MAX_HANDS, f"bad hand {MAX_HANDS}: expected an int in 0..{MAX_HANDS - 1}"),
+    ):
+        with pytest.raises(scopa.OptionError, match=message):
+            PlayReview.from_json({**play, field: bad})
+    assert PlayReview.from_json({**play, "play": 39, "hand": MAX_HANDS - 1}).play == 39
 
 
 @pytest.mark.skipif(TWIN_RUN, reason="slow on the twin")

@@ -206,8 +206,10 @@ class PlayReview:
     def __post_init__(self) -> None:
         # (a review built by hand, or pasted back from its repr: each field of its type and range,
         # the moves among the values; the dicts made read-only, so that a review hashes)
-        check_int("hand", self.hand, 0)
-        check_int("play", self.play, 0)
+        # (bounded as a record is: a match's hands, a hand's 40 cards; a review read from JSON
+        # may say anything, and a hand of 10**400 failed its summary with OverflowError)
+        check_int("hand", self.hand, 0, MAX_HANDS - 1)
+        check_int("play", self.play, 0, 39)
         check_int("seat", self.seat, 0, 3)
         if check_int("team", self.team, 0, 1) != self.seat & 1:
             raise OptionError(f"bad team {show(self.team)}: seat {self.seat} is on team {self.seat & 1}")
@@ -311,7 +313,7 @@ class Review:
     def __post_init__(self) -> None:
         # (a review built by hand: its plays in its hands and seats, which its summary and its
         # annotations index by)
-        check_int("hands", self.hands, 0)
+        check_int("hands", self.hands, 0, MAX_HANDS)  # (a record's most: summary() divides by it)
         if type(self.players) is not int or self.players not in (2, 4):  # (not 2.0, not True)
             raise OptionError(f"bad players {show(self.players)}: expected 2 or 4")
         check_real("seconds", self.seconds, 0, math.inf, "a finite number >= 0", finite=True)
