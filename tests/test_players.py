@@ -1163,7 +1163,7 @@ def test_an_arena_result_is_a_value_checked_when_built_by_hand():
     assert listed == r and hash(listed) == hash(r)  # (lists kept as tuples)
     one = arena("scopa", "greedy", "random", deals=1, seed=1)
     assert one.ci95 == (-math.inf, math.inf) and hash(one) is not None  # (one deal: no interval)
-    with pytest.raises(scopa.OptionError, match=r"bad deals 0: expected an int >= 1"):
+    with pytest.raises(scopa.OptionError, match=r"bad deals 0: expected an int in 1..1000000"):
         dataclasses.replace(r, deals=0)
     for field, bad, message in [
         ("game", 1, "bad game 1: expected a game's name"),
@@ -1204,7 +1204,11 @@ def test_an_arena_result_goes_to_json_and_back():
         ({k: v for k, v in j.items() if k != "format"}, "the arena result has no format, version 1"),
         ({**j, "extra": 1}, r"unknown field\(s\) 'extra' in the arena result"),
         ({k: v for k, v in j.items() if k not in ("diff", "games")}, "the arena result lacks games, diff"),
-        ({**j, "deals": "3"}, "bad deals '3': expected an int >= 1"),
+        ({**j, "deals": "3"}, "bad deals '3': expected an int in 1..1000000"),
+        # (a count of deals past arena()'s most: 10**5000's message raised ValueError, formatting
+        # the 2 x 10**5000 games it expected, past Python's 4300 digits)
+        ({**j, "deals": 10**6 + 1}, "bad deals 1000001: expected an int in 1..1000000"),
+        ({**j, "deals": 10**5000}, r"bad deals <int of 16610 bits>: expected an int in 1..1000000"),
         ({**j, "ci95": [9.0, None]}, r"bad ci95 .*: expected \(low, high\) around diff"),
         ({**j, "points": [1.0, True]}, "bad points True: expected two finite numbers"),
         ({**j, "categories": {"scope": [0.5]}}, r"bad categories\['scope'\] \[0.5\]: expected a tuple of 2"),

@@ -106,7 +106,7 @@ class ArenaResult:
         # counts adding up; the pairs as tuples and the categories read-only: a result hashes)
         if not isinstance(self.game, str) or not self.game:
             raise OptionError(f"bad game {show(self.game)}: expected a game's name")
-        deals = check_int("deals", self.deals, 1)
+        deals = check_int("deals", self.deals, 1, MAX_DEALS)  # (as arena() runs them: 2 x 10**5000 failed its message)
         check_int("games", self.games, 2 * deals, 2 * deals)  # (each deal twice, sides swapped)
         for name in ("names", "points", "ci95", "seconds_per_move", "hand_wins", "pair_wins"):
             n = 3 if name.endswith("wins") else 2
