@@ -485,7 +485,7 @@ def test_a_review_goes_to_json_and_back():
         ({k: v for k, v in j.items() if k != "hands"}, "the review lacks hands"),
         ({**j, "plays": {}}, r"bad plays \{\}: expected a list of plays' reviews"),
         ({**j, "players": 3}, "bad players 3: expected 2 or 4"),
-        (with_play(values={"Kc": 3.0}), "bad play 1 of the review: bad values .*, with 7dx3c4s"),
+        (with_play(values={"Kc": 3.0}), r'bad play 1 of the review: bad values \{"Kc": 3.0\}: expected a value of 7dx3c4s'),
         (with_play(values={"Kc": 3.0, "kc": 3.0, "7dx3c4s": 4.0}), "the move Kc is given twice \\('kc'\\)"),
         (
             with_play(values={"Kc": 2.0, "7dx3c4s": 4.0}),
@@ -514,12 +514,12 @@ def test_a_reviews_json_with_an_int_past_a_floats_range_is_refused():
     s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     text = jsonio.dumps(review(s.play("Kc"), time_limit=0.1).to_json())
     huge = "1" + "0" * 400
-    for old, new, field in (('"Kc":3.0}', f'"Kc":{huge}}}', "values"),):
+    for old, new, field in (('"Kc":3.0}', f'"Kc":{huge}}}', "values"), ('"Kc":3}', f'"Kc":{huge}}}', "dd_values")):
         assert old in text
         obj = jsonio.loads(text.replace(old, new, 1))
-        with pytest.raises(scopa.OptionError, match=f"bad play 1 of the review: bad {field} "):
+        with pytest.raises(scopa.OptionError, match=f'bad play 1 of the review: bad {field}: "Kc": 1000'):
             Review.from_json(obj)
-        with pytest.raises(scopa.OptionError, match=f"bad {field} "):
+        with pytest.raises(scopa.OptionError, match=f"bad {field}: "):
             PlayReview.from_json(obj["plays"][0])
     play = review(s.play("Kc"), time_limit=0.1).plays[0]
     with pytest.raises(scopa.OptionError, match="bad values"):  # (built by hand: the same crash)
@@ -553,6 +553,33 @@ def test_a_reviews_hands_and_plays_are_bounded_as_a_records_are():
         with pytest.raises(scopa.OptionError, match=message):
             PlayReview.from_json({**play, field: bad})
     assert PlayReview.from_json({**play, "play": 39, "hand": MAX_HANDS - 1}).play == 39
+
+
+def test_a_plays_json_is_refused_naming_what_it_holds():
+    # PlayReview.from_json's messages said "bad the play: ...", named a figure the input did not
+    # hold ("bad dd_loss None" for dd_values null beside dd_best and dd_loss, "bad dd_loss 0.0"
+    # for dd_values of floats) and showed values as Python ({Move.parse('Kc'): 'x'}, "a dict of
+    # scopa.Move"), not the JSON read
+    from scopa.review import PlayReview
+
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    play = review(s.play("Kc"), time_limit=0.1).to_json()["plays"][0]
+    for changes, message in [
+        ({"move": 7}, "^bad play: bad move 7: expected notation"),
+        ({"dd_values": None}, "^bad play: bad dd_values None: expected a dict"),
+        ({"dd_values": {"Kc": 3.0, "7dx3c4s": 4.0}}, '^bad play: bad dd_values: "Kc": 3.0, expected an int$'),
+        ({"dd_values": {"Kc": 3}}, r'^bad play: bad dd_values \{"Kc": 3\}: expected a value of 7dx3c4s too$'),
+        ({"dd_best": None}, "^bad play: bad dd_best None: expected a scopa.Move with dd_values"),
+        ({"values": {"Kc": "x", "7dx3c4s": 4.0}}, '^bad play: bad values: "Kc": "x", expected a number$'),
+        ({"values": {"Kc": 3.0, "7dx3c4s": True}}, '^bad play: bad values: "7dx3c4s": true, expected a number$'),
+        ({"values": {"Kc": 3.0, "7dx3c4s": 4.0, "zz": 1.0}}, "^bad play: bad values: bad move 'zz'"),
+        ({"dd_loss": 2}, "^bad play: dd_loss 2, but its values give 1$"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            PlayReview.from_json({**play, **changes})
+    assert PlayReview.from_json({**play, "dd_values": None, "dd_best": None, "dd_loss": None}).dd_loss is None
+    with pytest.raises(scopa.OptionError, match="^bad play 2 of it: dd_loss 1, but its values give null$"):
+        PlayReview.from_json({**play, "dd_values": None, "dd_best": None}, "play 2 of it")
 
 
 @pytest.mark.skipif(TWIN_RUN, reason="slow on the twin")

@@ -109,23 +109,27 @@ _PLAY_FIELDS = (
 REVIEW_FORMAT = ("scopa-review", 1)
 
 
-def _moves_to(obj: object, name: str) -> dict[Move, Any]:
-    """A JSON object of move notation to values as ``{Move: value}`` (the values checked by the
-    review built from it); :class:`OptionError` if it is not one or names a move twice."""
+def _moves_to(obj: object, name: str, kind: str, *needed: Move) -> dict[Move, Any]:
+    """A JSON object of move notation to numbers (``kind``: "a number" or "an int") as ``{Move:
+    value}``, holding ``needed``; :class:`OptionError` quoting the JSON read if it is not one,
+    names a move twice, holds what is not a number of its kind or lacks a move needed."""
     if not isinstance(obj, Mapping):
         raise OptionError(f"bad {name} {jsonio.short(obj)}: expected an object of moves to values")
     out: dict[Move, Any] = {}
     for text, value in obj.items():
-        move = Move.parse(text)
+        try:
+            move = Move.parse(text)
+        except ScopaError as exc:
+            raise OptionError(f"bad {name}: {exc}") from None
         if move in out:
             raise OptionError(f"bad {name}: the move {move} is given twice ({show(text)})")
+        if not _number(value) or (kind == "an int" and not isinstance(value, int)):
+            raise OptionError(f"bad {name}: {jsonio.short(text)}: {jsonio.short(value)}, expected {kind}")
         out[move] = value
+    missing = [str(m) for m in dict.fromkeys(needed) if m not in out]
+    if missing:
+        raise OptionError(f"bad {name} {jsonio.short(obj)}: expected a value of {', '.join(missing)} too")
     return out
-
-
-def _has(values: Mapping[Move, Any], *moves: Move) -> bool:
-    """Whether ``values`` holds numbers for ``moves`` (else the review built says what is wrong)."""
-    return all(m in values and _number(values[m]) for m in moves)
 
 
 def _same(given: object, written: object) -> bool:
@@ -267,26 +271,32 @@ class PlayReview:
         ``values`` and ``dd_values`` (unrounded), which must agree with the rounded figures
         beside them; else :class:`OptionError` naming ``where`` and the field."""
         jsonio.check_object(obj, where, _PLAY_FIELDS)
+        label = where[4:] if where.startswith("the ") else where  # ("bad play: ...", not "bad the play")
         try:
             move, best = Move.parse(obj["move"]), Move.parse(obj["best"])
-            values = _moves_to(obj["values"], "values")
+            values = _moves_to(obj["values"], "values", "a number", move, best)
             dd_best = None if obj["dd_best"] is None else Move.parse(obj["dd_best"])
-            dd_values = None if obj["dd_values"] is None else _moves_to(obj["dd_values"], "dd_values")
-            loss = max(0.0, values[best] - values[move]) if _has(values, move, best) else 0.0
-            dd_loss = None
-            if dd_values is not None and dd_best is not None and _has(dd_values, move, dd_best):
+            dd_values = None
+            if obj["dd_values"] is not None:
+                needed = (move,) if dd_best is None else (move, dd_best)
+                dd_values = _moves_to(obj["dd_values"], "dd_values", "an int", *needed)
+            loss = max(0.0, values[best] - values[move])
+            dd_loss = None  # (none of the three: a play not solved exactly; dd_loss then checked below)
+            if dd_values is not None and dd_best is not None:
                 dd_loss = dd_values[dd_best] - dd_values[move]
+            elif dd_values is not None or dd_best is not None:
+                dd_loss = obj["dd_loss"]  # (one of them lacking: the review built names it)
             play = cls(
                 obj["hand"], obj["play"], obj["seat"], obj["team"], move, best, values, loss, dd_values,
                 dd_best, dd_loss, obj["mark"], obj["reason"], obj["reviewed"],
             )  # fmt: skip
         except ScopaError as exc:
-            raise OptionError(f"bad {where}: {exc}") from None
+            raise OptionError(f"bad {label}: {exc}") from None
         written = play.to_json()
         for field in ("value", "best_value", "loss", "dd_loss"):  # (the figures its values give)
             if not _same(obj[field], written[field]):
                 raise OptionError(
-                    f"bad {where}: {field} {jsonio.short(obj[field])}, but its values give"
+                    f"bad {label}: {field} {jsonio.short(obj[field])}, but its values give"
                     f" {jsonio.short(written[field])}"
                 )
         return play
