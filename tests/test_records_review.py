@@ -582,6 +582,24 @@ def test_a_plays_json_is_refused_naming_what_it_holds():
         PlayReview.from_json({**play, "dd_values": None, "dd_best": None}, "play 2 of it")
 
 
+def test_a_play_not_reviewed_holds_nothing_valued():
+    # a play marked "reviewed": false but with its values, loss and mark was read back: its
+    # review's summary counted it in no totals, yet listed it among the worst and annotate()
+    # marked it in the record
+    from scopa.review import PlayReview
+
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    line = s.play("Kc")
+    play = review(line, time_limit=0.1).to_json()["plays"][0]
+    with pytest.raises(scopa.OptionError, match="a play not reviewed has best the move played"):
+        PlayReview.from_json({**play, "reviewed": False})
+    left_out = review(line, limit=scopa.Limit(stop=scopa.StopFlag(set=True))).plays[0]
+    assert PlayReview.from_json(left_out.to_json()) == left_out and not left_out.reviewed
+    for changes in ({"mark": "?"}, {"loss": 0.5, "values": {left_out.move: -0.5, Move.parse("7dx3c4s"): 0.0}}):
+        with pytest.raises(scopa.OptionError, match="a play not reviewed"):
+            dataclasses.replace(left_out, **changes)
+
+
 @pytest.mark.skipif(TWIN_RUN, reason="slow on the twin")
 def test_review_sees_the_random_players_mistakes():
     # PIMC against Random on the same deals: the review charges Random much more per play.

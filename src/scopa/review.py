@@ -235,6 +235,16 @@ class PlayReview:
             raise OptionError(f"bad reason {show(self.reason)}: expected a string or None")
         if self.reviewed is not True and self.reviewed is not False:
             raise OptionError(f"bad reviewed {show(self.reviewed)}: expected True or False")
+        if not self.reviewed and (
+            self.best != self.move
+            or dict(self.values) != {self.move: 0.0}
+            or self.loss != 0
+            or any(x is not None for x in (*dd, self.mark, self.reason))
+        ):  # (a play left out has nothing valued: its summary counted it nowhere, but worst and annotations)
+            raise OptionError(
+                f"bad play {show(self)}: a play not reviewed has best the move played, values"
+                " only it at 0.0, loss 0, and no dd_values, dd_best, dd_loss, mark or reason"
+            )
 
     @property
     def played_value(self) -> float:
