@@ -485,7 +485,10 @@ def test_a_review_goes_to_json_and_back():
         ({k: v for k, v in j.items() if k != "hands"}, "the review lacks hands"),
         ({**j, "plays": {}}, r"bad plays \{\}: expected a list of plays' reviews"),
         ({**j, "players": 3}, "bad players 3: expected 2 or 4"),
-        (with_play(values={"Kc": 3.0}), r'bad play 1 of the review: bad values \{"Kc": 3.0\}: expected a value of 7dx3c4s'),
+        (
+            with_play(values={"Kc": 3.0}),
+            r'bad play 1 of the review: bad values \{"Kc": 3.0\}: expected a value of 7dx3c4s',
+        ),
         (with_play(values={"Kc": 3.0, "kc": 3.0, "7dx3c4s": 4.0}), "the move Kc is given twice \\('kc'\\)"),
         (
             with_play(values={"Kc": 2.0, "7dx3c4s": 4.0}),
@@ -514,7 +517,10 @@ def test_a_reviews_json_with_an_int_past_a_floats_range_is_refused():
     s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     text = jsonio.dumps(review(s.play("Kc"), time_limit=0.1).to_json())
     huge = "1" + "0" * 400
-    for old, new, field in (('"Kc":3.0}', f'"Kc":{huge}}}', "values"), ('"Kc":3}', f'"Kc":{huge}}}', "dd_values")):
+    for old, new, field in (
+        ('"Kc":3.0}', f'"Kc":{huge}}}', "values"),
+        ('"Kc":3}', f'"Kc":{huge}}}', "dd_values"),
+    ):
         assert old in text
         obj = jsonio.loads(text.replace(old, new, 1))
         with pytest.raises(scopa.OptionError, match=f'bad play 1 of the review: bad {field}: "Kc": 1000'):
@@ -539,7 +545,9 @@ def test_a_reviews_hands_and_plays_are_bounded_as_a_records_are():
     r = review(s.play("Kc"), time_limit=0.1)
     text = jsonio.dumps(r.to_json())
     obj = jsonio.loads(text.replace('"hands":1,', '"hands":1' + "0" * 400 + ",", 1))
-    with pytest.raises(scopa.OptionError, match=f"bad hands <int of 1329 bits>: expected an int in 0..{MAX_HANDS}"):
+    with pytest.raises(
+        scopa.OptionError, match=f"bad hands <int of 1329 bits>: expected an int in 0..{MAX_HANDS}"
+    ):
         Review.from_json(obj)
     with pytest.raises(scopa.OptionError, match=f"bad hands {10**9}"):
         Review(r.plays, 10**9, 2, 0.5)
@@ -571,7 +579,10 @@ def test_a_plays_json_is_refused_naming_what_it_holds():
         ({"dd_values": {"Kc": 3}}, r'^bad play: bad dd_values \{"Kc": 3\}: expected a value of 7dx3c4s too$'),
         ({"dd_best": None}, "^bad play: bad dd_best None: expected a scopa.Move with dd_values"),
         ({"values": {"Kc": "x", "7dx3c4s": 4.0}}, '^bad play: bad values: "Kc": "x", expected a number$'),
-        ({"values": {"Kc": 3.0, "7dx3c4s": True}}, '^bad play: bad values: "7dx3c4s": true, expected a number$'),
+        (
+            {"values": {"Kc": 3.0, "7dx3c4s": True}},
+            '^bad play: bad values: "7dx3c4s": true, expected a number$',
+        ),
         ({"values": {"Kc": 3.0, "7dx3c4s": 4.0, "zz": 1.0}}, "^bad play: bad values: bad move 'zz'"),
         ({"dd_loss": 2}, "^bad play: dd_loss 2, but its values give 1$"),
     ]:
@@ -595,7 +606,10 @@ def test_a_play_not_reviewed_holds_nothing_valued():
         PlayReview.from_json({**play, "reviewed": False})
     left_out = review(line, limit=scopa.Limit(stop=scopa.StopFlag(set=True))).plays[0]
     assert PlayReview.from_json(left_out.to_json()) == left_out and not left_out.reviewed
-    for changes in ({"mark": "?"}, {"loss": 0.5, "values": {left_out.move: -0.5, Move.parse("7dx3c4s"): 0.0}}):
+    for changes in (
+        {"mark": "?"},
+        {"loss": 0.5, "values": {left_out.move: -0.5, Move.parse("7dx3c4s"): 0.0}},
+    ):
         with pytest.raises(scopa.OptionError, match="a play not reviewed"):
             dataclasses.replace(left_out, **changes)
 

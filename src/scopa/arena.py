@@ -106,7 +106,8 @@ class ArenaResult:
         # counts adding up; the pairs as tuples and the categories read-only: a result hashes)
         if not isinstance(self.game, str) or not self.game:
             raise OptionError(f"bad game {show(self.game)}: expected a game's name")
-        deals = check_int("deals", self.deals, 1, MAX_DEALS)  # (as arena() runs them: 2 x 10**5000 failed its message)
+        # (at most as arena() runs them: deals of 10**5000 failed their own message, 2 x deals)
+        deals = check_int("deals", self.deals, 1, MAX_DEALS)
         check_int("games", self.games, 2 * deals, 2 * deals)  # (each deal twice, sides swapped)
         for name in ("names", "points", "ci95", "seconds_per_move", "hand_wins", "pair_wins"):
             n = 3 if name.endswith("wins") else 2
