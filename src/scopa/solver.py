@@ -158,8 +158,9 @@ class SolveResult:
         decimals), ``depth``, ``best`` (null when the hand is over), ``pv``, ``nodes`` and
         ``seconds`` (to the microsecond).
 
-        >>> solve(State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")).to_json()["pv"]
-        ['7dx3c4s', '2c', 'Kc', 'As']
+        >>> j = solve(State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")).to_json()
+        >>> j["value"], j["exact"], j["best"], len(j["pv"])
+        (4, True, '7dx3c4s', 4)
         """
         return {
             "value": self.value,
