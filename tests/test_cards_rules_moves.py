@@ -209,3 +209,21 @@ def test_cards_and_moves_are_totally_ordered():
     assert m < n and m <= n and n > m and n >= m and not m >= n
     with pytest.raises(TypeError):
         assert a <= 3
+
+
+@pytest.mark.parametrize(
+    ("obj", "attr"),
+    [
+        (Card.parse("7d"), "index"),
+        (CardSet.parse("7d Kc"), "mask"),
+        (Move.parse("7dx3c4s"), "_card"),
+        (scopa.State.deal("scopa", seed=1), "_turn"),
+    ],
+)
+def test_immutable_values_refuse_del(obj, attr):
+    # (a del went through: del Card.parse("7d").index emptied the deck's one 7d for the whole
+    # process, and every later Card.parse("7d") failed with "no attribute 'index'")
+    with pytest.raises(AttributeError, match="immutable"):
+        delattr(obj, attr)
+    assert getattr(obj, attr) is not None
+    assert str(Card.parse("7d")) == "7d" and Card.parse("7d").index == 6

@@ -50,6 +50,9 @@ class Card:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Card is immutable")
 
+    def __delattr__(self, name: str) -> None:  # (del card.index emptied the deck's own card)
+        raise AttributeError("Card is immutable")
+
     def __reduce__(self) -> tuple[type[Card], tuple[int]]:
         return (Card, (self.index,))
 
@@ -205,6 +208,9 @@ class CardSet(Set[Card]):
         object.__setattr__(self, "mask", mask)
 
     def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("CardSet is immutable")
+
+    def __delattr__(self, name: str) -> None:
         raise AttributeError("CardSet is immutable")
 
     @classmethod

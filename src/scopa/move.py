@@ -57,6 +57,9 @@ class Move:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Move is immutable")
 
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Move is immutable")
+
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return (Move.parse, (str(self),))
 

@@ -119,6 +119,9 @@ class State:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("State is immutable: play() returns a new State")
 
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("State is immutable: play() returns a new State")
+
     def __reduce__(self) -> tuple[object, tuple[Any, ...]]:
         origin = None if self._origin is None else self._origin.to_string()
         return (_restore, (self.to_string(), self._history, origin))
