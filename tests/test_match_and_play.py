@@ -435,6 +435,7 @@ def test_bad_event_and_hand_score_json_is_refused_naming_the_field():
         scopa.HandScore(**dict(good.__dict__, scope=(1, 21)))
     bad_events = [
         ("bad event type 'sweep'", {"type": "sweep"}),
+        ("bad event {'count': 3, 'seat': 1}: no 'type': expected one of capture,", {"seat": 1, "count": 3}),
         ("bad scopa event: its seat is missing", {"type": "scopa", "team": 0}),
         ("bad deal event: a deal event has no team (got 1)", {"type": "deal", "seat": 0, "team": 1}),
         ("unknown field(s) 'when'", {"type": "deal", "seat": 0, "when": 3}),

@@ -134,6 +134,8 @@ class Event:
         odd = unknown_keys(obj, ("type", "seat", "team", "card", "cards", "count", "points"))
         if odd:
             raise OptionError(f"bad event {show(obj)}: unknown field(s) {', '.join(odd)}")
+        if "type" not in obj:  # (it was a TypeError: Event() missing its 'type' argument)
+            raise OptionError(f"bad event {show(obj)}: no 'type': expected one of {', '.join(EVENT_TYPES)}")
         fields = dict(obj)
         card, cards, points = fields.get("card"), fields.get("cards"), fields.get("points")
         if isinstance(card, str):
