@@ -1163,6 +1163,10 @@ def test_an_arena_result_is_a_value_checked_when_built_by_hand():
     assert listed == r and hash(listed) == hash(r)  # (lists kept as tuples)
     one = arena("scopa", "greedy", "random", deals=1, seed=1)
     assert one.ci95 == (-math.inf, math.inf) and hash(one) is not None  # (one deal: no interval)
+    # (its repr wrote ci95=(-inf, inf), which raised NameError when pasted back)
+    assert "ci95=(float('-inf'), float('inf'))" in repr(one)
+    assert eval(repr(one), {"ArenaResult": ArenaResult}) == one
+    assert repr(r) == repr(dataclasses.replace(r)) and "float(" not in repr(r)  # (finite: as before)
     with pytest.raises(scopa.OptionError, match=r"bad deals 0: expected an int in 1..1000000"):
         dataclasses.replace(r, deals=0)
     for field, bad, message in [

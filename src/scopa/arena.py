@@ -141,6 +141,24 @@ class ArenaResult:
                 )
         object.__setattr__(self, "categories", _Categories(pairs))
 
+    def __repr__(self) -> str:
+        """The dataclass's repr, but that an infinite end of ``ci95`` (a single deal's) is written
+        ``float('inf')``: the repr pastes back as an equal result (``inf`` is no Python name).
+
+        >>> r = arena("scopa", "greedy", "greedy", deals=1, seed=1)
+        >>> repr(r.ci95), "ci95=(float('-inf'), float('inf'))" in repr(r), eval(repr(r)) == r
+        ('(-inf, inf)', True, True)
+        """
+        parts = []
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "ci95":
+                text = "(" + ", ".join(repr(x) if math.isfinite(x) else f"float('{x}')" for x in value) + ")"
+            else:
+                text = repr(value)
+            parts.append(f"{f.name}={text}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
     def to_json(self) -> dict[str, Any]:
         """The result as JSON (format ``scopa-arena`` version 1): every field, the pairs as
         lists, an infinite end of ``ci95`` (after a single deal) as ``null``; the figures
