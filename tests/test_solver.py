@@ -255,6 +255,37 @@ def test_an_analysis_is_looked_up_by_move_or_notation():
         over["Kc"]
 
 
+def test_an_analysis_is_a_value():
+    # an audit of the value objects: two analyses cut short by different limits (every value
+    # None, bounds and estimates apart) compared equal as mappings, and an analysis could be
+    # changed after its checks (a.nodes = -5 passed them; a.moves.clear() emptied it)
+    import copy
+    import pickle
+
+    s = State.from_string("scopa 7dKc3b/2cAs5d 3c4s 6c7sQb3d4d2b -/- 0/0 0 - 1")
+    from scopa.solver import Analysis, MoveValue
+
+    short = scopa.Solver().analyze(s, scopa.Limit(nodes=20))
+    assert not short.exact and set(dict(short).values()) == {None}
+    longer = Analysis(
+        {m: MoveValue(None, v.lower + 1, v.upper, v.upper) for m, v in short.moves.items()}, 9, 0.1
+    )
+    assert dict(short) == dict(longer) and short != longer  # (values None, bounds apart)
+    assert short == scopa.Solver().analyze(s, scopa.Limit(nodes=20))
+    exact = scopa.analyze(s)
+    assert exact == dict(exact) and dict(exact) == exact and exact != short
+    for a in (short, exact):
+        assert pickle.loads(pickle.dumps(a)) == a and copy.deepcopy(a) == a and copy.copy(a) == a
+        with pytest.raises(AttributeError, match="an analysis cannot be changed"):
+            a.nodes = -5  # type: ignore[misc]
+        with pytest.raises(AttributeError, match="an analysis cannot be changed"):
+            del a.depth
+        with pytest.raises(TypeError, match="an analysis's moves cannot be changed"):
+            a.moves.clear()
+        with pytest.raises(TypeError, match="unhashable"):
+            hash(a)
+
+
 def test_greedy_capture_loses():
     # Taking the queen leaves the table swept; laying the settebello down is best.
     s = State.from_string(

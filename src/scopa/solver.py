@@ -40,6 +40,7 @@ import scopa_core as core
 from scopa.errors import OptionError, ScopaError, check_int, check_real, show
 from scopa.limit import Clock, CoreLimits, Limit
 from scopa.move import Move
+from scopa.records import ReadOnlyDict
 from scopa.state import State, require_state
 
 __all__ = ["Analysis", "MoveValue", "SearchInfo", "SolveResult", "Solver", "analyze", "solve"]
@@ -202,14 +203,24 @@ class MoveValue:
         return self.value is not None
 
 
+class _Moves(ReadOnlyDict):
+    """An analysis's moves: read-only (an analysis is a value), written as a dict."""
+
+    __slots__ = ()
+
+    _REFUSAL = "an analysis's moves cannot be changed: analyze again"
+
+
 class Analysis(Mapping[Move, "int | None"]):
     """Every legal move's value: a mapping from :class:`~scopa.move.Move` to its exact
     value (``None`` for a move a limit left unsolved), in the order of
     :meth:`State.legal_moves <scopa.state.State.legal_moves>`, and each move's
     :class:`MoveValue` in :attr:`moves`.
 
-    An exact analysis compares equal to the plain dict of values. A move may be looked up by
-    its notation too; one that is not legal here is a KeyError naming the legal ones.
+    An exact analysis compares equal to the plain dict of values; two analyses are equal when
+    their moves' :class:`MoveValue` are (bounds and estimates too). An analysis is a value: its
+    fields and its moves cannot be changed. A move may be looked up by its notation too; one
+    that is not legal here is a KeyError naming the legal ones.
 
     >>> import scopa
     >>> a = scopa.analyze(scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"))
@@ -221,6 +232,10 @@ class Analysis(Mapping[Move, "int | None"]):
     Traceback (most recent call last):
     ...
     KeyError: "'7d' is not a legal move here: expected 7dx3c4s or Kc"
+    >>> a.nodes = 0
+    Traceback (most recent call last):
+    ...
+    AttributeError: an analysis cannot be changed: analyze again
     """
 
     __slots__ = ("moves", "nodes", "seconds", "depth")
@@ -232,14 +247,37 @@ class Analysis(Mapping[Move, "int | None"]):
         ):
             raise OptionError(f"bad values {show(values)}: expected a mapping of scopa.Move to MoveValue")
         seconds = _check_search_figures(nodes, seconds, depth)
-        #: ``{move: MoveValue}`` for every legal move.
-        self.moves: dict[Move, MoveValue] = dict(values)
+        init = object.__setattr__  # (an analysis is a value: __setattr__ refuses, below)
+        #: ``{move: MoveValue}`` for every legal move (read-only).
+        self.moves: dict[Move, MoveValue]
+        init(self, "moves", _Moves(values))
         #: positions searched by this call.
-        self.nodes = nodes
+        self.nodes: int
+        init(self, "nodes", nodes)
         #: wall-clock time of the call.
-        self.seconds = seconds
+        self.seconds: float
+        init(self, "seconds", seconds)
         #: plays deep of the deepest completed depth-limited search (0: none ran).
-        self.depth = depth
+        self.depth: int
+        init(self, "depth", depth)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("an analysis cannot be changed: analyze again")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("an analysis cannot be changed: analyze again")
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (pickle and copy: through the constructor)
+        return (type(self), (dict(self.moves), self.nodes, self.seconds, self.depth))
+
+    def __eq__(self, other: object) -> bool:
+        # (two analyses by their moves' values, bounds and estimates: cut short by two limits,
+        # every value None, they compared equal as mappings; a plain dict by the values alone)
+        if isinstance(other, Analysis):
+            return self.moves == other.moves
+        return Mapping.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __getitem__(self, move: Move | str) -> int | None:
         value = self.moves.get(move) if isinstance(move, Move) else None
