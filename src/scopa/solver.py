@@ -157,7 +157,8 @@ class SolveResult:
         """The result as the engine's ``solve`` reply and ``scopa batch solve``'s lines give it:
         ``value`` (null when inexact), ``exact``, ``lower``, ``upper``, ``estimate`` (to 4
         decimals), ``depth``, ``best`` (null when the hand is over), ``pv``, ``nodes`` and
-        ``seconds`` (to the microsecond).
+        ``seconds`` (to the microsecond). A report, rounded and without ``tt_hit_rate``: there is
+        no ``from_json`` (a review's or an arena result's JSON reads back whole).
 
         >>> j = solve(State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")).to_json()
         >>> j["value"], j["exact"], j["best"], len(j["pv"])
