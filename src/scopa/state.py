@@ -428,7 +428,9 @@ class State:
         return state_to_dict(self)
 
     def to_json(self) -> str:
-        """The position as JSON text (format version 2, see docs/notation.md)."""
+        """The position as JSON *text* (format version 2, see docs/notation.md); :meth:`to_dict`
+        gives the object, as ``Match.to_json()`` and the records' ``to_json()`` give theirs (put
+        ``to_dict()`` in a JSON document of your own, not this text)."""
         from scopa.notation import state_to_json
 
         return state_to_json(self)
