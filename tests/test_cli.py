@@ -503,6 +503,25 @@ def test_a_picture_that_cannot_be_written_is_named_as_the_others_are():
         ), out.stderr
 
 
+@pytest.mark.skipif(
+    not os.access("/proc/version", os.W_OK),
+    reason="needs a file whose directory takes no new file (/proc, as root)",
+)
+def test_a_file_whose_directory_takes_no_new_file_says_so():
+    # the open list: `deal --svg /proc/version` as root said "No such file or directory" of a
+    # file that is there (the temporary file beside it, to be renamed over it, cannot be made)
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "deal", "--svg", "/proc/version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and out.stderr.endswith(
+        "cannot write the picture to '/proc/version': cannot make a file beside it in '/proc'"
+        " (No such file or directory)\n"
+    ), out.stderr
+
+
 def test_a_size_is_named_as_it_was_typed():
     # an audit: `svg --size 7` said "bad size 7.0"
     for typed, said in (

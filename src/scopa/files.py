@@ -93,6 +93,12 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
             break
         except FileExistsError:
             continue
+        except OSError as exc:
+            if mode is None:  # (a new file: the directory's error is its own)
+                raise
+            # (/proc/version as root: "No such file or directory" of a file that is there)
+            why = f"cannot make a file beside it in {folder!r} ({exc.strerror})"
+            raise OSError(exc.errno, why, path) from None
     else:  # (a hundred random names all taken)
         raise FileExistsError(f"no free temporary name next to {target!r}")
     try:
