@@ -1274,3 +1274,19 @@ def test_the_pages_engine_asks_again_only_what_its_connection_lost(server, brows
     assert "error" not in out, out.get("error")
     assert out["first"] == [2, "play", "IllegalMoveError", True, 2, 2], out
     assert out["second"] == [["legal", "ping"], "ping", "legal", 3], out
+
+
+def test_a_reload_shows_the_matchs_own_game_not_the_menus(server, browser):
+    # An audit: the Game menu changed in the middle of a 2-player match (for the next New
+    # match) was saved as the match's, so a reload showed "Scopone scientifico" for it
+    d = browser
+    start(d, server, "scopa", 5)
+    wait_for(d, ("your-turn",))
+    Select(d.find_element(By.ID, "game")).select_by_value("scopone_scientifico")
+    play_first_card(d, ("your-turn",))
+    assert saved(d)["game"] == "scopa"
+    d.refresh()
+    wait_for(d, ("your-turn",))
+    assert Select(d.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == "scopa"
+    assert len(d.find_elements(By.CSS_SELECTOR, "#opponents .seat")) == 1
+    assert not console_errors(d)

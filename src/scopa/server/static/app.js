@@ -23,6 +23,7 @@ const game = {
   deck: "french",
   seat: 0,
   player: "pimc",
+  rules: "scopa", // the preset of the match in play (the Game menu may have been changed since)
   match: null, // the match JSON the engine returned last: the client holds it
   undo: [], // match JSONs from before each of your plays
   pendingCard: null, // a card of your hand whose captures are being chosen
@@ -81,7 +82,7 @@ function saveMatch() {
       seat: game.seat,
       deck: game.deck,
       player: game.player,
-      game: $("game").value,
+      game: game.rules, // (the match's own, not the menu's: changed, it waits for New match)
       target: game.match.target,
       log: game.logEntries,
     };
@@ -140,7 +141,7 @@ function savedMatch(players) {
 async function resumeMatch(saved) {
   const token = ++game.token;
   Object.assign(game, { match: saved.match, undo: saved.undo, handOver: saved.handOver, seat: saved.seat });
-  Object.assign(game, { deck: saved.deck, player: saved.player, logEntries: [] });
+  Object.assign(game, { deck: saved.deck, player: saved.player, rules: saved.game, logEntries: [] });
   $("game").value = saved.game;
   $("difficulty").value = saved.player;
   $("deck").value = saved.deck;
@@ -388,6 +389,7 @@ async function newMatch() {
   const reply = await game.engine.ask(req);
   if (token !== game.token) return;
   game.match = reply.match;
+  game.rules = rules;
   game.seat = 0;
   game.undo = [];
   game.handOver = null;
