@@ -1290,3 +1290,26 @@ def test_a_reload_shows_the_matchs_own_game_not_the_menus(server, browser):
     assert Select(d.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == "scopa"
     assert len(d.find_elements(By.CSS_SELECTOR, "#opponents .seat")) == 1
     assert not console_errors(d)
+
+
+def test_back_to_a_hand_over_says_nothing_of_the_closed_connection(server, browser):
+    # An audit: the page Back brought from the browser's cache at a hand's end (or before a
+    # match) said "The connection to the engine was lost": its closed connection's close came
+    # after the page was shown again, and nothing had replaced it
+    d = browser
+    without_animations(d, server)
+    start(d, server, "scopa", 5)
+    play_to_hand_end(d)
+    # (a review still asked would reconnect, its answer lost with the connection: wait for it)
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    d.execute_script("window.kept = true")
+    d.get(server + "/health")
+    d.back()
+    until(lambda: d.execute_script("return document.readyState") == "complete")
+    assert d.execute_script("return window.kept === true")  # (from the back-forward cache)
+    time.sleep(1)
+    assert state(d) == "hand-over", d.find_element(By.ID, "status").text
+    d.find_element(By.ID, "next-hand").click()
+    wait_for(d, ("your-turn",))
+    # (the browser's own lines: /health's favicon, the WebSocket closed as the page was cached)
+    assert not [e for e in console_errors(d) if e.get("source") != "network"]

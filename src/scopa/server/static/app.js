@@ -38,6 +38,7 @@ const game = {
   saveFailed: false, // the last save failed (said once in the log)
   savedElsewhere: false, // another tab saved its match over this one's (said once in the log)
   away: false, // the page is in the back-forward cache
+  cachedWs: null, // the engine's connection when the page last went into that cache
 };
 
 // ------------------------------------------------------------------ the match kept in this browser
@@ -999,6 +1000,9 @@ function main() {
     if ($("download").getAttribute("aria-disabled") === "true") e.preventDefault(); // no match yet
   });
   engine.onlost = () => {
+    // (the connection the page had when it went into the back-forward cache is closed under it,
+    // and its close comes after the page is shown again: no word of it, the next action reconnects)
+    if (engine.ws === game.cachedWs) return;
     if (!game.busy && !game.away) setStatus("error", "The connection to the engine was lost: your next action reconnects.");
   };
   // connected again (a hint, a play): the lost connection's word gives way to where the match is
@@ -1008,7 +1012,7 @@ function main() {
   // Back and Forward may keep the page (the back-forward cache), its connection closed: when
   // it comes back the match goes on where it was, without the lost connection's word
   window.addEventListener("pagehide", (e) => {
-    if (e.persisted) game.away = true;
+    if (e.persisted) Object.assign(game, { away: true, cachedWs: engine.ws });
   });
   window.addEventListener("pageshow", (e) => {
     if (!e.persisted) return;
