@@ -1313,3 +1313,22 @@ def test_back_to_a_hand_over_says_nothing_of_the_closed_connection(server, brows
     wait_for(d, ("your-turn",))
     # (the browser's own lines: /health's favicon, the WebSocket closed as the page was cached)
     assert not [e for e in console_errors(d) if e.get("source") != "network"]
+
+
+def test_enter_in_the_points_field_starts_a_match_without_reloading(server, browser):
+    # An audit: Enter in "To ... points" submitted the form, which reloaded the page at "/?":
+    # the seed, the points typed and the focus were lost, and no match began
+    d = browser
+    d.get(f"{server}/?seed=5")
+    wait_for(d, ("idle",))
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    d.execute_script("window.kept = true")
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+    target = d.find_element(By.ID, "target")
+    target.clear()
+    target.send_keys("3", Keys.ENTER)
+    wait_for(d, ("your-turn",))
+    assert d.execute_script("return window.kept === true") and d.current_url.endswith("?seed=5")
+    assert saved(d)["target"] == 3 and "to 3" in d.find_element(By.ID, "match-score").text
+    until(lambda: focused(d) == "hand", show=lambda: focused(d))
+    assert not console_errors(d)

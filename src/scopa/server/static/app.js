@@ -375,7 +375,9 @@ function renderCaptures(card) {
 
 async function newMatch() {
   const token = ++game.token; // a second New match (a double click) supersedes this one
-  const pressed = document.activeElement === $("new-game");
+  // (pressed, or Enter in the form's points field: the focus goes on to your hand)
+  const from = document.activeElement;
+  const pressed = from === $("new-game") || from === $("target");
   await greet(); // (the player to choose comes from the server: a start it failed is tried again)
   if (token !== game.token) return;
   game.deck = $("deck").value;
@@ -403,7 +405,7 @@ async function newMatch() {
   log(`New match of ${gameName} to ${target}: ${seatName(game.match.dealer)} deal${game.match.dealer === game.seat ? "" : "s"}.`);
   await advance();
   // the match begins at your hand: the focus goes there from New match (unless it was moved meanwhile)
-  if (token === game.token && pressed && document.activeElement === $("new-game")) {
+  if (token === game.token && pressed && document.activeElement === from) {
     ($("hand").querySelector("button:not([disabled])") || $("status")).focus();
   }
 }
@@ -976,6 +978,12 @@ function main() {
   game.engine = engine;
   loadAnimate();
   $("new-game").addEventListener("click", () => newMatch().catch(showError));
+  // Enter in the points field submits the form (its one text field): a New match, not the page
+  // reloaded at "/?" (the seed, the points typed and a loaded record lost)
+  $("setup").addEventListener("submit", (e) => {
+    e.preventDefault();
+    newMatch().catch(showError);
+  });
   $("next-hand").addEventListener("click", async () => {
     if (!game.handOver) return; // (pressed twice)
     game.handOver = null;
