@@ -1141,6 +1141,8 @@ def test_a_start_the_engine_failed_goes_on_from_the_button(server, browser):
     until(lambda: len(d.find_elements(By.CSS_SELECTOR, "#difficulty option")) > 6)
     until(lambda: state(d) == "idle" and not d.find_element(By.ID, "go-on").is_displayed())
     assert d.find_element(By.ID, "status").text == "Choose a game and press New match."
+    # an audit: the button, hidden, dropped the focus to the page
+    assert focused(d) == "game", focused(d)
     Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
     d.find_element(By.ID, "new-game").click()
     wait_for(d, ("your-turn",))

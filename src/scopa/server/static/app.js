@@ -968,10 +968,14 @@ async function start() {
   await greet();
   // (a start the engine failed, tried again: its error and button give way; CI found the button
   // left up, and pressed again it went on with no match)
+  const pressed = document.activeElement === $("go-on");
   $("go-on").hidden = true;
   if ($("status").dataset.state === "error") setStatus("idle", "Choose a game and press New match.");
   const saved = savedMatch([...(engine.hello.levels || []), ...engine.hello.players]);
   if (saved) await resumeMatch(saved);
+  // the button pressed hid itself: with no match to go on with, the focus goes to the first
+  // choice of a new one (not dropped to the page)
+  else if (pressed && document.activeElement === document.body) $("game").focus();
 }
 
 function main() {
