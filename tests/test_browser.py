@@ -1334,3 +1334,23 @@ def test_enter_in_the_points_field_starts_a_match_without_reloading(server, brow
     assert saved(d)["target"] == 3 and "to 3" in d.find_element(By.ID, "match-score").text
     until(lambda: focused(d) == "hand", show=lambda: focused(d))
     assert not console_errors(d)
+
+
+def test_the_same_record_chosen_again_is_loaded_again(server, browser, tmp_path):
+    # An audit: a file corrected after it was refused, chosen again, was not loaded (the
+    # browser fires no change for the same choice)
+    d = browser
+    d.get(server + "/")
+    wait_for(d, ("idle",))
+    title = lambda: d.find_element(By.ID, "replay-title").text  # noqa: E731
+    path = tmp_path / "game.json"
+    path.write_text("{bad")
+    d.find_element(By.ID, "load").send_keys(str(path))
+    until(lambda: title().startswith("Not a record"), show=title)
+    m = scopa.Match("scopa", seed=2)
+    while not m.hands:
+        m.play(m.state.legal_moves()[0])
+    m.record({"Event": "one"}).save(path)
+    d.find_element(By.ID, "load").send_keys(str(path))
+    until(lambda: "A record of 1 hand" in title(), timeout=60, show=title)
+    assert not console_errors(d)

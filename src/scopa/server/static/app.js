@@ -1005,7 +1005,13 @@ function main() {
     p.hidden = !p.hidden;
     $("show-played").setAttribute("aria-expanded", p.hidden ? "false" : "true");
   });
-  $("load").addEventListener("change", (e) => e.target.files[0] && loadRecord(e.target.files[0]).catch(showError));
+  $("load").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    // (emptied, so that the same file chosen again, corrected or after a server restart, is
+    // loaded again: the browser says nothing of a choice that did not change)
+    e.target.value = "";
+    if (file) loadRecord(file).catch(showError);
+  });
   $("replay-prev").addEventListener("click", () => replayStep(-1));
   $("replay-next").addEventListener("click", () => replayStep(1));
   $("download").addEventListener("click", (e) => {
