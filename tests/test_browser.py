@@ -1354,3 +1354,30 @@ def test_the_same_record_chosen_again_is_loaded_again(server, browser, tmp_path)
     d.find_element(By.ID, "load").send_keys(str(path))
     until(lambda: "A record of 1 hand" in title(), timeout=60, show=title)
     assert not console_errors(d)
+
+
+def test_a_record_chosen_while_another_is_checked_is_the_one_shown(server, browser, tmp_path):
+    # An audit: a record chosen while a longer one was still checked was replaced by the longer
+    # one's replay when its answer came (the file input naming the one chosen last)
+    d = browser
+    d.get(server + "/")
+    wait_for(d, ("idle",))
+    title = lambda: d.find_element(By.ID, "replay-title").text  # noqa: E731
+    m = scopa.Match("scopa", seed=2)
+    while not m.hands:
+        m.play(m.state.legal_moves()[0])
+    m.record({"Event": "one"}).save(tmp_path / "one.json")
+    m3 = scopa.Match("scopa", seed=3)
+    while len(m3.hands) < 3 and m3.winner is None:
+        m3.play(m3.state.legal_moves()[0])
+    m3.record({"Event": "three"}).save(tmp_path / "three.json")
+    # three hands (108 plays to review), then one at once: the one is shown, and stays
+    d.find_element(By.ID, "load").send_keys(str(tmp_path / "three.json"))
+    d.find_element(By.ID, "load").send_keys(str(tmp_path / "one.json"))
+    until(lambda: "A record of 1 hand" in title(), timeout=60, show=title)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        assert "A record of 1 hand" in title(), title()
+        time.sleep(0.1)
+    assert "Before play 1" in d.find_element(By.ID, "replay-board").text
+    assert not console_errors(d)

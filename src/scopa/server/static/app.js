@@ -802,10 +802,14 @@ function updateDownload() {
   a.setAttribute("aria-disabled", record ? "false" : "true");
 }
 
-const replay = { hands: [], hand: 0, step: 0, name: (seat) => `seat ${seat}` };
+const replay = { hands: [], hand: 0, step: 0, name: (seat) => `seat ${seat}`, loading: 0 };
 
 async function loadRecord(file) {
+  // (a file chosen while the one before is still checked supersedes it: its answer, later, was
+  // shown over the newer file's)
+  const load = ++replay.loading;
   const text = await file.text();
+  if (load !== replay.loading) return;
   let record;
   try {
     record = JSON.parse(text);
@@ -819,6 +823,7 @@ async function loadRecord(file) {
   $("replay-title").textContent = "Checking the record…";
   try {
     const review = await reviewOverHttp(text, engine.timeMs(50));
+    if (load !== replay.loading) return;
     const hands = record.format === "scopa-hand" ? [record] : record.hands;
     if (!hands.length) {
       putReplayAway(); // (the record loaded before: not stepped through under this one's title)
@@ -841,6 +846,7 @@ async function loadRecord(file) {
     $("replay-review").replaceChildren(...boxes);
     await showReplay();
   } catch (err) {
+    if (load !== replay.loading) return;
     putReplayAway();
     $("replay-title").textContent = `The record was refused: ${err.message}`;
   }
