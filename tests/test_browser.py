@@ -1347,6 +1347,8 @@ def test_the_same_record_chosen_again_is_loaded_again(server, browser, tmp_path)
     path.write_text("{bad")
     d.find_element(By.ID, "load").send_keys(str(path))
     until(lambda: title().startswith("Not a record"), show=title)
+    # (what became of the file is announced: the focus stays on the file input)
+    assert d.find_element(By.ID, "replay-title").get_attribute("aria-live") == "polite"
     m = scopa.Match("scopa", seed=2)
     while not m.hands:
         m.play(m.state.legal_moves()[0])
