@@ -1383,3 +1383,25 @@ def test_a_record_chosen_while_another_is_checked_is_the_one_shown(server, brows
         time.sleep(0.1)
     assert "Before play 1" in d.find_element(By.ID, "replay-board").text
     assert not console_errors(d)
+
+
+def test_new_match_pressed_again_and_again_stops_the_searches_it_supersedes(server, browser):
+    # An audit: New match pressed 25 times in under a second (Enter held down on it repeats)
+    # against level 6 left each superseded match's computer search running on the page's one
+    # connection, and the ninth request in flight was refused: "Error: 8 requests of this
+    # connection in flight (at most 8)", the match stopped at a "Reconnect and go on" button
+    d = browser
+    d.get(f"{server}/?seed=1")  # (your partner deals: the computer leads, a search at once)
+    wait_for(d, ("idle",))
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    Select(d.find_element(By.ID, "game")).select_by_value("scopone_scientifico")
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("level6")
+    d.execute_async_script(
+        "const [b, done] = arguments; let n = 0;"
+        "const t = setInterval(() => { b.click(); if (++n === 25) { clearInterval(t); done(); } }, 33);",
+        d.find_element(By.ID, "new-game"),
+    )
+    wait_for(d, ("your-turn",))
+    assert not d.find_element(By.ID, "go-on").is_displayed()
+    play_first_card(d, ("your-turn", "hand-over"))
+    assert not console_errors(d)

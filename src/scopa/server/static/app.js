@@ -375,6 +375,7 @@ function renderCaptures(card) {
 
 async function newMatch() {
   const token = ++game.token; // a second New match (a double click) supersedes this one
+  game.engine.stop(); // (and what the computer was thinking about: its searches are stopped)
   // (pressed, or Enter in the form's points field: the focus goes on to your hand)
   const from = document.activeElement;
   const pressed = from === $("new-game") || from === $("target");
@@ -592,6 +593,7 @@ async function giveHint() {
 async function undo() {
   if (!game.undo.length || game.busy) return;
   game.token++;
+  game.engine.stop(); // (the computer's move being thought of, a hint, the hand's review: dropped)
   game.match = game.undo.pop();
   game.handOver = null;
   $("hand-end").hidden = true;
@@ -998,6 +1000,7 @@ function main() {
     if (!game.handOver) return; // (pressed twice)
     game.handOver = null;
     game.undo = [];
+    game.engine.stop(); // (the review of the hand left, if it is still thought of: dropped)
     $("hand-end").hidden = true;
     $("review-board").replaceChildren();
     await advance().catch(showError);

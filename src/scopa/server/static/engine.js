@@ -90,6 +90,14 @@ export class Engine {
       return;
     }
   }
+  // Stops this connection's searches, sent at once (before any request asked after it): the
+  // page's own, superseded (a new match, an undo, the next hand), whose replies it drops. Left
+  // to run they held their places: a new match pressed again and again (Enter held down on it)
+  // piled up the computer's searches, and the ninth request in flight was refused as Busy. A
+  // connection not open has none running (the server stopped them when it closed).
+  stop() {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ cmd: "stop", id: this.next++ }));
+  }
   // A search's time in milliseconds: what the app would like, or the server's most if less
   // (scopa serve --max-time): a request above it would be refused.
   timeMs(wanted) {
