@@ -1405,3 +1405,20 @@ def test_new_match_pressed_again_and_again_stops_the_searches_it_supersedes(serv
     assert not d.find_element(By.ID, "go-on").is_displayed()
     play_first_card(d, ("your-turn", "hand-over"))
     assert not console_errors(d)
+
+
+def test_the_review_board_shows_the_position_asked_last(server, browser):
+    # An audit: "show" pressed on the hand's last play, then at once on its first, left the
+    # board at the last play: its position, 35 plays to replay, came after the first's
+    d = browser
+    start(d, server, "scopa", 5)
+    play_to_hand_end(d)
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    shows = d.find_elements(By.CSS_SELECTOR, "#review tr[data-play] button")
+    first = int(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")[0].get_attribute("data-play"))
+    d.execute_script("arguments[0].click(); setTimeout(() => arguments[1].click(), 20)", shows[-1], shows[0])
+    board = lambda: d.find_element(By.ID, "review-board").text  # noqa: E731
+    until(lambda: board().startswith(f"Before play {first + 1} "), timeout=10, show=board)
+    time.sleep(1)  # (the last play's position, had it been drawn, would be up by now)
+    assert board().startswith(f"Before play {first + 1} "), board()
+    assert not console_errors(d)

@@ -740,9 +740,15 @@ function renderReview(box, review, record, board, mine, name = seatName) {
 }
 
 // The position before play `index` of a hand (after its last play when index is the count of plays).
+// (the position asked last of a board is the one it shows: one asked before it, further into the
+// hand, is longer to replay and came after it)
+const boardAsked = new WeakMap();
 async function showPlay(record, index, board, name = seatName) {
+  const asked = {};
+  boardAsked.set(board, asked);
   let position = record.deal;
   for (const move of record.plays.slice(0, index)) position = (await game.engine.ask({ cmd: "play", position, move })).position;
+  if (boardAsked.get(board) !== asked) return;
   const title = index < record.plays.length ? `Before play ${index + 1} (${moveText(record.plays[index])}):` : "After the last play:";
   board.replaceChildren(drawFull(position, title, name));
   // (on a phone the board is far below the table's row: it comes into view)
