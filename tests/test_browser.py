@@ -1422,3 +1422,37 @@ def test_the_review_board_shows_the_position_asked_last(server, browser):
     time.sleep(1)  # (the last play's position, had it been drawn, would be up by now)
     assert board().startswith(f"Before play {first + 1} "), board()
     assert not console_errors(d)
+
+
+def test_the_lines_under_a_review_scrolled_sideways_stay_in_view(server, browser, tmp_path):
+    # An audit: at 360 px the review's table (495 px in a 336 px box) is scrolled sideways to
+    # reach its "show" buttons, and the points lost under it scrolled too: "Points lost in this
+    # hand: you 4.09," was cut off at the left (the line at x -147..189); a replay's too
+    d = browser
+    d.set_window_size(360, 800)
+    start(d, server, "scopone_scientifico", 3)
+    play_to_hand_end(d)
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    out = (
+        "const out = [];"
+        "for (const t of document.querySelectorAll(arguments[0])) {"
+        " let s = t.parentElement; while (getComputedStyle(s).overflowX === 'visible') s = s.parentElement;"
+        " s.scrollLeft = s.scrollWidth; const box = s.getBoundingClientRect();"
+        " for (const e of s.querySelectorAll(':scope > p, :scope > h3')) {"
+        "  const r = e.getBoundingClientRect();"
+        "  if (r.left < box.left - 1 || r.right > box.right + 1)"
+        "   out.push([e.textContent, r.left, r.right, box.left]); } }"
+        "return out"
+    )
+    width = d.execute_script("return document.querySelector('#review table').scrollWidth")
+    assert width > 360  # (the table does scroll sideways here)
+    assert d.execute_script(out, "#review table") == []
+    m = scopa.Match("scopone_scientifico", seed=2)
+    while len(m.hands) < 2 and m.winner is None:
+        m.play(m.state.legal_moves()[0])
+    m.record({"Event": "two"}).save(tmp_path / "two.json")
+    d.find_element(By.ID, "load").send_keys(str(tmp_path / "two.json"))
+    until(lambda: "A record of 2 hands" in d.find_element(By.ID, "replay-title").text, timeout=60)
+    assert d.execute_script(out, "#replay-review table") == []
+    assert d.execute_script("return document.documentElement.scrollWidth") <= 360
+    assert not console_errors(d)
