@@ -1336,6 +1336,23 @@ def test_enter_in_the_points_field_starts_a_match_without_reloading(server, brow
     assert not console_errors(d)
 
 
+def test_a_seed_in_the_address_that_is_no_seed_is_said_and_the_match_plays(server, browser):
+    # An audit: ?seed=abc or ?seed=-1 made New match fail with the server's error ("'seed' must
+    # be an integer ..."); the match is dealt at random and the log says why
+    d = browser
+    log_text = lambda: d.find_element(By.ID, "log").text  # noqa: E731
+    for bad in ("abc", "-1", "1e3", "12345678901234567890"):
+        d.get(f"{server}/?seed={bad}")  # (the match before, resumed: a new one is asked for)
+        wait_for(d, ("idle", "your-turn", "computer-turn"))
+        until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+        Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+        d.find_element(By.ID, "new-game").click()
+        wait_for(d, ("your-turn", "computer-turn"))
+        said = f'The address\'s seed "{bad}" is not a whole number of at most 15 digits'
+        until(lambda said=said: said in log_text(), show=log_text)
+    assert not console_errors(d)
+
+
 def test_the_same_record_chosen_again_is_loaded_again(server, browser, tmp_path):
     # An audit: a file corrected after it was refused, chosen again, was not loaded (the
     # browser fires no change for the same choice)

@@ -389,7 +389,10 @@ async function newMatch() {
   $("target").value = target;
   const seed = new URLSearchParams(location.search).get("seed");
   const req = { cmd: "match_new", rules, target };
-  if (seed !== null) req.seed = parseInt(seed, 10);
+  // (a whole number JavaScript holds exactly: "abc" or "-1" made New match fail with the
+  // server's error, and a longer one was rounded to another seed)
+  const noSeed = seed !== null && !/^[0-9]{1,15}$/.test(seed);
+  if (seed !== null && !noSeed) req.seed = Number(seed);
   const reply = await game.engine.ask(req);
   if (token !== game.token) return;
   game.match = reply.match;
@@ -404,6 +407,7 @@ async function newMatch() {
   $("hint-text").textContent = "";
   const gameName = $("game").selectedOptions[0]?.textContent || rules;
   log(`New match of ${gameName} to ${target}: ${seatName(game.match.dealer)} deal${game.match.dealer === game.seat ? "" : "s"}.`);
+  if (noSeed) log(`The address's seed ${JSON.stringify(seed)} is not a whole number of at most 15 digits: this match's deals are random.`);
   await advance();
   // the match begins at your hand: the focus goes there from New match (unless it was moved meanwhile)
   if (token === game.token && pressed && document.activeElement === from) {
