@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -623,6 +624,10 @@ def test_hint_waits_for_its_answer_and_the_focus_is_never_dropped(server, browse
     # server's 8 requests in flight a connection: an error and a game that could not go on)
     d.execute_script("const h = document.getElementById('hint'); for (let i = 0; i < 12; i++) h.click();")
     until(lambda: d.find_element(By.ID, "hint-text").text.startswith("Hint:"))
+    # (an audit: the runner-up's value had no sign and no "points", the best move's both)
+    hint = d.find_element(By.ID, "hint-text").text
+    said = r"\([+-]\d+\.\d\d points\)"
+    assert re.fullmatch(rf"Hint: .+ {said}(; next best .+ {said})?", hint), hint
     assert state(d) == "your-turn"
     # Hint from the keyboard keeps the focus while the hint is thought of and after (found by
     # an audit: the button disabled itself and the focus fell to the page)

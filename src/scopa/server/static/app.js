@@ -588,9 +588,10 @@ async function giveHint() {
   const { moves } = await game.engine.ask({ cmd: "evaluate", view, time_ms: 500 });
   if (game.match !== asked) return; // played or undone meanwhile: the hint is stale
   const ranked = Object.entries(moves).sort((a, b) => b[1] - a[1]);
-  const [best, value] = ranked[0];
-  let text = `Hint: ${moveText(best)} (${value >= 0 ? "+" : ""}${value.toFixed(2)} points)`;
-  if (ranked.length > 1) text += `; next best ${moveText(ranked[1][0])} (${ranked[1][1].toFixed(2)})`;
+  // (each move's value said alike: its sign and "points"; the runner-up had neither)
+  const said = ([move, value]) => `${moveText(move)} (${value >= 0 ? "+" : ""}${value.toFixed(2)} points)`;
+  let text = `Hint: ${said(ranked[0])}`;
+  if (ranked.length > 1) text += `; next best ${said(ranked[1])}`;
   $("hint-text").textContent = text;
 }
 
