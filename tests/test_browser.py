@@ -296,13 +296,21 @@ def test_a_whole_scopone_scientifico_hand(server, browser, tmp_path):
     assert not console_errors(d)
 
 
+def save_played(path: Path, hands: int = 1, seed: int = 2, **tags: str) -> scopa.Match:
+    """A match of Scopa dealt from ``seed``, ``hands`` hands played by first legal moves (fewer
+    if it ends before), its record saved to ``path`` with ``tags`` (its Event "loaded" unless
+    given)."""
+    m = scopa.Match("scopa", seed=seed)
+    while len(m.hands) < hands and m.winner is None:
+        m.play(m.state.legal_moves()[0])
+    m.record({"Event": "loaded", **tags}).save(path)
+    return m
+
+
 def load_played(d: Any, server: str, path: Path, hands: int = 1, **tags: str) -> scopa.Match:
     """A match of ``hands`` hands played by first legal moves, saved to ``path`` (with
     ``tags``) and loaded into the page at ``server``."""
-    m = scopa.Match("scopa", seed=2)
-    while len(m.hands) < hands:
-        m.play(m.state.legal_moves()[0])
-    m.record({"Event": "loaded", **tags}).save(path)
+    m = save_played(path, hands, **tags)
     d.get(server + "/")
     wait_for(d, ("idle",))
     d.find_element(By.ID, "load").send_keys(str(path))
@@ -1371,10 +1379,7 @@ def test_the_same_record_chosen_again_is_loaded_again(server, browser, tmp_path)
     until(lambda: title().startswith("Not a record"), show=title)
     # (what became of the file is announced: the focus stays on the file input)
     assert d.find_element(By.ID, "replay-title").get_attribute("aria-live") == "polite"
-    m = scopa.Match("scopa", seed=2)
-    while not m.hands:
-        m.play(m.state.legal_moves()[0])
-    m.record({"Event": "one"}).save(path)
+    save_played(path, Event="one")
     d.find_element(By.ID, "load").send_keys(str(path))
     until(lambda: "A record of 1 hand" in title(), timeout=60, show=title)
     assert not console_errors(d)
@@ -1387,14 +1392,8 @@ def test_a_record_chosen_while_another_is_checked_is_the_one_shown(server, brows
     d.get(server + "/")
     wait_for(d, ("idle",))
     title = lambda: d.find_element(By.ID, "replay-title").text  # noqa: E731
-    m = scopa.Match("scopa", seed=2)
-    while not m.hands:
-        m.play(m.state.legal_moves()[0])
-    m.record({"Event": "one"}).save(tmp_path / "one.json")
-    m3 = scopa.Match("scopa", seed=3)
-    while len(m3.hands) < 3 and m3.winner is None:
-        m3.play(m3.state.legal_moves()[0])
-    m3.record({"Event": "three"}).save(tmp_path / "three.json")
+    save_played(tmp_path / "one.json", Event="one")
+    save_played(tmp_path / "three.json", 3, seed=3, Event="three")
     # three hands (108 plays to review), then one at once: the one is shown, and stays
     d.find_element(By.ID, "load").send_keys(str(tmp_path / "three.json"))
     d.find_element(By.ID, "load").send_keys(str(tmp_path / "one.json"))

@@ -510,12 +510,7 @@ def test_a_picture_that_cannot_be_written_is_named_as_the_others_are():
 def test_a_file_whose_directory_takes_no_new_file_says_so():
     # the open list: `deal --svg /proc/version` as root said "No such file or directory" of a
     # file that is there (the temporary file beside it, to be renamed over it, cannot be made)
-    out = subprocess.run(
-        [sys.executable, "-m", "scopa", "deal", "--svg", "/proc/version"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run("deal", "--svg", "/proc/version")
     assert out.returncode == 2 and out.stderr.endswith(
         "cannot write the picture to '/proc/version': cannot make a file beside it in '/proc'"
         " (No such file or directory)\n"
