@@ -338,6 +338,14 @@ def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
         move, cells = row.get_attribute("data-move"), row.find_elements(By.TAG_NAME, "td")
         assert move == plays[int(row.get_attribute("data-play"))]
         assert cells[1].text == move_text(move)
+    # a play shown from the review is where Next play goes on from (an audit: it went on from
+    # the step shown before, play 2)
+    board = lambda: d.find_element(By.ID, "replay-board").text  # noqa: E731
+    d.find_element(By.CSS_SELECTOR, '#replay-review tr[data-play="9"] button').click()
+    until(lambda: "Before play 10" in board(), show=board)
+    until(lambda: d.find_element(By.ID, "replay-next").is_enabled())
+    d.find_element(By.ID, "replay-next").click()
+    until(lambda: "Before play 11" in board(), show=board)
     bad = tmp_path / "bad.json"
     js = m.record().to_json()
     js["hands"][0]["plays"][0] = "Zz"

@@ -650,7 +650,8 @@ async function handOver() {
   game.engine
     .ask({ cmd: "review", record, time_ms: 100 })
     .then((review) => {
-      if (game.handOver === asked) renderReview($("review"), review, record, $("review-board"), (s) => s === game.seat);
+      const show = (index) => showPlay(record, index, $("review-board"));
+      if (game.handOver === asked) renderReview($("review"), review, show, (s) => s === game.seat);
     })
     .catch((err) => {
       if (game.handOver === asked) $("review").textContent = `The review failed: ${err.message}`;
@@ -704,7 +705,8 @@ function scoreTable(score) {
   return t;
 }
 
-function renderReview(box, review, record, board, mine, name = seatName) {
+// `show(index)` shows the position before play `index` of the hand reviewed (a promise).
+function renderReview(box, review, show, mine, name = seatName) {
   box.replaceChildren();
   const rows = review.plays.filter((p) => mine(p.seat));
   const t = document.createElement("table");
@@ -731,7 +733,7 @@ function renderReview(box, review, record, board, mine, name = seatName) {
     b.type = "button";
     b.textContent = "show";
     b.setAttribute("aria-label", `show the position at play ${p.play + 1}`);
-    b.addEventListener("click", () => showPlay(record, p.play, board, name).catch(showError));
+    b.addEventListener("click", () => show(p.play).catch(showError));
     r.insertCell().append(b);
   }
   // the points each seat lost in these plays (one hand's): the review's own summary is the record's
@@ -852,7 +854,13 @@ async function loadRecord(file) {
     const boxes = hands.map((hand, h) => {
       const box = document.createElement("div");
       const plays = review.plays.filter((p) => p.hand === h);
-      renderReview(box, { ...review, plays }, { deal: hand.deal, plays: hand.plays }, $("replay-board"), () => true, replay.name);
+      // (a play shown from the review is where Previous and Next play go on from: they went on
+      // from the step shown before it)
+      const show = (index) => {
+        Object.assign(replay, { hand: h, step: index });
+        return showReplay();
+      };
+      renderReview(box, { ...review, plays }, show, () => true, replay.name);
       if (hands.length > 1) box.prepend(Object.assign(document.createElement("h3"), { textContent: `Hand ${h + 1}` }));
       return box;
     });
