@@ -501,6 +501,7 @@ def test_a_review_goes_to_json_and_back():
         (with_play(extra=0), r"unknown field\(s\) 'extra' in play 1 of the review"),
         (with_play(mark="!"), "bad mark '!'"),
         ({**j, "summary": {**j["summary"], "hands_reviewed": 0}}, "bad summary .*: its plays give"),
+        ({**j, "summary": {**j["summary"], "hands_reviewed": True}}, "bad summary .*: its plays give"),
     ]:
         with pytest.raises(scopa.OptionError, match=message):
             Review.from_json(bad)

@@ -133,8 +133,19 @@ def _moves_to(obj: object, name: str, kind: str, *needed: Move) -> dict[Move, An
 
 
 def _same(given: object, written: object) -> bool:
-    """A figure read from JSON equals the one its values give (``1`` is ``1.0``, not ``true``)."""
-    return type(given) is not bool and given == written and (given is None) == (written is None)
+    """A figure read from JSON equals the one written (``1`` is ``1.0``, but not ``true``): in
+    lists and objects too, item by item."""
+    if isinstance(given, dict) and isinstance(written, dict):
+        return given.keys() == written.keys() and all(_same(given[k], v) for k, v in written.items())
+    if isinstance(given, list) and isinstance(written, list):
+        return len(given) == len(written) and all(map(_same, given, written))
+    if isinstance(given, (dict, list)) or isinstance(written, (dict, list)):
+        return False
+    return (
+        (type(given) is bool) == (type(written) is bool)
+        and given == written
+        and (given is None) == (written is None)
+    )
 
 
 def _number(x: object) -> bool:
@@ -429,7 +440,7 @@ class Review:
         read = tuple(PlayReview.from_json(p, f"play {i + 1} of the review") for i, p in enumerate(plays))
         r = cls(read, obj["hands"], obj["players"], obj["seconds"])
         summary = r.summary()
-        if obj["summary"] != summary:
+        if not _same(obj["summary"], summary):  # (true is no count of 1)
             raise OptionError(
                 f"bad summary {jsonio.short(obj['summary'])}: its plays give {jsonio.short(summary)}"
             )
