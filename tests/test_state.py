@@ -421,6 +421,9 @@ def test_a_position_strings_negative_or_long_number_is_refused_with_its_range():
             "bad dealer -1: expected a seat in 0..1 or null",
         ),
         (dict(scope="0/0", turn="+0", last="-", dealer="1"), "bad turn '\\+0': expected a number"),
+        # (not "-0", which was taken for 0, as "+0" is not)
+        (dict(scope="0/-0", turn="0", last="-", dealer="1"), "bad scope '-0': expected a number"),
+        (dict(scope="0/0", turn="-0", last="-", dealer="1"), "bad turn '-0': expected a number"),
     ]
     for fields, message in cases:
         with pytest.raises(scopa.PositionError, match=message):

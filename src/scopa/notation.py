@@ -68,7 +68,7 @@ MAX_STRING = 2000
 #: Numbers in position strings: ASCII digits only (``str.isdigit`` also takes ``²`` and
 #: other scripts' digits, which ``int`` refuses), and few of them.
 _NUMBER = re.compile(r"[0-9]{1,6}")
-_NEGATIVE = re.compile(r"-[0-9]{1,6}")
+_NEGATIVE = re.compile(r"-[1-9][0-9]{0,5}")  # (not "-0": one number, one spelling)
 
 
 def _names(mask: int) -> list[str]:
