@@ -1400,3 +1400,16 @@ def test_text_export_writes_a_comments_bidirectional_controls_as_spaces():
     for control in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
         text = MatchRecord(hand.rules, (hand.annotate({0: Annotation(comment=f"a{control}b")}),)).text()
         assert control not in text and "{a b}" in text
+
+
+def test_a_play_longer_than_the_schema_allows_is_refused():
+    # Found by an audit: a play padded with spaces past the schema's 64 characters loaded (the
+    # notation is read stripped), though the shipped schema refuses the record.
+    js = hand_of_four_plays().record().to_json()
+    padded = dict(js, plays=[js["plays"][0] + " " * 70, *js["plays"][1:]])
+    assert not SCHEMA.is_valid(padded)
+    with pytest.raises(RecordError, match=r"the hand, play 1 '.*': a play of 72 characters, expected move"):
+        load_record(padded)
+    at_most = dict(js, plays=[js["plays"][0] + " " * (64 - len(js["plays"][0])), *js["plays"][1:]])
+    assert SCHEMA.is_valid(at_most)
+    assert load_record(at_most).hands[0].plays == hand_of_four_plays().record().plays

@@ -73,6 +73,9 @@ MAX_RECORD_BYTES = 32 << 20
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")  # PGN's tag names
 _RESERVED_TAGS = ("Rules", "Target")  # the text export writes them from the record's rules
 _MAX_TAG = 500
+#: Most characters of a play in a record's JSON (the schema's ``maxLength``; a play's notation
+#: takes at most a card and the table it captures, far fewer)
+MAX_PLAY = 64
 #: Most characters of an annotation's comment.
 MAX_COMMENT = 2000
 
@@ -475,6 +478,12 @@ class HandRecord:
         plays = obj["plays"]
         if not isinstance(plays, list) or len(plays) > 40:
             raise RecordError(f"{where}: 'plays' must be a list of at most 40 moves, got {show(plays)}")
+        for j, play in enumerate(plays):  # (as the schema says: a play padded past it was read)
+            if isinstance(play, str) and len(play) > MAX_PLAY:
+                raise RecordError(
+                    f"{where}, play {j + 1} {show(play)}: a play of {len(play)} characters, "
+                    f"expected move notation of at most {MAX_PLAY}"
+                )
         moves, state = _replay(deal, plays, where)
         raw_score = obj.get(score_field)
         try:
