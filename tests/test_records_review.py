@@ -1413,3 +1413,14 @@ def test_a_play_longer_than_the_schema_allows_is_refused():
     at_most = dict(js, plays=[js["plays"][0] + " " * (64 - len(js["plays"][0])), *js["plays"][1:]])
     assert SCHEMA.is_valid(at_most)
     assert load_record(at_most).hands[0].plays == hand_of_four_plays().record().plays
+
+
+def test_a_path_that_is_no_path_is_refused_as_a_record_error():
+    # Found by an audit: a PathLike whose __fspath__ gives an int raised a TypeError from
+    # load_record (MatchRecord.save already said it as an error of its own).
+    class NoPath(os.PathLike):  # type: ignore[type-arg]
+        def __fspath__(self):  # type: ignore[no-untyped-def]
+            return 5
+
+    with pytest.raises(RecordError, match=r"cannot read the record .*NoPath.*: expected .*__fspath__"):
+        load_record(NoPath())

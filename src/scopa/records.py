@@ -775,7 +775,8 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
         except TooLarge as exc:
             limit = "(scopa.records.MAX_RECORD_BYTES)"
             raise RecordError(f"cannot read the record {name}: {exc} {limit}") from None
-        except (OSError, ValueError) as exc:  # (ValueError: a path with a NUL character)
+        except (OSError, TypeError, ValueError) as exc:  # (ValueError: a path with a NUL character;
+            # TypeError: a PathLike whose __fspath__ gives neither str nor bytes, as _save says it)
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise RecordError(f"cannot read the record {name}: {reason}") from None
         if data.startswith(b"\xef\xbb\xbf"):
