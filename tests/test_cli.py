@@ -553,3 +553,18 @@ def test_review_on_an_ascii_terminal_writes_its_dash_as_a_hyphen(tmp_path):
                                                                "COLUMNS": "200"},
         )  # fmt: skip
         assert out.returncode == 0 and dash in out.stdout and "\\u" not in out.stdout, (encoding, out.stdout)
+
+
+def test_review_names_the_seats_as_the_text_export_does(tmp_path):
+    # Found by an audit: `scopa review` named each seat by its Player tag as it was, so an
+    # empty one gave the line ": 0.00 points lost per hand ..." and a name that is another
+    # seat's ("seat 0" for seat 1) gave two seats the same name; the text export adds the seat.
+    s = scopa.State.deal("scopa", seed=2, dealer=1)
+    for _ in range(6):
+        s = s.play(s.legal_moves()[0])
+    path = tmp_path / "names.json"
+    scopa.MatchRecord(s.rules, (s.record(),), {"Player0": "", "Player1": "seat 0"}).save(path)
+    out = run("review", str(path), "--time", "0.01")
+    assert out.returncode == 0, out.stderr
+    totals = [line for line in out.stdout.splitlines() if "points lost per hand" in line]
+    assert [line.split(":")[0] for line in totals] == ["seat 0 (seat 0)", "seat 0 (seat 1)"], totals
