@@ -347,7 +347,7 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
 
 
 def _review(args: argparse.Namespace, console: Console) -> int:
-    from scopa.records import _seat_names, check_writable, load_record, record_file
+    from scopa.records import check_writable, load_record, record_file
     from scopa.review import format_text, review
 
     record = load_record(record_file(args.file))
@@ -378,7 +378,7 @@ def _review(args: argparse.Namespace, console: Console) -> int:
         return status
     # (as the text export names the seats: an empty Player tag said ": 0.00 points lost", and a
     # name that is another seat's, "seat 0" for seat 1, gave two seats one name)
-    names = _seat_names(record)
+    names = record.seat_names()
     console.print(text_shown(format_text(result, names), console.encoding), markup=False)
     count = f"{reviewed} of {total}" if interrupted else f"{total}"
     console.print(f"[dim]{count} plays reviewed in {result.seconds:.1f} s[/]")

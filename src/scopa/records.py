@@ -682,6 +682,15 @@ class MatchRecord:
         """A readable export, one hand a block, like a PGN movetext (``scopa replay --text``)."""
         return _text(self)
 
+    def seat_names(self) -> list[str]:
+        """Each seat's name as :meth:`text` and ``scopa review`` write it: its ``PlayerN`` tag,
+        else ``seat N``, with its seat after it where the name could be read as another's.
+
+        >>> MatchRecord(Rules.preset("scopa"), tags={"Player0": "Ann", "Player1": ""}).seat_names()
+        ['Ann', 'seat 1']
+        """
+        return _seat_names(self)
+
 
 def _save(path: str | os.PathLike[str], obj: Any) -> None:
     """Write ``obj`` as JSON to ``path`` whole or not at all (:func:`scopa.files.write_atomic`:
