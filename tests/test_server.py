@@ -1101,6 +1101,37 @@ def test_a_text_frame_that_is_not_utf8_is_one_line_of_the_log(server):
         assert "a client sent a text frame that is not UTF-8 (closed with 1007)" in log, log
 
 
+def test_websocket_messages_are_not_compressed(server):
+    # an audit: with permessage-deflate a message of 1 MiB took 1 KB on the wire, and uvicorn
+    # inflates every frame of what it reads at once: 32 clients sending 10 MB in all made the
+    # server hold 3 GB
+    import base64
+    import os
+    import socket
+
+    s = server()
+    host, port = s.base.removeprefix("http://").split(":")
+    with connect(s.ws_url) as ws:  # (websockets offers permessage-deflate by default)
+        assert ws.response.headers.get("Sec-WebSocket-Extensions") is None
+        ws.send(json.dumps({"cmd": "ping", "id": 1}))
+        assert ws_recv(ws) == {"id": 1, "pong": True}
+    with socket.create_connection((host, int(port))) as sock:
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall(
+            f"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n".encode()
+        )
+        head = sock.recv(4096)
+        assert head.startswith(b"HTTP/1.1 101") and b"deflate" not in head.lower(), head
+        # a compressed frame (RSV1 set) is refused: the socket is closed with 1002
+        sock.sendall(bytes([0xC1, 0x80 | 4]) + b"\0\0\0\0" + b"\xab\xae\x05\x00")
+        sock.settimeout(30)
+        close = sock.recv(4096)
+        assert close[0] == 0x88 and close[2:4] == (1002).to_bytes(2, "big"), close  # (a close frame)
+    assert s.post({"cmd": "ping", "id": 2}) == (200, {"id": 2, "pong": True})
+
+
 def test_run_takes_a_log_level_in_any_case_or_as_a_number_and_refuses_others(monkeypatch):
     # a review: run() refused "INFO" and 20, which uvicorn takes
     import scopa.server as server_module
