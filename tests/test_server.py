@@ -1132,6 +1132,49 @@ def test_websocket_messages_are_not_compressed(server):
     assert s.post({"cmd": "ping", "id": 2}) == (200, {"id": 2, "pong": True})
 
 
+def test_a_client_that_sends_pings_and_reads_nothing_is_read_no_more(server):
+    # an audit: uvicorn answers each ping frame with a pong written whatever its buffer holds,
+    # and went on reading: a client that sent pings and read nothing made the server hold
+    # every pong (1.5 GB in 40 s); now the server stops reading it until its replies drain
+    import base64
+    import os
+    import socket
+
+    s = server()
+    host, port = s.base.removeprefix("http://").split(":")
+    mask = os.urandom(4)
+    ping = bytes([0x89, 0x80 | 125]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(b"x" * 125))
+    pings = ping * 512
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # (the pongs back up at once)
+    sock.connect((host, int(port)))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    assert sock.recv(4096).startswith(b"HTTP/1.1 101")
+    sock.setblocking(False)
+    sent, blocked_since, rest = 0, None, b""
+    while sent < 64 << 20:  # (the kernel's buffers hold a few MB: the server stops well before)
+        try:
+            rest = rest or pings
+            n = sock.send(rest)
+            sent, rest, blocked_since = sent + n, rest[n:], None  # (whole frames only, in order)
+        except BlockingIOError:
+            blocked_since = blocked_since or time.monotonic()
+            if time.monotonic() - blocked_since > 1:
+                break  # the server reads no more
+            time.sleep(0.01)
+    sock.close()
+    assert sent < 64 << 20, "the server went on reading pings whose pongs it could not write"
+    assert s.post({"cmd": "ping", "id": 1}) == (200, {"id": 1, "pong": True})
+    with connect(s.ws_url) as ws:  # (a client that reads gets its pongs and replies)
+        ws.ping().wait(timeout=30)
+        ws.send(json.dumps({"cmd": "ping", "id": 2}))
+        assert ws_recv(ws) == {"id": 2, "pong": True}
+
+
 def test_run_takes_a_log_level_in_any_case_or_as_a_number_and_refuses_others(monkeypatch):
     # a review: run() refused "INFO" and 20, which uvicorn takes
     import scopa.server as server_module

@@ -761,11 +761,47 @@ def run(
         # uvicorn decodes every frame of what it reads at once: 32 clients sending 10 MB in all
         # made the server hold 3 GB)
         ws_per_message_deflate=False,
+        ws=_ws_protocol(),
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
     _stopping_server(uv, app.state.searches).run(sockets=[sock])
     return 0
+
+
+def _ws_protocol() -> Any:
+    """uvicorn's WebSocket protocol (websockets' sans-I/O one), made to stop reading a client
+    while what the server writes to it waits in its buffer: uvicorn answers each ping frame
+    with a pong written whatever the buffer holds, so a client that sent pings and read
+    nothing made the server hold every pong (1.5 GB in 40 s). Reading goes on once the buffer
+    has drained. ``"auto"`` for a uvicorn without that protocol (its own waits for each pong
+    to be written)."""
+    try:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    except ImportError:  # pragma: no cover - (uvicorn before 0.35)
+        return "auto"
+
+    class Protocol(WebSocketsSansIOProtocol):
+        writes_paused = False
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            self.writes_paused = True
+            self.transport.pause_reading()
+
+        def resume_writing(self) -> None:
+            super().resume_writing()
+            self.writes_paused = False
+            if not getattr(self, "read_paused", False):  # (uvicorn's own pause: a message unread)
+                self.transport.resume_reading()
+
+        async def receive(self) -> Any:
+            message = await super().receive()
+            if self.writes_paused:  # (uvicorn resumed reading once its queue was empty)
+                self.transport.pause_reading()
+            return message
+
+    return Protocol
 
 
 def _listen(host: str, port: int) -> socket.socket:
