@@ -552,6 +552,26 @@ def test_engine_ctrl_c_after_its_input_ended_writes_the_stopped_searches_replies
             assert proc.returncode == 130 and ids == ["long", "waiting"], replies
 
 
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
+@pytest.mark.parametrize("input_ended", [False, True])
+def test_engine_ctrl_c_ends_it_with_an_output_nobody_reads(input_ended):
+    # an audit: with its output a full pipe whose reader lives but does not read (``scopa
+    # engine < requests | less``, less taking no Ctrl-C), Ctrl-C stopped the searches and
+    # waited for ever to write their replies: only a second Ctrl-C ended the engine
+    with _engine_process("--max-time", "600") as proc:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        _ask(proc, _LONG_SOLVE)
+        assert "info" in json.loads(proc.stdout.readline())  # the search runs
+        # replies of about 700 bytes: 280 KB, more than the pipe holds (the requests, 7 KB, fit)
+        _ask(proc, *({"cmd": "hello", "id": i} for i in range(400)))
+        if input_ended:
+            proc.stdin.close()
+        time.sleep(0.5)  # (the pipe fills up)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130  # (a hang guard: about WRITE_GRACE, 1 s)
+        assert b"Traceback" not in proc.stderr.read()
+
+
 def _until_waiting_for_searches(pid: int) -> None:
     """Wait until the engine ``pid`` has read the end of its input and waits for its searches:
     its main thread in a futex wait (202 on Linux x86-64), no longer polling its input (7), in

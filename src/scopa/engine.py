@@ -24,6 +24,7 @@ import signal
 import stat
 import sys
 import threading
+import time
 from collections import deque
 from typing import IO, Any
 
@@ -50,6 +51,10 @@ QUEUE_SIZE = 16
 #: Seconds between two looks at Python's signal handlers while the main thread waits for the
 #: searches to end (after the end of input or a Ctrl-C).
 CLOSE_POLL = 0.05
+
+#: After a Ctrl-C, how long a reply may wait to be written (its output's reader alive but not
+#: reading: a full pipe) before the engine ends without it, in seconds.
+WRITE_GRACE = 1.0
 
 
 class Engine:
@@ -87,6 +92,7 @@ class _Session:
         self.broken = False
         self.failure: OSError | None = None  # a write that failed but for a reader gone (a full disk)
         self.done = False  # the worker has ended, its replies written
+        self.writing_since: float | None = None  # (when the write under way began)
         self.worker = threading.Thread(target=self._work, name="scopa-engine-search", daemon=True)
         self.worker.start()
 
@@ -99,6 +105,7 @@ class _Session:
             if self.broken:
                 return
             try:
+                self.writing_since = time.monotonic()
                 if self.out_fd is not None:  # (Python's file may drop a short write's rest unsaid)
                     write_all(self.out_fd, (text + "\n").encode("ascii"))
                 else:
@@ -109,6 +116,8 @@ class _Session:
                 if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
                     self.failure = exc  # (not a reader gone: serve raises it once it ends)
                 self.stop(None)
+            finally:
+                self.writing_since = None
 
     def submit(self, req: Request) -> None:
         with self.cond:  # (never write while holding cond: write may take it to stop searches)
@@ -152,18 +161,24 @@ class _Session:
                 self.done = True
                 self.cond.notify_all()
 
-    def close(self) -> None:
+    def close(self, interrupted: bool = False) -> None:
         """Let the searches asked for finish (each within its limit), then end the worker. A
         Ctrl-C ends the wait (KeyboardInterrupt) whichever thread the signal reached: the
         wait is of at most ``CLOSE_POLL`` seconds at a time, after which the main thread runs
         Python code, and so the signal's handler. The wait is on the worker's own ``done``,
         not ``Thread.join``: a join interrupted by Ctrl-C may take the live worker for ended
         (CPython 3.11's lock handling), and the process then exited before the stopped
-        searches' replies were written."""
+        searches' replies were written. ``interrupted`` (after a Ctrl-C, the searches
+        stopped): the wait ends too once a reply has waited ``WRITE_GRACE`` seconds to be
+        written (an output nobody reads: a full pipe), and nothing more is written."""
         with self.cond:
             self.closing = True
             self.cond.notify_all()
             while not self.done:
+                since = self.writing_since
+                if interrupted and since is not None and time.monotonic() - since > WRITE_GRACE:
+                    self.broken = True  # (the worker, stuck writing, ends with the process)
+                    return
                 self.cond.wait(CLOSE_POLL)
 
 
@@ -362,7 +377,7 @@ def serve(
         except KeyboardInterrupt:  # (waiting for input, or for the searches after its end)
             session.stop(None)
             status = 130
-            session.close()
+            session.close(interrupted=True)
     finally:
         if watch is not None:
             watch.end()
