@@ -92,6 +92,29 @@ def server() -> Iterator[Any]:
         s.stop()
 
 
+def raw_websocket(s: Any, rcvbuf: int | None = None, extra: str = "") -> tuple[Any, bytes]:
+    """A plain socket through a WebSocket handshake with server ``s`` (its receive buffer
+    ``rcvbuf`` bytes, the handshake's ``extra`` header lines), and the server's answer's head
+    (a 101); for frames no client library sends."""
+    import base64
+    import os
+    import socket
+
+    host, port = s.base.removeprefix("http://").split(":")
+    sock = socket.socket()
+    if rcvbuf is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.connect((host, int(port)))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n".encode()
+    )
+    head = sock.recv(4096)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return sock, head
+
+
 def ws_recv(ws: ClientConnection, timeout: float = 30) -> dict[str, Any]:
     reply = json.loads(ws.recv(timeout=timeout))
     VALIDATOR.validate(reply)
@@ -425,25 +448,14 @@ def test_a_client_that_floods_and_goes_leaves_no_traceback(server):
     # found by an audit: a client that sent requests without reading the replies and then
     # closed made the read loop's next reply fail ("Cannot call send once a close message has
     # been sent"), an "Exception in ASGI application" traceback in the log
-    import base64
     import os
-    import socket
 
     s = server()
-    host, port = s.base.removeprefix("http://").split(":")
     data = json.dumps({"cmd": "hello", "id": "x" * 80}).encode()  # (under 126 bytes: a 7-bit length)
     mask = os.urandom(4)
     frame = bytes([0x81, 0x80 | len(data)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
     for _ in range(2):
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)  # (the replies back up at once)
-        sock.connect((host, int(port)))
-        key = base64.b64encode(os.urandom(16)).decode()
-        sock.sendall(
-            f"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        assert sock.recv(4096).startswith(b"HTTP/1.1 101")
+        sock, _head = raw_websocket(s, rcvbuf=1024)  # (the replies back up at once)
         sock.setblocking(False)
         end = time.monotonic() + 2
         while time.monotonic() < end:
@@ -1105,25 +1117,16 @@ def test_websocket_messages_are_not_compressed(server):
     # an audit: with permessage-deflate a message of 1 MiB took 1 KB on the wire, and uvicorn
     # inflates every frame of what it reads at once: 32 clients sending 10 MB in all made the
     # server hold 3 GB
-    import base64
-    import os
-    import socket
-
     s = server()
-    host, port = s.base.removeprefix("http://").split(":")
     with connect(s.ws_url) as ws:  # (websockets offers permessage-deflate by default)
         assert ws.response.headers.get("Sec-WebSocket-Extensions") is None
         ws.send(json.dumps({"cmd": "ping", "id": 1}))
         assert ws_recv(ws) == {"id": 1, "pong": True}
-    with socket.create_connection((host, int(port))) as sock:
-        key = base64.b64encode(os.urandom(16)).decode()
-        sock.sendall(
-            f"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n".encode()
-        )
-        head = sock.recv(4096)
-        assert head.startswith(b"HTTP/1.1 101") and b"deflate" not in head.lower(), head
+    sock, head = raw_websocket(
+        s, extra="Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
+    )
+    with sock:
+        assert b"deflate" not in head.lower(), head
         # a compressed frame (RSV1 set) is refused: the socket is closed with 1002
         sock.sendall(bytes([0xC1, 0x80 | 4]) + b"\0\0\0\0" + b"\xab\xae\x05\x00")
         sock.settimeout(30)
@@ -1136,24 +1139,13 @@ def test_a_client_that_sends_pings_and_reads_nothing_is_read_no_more(server):
     # an audit: uvicorn answers each ping frame with a pong written whatever its buffer holds,
     # and went on reading: a client that sent pings and read nothing made the server hold
     # every pong (1.5 GB in 40 s); now the server stops reading it until its replies drain
-    import base64
     import os
-    import socket
 
     s = server()
-    host, port = s.base.removeprefix("http://").split(":")
     mask = os.urandom(4)
     ping = bytes([0x89, 0x80 | 125]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(b"x" * 125))
     pings = ping * 512
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # (the pongs back up at once)
-    sock.connect((host, int(port)))
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        f"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
-    )
-    assert sock.recv(4096).startswith(b"HTTP/1.1 101")
+    sock, _head = raw_websocket(s, rcvbuf=4096)  # (the pongs back up at once)
     sock.setblocking(False)
     sent, blocked_since, rest = 0, None, b""
     while sent < 64 << 20:  # (the kernel's buffers hold a few MB: the server stops well before)
