@@ -109,6 +109,21 @@ def check_int(
     return value
 
 
+def real(value: object) -> float:
+    """``value`` as a float if it is an int or a float (not a bool), else NaN; an int past a
+    float's range (10**400, which JSON text may hold) is NaN too, not an OverflowError.
+
+    >>> real(3), real(True), real("3"), real(10**400)
+    (3.0, nan, nan, nan)
+    """
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)
+    except OverflowError:
+        return math.nan
+
+
 def check_real(
     name: str,
     value: object,
@@ -130,11 +145,7 @@ def check_real(
     >>> check_real("ci95", -math.inf, -math.inf, 0, "a number <= 0")
     -inf
     """
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    try:  # (an int past a float's range, 10**400, is no number of this range either)
-        as_float = float(value) if number else math.nan  # type: ignore[arg-type]
-    except OverflowError:
-        as_float = math.nan
+    as_float = real(value)
     if not low <= as_float <= high or (above and as_float == low) or (finite and not math.isfinite(as_float)):
         raise OptionError(f"bad {name} {show(value)}: expected {expected}")
     return as_float

@@ -305,7 +305,7 @@ _REVIEW_PROPS = {
                 "reason",
                 "values",
                 "dd_values",
-            ],  # fmt: skip
+            ],
             "properties": {
                 "hand": _INT,
                 "play": _INT,

@@ -44,6 +44,7 @@ from scopa.errors import (
     check_real,
     check_seed,
     count,
+    real,
     show,
 )
 from scopa.limit import Clock, Limit
@@ -151,12 +152,7 @@ def _same(given: object, written: object) -> bool:
 def _number(x: object) -> bool:
     """Whether ``x`` is a finite int or float, not a bool (an int past a float's range, 10**400,
     read from JSON text, is not: math.isfinite raised OverflowError on it)."""
-    if not isinstance(x, (int, float)) or isinstance(x, bool):
-        return False
-    try:
-        return math.isfinite(x)
-    except OverflowError:
-        return False
+    return math.isfinite(real(x))
 
 
 def _values(values: object, name: str, kind: str, moves: tuple[Move, ...]) -> _Values:
