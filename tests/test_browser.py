@@ -1374,13 +1374,19 @@ def test_a_seed_in_the_address_that_is_no_seed_is_said_and_the_match_plays(serve
     assert not console_errors(d)
 
 
+def open_for_records(d: Any, server: str) -> Any:
+    """The page at ``server`` opened and idle; a function reading its replay's title (what
+    became of a record file chosen)."""
+    d.get(server + "/")
+    wait_for(d, ("idle",))
+    return lambda: d.find_element(By.ID, "replay-title").text
+
+
 def test_the_same_record_chosen_again_is_loaded_again(server, browser, tmp_path):
     # An audit: a file corrected after it was refused, chosen again, was not loaded (the
     # browser fires no change for the same choice)
     d = browser
-    d.get(server + "/")
-    wait_for(d, ("idle",))
-    title = lambda: d.find_element(By.ID, "replay-title").text  # noqa: E731
+    title = open_for_records(d, server)
     path = tmp_path / "game.json"
     path.write_text("{bad")
     d.find_element(By.ID, "load").send_keys(str(path))
@@ -1397,9 +1403,7 @@ def test_a_record_chosen_while_another_is_checked_is_the_one_shown(server, brows
     # An audit: a record chosen while a longer one was still checked was replaced by the longer
     # one's replay when its answer came (the file input naming the one chosen last)
     d = browser
-    d.get(server + "/")
-    wait_for(d, ("idle",))
-    title = lambda: d.find_element(By.ID, "replay-title").text  # noqa: E731
+    title = open_for_records(d, server)
     save_played(tmp_path / "one.json", Event="one")
     save_played(tmp_path / "three.json", 3, seed=3, Event="three")
     # three hands (108 plays to review), then one at once: the one is shown, and stays
