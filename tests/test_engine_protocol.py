@@ -949,7 +949,8 @@ def test_a_composed_positions_view_keeps_its_cards_out_of_play():
     assert len(view_from_json(bare).unseen) == 36
     for bad, said in (
         ("7d", "field 'out_of_play' must be a list of cards"),
-        (["7d"], "out_of_play card(s) 7d are in the view too"),
+        (["7d"], "out_of_play card 7d is in the view too"),
+        (["Kc", "7d"], "out_of_play cards 7d, Kc are in the view too"),
         (["Zz"], "unknown card 'Zz'"),
         (["2c"] * 2, "duplicate card '2c' in out_of_play"),
     ):

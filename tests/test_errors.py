@@ -178,7 +178,7 @@ def _view(**changes: object) -> scopa.PlayerView:
         (
             lambda: view_from_json({"rules": "scopa"}),
             errors.PositionError,
-            "view lacks required field(s) 'hands', 'turn'",
+            "view lacks required fields 'hands', 'turn'",
         ),
         (
             lambda: view_from_json(
@@ -195,6 +195,12 @@ def _view(**changes: object) -> scopa.PlayerView:
         # found by an audit of the API's edges: each once a TypeError, a bare ValueError, an
         # AttributeError or a silently broken result
         (lambda: HandScore.from_piles(RULES, [], [], (300, 0)), errors.PositionError, "bad scope (300, 0)"),
+        (lambda: HandScore.from_piles(RULES, ["7d"], ["7d"]), errors.CardError, "card 7d is in both piles"),
+        (
+            lambda: HandScore.from_piles(RULES, ["Kc", "7d"], ["7d", "Kc"]),
+            errors.CardError,
+            "cards 7d, Kc are in both piles",
+        ),
         # (an audit: 20 was taken for every rule set; a team of Scopa makes at most 18 plays)
         (
             lambda: HandScore.from_piles(RULES, [], [], (19, 0)),
@@ -225,12 +231,12 @@ def _view(**changes: object) -> scopa.PlayerView:
         (
             lambda: scopa.Match.from_json({"format": "scopa-match", 1: 2}),
             errors.PositionError,
-            "field(s) 1 in",
+            "field 1 in",
         ),
         (
             lambda: scopa.records.load_record({"format": "scopa-record", "version": 1, 1: 2, "z": 0}),
             errors.PositionError,
-            "unknown field(s) 'z', 1 in the record",
+            "unknown fields 'z', 1 in the record",
         ),
         # found by a second audit of the API's edges: each once an OverflowError, a TypeError, an
         # AttributeError, an IndexError or a silently wrong result

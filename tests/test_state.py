@@ -256,9 +256,9 @@ def test_scope_is_at_most_one_a_play():
     # position that reads to one that does not (the piles may leave cards out)
     d = State.deal("scopa", seed=1).to_dict()
     d.update(table=d["table"][2:], captured=[d["table"][:2], []], scope=[1, 0], last_capture=0)
-    with pytest.raises(scopa.PositionError, match=r"team 0 has 1 scope but has made 0 play\(s\) this hand"):
+    with pytest.raises(scopa.PositionError, match=r"team 0 has 1 scope but has made 0 plays this hand"):
         State.from_json(d)
-    with pytest.raises(scopa.PositionError, match=r"team 0 has 18 scope but has made 17 play\(s\)"):
+    with pytest.raises(scopa.PositionError, match=r"team 0 has 18 scope but has made 17 plays"):
         State.from_string("scopa 7d/Kc 3c4s - 5d/- 18/0 0 0 -")
     s = State.from_string("scopa 7d/Kc 3c4s - 5d/- 17/0 0 0 -")
     t = s.play("7dx3c4s")
@@ -384,7 +384,7 @@ def test_one_way_to_take_a_position():
         # keys of any type (a decoded mapping may hold ints) are named, not a TypeError
         (
             {"rules": "scopa", "hands": [["7d"], ["Kc"]], "turn": 0, 1: 0, "zz": 1},
-            "unknown field(s) 'zz', 1 in position",
+            "unknown fields 'zz', 1 in position",
         ),
         ({"rules": "scopa", "hands": [["7d"], ["Kc"]], "turn": 0, "scope": []}, "bad scope []"),
         ({"rules": "scopa", "hands": [["7d"], ["Kc"]], "turn": 0, "captured": []}, "captured"),

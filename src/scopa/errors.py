@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, overload
 
 from scopa_core._checks import CoreError, ScopaError  # (below scopa: the core raises them too)
@@ -29,6 +29,18 @@ def count(n: int, word: str) -> str:
     ('1 hand', '0 hands', '3 blunders')
     """
     return f"{n} {word}{'s' * (n != 1)}"
+
+
+def listed(word: str, items: Sequence[str], *, be: bool = False) -> str:
+    """``word`` and ``items``, the word in the plural unless there is one item (for messages
+    that name what is wrong: "unknown field 'zz'", "unknown fields 'a', 'b'"), with ``be``
+    followed by "is" or "are".
+
+    >>> listed("field", ["'zz'"]), listed("card", ["7d", "Kc"], be=True)
+    ("field 'zz'", 'cards 7d, Kc are')
+    """
+    one = len(items) == 1
+    return f"{word}{'' if one else 's'} {', '.join(items)}{(' is' if one else ' are') * be}"
 
 
 def unknown_keys(obj: Mapping[Any, Any], allowed: Iterable[str]) -> list[str]:

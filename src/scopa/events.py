@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scopa.card import Card, CardSet
-from scopa.errors import OptionError, show, unknown_keys
+from scopa.errors import OptionError, listed, show, unknown_keys
 from scopa.move import Move
 from scopa.state import State, require_state
 
@@ -133,7 +133,7 @@ class Event:
             raise OptionError(f"bad event {show(obj)}: expected an object with a 'type'")
         odd = unknown_keys(obj, ("type", "seat", "team", "card", "cards", "count", "points"))
         if odd:
-            raise OptionError(f"bad event {show(obj)}: unknown field(s) {', '.join(odd)}")
+            raise OptionError(f"bad event {show(obj)}: unknown {listed('field', odd)}")
         if "type" not in obj:  # (it was a TypeError: Event() missing its 'type' argument)
             raise OptionError(f"bad event {show(obj)}: no 'type': expected one of {', '.join(EVENT_TYPES)}")
         fields = dict(obj)

@@ -28,7 +28,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scopa.errors import OptionError, ScopaError, show, unknown_keys
+from scopa.errors import OptionError, ScopaError, listed, show, unknown_keys
 
 __all__ = [
     "MAX_CHARS",
@@ -216,7 +216,7 @@ def check_object(
         raise error(f"{what} has {problem}")
     unknown = unknown_keys(obj, [*fields, *(("format", "version") if fmt else ())])
     if unknown:
-        raise error(f"unknown field(s) {', '.join(unknown)} in {what}")
+        raise error(f"unknown {listed('field', unknown)} in {what}")
     missing = [f for f in fields if f not in obj]
     if missing:
         raise error(f"{what} lacks {', '.join(missing)}")

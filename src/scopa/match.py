@@ -25,6 +25,7 @@ from scopa.errors import (
     ScopaError,
     check_seed,
     count,
+    listed,
     show,
     unknown_keys,
 )
@@ -360,7 +361,7 @@ class Match:
         )  # fmt: skip
         unknown = unknown_keys(obj, fields)
         if unknown:
-            raise PositionError(f"unknown field(s) {', '.join(unknown)} in match")
+            raise PositionError(f"unknown {listed('field', unknown)} in match")
         problem = jsonio.format_problem(obj, MATCH_FORMAT)
         if problem:
             raise PositionError(f"not a match: {problem}")

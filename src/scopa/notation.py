@@ -39,7 +39,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.card import DECK, CardSet, bits, cards_mask
-from scopa.errors import PositionError, RulesError, ScopaError, count, show, unknown_keys
+from scopa.errors import PositionError, RulesError, ScopaError, count, listed, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State, require_state
@@ -130,11 +130,11 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
     unknown = unknown_keys(obj, _FIELDS_V2)
     if unknown:
         raise PositionError(
-            f"unknown field(s) {', '.join(unknown)} in position: expected {', '.join(_FIELDS_V2)}"
+            f"unknown {listed('field', unknown)} in position: expected {', '.join(_FIELDS_V2)}"
         )
     missing = [f for f in _REQUIRED if f not in obj]
     if missing:
-        raise PositionError(f"position lacks required field(s) {', '.join(map(repr, missing))}")
+        raise PositionError(f"position lacks required {listed('field', [repr(f) for f in missing])}")
     rules = Rules.from_json(obj["rules"])
     for key in ("hands", "table", "stock", "captured", "scope"):
         if key in obj and not isinstance(obj[key], list):
@@ -413,12 +413,12 @@ def view_from_json(obj: object) -> PlayerView:
     unknown = unknown_keys(d, (*_FIELDS, "history", "seat", "out_of_play"))
     if unknown:
         raise PositionError(
-            f"unknown field(s) {', '.join(unknown)} in view: expected {', '.join(_FIELDS)}, seat, history,"
+            f"unknown {listed('field', unknown)} in view: expected {', '.join(_FIELDS)}, seat, history,"
             " out_of_play"
         )
     missing = [f for f in _REQUIRED if f not in d]  # (as a position's: not "bad turn None")
     if missing:
-        raise PositionError(f"view lacks required field(s) {', '.join(map(repr, missing))}")
+        raise PositionError(f"view lacks required {listed('field', [repr(f) for f in missing])}")
     rules = Rules.from_json(d.get("rules"))
     turn = d.get("turn")
     hands = d.get("hands")
@@ -461,9 +461,10 @@ def view_from_json(obj: object) -> PlayerView:
         raise PositionError(f"field 'out_of_play' must be a list of cards, got {show(out)}")
     out_mask = cards_mask(out, "out_of_play")
     if out_mask & known:
-        both = " ".join(_names(out_mask & known))
+        both = _names(out_mask & known)
         raise PositionError(
-            f"out_of_play card(s) {both} are in the view too: expected cards in no hand, pile or table"
+            f"out_of_play {listed('card', both, be=True)} in the view too:"
+            " expected cards in no hand, pile or table"
         )
     free = [c for c in range(40) if not (known | out_mask) >> c & 1]
     need = sum(h for seat, h in enumerate(hands) if seat != me) + stock

@@ -39,7 +39,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa import match as _match
-from scopa.errors import OptionError, PositionError, ScopaError, count, show, unknown_keys
+from scopa.errors import OptionError, PositionError, ScopaError, count, listed, show, unknown_keys
 from scopa.files import TooLarge, read_limited, write_atomic
 from scopa.move import Move
 from scopa.rules import Rules
@@ -449,7 +449,7 @@ class HandRecord:
                 raise RecordError(f"{where}: {exc}") from None
         unknown = unknown_keys(obj, allowed)
         if unknown:
-            raise RecordError(f"{where}: unknown field(s) {', '.join(unknown)}")
+            raise RecordError(f"{where}: unknown {listed('field', unknown)}")
         text = obj.get("deal")
         if not isinstance(text, str):
             raise RecordError(f"{where}: 'deal' must be a position string, got {show(text)}")
@@ -647,7 +647,7 @@ class MatchRecord:
             raise RecordError(f"not a match record: {problem}")
         unknown = unknown_keys(obj, ("format", "version", "rules", "target", "tags", "hands"))
         if unknown:
-            raise RecordError(f"unknown field(s) {', '.join(unknown)} in the record")
+            raise RecordError(f"unknown {listed('field', unknown)} in the record")
         try:
             rules = Rules.from_json(obj.get("rules"))
         except ScopaError as exc:

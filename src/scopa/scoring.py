@@ -18,7 +18,7 @@ from typing import Any
 
 import scopa_core as core
 from scopa.card import CardLike, CardSet, cards_mask
-from scopa.errors import CardError, OptionError, PositionError, RulesError, show, unknown_keys
+from scopa.errors import CardError, OptionError, PositionError, RulesError, listed, show, unknown_keys
 from scopa.rules import Rules
 
 __all__ = ["CATEGORIES", "HandScore", "primiera_total"]
@@ -258,7 +258,8 @@ class HandScore:
         m0 = cards_mask(pile0, "team 0's pile")
         m1 = cards_mask(pile1, "team 1's pile")
         if m0 & m1:
-            raise CardError(f"card(s) {CardSet(m0 & m1)} are in both piles")
+            both = CardSet(m0 & m1)
+            raise CardError(f"{listed('card', [str(c) for c in both], be=True)} in both piles")
         pair = isinstance(scope, (tuple, list)) and len(scope) == 2
         most = rules.most_scope  # (20 for every rule set was taken: 18 in Scopa, whose table holds 4)
         if not pair or any(

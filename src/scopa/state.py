@@ -24,6 +24,7 @@ from scopa.errors import (
     InvalidMoveError,
     PositionError,
     check_seed,
+    count,
     show,
 )
 from scopa.move import Move
@@ -591,7 +592,7 @@ def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> N
             first = (dealer + 1) % n
             if (turn - first) % n != played:
                 raise PositionError(
-                    f"hand sizes {sizes} with seat {turn} to move: {played} seat(s) already played "
+                    f"hand sizes {sizes} with seat {turn} to move: {count(played, 'seat')} already played "
                     f"this round, but dealer {dealer} means the round started at seat {first}"
                 )
     # each seat has played the cards dealt to it that it no longer holds (RULES §3)
@@ -604,7 +605,7 @@ def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> N
         # of the piles, so their size says nothing more than that one is not empty)
         if scope[team] > plays[team]:
             raise PositionError(
-                f"team {team} has {scope[team]} scope but has made {plays[team]} play(s) this hand: "
+                f"team {team} has {scope[team]} scope but has made {count(plays[team], 'play')} this hand: "
                 "each scopa is one of its plays"
             )
         if scope[team] and not piles[team]:
