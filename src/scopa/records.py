@@ -185,7 +185,7 @@ def _replay(deal: State, plays: Sequence[Move | str], where: str | None = None) 
     state = deal
     moves = []
     for j, play in enumerate(plays):
-        at = f"play {j + 1} ({play if isinstance(play, Move) else show(play)})"
+        at = f"play {j + 1} ({show(str(play) if isinstance(play, Move) else play)})"  # (as JSON gives it)
         at = at if where is None else f"{where}, {at}"
         if state.is_over:
             raise RecordError(f"{at}: the hand is already over")
@@ -316,7 +316,7 @@ class HandRecord:
     >>> HandRecord(deal, (Move.parse("Qc"),))
     Traceback (most recent call last):
     ...
-    scopa.records.RecordError: play 1 (Qc): illegal move 'Qc': Qc is not in the hand of seat 1 (3d 2c 7c)
+    scopa.records.RecordError: play 1 ('Qc'): illegal move 'Qc': Qc is not in the hand of seat 1 (3d 2c 7c)
     """
 
     deal: State
@@ -481,7 +481,7 @@ class HandRecord:
         for j, play in enumerate(plays):  # (as the schema says: a play padded past it was read)
             if isinstance(play, str) and len(play) > MAX_PLAY:
                 raise RecordError(
-                    f"{where}, play {j + 1} {show(play)}: a play of {len(play)} characters, "
+                    f"{where}, play {j + 1} ({show(play)}): a play of {len(play)} characters, "
                     f"expected move notation of at most {MAX_PLAY}"
                 )
         moves, state = _replay(deal, plays, where)
