@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -373,3 +374,49 @@ def test_a_node_limit_at_the_top_of_its_range_is_taken():
     small = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     assert scopa.solve(small, node_limit=2**62 - 1).value == 4
     assert scopa.analyze(small, node_limit=2**62 - 1, time_limit=5)[scopa.Move.parse("Kc")] == 3
+
+
+def test_numpy_integers_are_taken_where_the_python_api_takes_an_int():
+    # the open list: a researcher's seeds and counts are often NumPy's (np.arange, a
+    # Generator's integers), which are not ints: each was refused ("unknown level
+    # np.int64(2)"); they are read as the ints they are, and kept as ints
+    i = np.int64
+    assert scopa.State.deal("scopa", seed=i(3), dealer=np.uint8(1)) == scopa.State.deal(
+        "scopa", seed=3, dealer=1
+    )
+    assert scopa.Card(i(7)) is scopa.Card(7)
+    m = scopa.Match("scopa", seed=i(5), dealer=i(1))
+    assert (type(m.seed), type(m.first_dealer)) == (int, int) and m.state == scopa.Match("scopa", 5, 1).state
+    limit = scopa.Limit(nodes=i(100))
+    assert type(limit.nodes) is int and limit == scopa.Limit(nodes=100) and repr(limit) == "Limit(nodes=100)"
+    assert type(scopa.Limit.of(node_limit=i(50)).nodes) is int
+    level = scopa.players.level(i(2), seed=i(9))
+    assert (level.level, level.seed) == (2, 9) and type(level.level) is int
+    pimc = scopa.players.make_player(
+        "pimc", seed=i(4), samples=i(8), depth=i(6), exact_plays=i(10), threads=i(1)
+    )
+    assert [type(x) for x in (pimc.seed, pimc.samples, pimc.depth, pimc.exact_plays, pimc.threads)] == [
+        int
+    ] * 5
+    s = scopa.State.deal("scopa", seed=11)
+    assert pimc.choose(s.view(s.turn)) == scopa.players.make_player(
+        "pimc", seed=4, samples=8, depth=6, exact_plays=10
+    ).choose(s.view(s.turn))
+    assert scopa.players.make_player("ismcts", seed=i(1), iterations=i(50)).iterations == 50
+    assert scopa.Solver(tt_size_mb=i(1), threads=i(1)).tt_size_mb == 1
+    assert scopa.random_playouts("scopa", i(3), seed=i(2)) == scopa.random_playouts("scopa", 3, seed=2)
+    got, expected = (
+        arena("scopa", "random", "greedy", deals=i(2), seed=i(8), jobs=i(1)),
+        arena("scopa", "random", "greedy", deals=2, seed=8),
+    )
+    assert got == dataclasses.replace(expected, seconds_per_move=got.seconds_per_move)  # (times differ)
+    from scopa.batch import thread_pool
+
+    with thread_pool(i(2)) as pool:
+        assert pool._max_workers == 2
+    # NumPy's bools and floats are not ints, nor is a 1-element array
+    for bad in (np.bool_(True), np.float64(2.0), np.array([3])):
+        with pytest.raises(errors.OptionError, match="unknown level"):
+            scopa.players.level(bad)
+        with pytest.raises(errors.PositionError, match="bad seed"):
+            scopa.State.deal("scopa", seed=bad)

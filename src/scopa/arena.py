@@ -33,7 +33,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.batch import MAX_WORKERS
-from scopa.errors import OptionError, check_int, check_real, check_seed, show
+from scopa.errors import OptionError, as_int, check_int, check_real, check_seed, show
 from scopa.players import Player, make_player
 from scopa.records import ReadOnlyDict
 from scopa.rules import Rules
@@ -437,11 +437,13 @@ def arena(
     r = rules if isinstance(rules, Rules) else Rules.from_json(rules)
     for spec in (player_a, player_b):
         _check_spec(spec)
-    if not isinstance(deals, int) or isinstance(deals, bool) or not 1 <= deals <= MAX_DEALS:
+    n_deals, n_jobs = as_int(deals), as_int(jobs)
+    if n_deals is None or not 1 <= n_deals <= MAX_DEALS:
         raise OptionError(f"bad deals {show(deals)}: expected an int in 1..{MAX_DEALS:,}")
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS:
+    if n_jobs is None or not 1 <= n_jobs <= MAX_JOBS:
         raise OptionError(f"bad jobs {show(jobs)}: expected an int in 1..{MAX_JOBS} (processes)")
-    check_seed(seed, OptionError)  # (random.Random(-7) is Random(7): the same deals)
+    deals, jobs = n_deals, n_jobs
+    seed = check_seed(seed, OptionError)  # (random.Random(-7) is Random(7): the same deals)
     if progress is not None and not callable(progress):
         raise OptionError(f"bad progress {show(progress)}: expected a function (done, total) or None")
     if jobs > 1 or executor is not None:

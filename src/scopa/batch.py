@@ -40,7 +40,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scopa import jsonio
-from scopa.errors import ScopaError, article, show
+from scopa.errors import ScopaError, article, as_int, show
 from scopa.files import read_lines, write_all
 from scopa.limit import Limit, StopFlag
 from scopa.state import State
@@ -124,9 +124,11 @@ def _check_executor(executor: Executor | str | None, workers: int | None) -> Non
             )
 
 
-def _check_workers(workers: object, or_none: str = "") -> None:
-    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS:
+def _check_workers(workers: object, or_none: str = "") -> int:
+    n = as_int(workers)
+    if n is None or not 1 <= n <= MAX_WORKERS:
         raise BatchError(f"bad workers {show(workers)}: expected an int in 1..{MAX_WORKERS}{or_none}")
+    return n
 
 
 #: seconds between a local worker's looks at whether the process that made its pool is alive
@@ -272,9 +274,10 @@ def _run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
 
 
 def _count(value: Any, what: str) -> int | None:
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+    n = None if value is None else as_int(value)
+    if value is not None and (n is None or n < 1):
         raise BatchError(f"bad {what} {show(value)}: expected an int >= 1 or None")
-    return value
+    return n
 
 
 def _iterator(items: Iterable[Any], expected: str) -> Iterator[Any]:
@@ -734,8 +737,7 @@ def review_many(
 def thread_pool(workers: int) -> ThreadPoolExecutor:
     """A pool of threads (the core releases the GIL while it solves): an executor for
     :func:`solve_many` in one process."""
-    _check_workers(workers)
-    return ThreadPoolExecutor(max_workers=workers)
+    return ThreadPoolExecutor(max_workers=_check_workers(workers))
 
 
 # ---------------------------------------------------------------------------------- JSON lines

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Set
 from functools import total_ordering
 from typing import TypeAlias
 
-from scopa.errors import CardError, show
+from scopa.errors import CardError, as_int, show
 
 __all__ = ["Card", "CardLike", "CardSet", "DECK", "RANKS", "SUITS", "bits", "cards_mask"]
 
@@ -37,9 +37,10 @@ class Card:
     index: int
 
     def __new__(cls, index: int) -> Card:  # noqa: D102 - use parse() or from_index()
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 40:
+        i = as_int(index)
+        if i is None or not 0 <= i < 40:
             raise CardError(f"card index must be an int in 0..39, got {show(index)}")
-        return DECK[index]
+        return DECK[i]
 
     @classmethod
     def _make(cls, index: int) -> Card:

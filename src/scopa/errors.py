@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, overload
 
@@ -62,8 +63,35 @@ def show(x: object) -> str:
     return short(x)
 
 
+def as_int(value: object) -> int | None:
+    """``value`` as an int if it is an integer: an int (not a bool), or an integer of another
+    type, such as NumPy's (what has ``__index__``; NumPy's bools do not); else None. The one
+    reading of an int argument of the Python API: a researcher's seeds and counts are often
+    NumPy's, which are not ints.
+
+    >>> import numpy as np
+    >>> as_int(3), as_int(np.int64(3)), as_int(True), as_int(3.0), as_int(np.bool_(True))
+    (3, 3, None, None, None)
+    """
+    if type(value) is int:
+        return value
+    if isinstance(value, (bool, float, str, bytes)) or not hasattr(type(value), "__index__"):
+        return None
+    try:
+        return int(operator.index(value))  # type: ignore[arg-type]
+    except Exception:  # (what its __index__ raises: not an integer after all)
+        return None
+
+
+@overload
+def check_seed(
+    seed: object, error: type[ScopaError], *, none: Literal[False] = False, bits: int = 64
+) -> int: ...
+@overload
+def check_seed(seed: object, error: type[ScopaError], *, none: bool, bits: int = 64) -> int | None: ...
 def check_seed(seed: object, error: type[ScopaError], *, none: bool = False, bits: int = 64) -> int | None:
-    """``seed`` if it is an int in 0..2**bits-1 (or None, when ``none``), else ``error`` saying
+    """``seed`` as an int if it is one in 0..2**bits-1 (:func:`as_int`: NumPy's integers too;
+    or None, when ``none``), else ``error`` saying
     so: the one check of a deal's, a match's, a run's and a player's seed (Python's random
     takes -7 as 7: a negative seed would repeat a positive one's deals). Players take 128 bits:
     the arena derives theirs from 63-bit deal seeds.
@@ -75,11 +103,12 @@ def check_seed(seed: object, error: type[ScopaError], *, none: bool = False, bit
     """
     if seed is None and none:
         return None
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << bits:
+    n = as_int(seed)
+    if n is None or not 0 <= n < 1 << bits:
         raise error(
             f"bad seed {show(seed)}: expected an int in 0..2**{bits}-1" + (" or None" if none else "")
         )
-    return seed
+    return n
 
 
 @overload

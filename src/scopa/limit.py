@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 import scopa_core as core
-from scopa.errors import LimitError, show
+from scopa.errors import LimitError, as_int, show
 
 __all__ = ["Clock", "CoreLimits", "Limit", "StopFlag"]
 
@@ -85,7 +85,7 @@ class Limit:
         if self.time is not None:
             object.__setattr__(self, "time", _check_time(self.time, "time"))
         if self.nodes is not None:
-            _check_nodes(self.nodes, "nodes")
+            object.__setattr__(self, "nodes", _check_nodes(self.nodes, "nodes"))
         if self.stop is not None and not isinstance(self.stop, core.StopFlag):
             raise LimitError(f"bad stop {show(self.stop)}: expected a scopa.StopFlag or None")
 
@@ -156,9 +156,10 @@ def _check_time(t: object, what: str) -> float:
 
 
 def _check_nodes(n: object, what: str) -> int:
-    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= _NODE_MAX:
+    nodes = as_int(n)
+    if nodes is None or not 1 <= nodes <= _NODE_MAX:
         raise LimitError(f"bad {what} {show(n)}: expected an int in 1..2**62-1 or None")
-    return n
+    return nodes
 
 
 def _tighter(a: float | int | None, b: float | int | None) -> float | int | None:

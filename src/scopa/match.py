@@ -23,6 +23,7 @@ from scopa.errors import (
     OptionError,
     PositionError,
     ScopaError,
+    as_int,
     check_seed,
     count,
     listed,
@@ -127,13 +128,15 @@ class Match:
         self.rules = rules if isinstance(rules, Rules) else Rules.from_json(rules)
         if seed is None:
             seed = secrets.randbits(53)  # (a JSON number JavaScript holds exactly: below 2**53)
-        check_seed(seed, PositionError, none=True)
+        seed = check_seed(seed, PositionError)
         self.seed = seed
         n = self.rules.players
         if dealer is None:
             dealer = _derive(seed, "dealer") % n
-        elif not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
+        elif (seat := as_int(dealer)) is None or not 0 <= seat < n:
             raise PositionError(f"bad dealer {show(dealer)}: expected a seat in 0..{n - 1}")
+        else:
+            dealer = seat
         self.first_dealer = dealer
         self.history: list[HandScore] = []
         self.hands: list[State] = []

@@ -40,6 +40,7 @@ from scopa.errors import (
     LimitError,
     OptionError,
     ScopaError,
+    as_int,
     check_int,
     check_real,
     check_seed,
@@ -596,7 +597,7 @@ def review(
     [False, False, False]
     """
     check_time_per_play(time_limit)
-    check_seed(seed, OptionError)
+    seed = check_seed(seed, OptionError)
     check_progress(progress)
     lim = Limit.of(limit)
     if lim.nodes is not None:
@@ -682,8 +683,10 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
     """A readable report: the marked plays, then the totals per seat (named by ``names``, one
     string a seat, or "seat N"); the review's hands numbered from ``first_hand`` (a match's
     hand reviewed alone keeps its number)."""
-    if not isinstance(first_hand, int) or isinstance(first_hand, bool) or first_hand < 1:
+    first = as_int(first_hand)
+    if first is None or first < 1:
         raise OptionError(f"bad first_hand {show(first_hand)}: expected an int >= 1")
+    first_hand = first
     if names is not None and (
         isinstance(names, str) or len(names) != r.players or not all(isinstance(n, str) for n in names)
     ):

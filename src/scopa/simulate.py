@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import scopa_core as core
-from scopa.errors import OptionError, check_seed, show
+from scopa.errors import OptionError, as_int, check_seed, show
 from scopa.rules import Rules
 from scopa.scoring import CATEGORIES
 from scopa_core._checks import MAX_COUNT
@@ -105,11 +105,13 @@ def random_playouts(rules: Rules | str, n: int, seed: int | None = None) -> Play
     ((1000, 2), True)
     """
     r = rules if isinstance(rules, Rules) else Rules.from_json(rules)
-    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_HANDS:
+    hands = as_int(n)
+    if hands is None or not 0 <= hands <= MAX_HANDS:
         raise OptionError(f"bad number of hands {show(n)}: expected an int in 0..{MAX_HANDS}")
+    n = hands
     if seed is None:
         seed = secrets.randbits(64)
-    check_seed(seed, OptionError)
+    seed = check_seed(seed, OptionError)
     try:
         points, breakdown = core.playouts(r.players, r.hand_size, r.table_size, r.core_options, n, seed)
     except MemoryError:  # (the arrays are made before the first hand: nothing was played)

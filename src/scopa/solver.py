@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import OptionError, ScopaError, check_int, check_real, show
+from scopa.errors import OptionError, ScopaError, as_int, check_int, check_real, show
 from scopa.limit import Clock, CoreLimits, Limit
 from scopa.move import Move
 from scopa.records import ReadOnlyDict
@@ -494,9 +494,10 @@ def core_solver(tt_size_mb: int) -> Any:
 def check_tt_size(tt_size_mb: object) -> int:
     """``tt_size_mb`` if it is a transposition table size the core takes (an int of MB in
     1..65536); else :class:`~scopa.errors.OptionError`. The solver's and PIMC's."""
-    if not isinstance(tt_size_mb, int) or isinstance(tt_size_mb, bool) or not 1 <= tt_size_mb <= 65536:
+    size = as_int(tt_size_mb)
+    if size is None or not 1 <= size <= 65536:
         raise OptionError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..65536")
-    return tt_size_mb
+    return size
 
 
 class Solver:
@@ -522,9 +523,11 @@ class Solver:
     """
 
     def __init__(self, tt_size_mb: int = 64, threads: int = 1) -> None:
-        check_tt_size(tt_size_mb)
-        if not isinstance(threads, int) or isinstance(threads, bool) or not 0 <= threads <= 256:
+        tt_size_mb = check_tt_size(tt_size_mb)
+        n_threads = as_int(threads)
+        if n_threads is None or not 0 <= n_threads <= 256:
             raise OptionError(f"bad threads {show(threads)}: expected an int in 0..256 (0: every core)")
+        threads = n_threads
         self.tt_size_mb = tt_size_mb
         #: threads a search uses: ``solve`` shares its table between them (positions of 20
         #: plays left and more, without a node limit), an exact ``analyze`` splits the moves

@@ -23,6 +23,7 @@ from scopa.errors import (
     IllegalMoveError,
     InvalidMoveError,
     PositionError,
+    as_int,
     check_seed,
     count,
     show,
@@ -137,11 +138,13 @@ class State:
         """
         rules = _rules(rules)
         n = rules.players
-        if not _is_int(dealer) or not 0 <= dealer < n:
+        seat = as_int(dealer)
+        if seat is None or not 0 <= seat < n:
             raise PositionError(f"bad dealer {show(dealer)}: expected a seat in 0..{n - 1}")
+        dealer = seat
         if seed is None:
             seed = secrets.randbits(64)
-        check_seed(seed, PositionError)
+        seed = check_seed(seed, PositionError)
         blocks, table, stock = core.deal(n, rules.hand_size, rules.table_size, rules.core_options, seed)
         first = (dealer + 1) % n
         hands = [0] * n

@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 import scopa_core as core
 from scopa import errors
 from scopa.card import CardSet, bits
-from scopa.errors import IllegalMoveError, OptionError, PositionError, check_real, show
+from scopa.errors import IllegalMoveError, OptionError, PositionError, as_int, check_real, show
 from scopa.limit import _TIME_MAX, Limit
 from scopa.move import Move
 from scopa.rules import Rules
@@ -192,10 +192,10 @@ MAX_PLAYS = 40
 MAX_CANDIDATES = 100_000
 
 
-def check_budget(name: str, value: object, allow_none: bool = False, most: int = MAX_BUDGET) -> None:
-    """Raise :class:`~scopa.errors.OptionError` unless ``value`` is a positive number: an int
-    in 1..``most`` for counts, seconds in (0, 1e9] for ``time_limit`` (what a
-    :class:`~scopa.limit.Limit` takes).
+def check_budget(name: str, value: object, allow_none: bool = False, most: int = MAX_BUDGET) -> Any:
+    """``value`` if it is a positive number: an int in 1..``most`` for counts (an integer of
+    another type, NumPy's, as an int), seconds in (0, 1e9] for ``time_limit`` (what a
+    :class:`~scopa.limit.Limit` takes); else :class:`~scopa.errors.OptionError`.
 
     >>> check_budget("depth", 10**30, most=40)
     Traceback (most recent call last):
@@ -203,20 +203,23 @@ def check_budget(name: str, value: object, allow_none: bool = False, most: int =
     scopa.errors.OptionError: bad depth 1000000000000000000000000000000: expected an int >= 1 (at most 40)
     """
     if value is None and allow_none:
-        return
+        return None
     if name == "time_limit":
         check_number(name, value, 0, _TIME_MAX, "seconds, a number in (0, 1e9], or None", above=True)
-    elif not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
+        return value
+    n = as_int(value)
+    if n is None or not 1 <= n <= most:
         raise OptionError(
             f"bad {name} {show(value)}: expected an int >= 1 (at most {most})"
             + (" or None" if allow_none else "")
         )
+    return n
 
 
 def check_seed(seed: object) -> int | None:
-    """``seed`` if it is None or an int in 0..2**128-1 (not a bool); else
-    :class:`~scopa.errors.OptionError` (Python's random stream takes -7 as 7: a negative seed
-    would play a positive one's moves).
+    """``seed`` if it is None, else as an int if it is one in 0..2**128-1 (not a bool; NumPy's
+    integers too); else :class:`~scopa.errors.OptionError` (Python's random stream takes -7 as
+    7: a negative seed would play a positive one's moves).
 
     >>> check_seed(-7)
     Traceback (most recent call last):

@@ -301,7 +301,7 @@ def deal_posterior(
     rules = check_view(view).rules
     if rules.players == 2:
         return None
-    check_budget("candidates", candidates, most=MAX_CANDIDATES)
+    candidates = check_budget("candidates", candidates, most=MAX_CANDIDATES)
     if not isinstance(rng, random.Random):
         raise OptionError(f"bad rng {show(rng)}: expected a random.Random")
     if give_up is not None and not callable(give_up):

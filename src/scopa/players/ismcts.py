@@ -83,7 +83,7 @@ class ISMCTSPlayer:
         playout: str = "auto",
         prior: float = 4.0,
     ) -> None:
-        check_budget("iterations", iterations)
+        iterations = check_budget("iterations", iterations)
         check_budget("time_limit", time_limit, allow_none=True)
         if not isinstance(playout, str) or playout not in PLAYOUTS:
             raise OptionError(f"bad playout {show(playout)}: expected one of {', '.join(PLAYOUTS)}")
@@ -92,7 +92,7 @@ class ISMCTSPlayer:
         self._policy = PLAYOUTS[playout]
         self.iterations = iterations
         self.time_limit = time_limit
-        self.seed = check_seed(seed)
+        self.seed = seed = check_seed(seed)
         self.exploration = check_number("exploration", exploration, 0, math.inf, "a finite number >= 0")
         self._rng = random.Random(seed)
         self.last_iterations = 0

@@ -43,7 +43,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
-from scopa.errors import OptionError, show
+from scopa.errors import OptionError, as_int, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import _legal, check_budget, check_options, check_seed, own_copy, sweep_scores
@@ -120,11 +120,13 @@ class LevelPlayer:
     __copy__ = own_copy  # (a copy draws from a random stream of its own)
 
     def __init__(self, n: int, seed: int | None = None, time_limit: float | None = None) -> None:
-        if not isinstance(n, int) or isinstance(n, bool) or n not in LEVELS:
+        number = as_int(n)
+        if number not in LEVELS:
             raise OptionError(f"unknown level {show(n)}: expected 1 to {len(LEVELS)}")
+        n = number
         check_budget("time_limit", time_limit, allow_none=True)
         self.level = n
-        self.seed = check_seed(seed)
+        self.seed = seed = check_seed(seed)
         self.time_limit = time_limit
         self._rng = random.Random(seed)
         self._pimc: PIMCPlayer | None = None

@@ -13,7 +13,7 @@ from itertools import accumulate
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import OptionError, PositionError, show
+from scopa.errors import OptionError, PositionError, as_int, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import (
@@ -132,16 +132,13 @@ class PIMCPlayer:
         candidates: int = 512,
         partner_weight: float = 0.0,
     ) -> None:
-        check_seed(seed)
-        check_budget("samples", samples)
-        check_tt_size(tt_size_mb)
+        seed = check_seed(seed)
+        samples = check_budget("samples", samples)
+        tt_size_mb = check_tt_size(tt_size_mb)
         check_budget("time_limit", time_limit, allow_none=True)
-        check_budget("depth", depth, allow_none=True, most=MAX_PLAYS)
-        if exact_plays is not None and (
-            not isinstance(exact_plays, int)
-            or isinstance(exact_plays, bool)
-            or not 0 <= exact_plays <= MAX_PLAYS
-        ):
+        depth = check_budget("depth", depth, allow_none=True, most=MAX_PLAYS)
+        exact = None if exact_plays is None else as_int(exact_plays)
+        if exact_plays is not None and (exact is None or not 0 <= exact <= MAX_PLAYS):
             raise OptionError(
                 f"bad exact_plays {show(exact_plays)}: expected an int in 0..{MAX_PLAYS} or None"
             )
@@ -157,18 +154,19 @@ class PIMCPlayer:
         self.samples = samples
         self.time_limit = time_limit
         self.seed = seed
-        self.exact_plays = exact_plays
+        self.exact_plays = exact
         self.depth = depth
         self.tie = tie
         self.infer = infer
         self.model = model if model is not None else OpponentModel()
         self.deal_model = model if model is not None else FOUR_PLAYER_MODEL
-        if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= 64:
+        n_threads = as_int(threads)
+        if n_threads is None or not 1 <= n_threads <= 64:
             raise OptionError(f"bad threads {show(threads)}: expected an int in 1..64")
-        self.threads = threads
+        self.threads = n_threads
         if not isinstance(deal_inference, bool):
             raise OptionError(f"bad deal_inference {show(deal_inference)}: expected True or False")
-        check_budget("candidates", candidates, most=MAX_CANDIDATES)
+        candidates = check_budget("candidates", candidates, most=MAX_CANDIDATES)
         self.deal_inference = deal_inference
         self.candidates = candidates
         self._rng = random.Random(seed)

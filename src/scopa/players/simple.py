@@ -25,7 +25,7 @@ class RandomPlayer:
 
     @remember_options
     def __init__(self, seed: int | None = None) -> None:
-        self.seed = check_seed(seed)
+        self.seed = seed = check_seed(seed)
         self._rng = random.Random(seed)
 
     def __repr__(self) -> str:
