@@ -7,6 +7,7 @@ import itertools
 import math
 import pickle
 import random
+import re
 
 import pytest
 from conftest import TWIN_RUN
@@ -1170,7 +1171,11 @@ def test_an_arena_result_is_a_value_checked_when_built_by_hand():
     with pytest.raises(scopa.OptionError, match=r"bad deals 0: expected an int in 1..1000000"):
         dataclasses.replace(r, deals=0)
     for field, bad, message in [
-        ("game", 1, "bad game 1: expected a game's name"),
+        ("game", 1, "bad game 1: expected one of scopa, scopa4, scopone, scopone_scientifico"),
+        # (the open list: any name was taken, and no category at all, or some of them)
+        ("game", "briscola", "bad game 'briscola': expected one of scopa, "),
+        ("categories", {}, re.escape("bad categories {}: expected {category: (A, B)} of every one of ")),
+        ("categories", {c: v for c, v in r.categories.items() if c != "scope"}, "bad categories"),
         ("names", ("a",), r"bad names \('a',\): expected a tuple of 2"),
         ("names", ("a", 2), r"bad names \('a', 2\): expected two strings"),
         ("games", 7, r"bad games 7: expected an int in 6..6"),
@@ -1181,8 +1186,12 @@ def test_an_arena_result_is_a_value_checked_when_built_by_hand():
         ("diff", "2", "bad diff '2': expected a finite number"),
         ("ci95", (r.diff + 1, r.diff + 2), r"bad ci95 .*: expected \(low, high\) around diff"),
         ("categories", {"nope": (0.0, 0.0)}, "bad categories"),
-        ("categories", {"scope": (0.0, "x")}, r"bad categories\['scope'\] 'x'"),
-        ("categories", {"scope": (0.0,)}, r"bad categories\['scope'\] \(0.0,\): expected a tuple of 2"),
+        ("categories", {**r.categories, "scope": (0.0, "x")}, r"bad categories\['scope'\] 'x'"),
+        (
+            "categories",
+            {**r.categories, "scope": (0.0,)},
+            r"bad categories\['scope'\] \(0.0,\): expected a tuple of 2",
+        ),
     ]:
         with pytest.raises(scopa.OptionError, match=message):
             dataclasses.replace(r, **{field: bad})
@@ -1215,7 +1224,10 @@ def test_an_arena_result_goes_to_json_and_back():
         ({**j, "deals": 10**5000}, r"bad deals <int of 16610 bits>: expected an int in 1..1000000"),
         ({**j, "ci95": [9.0, None]}, r"bad ci95 .*: expected \(low, high\) around diff"),
         ({**j, "points": [1.0, True]}, "bad points True: expected two finite numbers"),
-        ({**j, "categories": {"scope": [0.5]}}, r"bad categories\['scope'\] \[0.5\]: expected a tuple of 2"),
+        (
+            {**j, "categories": {**j["categories"], "scope": [0.5]}},
+            r"bad categories\['scope'\] \[0.5\]: expected a tuple of 2",
+        ),
     ]:
         with pytest.raises(scopa.OptionError, match=message):
             ArenaResult.from_json(bad)

@@ -36,7 +36,7 @@ from scopa.batch import MAX_WORKERS
 from scopa.errors import OptionError, as_int, check_int, check_real, check_seed, show
 from scopa.players import Player, make_player
 from scopa.records import ReadOnlyDict
-from scopa.rules import Rules
+from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES
 from scopa.state import State, require_state
 
@@ -104,8 +104,8 @@ class ArenaResult:
     def __post_init__(self) -> None:
         # (a result built by hand, or pasted back from its repr: each field of its kind, the
         # counts adding up; the pairs as tuples and the categories read-only: a result hashes)
-        if not isinstance(self.game, str) or not self.game:
-            raise OptionError(f"bad game {show(self.game)}: expected a game's name")
+        if not isinstance(self.game, str) or self.game not in PRESETS:  # (any name was taken)
+            raise OptionError(f"bad game {show(self.game)}: expected one of {', '.join(PRESETS)}")
         # (at most as arena() runs them: deals of 10**5000 failed their own message, 2 x deals)
         deals = check_int("deals", self.deals, 1, MAX_DEALS)
         check_int("games", self.games, 2 * deals, 2 * deals)  # (each deal twice, sides swapped)
@@ -131,8 +131,12 @@ class ArenaResult:
         if not ci[0] <= diff <= ci[1]:
             raise OptionError(f"bad ci95 {show(self.ci95)}: expected (low, high) around diff {diff}")
         cats = self.categories
-        if not isinstance(cats, Mapping) or not all(c in CATEGORIES for c in cats):
-            raise OptionError(f"bad categories {show(cats)}: expected {{category: (A, B)}} of {CATEGORIES}")
+        # (every category, as arena() gives them: none was taken, and a summary without scope)
+        if not isinstance(cats, Mapping) or sorted(map(str, cats)) != sorted(CATEGORIES):
+            raise OptionError(
+                f"bad categories {show(cats)}: expected {{category: (A, B)}} of every one of"
+                f" {', '.join(CATEGORIES)}"
+            )
         pairs = {c: _tuple(f"categories[{c!r}]", v, 2) for c, v in cats.items()}
         for c, v in pairs.items():
             for x in v:
