@@ -428,3 +428,22 @@ def test_a_position_strings_negative_or_long_number_is_refused_with_its_range():
     for fields, message in cases:
         with pytest.raises(scopa.PositionError, match=message):
             scopa.State.from_string(base.format(**fields))
+
+
+def test_a_view_goes_to_json_and_back_as_the_other_values_do():
+    # the open list: a view's JSON was only the free functions view_to_dict/view_from_json;
+    # PlayerView.to_json/from_json pair them as every other value's (RULES §2: each game)
+    from scopa.notation import view_to_dict
+    from scopa.view import PlayerView
+
+    for game in ("scopa", "scopa4", "scopone", "scopone_scientifico"):
+        s = State.deal(game, seed=5)
+        for _ in range(7):
+            s = s.play(s.legal_moves()[-1])
+        for seat in range(s.rules.players):
+            v = s.view(seat)
+            js = v.to_json()
+            assert js == view_to_dict(v) and len(v.history) == 7
+            assert PlayerView.from_json(js) == v == PlayerView.from_json(json.dumps(js))
+    with pytest.raises(scopa.PositionError, match="unknown field 'zz' in view"):
+        PlayerView.from_json({**js, "zz": 1})

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import scopa_core as core
 from scopa.card import CardSet
@@ -100,6 +101,27 @@ class PlayerView:
 
             check_view(self)
             object.__setattr__(self, "_from_play", True)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON view format of this view, as a dict (:func:`scopa.notation.view_to_dict`):
+        what the engine's ``view`` reply holds, nothing hidden from the seat.
+
+        >>> import scopa
+        >>> v = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").view(1)
+        >>> v.to_json()["hands"], PlayerView.from_json(v.to_json()) == v
+        ([2, ['2c', 'As']], True)
+        """
+        from scopa.notation import view_to_dict
+
+        return view_to_dict(self)
+
+    @classmethod
+    def from_json(cls, obj: object) -> PlayerView:
+        """A view from its JSON format, decoded or as text (:func:`scopa.notation.view_from_json`,
+        which says the format); raises :class:`~scopa.errors.PositionError` naming what is wrong."""
+        from scopa.notation import view_from_json
+
+        return view_from_json(obj)
 
     def _repr_svg_(self) -> str:
         """What this seat sees, as SVG (Jupyter shows it): :func:`scopa.svg.position`."""
