@@ -1138,6 +1138,17 @@ def test_player_reprs_paste_back(player):
         assert back.choose(s.view(s.turn)) == player.choose(s.view(s.turn))
 
 
+def test_arena_table_keeps_its_columns_aligned_with_long_names():
+    # found by a researcher's audit: a name longer than the 12-character column (a player with
+    # options, as benchmarks/strength.py prints) pushed that row's figures right of the header's
+    r = arena("scopa", ("pimc", {"samples": 2, "time_limit": None}), "random", deals=1, seed=0)
+    lines = r.table().splitlines()
+    header, row_a, row_b = lines[1], lines[2], lines[3]
+    assert row_a.startswith("pimc(samples=2, time_limit=None) ")
+    assert len(header) == len(row_a) == len(row_b)
+    assert header.index("points/hand") + len("points/hand") == row_a.index(f"{r.points[0]:.3f}") + 5
+
+
 def test_arena_of_one_deal_gives_no_interval():
     r = arena("scopa", "greedy", "random", deals=1, seed=0)
     assert r.ci95 == (-math.inf, math.inf) and "[-inf, +inf]" in r.table()

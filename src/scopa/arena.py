@@ -205,12 +205,13 @@ class ArenaResult:
     def table(self) -> str:
         """The result as a small text table."""
         a, b = self.names
+        w = max(12, len(a) + 1, len(b) + 1)  # (a longer name widens the column: the figures stay aligned)
         lines = [
             f"{self.game}: {self.deals} duplicate deals ({self.games} hands)",
-            f"{'side':<12}{'points/hand':>12}{'hands won':>11}{'deals won':>11}{'s/move':>9}",
-            f"{a:<12}{self.points[0]:>12.3f}{self.hand_wins[0]:>11}{self.pair_wins[0]:>11}"
+            f"{'side':<{w}}{'points/hand':>12}{'hands won':>11}{'deals won':>11}{'s/move':>9}",
+            f"{a:<{w}}{self.points[0]:>12.3f}{self.hand_wins[0]:>11}{self.pair_wins[0]:>11}"
             f"{self.seconds_per_move[0]:>9.4f}",
-            f"{b:<12}{self.points[1]:>12.3f}{self.hand_wins[1]:>11}{self.pair_wins[1]:>11}"
+            f"{b:<{w}}{self.points[1]:>12.3f}{self.hand_wins[1]:>11}{self.pair_wins[1]:>11}"
             f"{self.seconds_per_move[1]:>9.4f}",
             f"A - B: {self.diff:+.3f} points per hand, 95% CI [{self.ci95[0]:+.3f}, {self.ci95[1]:+.3f}]",
             "by category (A-B): "
