@@ -24,12 +24,13 @@ same 4,000 (``FlatRiskGreedy``), and the one that weighed that risk by the chanc
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 from baselines import PIMC_BEFORE, ChanceGreedy, FlatRiskGreedy
 from pimc_variants import BlindReplyPIMC, Factory, FusionPIMC, RoundPIMC, SimulatedInferencePIMC
 
-from scopa.arena import arena
+from scopa.arena import MAX_DEALS, MAX_JOBS, arena
 from scopa.players.inference import OpponentModel
 
 #: the opponent model fitted to PIMC's own choices (benchmarks/opponent_fit.py, 600 hands)
@@ -178,7 +179,7 @@ PAIRINGS = {
 }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -187,11 +188,24 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=2026)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     unknown = [key for key in args.pairings if key not in PAIRINGS]
     if unknown:
         parser.error(f"unknown pairing {unknown[0]!r}: expected one of {', '.join(PAIRINGS)}")
-    for key in args.pairings or list(PAIRINGS):
+    # (checked before the first pairing runs, not by the arena after hours of others: a scale of
+    # 0, a negative one or NaN ran 2 deals or ended in a traceback)
+    keys = args.pairings or list(PAIRINGS)
+    most = max(PAIRINGS[key][3] for key in keys)
+    if not (math.isfinite(args.scale) and 0 < args.scale and most * args.scale <= MAX_DEALS):
+        parser.error(
+            f"bad --scale {args.scale}: expected a number > 0 that makes at most {MAX_DEALS:,} deals"
+            f" of the {most:,} of {'its' if len(keys) == 1 else 'the largest'} pairing"
+        )
+    if not 1 <= args.jobs <= MAX_JOBS:
+        parser.error(f"bad --jobs {args.jobs}: expected an int in 1..{MAX_JOBS} (processes)")
+    if not 0 <= args.seed < 2**64:
+        parser.error(f"bad --seed {args.seed}: expected an int in 0..2**64-1")
+    for key in keys:
         game, a, b, hands = PAIRINGS[key]
         n = max(2, int(hands * args.scale))
         t0 = time.perf_counter()

@@ -30,6 +30,7 @@ import opponent_fit  # noqa: E402
 import pimc_variants  # noqa: E402
 import report  # noqa: E402
 import stopping  # noqa: E402
+import strength  # noqa: E402
 
 
 def test_opponent_fit_features_are_the_models_and_the_fit_raises_the_likelihood(monkeypatch):
@@ -273,3 +274,37 @@ def test_flag_only_times_both_ways_and_finds_every_search_exact(monkeypatch, cap
     assert lines[0].split()[:2] == ["call", "endgames"] and len(lines) == 3
     assert [line.split()[0] for line in lines[1:]] == ["solve", "analyze"]
     assert all(line.split()[1:5] == ["2", "of", "scopa,", "2"] for line in lines[1:])
+
+
+def _refused_before_any_run(module, monkeypatch, capsys, argv, *say):
+    """``module.main(argv)`` ends with argparse's status 2 and a message naming the bad value,
+    before any arena runs (an audit: the scripts ran hours of earlier work before the arena
+    refused a bad setting, or ran nonsense)."""
+
+    def no_arena(*args, **kwargs):
+        raise AssertionError("an arena ran")
+
+    monkeypatch.setattr(module, "arena", no_arena)
+    with pytest.raises(SystemExit) as exc:
+        module.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert all(s in err for s in say), err
+
+
+@pytest.mark.parametrize(
+    ("argv", "say"),
+    [
+        (["--scale", "0"], "bad --scale 0.0"),
+        (["--scale", "-1"], "bad --scale -1.0"),
+        (["--scale", "nan"], "bad --scale nan"),
+        (["--scale", "inf"], "bad --scale inf"),
+        (["scopa-greedy-random", "--scale", "600"], "at most 1,000,000 deals"),
+        (["--jobs", "0"], "bad --jobs 0"),
+        (["--seed", "-1"], "bad --seed -1"),
+    ],
+)
+def test_strength_refuses_a_bad_setting_before_the_first_pairing(monkeypatch, capsys, argv, say):
+    # --scale 0 or -1 ran every pairing on 2 deals, NaN and inf ended in a traceback, a bad
+    # --jobs or --seed in the arena's (before the fix: main() took no argv either)
+    _refused_before_any_run(strength, monkeypatch, capsys, argv, say)
