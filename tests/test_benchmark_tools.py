@@ -308,3 +308,24 @@ def test_strength_refuses_a_bad_setting_before_the_first_pairing(monkeypatch, ca
     # --scale 0 or -1 ran every pairing on 2 deals, NaN and inf ended in a traceback, a bad
     # --jobs or --seed in the arena's (before the fix: main() took no argv either)
     _refused_before_any_run(strength, monkeypatch, capsys, argv, say)
+
+
+@pytest.mark.parametrize(
+    ("argv", "say"),
+    [
+        (["--levels", "7"], "bad --levels 7: expected an int in 2..6"),
+        (["--levels", "0"], "bad --levels 0"),
+        (["--levels", "1"], "bad --levels 1"),
+        (["--move-times", "0"], "bad --move-times 0"),
+        (["--move-times", "-1"], "bad --move-times -1"),
+        (["--deals", "0"], "bad --deals 0"),
+        (["--jobs", "0"], "bad --jobs 0"),
+        (["--seed", "-1"], "bad --seed -1"),
+        (["--game", "scopa2"], "bad --game 'scopa2'"),
+    ],
+)
+def test_levels_refuses_a_bad_setting_before_the_first_pair(monkeypatch, capsys, argv, say):
+    # --levels 7 played every other pair (hours at 1,000 deals) before the arena refused
+    # 'level7'; 0 ended in a KeyError of the fit, --move-times 0 ran the ratings instead and -1
+    # a ZeroDivisionError
+    _refused_before_any_run(levels, monkeypatch, capsys, argv, say)
