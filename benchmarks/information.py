@@ -40,7 +40,7 @@ from baselines import PIMC_BEFORE
 from scopa.move import Move
 from scopa.players import GreedyPlayer, PIMCPlayer
 from scopa.players.base import determinize
-from scopa.rules import Rules
+from scopa.rules import PRESETS, Rules
 from scopa.state import State
 
 MODES = ("honest", "sees-played", "sees-hands", "clairvoyant")
@@ -129,7 +129,7 @@ def run(
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("modes", nargs="*", default=list(MODES))
     parser.add_argument("--game", default="scopa")
@@ -139,7 +139,26 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=8)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--opponent", choices=("greedy", "pimc"), default="greedy")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    # (checked before the first mode runs: an unknown mode was refused only after the modes
+    # before it had run, --samples 0 or less played the first legal move every time, and --deals 1
+    # or 0 ended in the interval's StatisticsError after the run)
+    for mode in args.modes:
+        if mode not in MODES:
+            parser.error(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
+    if args.game not in PRESETS:
+        parser.error(f"bad --game {args.game!r}: expected one of {', '.join(PRESETS)}")
+    for name, low, high, why in (
+        ("deals", 2, 10**6, " (an interval needs two)"),
+        ("samples", 1, 10**6, ""),
+        ("exact", 0, 40, ""),
+        ("depth", 1, 40, ""),
+    ):
+        value = getattr(args, name)
+        if not low <= value <= high:
+            parser.error(f"bad --{name} {value}: expected an int in {low}..{high:,}{why}")
+    if not 0 <= args.seed < 2**64:
+        parser.error(f"bad --seed {args.seed}: expected an int in 0..2**64-1")
     rules = Rules.preset(args.game)
     print(
         f"{args.game}, {args.deals} duplicate deals against {args.opponent}, {args.samples} samples, "
@@ -148,8 +167,6 @@ def main() -> None:
     print(f"| reference | points per hand over {args.opponent} [95% CI] | seconds |")
     print("|---|---|---:|")
     for mode in args.modes:
-        if mode not in MODES:
-            parser.error(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
         t0 = time.perf_counter()
         diffs = run(mode, rules, args.deals, args.samples, args.exact, args.depth, args.seed, args.opponent)
         mean = statistics.mean(diffs)

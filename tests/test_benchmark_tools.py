@@ -276,7 +276,7 @@ def test_flag_only_times_both_ways_and_finds_every_search_exact(monkeypatch, cap
     assert all(line.split()[1:5] == ["2", "of", "scopa,", "2"] for line in lines[1:])
 
 
-def _refused_before_any_run(module, monkeypatch, capsys, argv, *say):
+def _refused_before_any_run(module, monkeypatch, capsys, argv, *say, runs="arena"):
     """``module.main(argv)`` ends with argparse's status 2 and a message naming the bad value,
     before any arena runs (an audit: the scripts ran hours of earlier work before the arena
     refused a bad setting, or ran nonsense)."""
@@ -284,7 +284,7 @@ def _refused_before_any_run(module, monkeypatch, capsys, argv, *say):
     def no_arena(*args, **kwargs):
         raise AssertionError("an arena ran")
 
-    monkeypatch.setattr(module, "arena", no_arena)
+    monkeypatch.setattr(module, runs, no_arena)
     with pytest.raises(SystemExit) as exc:
         module.main(argv)
     assert exc.value.code == 2
@@ -329,3 +329,23 @@ def test_levels_refuses_a_bad_setting_before_the_first_pair(monkeypatch, capsys,
     # 'level7'; 0 ended in a KeyError of the fit, --move-times 0 ran the ratings instead and -1
     # a ZeroDivisionError
     _refused_before_any_run(levels, monkeypatch, capsys, argv, say)
+
+
+@pytest.mark.parametrize(
+    ("argv", "say"),
+    [
+        (["honest", "bogus"], "unknown mode 'bogus'"),
+        (["--samples", "0"], "bad --samples 0"),
+        (["--samples", "-2"], "bad --samples -2"),
+        (["--deals", "1"], "bad --deals 1: expected an int in 2..1,000,000 (an interval needs two)"),
+        (["--deals", "0"], "bad --deals 0"),
+        (["--exact", "-1"], "bad --exact -1"),
+        (["--depth", "0"], "bad --depth 0"),
+        (["--seed", "-1"], "bad --seed -1"),
+        (["--game", "scopa2"], "bad --game 'scopa2'"),
+    ],
+)
+def test_information_refuses_a_bad_setting_before_the_first_mode(monkeypatch, capsys, argv, say):
+    # 'honest bogus' ran honest (1,000 deals by default) before refusing bogus; --samples 0 played
+    # the first legal move every time and printed its figures; --deals 1 ended in a StatisticsError
+    _refused_before_any_run(information, monkeypatch, capsys, argv, say, runs="run")
