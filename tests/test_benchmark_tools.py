@@ -24,6 +24,7 @@ from scopa.players.inference import OpponentModel
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import flag_only  # noqa: E402
+import greedy_tune  # noqa: E402
 import information  # noqa: E402
 import levels  # noqa: E402
 import opponent_fit  # noqa: E402
@@ -349,3 +350,22 @@ def test_information_refuses_a_bad_setting_before_the_first_mode(monkeypatch, ca
     # 'honest bogus' ran honest (1,000 deals by default) before refusing bogus; --samples 0 played
     # the first legal move every time and printed its figures; --deals 1 ended in a StatisticsError
     _refused_before_any_run(information, monkeypatch, capsys, argv, say, runs="run")
+
+
+@pytest.mark.parametrize(
+    ("argv", "say"),
+    [
+        (["sweep=2.5", "swep=1"], ("bad variant 'swep=1'", "spariglio")),
+        (["sweep"], ("bad variant 'sweep'", "without '=value'")),
+        (["sweep=x"], ("bad variant 'sweep=x'",)),
+        (["sweep=-1"], ("bad variant 'sweep=-1'", "bad GreedyWeights sweep -1.0")),
+        (["default", "--deals", "0"], ("bad --deals 0",)),
+        (["default", "--jobs", "0"], ("bad --jobs 0",)),
+        (["default", "--seed", "-1"], ("bad --seed -1",)),
+        (["default", "--game", "scopa2"], ("bad --game 'scopa2'",)),
+    ],
+)
+def test_greedy_tune_refuses_a_bad_setting_before_the_first_variant(monkeypatch, capsys, argv, say):
+    # 'sweep=2.5 swep=1' ran sweep=2.5 (1,000 deals) and then ended in GreedyWeights' TypeError;
+    # 'sweep' alone in dict()'s "dictionary update sequence element #0 has length 1"
+    _refused_before_any_run(greedy_tune, monkeypatch, capsys, argv, *say)
