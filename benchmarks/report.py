@@ -44,8 +44,22 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("bench_json", help="the file of pytest --benchmark-json=FILE")
     path = parser.parse_args(argv).bench_json
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+    # (a file that cannot be read, is not JSON or is not pytest-benchmark's ended in a traceback
+    # of open, json or a KeyError of 'machine_info')
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as exc:
+        parser.error(f"cannot read {path!r}: {exc}")
+    if not (
+        isinstance(data, dict)
+        and isinstance(data.get("machine_info"), dict)
+        and isinstance(data.get("benchmarks"), list)
+    ):
+        parser.error(
+            f"{path!r} is not a pytest-benchmark file: expected an object with 'machine_info' and"
+            " 'benchmarks' (pytest benchmarks --benchmark-json=FILE)"
+        )
     print(
         f"machine: {data['machine_info'].get('cpu', {}).get('brand_raw', '?')}, "
         f"Python {data['machine_info']['python_version']}"

@@ -369,3 +369,19 @@ def test_greedy_tune_refuses_a_bad_setting_before_the_first_variant(monkeypatch,
     # 'sweep=2.5 swep=1' ran sweep=2.5 (1,000 deals) and then ended in GreedyWeights' TypeError;
     # 'sweep' alone in dict()'s "dictionary update sequence element #0 has length 1"
     _refused_before_any_run(greedy_tune, monkeypatch, capsys, argv, *say)
+
+
+def test_report_refuses_a_file_that_is_not_a_benchmark_file(tmp_path, capsys):
+    # a missing file, one that is not JSON and one of other JSON ended in tracebacks (of open,
+    # json and a KeyError of 'machine_info')
+    (tmp_path / "text.json").write_text("not json", encoding="utf-8")
+    (tmp_path / "other.json").write_text('{"hands": []}', encoding="utf-8")
+    for name, say in (
+        ("missing.json", "cannot read"),
+        ("text.json", "cannot read"),
+        ("other.json", "is not a pytest-benchmark file"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            report.main([str(tmp_path / name)])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and say in err and name in err
