@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import os
 import queue
 import re
@@ -253,7 +254,7 @@ def signature(detail: str) -> str:
     return re.sub(r"\d+", "N", re.sub(r"'\w+' object", "'...' object", lines[0]))[:100]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--inputs", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
@@ -265,12 +266,28 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--core", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.worker:
         worker(args.worker, args.seed, args.start, args.count, args.core)
         return 0
-    if args.replay:
+    # (checked before the campaign: --inputs 0 or -5 ran some 250 inputs under a header saying 0,
+    # --jobs 0 ended in the thread pool's ValueError, --hang 0 counted every input a hang, and a
+    # --replay without three parts or with a word for a number in an unpacking's ValueError)
+    if args.replay is not None:
+        parts = args.replay.split(":")
+        if len(parts) != 3 or not all(p.isdigit() for p in parts[1:]):
+            ap.error(f"bad --replay {args.replay!r}: expected TARGET:SEED:INDEX, like core:1:12345")
         return replay(args.replay)
+    if args.inputs < 1:
+        ap.error(f"bad --inputs {args.inputs}: expected an int >= 1")
+    if not 1 <= args.jobs <= 256:
+        ap.error(f"bad --jobs {args.jobs}: expected an int in 1..256")
+    if not (args.hang > 0 and math.isfinite(args.hang)):
+        ap.error(f"bad --hang {args.hang}: expected seconds, a number > 0")
+    if args.show < 0:
+        ap.error(f"bad --show {args.show}: expected an int >= 0")
+    if args.seed < 0:
+        ap.error(f"bad --seed {args.seed}: expected an int >= 0")
 
     t0 = time.perf_counter()
     cores = [m.__name__ for m in fz.CORES]

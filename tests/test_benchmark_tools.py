@@ -24,6 +24,7 @@ from scopa.players.inference import OpponentModel
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import flag_only  # noqa: E402
+import fuzz  # noqa: E402
 import greedy_tune  # noqa: E402
 import information  # noqa: E402
 import levels  # noqa: E402
@@ -385,3 +386,22 @@ def test_report_refuses_a_file_that_is_not_a_benchmark_file(tmp_path, capsys):
             report.main([str(tmp_path / name)])
         err = capsys.readouterr().err
         assert exc.value.code == 2 and say in err and name in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "say"),
+    [
+        (["--inputs", "0"], "bad --inputs 0"),
+        (["--inputs", "-5"], "bad --inputs -5"),
+        (["--jobs", "0"], "bad --jobs 0"),
+        (["--hang", "0"], "bad --hang 0.0"),
+        (["--hang", "nan"], "bad --hang nan"),
+        (["--show", "-1"], "bad --show -1"),
+        (["--replay", "bogus"], "bad --replay 'bogus': expected TARGET:SEED:INDEX"),
+        (["--replay", "core:1:x"], "bad --replay 'core:1:x'"),
+    ],
+)
+def test_fuzz_refuses_a_bad_setting_before_the_campaign(monkeypatch, capsys, argv, say):
+    # --inputs 0 or -5 ran some 250 inputs under a header of 0, --jobs 0 ended in the thread
+    # pool's ValueError, --hang 0 made every input a hang, --replay bogus an unpacking's ValueError
+    _refused_before_any_run(fuzz, monkeypatch, capsys, argv, say, runs="supervise")
