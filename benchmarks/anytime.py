@@ -68,7 +68,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quick", action="store_true", help="4 positions a set, times 0.05,0.2")
     args = ap.parse_args(argv)
-    times = tuple(float(x) for x in args.times.split(","))
+    # (checked before the pool starts: a word in --times ended in float()'s ValueError, a time of
+    # 0 in the solver's LimitError from a worker, --jobs 0 in the pool's ValueError)
+    try:
+        times = tuple(float(x) for x in args.times.split(","))
+    except ValueError:
+        times = ()
+    if not times or not all(0 < t <= 1e9 for t in times):  # (NaN fails too)
+        ap.error(f"bad --times {args.times!r}: expected seconds in (0, 1e9] between commas, like 0.1,1,10")
+    for name in ("deals", "endgames"):
+        if getattr(args, name) < 0:
+            ap.error(f"bad --{name} {getattr(args, name)}: expected an int >= 0")
+    if not 1 <= args.jobs <= 256:
+        ap.error(f"bad --jobs {args.jobs}: expected an int in 1..256 (processes)")
+    if args.seed < 0:
+        ap.error(f"bad --seed {args.seed}: expected an int >= 0")
     if args.quick:
         args.deals = args.endgames = 4
         times = (0.05, 0.2)

@@ -23,6 +23,7 @@ from scopa.players.inference import OpponentModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
+import anytime  # noqa: E402
 import flag_only  # noqa: E402
 import fuzz  # noqa: E402
 import greedy_tune  # noqa: E402
@@ -405,3 +406,19 @@ def test_fuzz_refuses_a_bad_setting_before_the_campaign(monkeypatch, capsys, arg
     # --inputs 0 or -5 ran some 250 inputs under a header of 0, --jobs 0 ended in the thread
     # pool's ValueError, --hang 0 made every input a hang, --replay bogus an unpacking's ValueError
     _refused_before_any_run(fuzz, monkeypatch, capsys, argv, say, runs="supervise")
+
+
+@pytest.mark.parametrize(
+    ("argv", "say"),
+    [
+        (["--times", "abc"], "bad --times 'abc'"),
+        (["--times", "0.1,0"], "bad --times '0.1,0'"),
+        (["--times", "nan"], "bad --times 'nan'"),
+        (["--deals", "-1"], "bad --deals -1"),
+        (["--jobs", "0"], "bad --jobs 0"),
+    ],
+)
+def test_anytime_refuses_a_bad_setting_before_the_pool_starts(monkeypatch, capsys, argv, say):
+    # a word in --times ended in float()'s ValueError, a time of 0 in the solver's LimitError
+    # raised in a worker, --jobs 0 in the process pool's ValueError
+    _refused_before_any_run(anytime, monkeypatch, capsys, argv, say, runs="ProcessPoolExecutor")
