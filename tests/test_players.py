@@ -1208,6 +1208,31 @@ def test_an_arena_result_is_a_value_checked_when_built_by_hand():
             dataclasses.replace(r, **{field: bad})
 
 
+def test_an_arena_result_refuses_figures_that_do_not_fit_together():
+    # found by a researcher's audit: a result read back from hand-edited or foreign JSON was taken
+    # with a game no arena plays ("chess"), a diff that is not A's points less B's, an unbounded
+    # interval after 3 deals or a bounded one after a single deal
+    from scopa.arena import ArenaResult
+
+    r = arena("scopa", "greedy", "random", deals=3, seed=1)
+    one = arena("scopa", "greedy", "random", deals=1, seed=1)
+    j = r.to_json()
+    for change, message in [
+        ({"game": "chess"}, "bad game 'chess': expected one of scopa, scopa4"),
+        ({"points": [9.0, 0.0]}, r"bad diff .*: expected A's points less B's, 9.0"),
+        ({"diff": r.diff + 0.5, "ci95": [-9.0, 9.0]}, "bad diff"),
+        ({"ci95": [None, None]}, r"bad ci95 .*: expected two finite numbers after 3 deals"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            ArenaResult.from_json({**j, **change})
+    with pytest.raises(scopa.OptionError, match=r"expected \(-inf, inf\) after a single deal"):
+        dataclasses.replace(one, ci95=(one.diff - 1, one.diff + 1))
+    assert ArenaResult.from_json(j) == r and ArenaResult.from_json(one.to_json()) == one
+    for game in ("scopa4", "scopone", "scopone_scientifico"):  # (every game's results still read back)
+        g = arena(game, "random", "random", deals=2, seed=3)
+        assert ArenaResult.from_json(g.to_json()) == g
+
+
 def test_an_arena_result_goes_to_json_and_back():
     # a result had no JSON form (the open list: to_json/from_json pairs): `scopa arena --json`
     # writes it, ArenaResult.from_json reads it back equal, strict JSON (no infinities)

@@ -127,9 +127,18 @@ class ArenaResult:
             for x in getattr(self, name):
                 check_real(name, x, low, math.inf, f"two finite numbers{'' if low else ' >= 0'}", finite=True)
         diff = check_real("diff", self.diff, -math.inf, math.inf, "a finite number", finite=True)
+        # (A's points less B's, as arena() measures them: a result pasted back or read from JSON
+        # with a diff of other points, or an interval of another number of deals, was taken)
+        a, b = self.points
+        if abs(diff - (a - b)) > 1e-9 * max(1.0, abs(a), abs(b)):
+            raise OptionError(f"bad diff {show(self.diff)}: expected A's points less B's, {a - b!r}")
         ci = [check_real("ci95", x, -math.inf, math.inf, "a number") for x in self.ci95]
         if not ci[0] <= diff <= ci[1]:
             raise OptionError(f"bad ci95 {show(self.ci95)}: expected (low, high) around diff {diff}")
+        if deals == 1 and ci != [-math.inf, math.inf]:
+            raise OptionError(f"bad ci95 {show(self.ci95)}: expected (-inf, inf) after a single deal")
+        if deals > 1 and not all(math.isfinite(x) for x in ci):
+            raise OptionError(f"bad ci95 {show(self.ci95)}: expected two finite numbers after {deals} deals")
         cats = self.categories
         # (every category, as arena() gives them: none was taken, and a summary without scope)
         if not isinstance(cats, Mapping) or sorted(map(str, cats)) != sorted(CATEGORIES):
