@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import scopa
 from scopa.players import PIMCPlayer, RandomPlayer
-from scopa.review import DEFAULT_TIME, review
+from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY, review
 
 
 def whole_hand(game: str, seed: int) -> scopa.State:
@@ -62,6 +62,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--speed-hands", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
+    # (checked before the speed rows, a minute of reviews: --deals 0 ended in a StatisticsError,
+    # --time 0 in the review's LimitError from a worker, --speed-hands 0 in an IndexError)
+    for name, value in (("deals", args.deals), ("speed-hands", args.speed_hands)):
+        if value < 1:
+            ap.error(f"bad --{name} {value}: expected an int >= 1")
+    if not 0 < args.time <= MAX_TIME_PER_PLAY:  # (NaN fails too)
+        ap.error(f"bad --time {args.time}: expected seconds per play in (0, {MAX_TIME_PER_PLAY:g}]")
+    if not 1 <= args.jobs <= 256:
+        ap.error(f"bad --jobs {args.jobs}: expected an int in 1..256 (processes)")
     print(f"review at the default budget ({DEFAULT_TIME:g} s per play), {scopa.CORE_IMPLEMENTATION} core:")
     print("| game | hands | plays a hand | seconds a hand (median) | worst |")
     print("|---|---:|---:|---:|---:|")

@@ -32,6 +32,7 @@ import levels  # noqa: E402
 import opponent_fit  # noqa: E402
 import pimc_variants  # noqa: E402
 import report  # noqa: E402
+import review as review_bench  # noqa: E402  (benchmarks/review.py)
 import stopping  # noqa: E402
 import strength  # noqa: E402
 
@@ -422,3 +423,19 @@ def test_anytime_refuses_a_bad_setting_before_the_pool_starts(monkeypatch, capsy
     # a word in --times ended in float()'s ValueError, a time of 0 in the solver's LimitError
     # raised in a worker, --jobs 0 in the process pool's ValueError
     _refused_before_any_run(anytime, monkeypatch, capsys, argv, say, runs="ProcessPoolExecutor")
+
+
+@pytest.mark.parametrize(
+    ("argv", "say"),
+    [
+        (["--deals", "0"], "bad --deals 0"),
+        (["--speed-hands", "0"], "bad --speed-hands 0"),
+        (["--time", "0"], "bad --time 0.0: expected seconds per play in (0, 3600]"),
+        (["--time", "nan"], "bad --time nan"),
+        (["--jobs", "0"], "bad --jobs 0"),
+    ],
+)
+def test_review_benchmark_refuses_a_bad_setting_before_the_speed_rows(monkeypatch, capsys, argv, say):
+    # each failed only after the speed rows (a minute of reviews): --deals 0 in a StatisticsError,
+    # --time 0 in the review's LimitError from a worker, --speed-hands 0 in an IndexError
+    _refused_before_any_run(review_bench, monkeypatch, capsys, argv, say, runs="speed")
