@@ -1,9 +1,10 @@
 """Tune the greedy player's weights: each variant against the default weights, or against the
 greedy player of before the rebuild, on the same duplicate deals.
 
-Usage: python benchmarks/greedy_tune.py [--game scopa] [--deals 1000] [--against default|chance|flat]
-[--jobs 2] VARIANT...   where a VARIANT sets weights, e.g. ``sweep=3,partner=0.3`` (see
-``scopa.players.GreedyWeights``); ``default`` is the default weights.
+Usage: python benchmarks/greedy_tune.py [--game scopa] [--option re_bello ...] [--deals 1000]
+[--against default|chance|flat] [--jobs 2] VARIANT...   where a VARIANT sets weights, e.g.
+``sweep=3,partner=0.3`` (see ``scopa.players.GreedyWeights``); ``default`` is the default weights;
+each ``--option`` turns a rule option on (RULES §7: ``re_bello``, ``napola``, ...).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import time
 from baselines import ChanceGreedy, FlatRiskGreedy
 
 from scopa.arena import MAX_DEALS, MAX_JOBS, arena
+from scopa.errors import ScopaError
 from scopa.players import GreedyPlayer, GreedyWeights
-from scopa.rules import PRESETS
+from scopa.rules import _BOOL_OPTIONS, PRESETS, Rules
 
 
 def variant(text: str) -> GreedyWeights:
@@ -34,6 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("variants", nargs="+")
     parser.add_argument("--game", default="scopa")
+    parser.add_argument("--option", action="append", default=[], choices=_BOOL_OPTIONS)
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--against", choices=["default", "chance", "flat"], default="default")
     parser.add_argument("--jobs", type=int, default=2)
@@ -56,17 +59,19 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"bad --jobs {args.jobs}: expected an int in 1..{MAX_JOBS} (processes)")
     if not 0 <= args.seed < 2**64:
         parser.error(f"bad --seed {args.seed}: expected an int in 0..2**64-1")
+    try:
+        rules = Rules.preset(args.game).replace(**{name: True for name in args.option})
+    except ScopaError as exc:
+        parser.error(f"bad --option for {args.game}: {exc}")
     other = {"default": GreedyPlayer(), "chance": ChanceGreedy(), "flat": FlatRiskGreedy()}[args.against]
     for text in args.variants:
         t0 = time.perf_counter()
-        r = arena(
-            args.game, GreedyPlayer(weights[text]), other, deals=args.deals, seed=args.seed, jobs=args.jobs
-        )
-        scope = r.categories["scope"]
+        r = arena(rules, GreedyPlayer(weights[text]), other, deals=args.deals, seed=args.seed, jobs=args.jobs)
+        shown = ["scope", *(c for c in args.option if c in r.categories)]
         print(
             f"{text:<32} {r.diff:+.3f} [{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}]"
-            f"  scope {scope[0]:.2f}-{scope[1]:.2f}"
-            f"  ({time.perf_counter() - t0:.0f} s)",
+            + "".join(f"  {c} {r.categories[c][0]:.2f}-{r.categories[c][1]:.2f}" for c in shown)
+            + f"  ({time.perf_counter() - t0:.0f} s)",
             flush=True,
         )
 

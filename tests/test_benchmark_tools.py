@@ -366,6 +366,11 @@ def test_information_refuses_a_bad_setting_before_the_first_mode(monkeypatch, ca
         (["default", "--jobs", "0"], ("bad --jobs 0",)),
         (["default", "--seed", "-1"], ("bad --seed -1",)),
         (["default", "--game", "scopa2"], ("bad --game 'scopa2'",)),
+        (["default", "--option", "bogus"], ("invalid choice: 'bogus'",)),
+        (
+            ["default", "--option", "ace_sweep_is_scopa"],
+            ("bad --option for scopa", "needs ace_takes_all=True"),
+        ),
     ],
 )
 def test_greedy_tune_refuses_a_bad_setting_before_the_first_variant(monkeypatch, capsys, argv, say):

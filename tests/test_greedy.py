@@ -15,6 +15,7 @@ from scopa import CardSet, State
 from scopa.card import bits
 from scopa.players import GreedyPlayer, GreedyWeights, greedy, make_player
 from scopa.players.greedy import expected_gain, reply_outcomes
+from scopa.rules import PRESETS
 
 W = GreedyWeights()
 
@@ -29,11 +30,22 @@ def scores_scopa(card: int, cap: int, table: int, opts: int, last: bool) -> bool
     return not ace_took_all or bool(opts & core.OPT_ACE_SWEEP_IS_SCOPA)
 
 
+def worth(mask: int, opts: int) -> float:
+    """What greedy's weights say the cards of ``mask`` are worth when taken (RULES §5, and §7:
+    the king of coins with re_bello, the ace, two and three of coins with napola)."""
+    v = W.value(mask)
+    if opts & core.OPT_RE_BELLO and mask & CardSet.parse("Kd").mask:
+        v += W.re_bello
+    if opts & core.OPT_NAPOLA:
+        v += W.napola * len(CardSet._from_mask(mask & CardSet.parse("Ad 2d 3d").mask))
+    return v
+
+
 def best_take(card: int, table: int, opts: int, sweeps: bool) -> tuple[float, int] | None:
     """The most valuable capture of ``card`` (its own value included), first in core order."""
     best = None
     for cap in core.captures(card, table, opts):
-        v = W.value(cap | 1 << card) + (
+        v = worth(cap | 1 << card, opts) + (
             W.sweep if sweeps and scores_scopa(card, cap, table, opts, False) else 0.0
         )
         if best is None or v > best[0]:
@@ -100,10 +112,10 @@ def brute_force_score(view: scopa.PlayerView, move: scopa.Move) -> float:
     if move.is_capture:
         after = table & ~move.capture_mask
         scopa = scores_scopa(move.card.index, move.capture_mask, table, opts, left <= 1)
-        s = W.value(move.capture_mask | bit) + (W.sweep if scopa else 0.0)
+        s = worth(move.capture_mask | bit, opts) + (W.sweep if scopa else 0.0)
     else:
         after = table | bit
-        s = -W.lay_risk * W.value(bit)
+        s = -W.lay_risk * worth(bit, opts)
     if left <= 1:
         return s
     h = view.hand_sizes[1 - view.seat] or min(view.rules.hand_size, view.stock_size // 2)
@@ -121,8 +133,9 @@ def brute_force_score(view: scopa.PlayerView, move: scopa.Move) -> float:
         scopa.Rules("scopa"),
         scopa.Rules("scopa", capture_rule="fewest", ace_takes_all=True),
         scopa.Rules("scopa", ace_takes_all=True, ace_sweep_is_scopa=True, scopa_on_last_play=True),
+        scopa.Rules("scopa", re_bello=True, napola=True),
     ],
-    ids=["scopa", "fewest-ace", "ace-scopa-last"],
+    ids=["scopa", "fewest-ace", "ace-scopa-last", "re_bello-napola"],
 )
 def test_two_player_rating_equals_a_brute_force_of_its_model(rules):
     # RULES §4-5 (and the capture options of §4): the rating of every legal move late in a hand
@@ -344,3 +357,33 @@ def test_the_capture_tables_are_shared_by_threads_safely(monkeypatch):
         sys.setswitchinterval(interval)
     assert failures == []
     assert len(greedy._CAPTURES) <= greedy.CAPTURE_WEIGHTS
+
+
+def test_re_bello_and_napola_are_valued_when_the_rules_score_them():
+    # RULES §7: greedy valued the king of coins and the ace, two and three of coins as any coin
+    # though re_bello and napola score them (napola: +0.80 points per hand in Scopone
+    # scientifico, docs/players.md); the presets score neither, and their values are unchanged
+    kd, napola = CardSet.parse("Kd").mask, CardSet.parse("Ad 2d 3d").mask
+    both = scopa.Rules("scopa", re_bello=True, napola=True).core_options
+    assert W.value(kd, both) == pytest.approx(W.value(kd) + W.re_bello)
+    assert W.value(napola, both) == pytest.approx(W.value(napola) + 3 * W.napola)
+    for game in PRESETS:
+        assert W.values_under(scopa.Rules(game).core_options) == W.card_values
+    assert W.values_under(both) == tuple(W.value(1 << c, both) for c in range(40))
+    assert W.values_under(0) is W.card_values
+    # the options turn choices in played hands, and only while a card they score is in play
+    for option, cards in (("re_bello", kd), ("napola", napola)):
+        rules, turned = scopa.Rules("scopa", **{option: True}), 0
+        for seed in range(30):
+            s = State.deal(rules, seed=seed)
+            while not s.is_over:
+                view = s.view(s.turn)
+                move = GreedyPlayer().choose(view)
+                plain = GreedyPlayer().choose(dataclasses.replace(view, rules=scopa.Rules("scopa")))
+                if move != plain:
+                    turned += 1
+                    assert cards & ~(view.captured[0].mask | view.captured[1].mask), (s, move, plain)
+                s = s.play(move)
+        assert turned >= 5
+    with pytest.raises(scopa.OptionError, match="bad GreedyWeights napola -1"):
+        GreedyWeights(napola=-1)

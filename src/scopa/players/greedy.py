@@ -55,6 +55,7 @@ __all__ = ["GreedyPlayer", "GreedyWeights", "expected_gain", "reply_outcomes"]
 _SEVENS = core.RANK_MASK[7]
 _SIXES = core.RANK_MASK[6]
 _ACES = core.RANK_MASK[1]
+_NAPOLA = 0b111  # (the ace, two and three of coins: indices 0-2)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,9 @@ class GreedyWeights:
     """The greedy player's values, in points per hand.
 
     ``card``, ``coin``, ``seven``, ``six``, ``ace`` and ``settebello`` value the cards taken
-    (the majority of cards and of coins, primiera, the settebello); ``sweep`` is a scopa's
+    (the majority of cards and of coins, primiera, the settebello); with the rule options
+    that score them (RULES §7), ``re_bello`` values the king of coins and ``napola`` each of
+    the ace, two and three of coins; ``sweep`` is a scopa's
     point and the tempo of an empty table; ``lay_risk`` is the share of a laid-down card's
     value counted as lost later; ``follow`` weighs the mover's own answer (2 players),
     ``partner`` the partner's (4 players); ``spariglio`` is the bonus (leading team) or
@@ -85,6 +88,8 @@ class GreedyWeights:
     follow: float = 1.0
     partner: float = 0.5
     spariglio: float = 0.2
+    re_bello: float = 0.5
+    napola: float = 0.5
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -93,11 +98,33 @@ class GreedyWeights:
 
     @cached_property
     def card_values(self) -> tuple[float, ...]:
-        """:meth:`value` of each card, by index."""
+        """:meth:`value` of each card, by index (under the preset rules: no re bello or napola)."""
         return tuple(self.value(1 << c) for c in range(40))
 
-    def value(self, mask: int) -> float:
-        """What the cards of ``mask`` are worth when taken."""
+    def values_under(self, opts: int) -> tuple[float, ...]:
+        """:meth:`value` of each card, by index, under the core rule options ``opts``."""
+        if not opts & (core.OPT_RE_BELLO | core.OPT_NAPOLA):
+            return self.card_values
+        got = self._option_values.get(opts & (core.OPT_RE_BELLO | core.OPT_NAPOLA))
+        if got is None:
+            got = tuple(self.value(1 << c, opts) for c in range(40))
+            self._option_values[opts & (core.OPT_RE_BELLO | core.OPT_NAPOLA)] = got
+        return got
+
+    @cached_property
+    def _option_values(self) -> dict[int, tuple[float, ...]]:
+        return {}
+
+    def value(self, mask: int, opts: int = 0) -> float:
+        """What the cards of ``mask`` are worth when taken, under the core rule options
+        ``opts`` (the king of coins with ``re_bello``, the ace, two and three of coins with
+        ``napola``).
+
+        >>> import scopa
+        >>> kd, w = scopa.CardSet.parse("Kd").mask, GreedyWeights()
+        >>> w.value(kd), w.value(kd, scopa.Rules.preset("scopa").replace(re_bello=True).core_options)
+        (0.18, 0.68)
+        """
         v = (
             self.card * core.popcount(mask)
             + self.coin * core.popcount(mask & core.COINS)
@@ -107,6 +134,10 @@ class GreedyWeights:
         )
         if mask & core.SETTEBELLO:
             v += self.settebello
+        if opts & core.OPT_RE_BELLO and mask & core.RE_BELLO:
+            v += self.re_bello
+        if opts & core.OPT_NAPOLA:
+            v += self.napola * core.popcount(mask & _NAPOLA)
         return round(v, 10)
 
 
@@ -147,7 +178,7 @@ def _by_rank(table: int, opts: int, w: GreedyWeights, sweeps: bool) -> tuple[tup
                 (rank - 1 + 10 * suit for suit in range(4) if not table >> (rank - 1 + 10 * suit) & 1), -1
             )
             for cap in core.captures(card, table, opts) if card >= 0 else ():
-                v = w.value(cap) + (
+                v = w.value(cap, opts) + (
                     w.sweep if sweeps and sweep_scores(card, cap, table, opts, False) else 0.0
                 )
                 if top is None or v > top[0]:
@@ -176,6 +207,7 @@ def _cards(
     from the most valuable (the lowest card first among equal values, to 1e-9), and the
     others (those that can only be laid down)."""
     best = _by_rank(table, opts, w, sweeps)
+    values = w.values_under(opts)
     takes: list[tuple[float, int, int]] = []
     lays: list[int] = []
     for c in bits(unseen):
@@ -183,7 +215,7 @@ def _cards(
         if top is None:
             lays.append(c)
         else:
-            takes.append((round(top[0] + w.card_values[c], 9), table & ~top[1], c))
+            takes.append((round(top[0] + values[c], 9), table & ~top[1], c))
     takes.sort(key=lambda t: -t[0])
     return takes, lays
 
@@ -330,14 +362,14 @@ class GreedyPlayer:
         plays_left = sum(view.hand_sizes) + view.stock_size
         if move.is_capture:
             after = table & ~move.capture_mask
-            s = w.value(move.capture_mask | bit)
+            s = w.value(move.capture_mask | bit, opts)
             if sweep_scores(move.card.index, move.capture_mask, table, opts, plays_left <= 1):
                 s += w.sweep  # (RULES §3.6, §7: not an ace taking all, nor the last play, by default)
             if players == 4 and view.dealer is not None and core.popcount(move.capture_mask) > 1:
                 s += w.spariglio if (view.seat - view.dealer) % 2 else -w.spariglio
         else:
             after = table | bit
-            s = -w.lay_risk * w.value(bit)
+            s = -w.lay_risk * w.value(bit, opts)
         if plays_left <= 1:
             return s
 
@@ -368,7 +400,7 @@ class GreedyPlayer:
     def _own_best(self, table: int, hand: int, opts: int, sweeps: bool) -> float:
         """The value of the best capture among the cards of ``hand`` on ``table`` (0 if none)."""
         by_rank = _by_rank(table, opts, self.weights, sweeps)
-        values = self.weights.card_values
+        values = self.weights.values_under(opts)
         best = 0.0
         for c in bits(hand):
             take = by_rank[c % 10]
