@@ -223,6 +223,29 @@ def test_sweepers_and_move_values():
     assert model.move_value(settebello, 0, table) < model.move_value(scopa.Card.parse("2s").index, 0, table)
 
 
+def test_the_opponent_models_values_follow_the_rule_options():
+    # RULES §7: the model gave a sweep's weight to an ace taking all that scores no scopa, and
+    # weighed the king of coins as any coin though re_bello scores it; the presets are unchanged
+    model = OpponentModel()
+    ace, kd, kc = (scopa.Card.parse(c).index for c in ("Ad", "Kd", "Kc"))
+    table = scopa.CardSet.parse("5s 6b").mask
+    takes_all = scopa.Rules("scopa", ace_takes_all=True).core_options
+    scores = scopa.Rules("scopa", ace_takes_all=True, ace_sweep_is_scopa=True).core_options
+    assert model.move_value(ace, table, table, scores) - model.move_value(ace, table, table, takes_all) == (
+        pytest.approx(model.sweep)
+    )
+    bello = scopa.Rules("scopa", re_bello=True).core_options
+    k_table = scopa.CardSet.parse("Kd Kc").mask
+    for card, capture in ((kc, 1 << kd), (kd, 1 << kc), (kd, 0)):  # (taken, played and taking, laid)
+        gain = model.move_value(card, capture, k_table, bello) - model.move_value(card, capture, k_table)
+        assert gain == pytest.approx(model.settebello if capture else -model.settebello)
+    for game in ("scopa", "scopa4", "scopone", "scopone_scientifico"):  # (the presets: as before)
+        opts = scopa.Rules(game).core_options
+        for card in range(40):
+            assert model.move_value(card, 0, table, opts) == model.move_value(card, 0, table)
+            assert model.move_value(card, table, table, opts) == model.move_value(card, table, table)
+
+
 def test_pimc_with_inference_is_seeded_and_differs_from_uniform_sampling():
     s = refused_settebello()
     kw = {"samples": 16, "time_limit": None}

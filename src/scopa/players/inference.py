@@ -27,7 +27,7 @@ import numpy as np
 import scopa_core as core
 from scopa.card import bits
 from scopa.errors import OptionError, show
-from scopa.players.base import MAX_CANDIDATES, check_budget, check_number, check_view, sweepers
+from scopa.players.base import MAX_CANDIDATES, check_budget, check_number, check_view, sweep_scores, sweepers
 from scopa.view import PlayerView
 
 __all__ = ["OpponentModel", "deal_posterior", "hand_posterior", "sweepers"]
@@ -73,21 +73,31 @@ class OpponentModel:
             else:
                 check_number(name, value, -math.inf, math.inf, "a finite number")
 
-    def move_value(self, card: int, capture: int, table: int) -> float:
+    def move_value(self, card: int, capture: int, table: int, opts: int = 0) -> float:
         """The value of playing ``card`` (an index) capturing ``capture`` (a mask, 0 to lay it
-        down) on ``table``, before the sweep risk."""
+        down) on ``table`` under the core rule options ``opts``, before the sweep risk: a
+        sweep's weight only for a sweep that scores (not an ace taking all, unless
+        ``ace_sweep_is_scopa``), and the king of coins weighed as the settebello when
+        ``re_bello`` scores it (RULES §7).
+
+        >>> import scopa
+        >>> m, table = OpponentModel(), scopa.CardSet.parse("5s 6b").mask  # (the ace of coins takes all)
+        >>> [m.move_value(0, table, table, scopa.Rules("scopa", ace_takes_all=True, **o).core_options)
+        ...  for o in ({}, {"ace_sweep_is_scopa": True})]
+        [0.71, 1.71]
+        """
         bit = 1 << card
+        prize = core.SETTEBELLO | (core.RE_BELLO if opts & core.OPT_RE_BELLO else 0)
         if capture:
             took = capture | bit
             v = self.capture + self.card * core.popcount(took) + self.coin * core.popcount(took & core.COINS)
             v += self.seven * core.popcount(took & _SEVENS) + self.six * core.popcount(took & _SIXES)
-            if took & core.SETTEBELLO:
-                v += self.settebello
-            if not table & ~capture:
+            v += self.settebello * core.popcount(took & prize)
+            if sweep_scores(card, capture, table, opts, False):
                 v += self.sweep
             return round(v, 10)
         v = 0.0
-        if bit & core.SETTEBELLO:
+        if bit & prize:
             v -= self.settebello
         if bit & _SEVENS:
             v -= self.seven
@@ -115,7 +125,7 @@ class OpponentModel:
         inv_t = 1.0 / self.temperature
         out = []
         for card, capture in moves:
-            v = self.move_value(card, capture, table) * inv_t
+            v = self.move_value(card, capture, table, opts) * inv_t
             after = (table & ~capture) if capture else (table | 1 << card)
             risk = (self.risk_capture if capture else self.risk_lay) * inv_t
             out.append((v, v - risk, sweepers(after, opts)))
