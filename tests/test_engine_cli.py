@@ -237,6 +237,31 @@ def test_arena_command():
     assert out.stdout.count("\n") == 1
 
 
+def test_arena_command_takes_players_with_options_as_the_results_name_them():
+    # a researcher's audit: `scopa arena` took only names; a side is now also spelt as the
+    # results name it, NAME(option=value, ...), and gives the API's result for (name, options)
+    spec = "pimc(samples=4, time_limit=None)"
+    out = run("arena", spec, "greedy", "--game", "scopa", "--deals", "3", "--seed", "5", "--json")
+    assert out.returncode == 0, out.stderr
+    got = ArenaResult.from_json(json.loads(out.stdout))
+    expected = arena("scopa", ("pimc", {"samples": 4, "time_limit": None}), "greedy", deals=3, seed=5)
+    assert got == dataclasses.replace(expected, seconds_per_move=got.seconds_per_move)
+    assert got.names == (spec, "greedy")
+    for bad, said in [
+        ("pimc(1)", "bad player 'pimc(1)': expected a name (random, greedy"),
+        ("chess(depth=3)", "bad player 'chess(depth=3)'"),
+        ("__import__('os')", "bad player \"__import__('os')\""),
+        ("pimc(samples=10**3)", "bad player 'pimc(samples=10**3)'"),  # (literals only)
+        ("pimc(samples=4", "bad player 'pimc(samples=4'"),
+        ("pimc(**{'a': 1})", "bad player"),
+    ]:
+        out = run("arena", bad, "greedy", "--deals", "1")
+        assert out.returncode == 2 and "argument a: " + said in out.stderr, out.stderr
+    # the player's own checks, after the parser's
+    out = run("arena", "pimc(samples=-1)", "greedy", "--game", "scopa", "--deals", "1")
+    assert out.returncode == 2 and "bad samples -1: expected an int >= 1" in out.stderr, out.stderr
+
+
 def test_play_command_through_a_match():
     # A short match against the greedy computer: numbers, notation, hint, undo, errors.
     script = ["hint", "1", "undo", "zz", "99"] + ["1"] * 400

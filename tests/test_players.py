@@ -1071,10 +1071,11 @@ def test_the_arena_names_player_objects_and_options_apart():
     assert "level(1, seed=1)" in r.table()
     r = arena("scopa", ("pimc", {"samples": 4}), ("pimc", {"samples": 2}), deals=1)
     assert r.names == ("pimc(samples=4)", "pimc(samples=2)")
-    # a name too long for the table (a fitted model's repr: 200 characters) is the bare name
+    # a name too long for the table (a fitted model's repr: 200 characters) is the name with
+    # "(...)" (a researcher's audit: it was the bare name, the default player's)
     model = OpponentModel(temperature=0.123456789, capture=-0.0321, card=0.0712, coin=0.0161)
     r = arena("scopa", ("pimc", {"samples": 2, "model": model}), "greedy", deals=1)
-    assert r.names == ("pimc", "greedy")
+    assert r.names == ("pimc(...)", "greedy")
 
 
 def test_a_level_shared_by_threads_makes_one_searcher(monkeypatch):

@@ -17,6 +17,7 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import errno
 import io
@@ -37,7 +38,7 @@ from rich.text import Text
 
 import scopa
 from scopa.arena import MAX_DEALS, MAX_JOBS
-from scopa.errors import OptionError, PositionError, RulesError, ScopaError, count
+from scopa.errors import OptionError, PositionError, RulesError, ScopaError, count, show
 from scopa.files import OutputError, read_limited, write_all, write_atomic
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
@@ -398,12 +399,12 @@ def _progress(console: Console, label: str) -> Progress:
 
 
 def _arena(args: argparse.Namespace, console: Console) -> int:
-    from scopa.arena import ArenaInterrupted, arena
+    from scopa.arena import ArenaInterrupted, arena, side_name
 
     err = Console(stderr=True, highlight=False)
     try:  # (with --json the bar goes to stderr: stdout holds the JSON alone)
         with _progress(err if args.json else console, "[bold]{task.description}") as bar:
-            task = bar.add_task(f"{args.a} vs {args.b}", total=args.deals)
+            task = bar.add_task(f"{side_name(args.a)} vs {side_name(args.b)}", total=args.deals)
             result = arena(
                 args.game,
                 args.a,
@@ -633,6 +634,33 @@ def _seed(text: str) -> int:
     return int(digits)
 
 
+def _player(names: list[str]) -> Callable[[str], str | tuple[str, dict[str, Any]]]:
+    """An argparse type: a player's name among ``names``, or a name with options as the arena
+    names a side, ``pimc(samples=32, time_limit=None)`` (each value a Python literal)."""
+    expected = f"a name ({', '.join(names)}) or NAME(option=value, ...)"
+
+    def check(text: str) -> str | tuple[str, dict[str, Any]]:
+        if text in names:
+            return text
+        try:
+            call = ast.parse(text.strip(), mode="eval").body if len(text) <= 1000 else None
+            ok = (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id in names
+                and not call.args
+                and all(k.arg is not None for k in call.keywords)
+            )
+            if ok:
+                assert isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                return call.func.id, {str(k.arg): ast.literal_eval(k.value) for k in call.keywords}
+        except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+            pass
+        raise argparse.ArgumentTypeError(f"bad player {show(text)}: expected {expected}")
+
+    return check
+
+
 def _game_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game",
@@ -742,8 +770,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Players against each other on duplicate deals. Ctrl-C stops the run and "
         "shows the deals that finished, status 130.",
     )
-    ar.add_argument("a", choices=players)
-    ar.add_argument("b", choices=players)
+    for side in ("a", "b"):
+        ar.add_argument(side, type=_player(players), help="a player: NAME or NAME(option=value, ...)")
     _game_option(ar)
     ar.add_argument(
         "--deals",

@@ -40,7 +40,7 @@ from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES
 from scopa.state import State, require_state
 
-__all__ = ["ARENA_FORMAT", "ArenaInterrupted", "ArenaResult", "PlayerSpec", "arena", "play_hand"]
+__all__ = ["ARENA_FORMAT", "ArenaInterrupted", "ArenaResult", "PlayerSpec", "arena", "play_hand", "side_name"]
 
 #: The format tag of :meth:`ArenaResult.to_json`.
 ARENA_FORMAT = ("scopa-arena", 1)
@@ -244,13 +244,14 @@ class ArenaInterrupted(KeyboardInterrupt):
         return type(self), (self.result, self.total)
 
 
-def _name(spec: Any) -> str:
-    """A side's name in the results: the player's name, with its options; a player object's
-    repr when its class writes one; either only when it takes at most 60 characters (else the
-    bare name, the class's name); a factory's name.
+def side_name(spec: Any) -> str:
+    """A side's name in the results: the player's name, with its options (``name(...)`` when
+    they take more than 60 characters to write: never the bare name, which is the defaults'); a
+    player object's repr when its class writes one of at most 60 characters, else its class's
+    name; a factory's name.
 
-    >>> _name(("pimc", {"samples": 8})), _name("greedy")
-    ('pimc(samples=8)', 'greedy')
+    >>> side_name(("pimc", {"samples": 8})), side_name("greedy"), side_name(("pimc", {"model": "x" * 60}))
+    ('pimc(samples=8)', 'greedy', 'pimc(...)')
     """
     if isinstance(spec, str):
         return spec
@@ -259,7 +260,7 @@ def _name(spec: Any) -> str:
         if not options:
             return spec[0]
         written = _short_text(lambda: f"{spec[0]}({', '.join(f'{k}={v!r}' for k, v in options.items())})")
-        return written or spec[0]
+        return written or f"{spec[0]}(...)"
     if hasattr(spec, "choose"):
         if getattr(type(spec), "__repr__", None) is not object.__repr__:  # (its own: the call that makes it)
             return _short_text(lambda: repr(spec)) or type(spec).__name__
@@ -319,7 +320,7 @@ def _check_spec(spec: Any) -> None:
             signature.bind(0, 0)
         except TypeError:
             raise OptionError(
-                f"bad player factory {_name(spec)}{signature}: expected a function (seed, seat) -> player"
+                f"bad player factory {side_name(spec)}{signature}: expected a function (seed, seat) -> player"
             ) from None
     else:
         raise OptionError(f"bad player {show(spec)}: expected a name, (name, options), a player or a factory")
@@ -348,7 +349,7 @@ def _make(spec: Any, seed: int, seat: int) -> Player:
         return player
     made: Player = spec(seed, seat)
     if not hasattr(made, "choose"):
-        raise OptionError(f"the factory {_name(spec)} returned {show(made)}, which has no choose(view)")
+        raise OptionError(f"the factory {side_name(spec)} returned {show(made)}, which has no choose(view)")
     return made
 
 
@@ -473,7 +474,7 @@ def arena(
         chunk = 1 if jobs == 1 else max(1, min(16, deals // (8 * jobs)))
     else:
         chunk = max(1, min(8, deals // 16))
-    names = (_name(player_a), _name(player_b))
+    names = (side_name(player_a), side_name(player_b))
     try:
         for done, (i, res) in enumerate(map_chunks(_deal_job, tasks, executor, workers, chunk), 1):
             results[i] = res
