@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import json
+import math
 import os
 import pkgutil
 import random
@@ -234,6 +235,16 @@ def test_random_playouts_errors():
         scopa.random_playouts("scopa", -1)
     with pytest.raises(scopa.ScopaError, match="bad seed"):
         scopa.random_playouts("scopa", 1, seed=-1)
+
+
+def test_playouts_of_no_hands_have_no_mean_and_say_nothing(recwarn):
+    # a researcher's audit: mean_points() of 0 hands warned "Mean of empty slice" (NumPy's
+    # RuntimeWarning) on its way to NaN; the repr says no mean
+    p = scopa.random_playouts("scopa", 0, seed=1)
+    means = p.mean_points()
+    assert set(means) == {*scopa.CATEGORIES, "total"}
+    assert all(math.isnan(x) for v in means.values() for x in v)
+    assert not recwarn.list and repr(p) == "<Playouts of 0 hands, rules 'scopa'>"
 
 
 def test_playouts_built_by_hand_are_checked():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -81,7 +82,14 @@ class Playouts:
         return f"<Playouts of {n} hands, rules {self.rules.to_json()!r}{mean}>"
 
     def mean_points(self) -> dict[str, tuple[float, float]]:
-        """Mean points per hand per category (and ``"total"``), per team."""
+        """Mean points per hand per category (and ``"total"``), per team; NaN for playouts of
+        no hands (without NumPy's "Mean of empty slice" warning).
+
+        >>> random_playouts("scopa", 0).mean_points()["total"]
+        (nan, nan)
+        """
+        if not len(self.points):
+            return {c: (math.nan, math.nan) for c in (*CATEGORIES, "total")}
         out = {
             c: (float(self.breakdown[:, 0, i].mean()), float(self.breakdown[:, 1, i].mean()))
             for i, c in enumerate(CATEGORIES)
