@@ -112,8 +112,8 @@ class ArenaResult:
         for name in ("names", "points", "ci95", "seconds_per_move", "hand_wins", "pair_wins"):
             n = 3 if name.endswith("wins") else 2
             object.__setattr__(self, name, _tuple(name, getattr(self, name), n))
-        if not all(isinstance(n, str) for n in self.names):
-            raise OptionError(f"bad names {show(self.names)}: expected two strings")
+        if not all(isinstance(n, str) and n.strip() for n in self.names):  # ("" was taken)
+            raise OptionError(f"bad names {show(self.names)}: expected two non-empty strings")
         for name, total in (("hand_wins", self.games), ("pair_wins", deals)):
             wins = getattr(self, name)
             for w in wins:
@@ -151,6 +151,13 @@ class ArenaResult:
             for x in v:
                 check_real(
                     f"categories[{c!r}]", x, -math.inf, math.inf, "points per hand, finite", finite=True
+                )
+        for side in (0, 1):  # (a hand's points are the sum of its categories': RULES §5)
+            total = math.fsum(v[side] for v in pairs.values())
+            if abs(total - self.points[side]) > 1e-9 * max(1.0, abs(total)):
+                raise OptionError(
+                    f"bad categories {show(cats)}: side {'AB'[side]}'s sum to {total!r},"
+                    f" expected its points {self.points[side]!r}"
                 )
         object.__setattr__(self, "categories", _Categories(pairs))
 
