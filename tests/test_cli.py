@@ -38,6 +38,8 @@ def test_simulate():
     total = [line for line in out.stdout.splitlines() if line.startswith("total")][0].split()
     p = scopa.random_playouts("scopa", 500, seed=4).mean_points()["total"]
     assert (float(total[1]), float(total[2])) == (round(p[0], 3), round(p[1], 3))
+    one = run("simulate", "--game", "scopa", "--hands", "1", "--seed", "4")
+    assert "1 random hand of scopa (seed 4)" in one.stdout
 
 
 def test_deal_prints_round_tripping_formats():

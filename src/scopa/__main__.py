@@ -532,7 +532,7 @@ def _simulate(args: argparse.Namespace, console: Console) -> int:
     p = scopa.random_playouts(rules, args.hands, seed=args.seed)
     dt = time.perf_counter() - t0
     print(
-        f"{args.hands:,} random hands of {rules.game} (seed {args.seed}), "
+        f"{args.hands:,} random {'hand' if args.hands == 1 else 'hands'} of {rules.game} (seed {args.seed}), "
         f"{scopa.CORE_IMPLEMENTATION} core: {dt:.3f} s, {args.hands / max(dt, 1e-9):,.0f} hands/s"
     )
     print(f"{'points per hand':<16} {'team 0 (leads)':>14} {'team 1':>8}")
