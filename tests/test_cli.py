@@ -570,3 +570,17 @@ def test_review_names_the_seats_as_the_text_export_does(tmp_path):
     assert out.returncode == 0, out.stderr
     totals = [line for line in out.stdout.splitlines() if "points lost per hand" in line]
     assert [line.split(":")[0] for line in totals] == ["seat 0 (seat 0)", "seat 0 (seat 1)"], totals
+
+
+def test_solve_says_the_rule_options_it_solved_under():
+    # RULES §7, §8: a position's value depends on its rule options; `scopa solve` named only the
+    # game ("scopa, seat 0 (team 0) to move") for a variant position (found by a variants audit)
+    variant = "scopa;target=21;ace_takes_all=true;re_bello=true AcKd/2cAs 3c4s - -/- 0/0 0 - 1"
+    out = run("solve", variant, "--time", "5")
+    assert out.returncode == 0, out.stderr
+    assert "scopa;ace_takes_all=true;re_bello=true, seat 0 (team 0) to move" in out.stdout, out.stdout
+    assert "target" not in out.stdout  # (a hand's value: the match's target is no part of it)
+    out = run("solve", "scopa -/- - - 3c4sKd/2cAs 0/0 0 0 1")  # (a hand over: its score)
+    assert out.returncode == 0 and out.stdout.startswith("scopa, the hand is over"), out.stdout
+    out = run("solve", "scopa;re_bello=true -/- - - 3c4sKd/2cAs 0/0 0 0 1")
+    assert out.stdout.startswith("scopa;re_bello=true, the hand is over"), out.stdout

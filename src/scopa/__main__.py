@@ -217,12 +217,16 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
         )
         return 130 if interrupted else 0
     team = state.team_to_move
+    from scopa.records import _rules_text
+
+    # (the rule options too, less the target: the values are those of a variant's rules)
+    game = _rules_text(state.rules)
     if state.is_over:  # (nobody to move, no move to value: the hand's score)
         sc = state.score()
-        console.print(f"[bold]{state.rules.game}[/], the hand is over")
+        console.print(f"[bold]{game}[/], the hand is over")
         console.print(f"Final score {sc.points[0]}-{sc.points[1]} (team 0 - team 1)")
         return 0
-    console.print(f"[bold]{state.rules.game}[/], seat {state.turn} (team {team}) to move")
+    console.print(f"[bold]{game}[/], seat {state.turn} (team {team}) to move")
     deck = suits_shown(console.encoding)
     for seat, hand in enumerate(state.hands):
         console.print(Text(f"  hand {seat}: ").append_text(cards_text(hand, deck)))
