@@ -466,3 +466,14 @@ def test_one_card_and_one_scopa_are_said_in_the_singular():
     swept = scopa.State.from_string("scopa 7d/2c 7s - -/- 0/0 0 - 1").play("7d")
     text = svg.position(swept)
     assert "team 0 pile 2 cards, 1 scopa;" in text and ">2 cards, 1 scopa</text>" in text, text
+
+
+def test_a_variant_positions_picture_names_its_rule_options():
+    # RULES §7 (a variants audit): the title and the screen readers' text named the game alone
+    # ("scopa: seat 1 to move") for a position of other rules; the presets' pictures are as before
+    s = scopa.State.deal(scopa.Rules.preset("scopa").replace(re_bello=True, napola=True, target=21), seed=1)
+    root = ET.fromstring(svg.position(s))
+    assert root.get("aria-label", "").startswith("scopa;re_bello=true;napola=true, seat 1 to move")
+    assert "scopa;re_bello=true;napola=true: seat 1 to move" in "".join(root.itertext())
+    plain = ET.fromstring(svg.position(scopa.State.deal("scopa", seed=1)))
+    assert plain.get("aria-label", "").startswith("scopa, seat 1 to move")

@@ -106,6 +106,7 @@ def test_italian_deck_and_options():
         "--game", "scopone_scientifico", "--deck", "italian", "--option", "capture_rule=fewest", "--seed", "2"
     )
     p.expect(PROMPTS[0])
+    assert "scopone_scientifico;capture_rule=fewest: hand 1" in p.before  # (a variants audit: its game alone)
     hand = p.before.split("your hand: ")[1].splitlines()[0]
     assert len(hand.split()) == 10 and not set(hand) & set("♦♥♠♣") and set(hand) & set("dcsb")
     p.sendline("quit")

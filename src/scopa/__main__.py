@@ -217,10 +217,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
         )
         return 130 if interrupted else 0
     team = state.team_to_move
-    from scopa.records import _rules_text
-
-    # (the rule options too, less the target: the values are those of a variant's rules)
-    game = _rules_text(state.rules)
+    game = str(state.rules.hand_rules())  # (the options too: the values are a variant's rules')
     if state.is_over:  # (nobody to move, no move to value: the hand's score)
         sc = state.score()
         console.print(f"[bold]{game}[/], the hand is over")

@@ -153,10 +153,10 @@ class ArenaResult:
                     f"categories[{c!r}]", x, -math.inf, math.inf, "points per hand, finite", finite=True
                 )
         for side in (0, 1):  # (a hand's points are the sum of its categories': RULES §5)
-            total = math.fsum(v[side] for v in pairs.values())
-            if abs(total - self.points[side]) > 1e-9 * max(1.0, abs(total)):
+            summed = math.fsum(v[side] for v in pairs.values())
+            if abs(summed - self.points[side]) > 1e-9 * max(1.0, abs(summed)):
                 raise OptionError(
-                    f"bad categories {show(cats)}: side {'AB'[side]}'s sum to {total!r},"
+                    f"bad categories {show(cats)}: side {'AB'[side]}'s sum to {summed!r},"
                     f" expected its points {self.points[side]!r}"
                 )
         object.__setattr__(self, "categories", _Categories(pairs))

@@ -205,13 +205,6 @@ def _cards(mask_or_list: Any) -> str:
     return text or "-"
 
 
-def _rules_string(rules: Rules) -> str:
-    parts = [rules.game]
-    for key, value in rules.changed_options().items():
-        parts.append(f"{key}={str(value).lower() if isinstance(value, bool) else value}")
-    return ";".join(parts)
-
-
 def state_to_string(state: State) -> str:
     """The compact one-line position string of ``state``.
 
@@ -221,7 +214,7 @@ def state_to_string(state: State) -> str:
     d = state_to_dict(state)
     return " ".join(
         [
-            _rules_string(state.rules),
+            str(state.rules),
             "/".join(_cards(h) for h in d["hands"]),
             _cards(d["table"]),
             _cards(d["stock"]),

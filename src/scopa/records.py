@@ -928,9 +928,7 @@ def _text(record: MatchRecord) -> str:
 def _rules_text(rules: Rules) -> str:
     """The rules as a position string writes them (``scopa;napola=true``), less the target
     (the text export's Target tag says it)."""
-    from scopa.notation import _rules_string
-
-    return _rules_string(rules.replace(target=Rules.preset(rules.game).target))
+    return str(rules.hand_rules())
 
 
 def _movetext(hand: HandRecord) -> str:

@@ -175,6 +175,27 @@ class Rules:
             if f.name != "game" and getattr(self, f.name) != getattr(base, f.name)
         }
 
+    def __str__(self) -> str:
+        """The rules as a position string writes them: the game, then each option that differs
+        from its preset's (the target too), ``;``-separated.
+
+        >>> str(Rules.preset("scopa").replace(napola=True, target=21)), str(Rules.preset("scopone"))
+        ('scopa;target=21;napola=true', 'scopone')
+        """
+        parts = [self.game]
+        for key, value in self.changed_options().items():
+            parts.append(f"{key}={str(value).lower() if isinstance(value, bool) else value}")
+        return ";".join(parts)
+
+    def hand_rules(self) -> Rules:
+        """These rules with their preset's target: the rules of a hand, whose play and score the
+        target (a match's) does not change.
+
+        >>> str(Rules.preset("scopa").replace(napola=True, target=21).hand_rules())
+        'scopa;napola=true'
+        """
+        return self.replace(target=Rules.preset(self.game).target)
+
     def to_json(self) -> str | dict[str, Any]:
         """The preset name, or ``{"preset": name, option: value, ...}`` when options differ."""
         changed = self.changed_options()
