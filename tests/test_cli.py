@@ -584,3 +584,26 @@ def test_solve_says_the_rule_options_it_solved_under():
     assert out.returncode == 0 and out.stdout.startswith("scopa, the hand is over"), out.stdout
     out = run("solve", "scopa;re_bello=true -/- - - 3c4sKd/2cAs 0/0 0 0 1")
     assert out.stdout.startswith("scopa;re_bello=true, the hand is over"), out.stdout
+
+
+def test_deal_simulate_and_arena_take_rule_options():
+    # RULES §7 (a variants audit): only `scopa play` took --option; deal, simulate and arena
+    # played the preset's rules whatever a researcher wanted
+    rules = scopa.Rules.preset("scopa", napola=True, re_bello=True)
+    out = run(
+        "deal", "--game", "scopa", "--option", "napola=true", "--option", "re_bello=true", "--seed", "3"
+    )
+    assert out.returncode == 0 and out.stdout.splitlines()[-1] == scopa.State.deal(rules, seed=3).to_string()
+    out = run(
+        "simulate", "--game", "scopa", "--option", "napola=true", "--option", "re_bello=true", "--hands", "50"
+    )
+    assert "50 random hands of scopa;re_bello=true;napola=true (seed 1)" in out.stdout
+    total = [line for line in out.stdout.splitlines() if line.startswith("napola")][0].split()
+    p = scopa.random_playouts(rules, 50, seed=1).mean_points()["napola"]
+    assert (float(total[1]), float(total[2])) == (round(p[0], 3), round(p[1], 3))
+    out = run(
+        "arena", "greedy", "random", "--game", "scopa", "--option", "napola=true", "--deals", "2", "--json"
+    )
+    assert json.loads(out.stdout)["game"] == "scopa;napola=true"
+    out = run("arena", "greedy", "random", "--game", "scopa", "--option", "napola=maybe", "--deals", "2")
+    assert out.returncode == 2 and "napola" in out.stderr and "Traceback" not in out.stderr, out.stderr

@@ -1263,6 +1263,24 @@ def test_an_arena_result_refuses_figures_that_do_not_fit_together():
         assert ArenaResult.from_json(g.to_json()) == g
 
 
+def test_an_arena_result_of_a_variant_names_its_rule_options():
+    # RULES §7 (a variants audit): a run under a variant's rules gave the preset's name alone, so
+    # its results (JSON, table, repr) could not be told from a preset's
+    from scopa.arena import ArenaResult
+
+    rules = scopa.Rules.preset("scopone", re_bello=True, napola=True, target=21)
+    r = arena(rules, "greedy", "random", deals=2, seed=4)
+    assert r.game == "scopone;re_bello=true;napola=true" and r.rules == rules.hand_rules()
+    assert r.table().startswith("scopone;re_bello=true;napola=true: 2 duplicate deals")
+    assert ArenaResult.from_json(r.to_json()) == r and eval(repr(r), {"ArenaResult": ArenaResult}) == r
+    assert arena("scopone", "greedy", "random", deals=2, seed=4).game == "scopone"  # (a preset: as before)
+    j = r.to_json()
+    # (one spelling a rule set: no target, the options in their order, none at its default)
+    for game in ("scopone;target=21", "scopone;napola=true;re_bello=true", "scopone;napola=false", "x;a=1"):
+        with pytest.raises(scopa.OptionError, match=re.escape(f"bad game '{game}': expected one of scopa,")):
+            ArenaResult.from_json({**j, "game": game})
+
+
 def test_an_arena_result_goes_to_json_and_back():
     # a result had no JSON form (the open list: to_json/from_json pairs): `scopa arena --json`
     # writes it, ArenaResult.from_json reads it back equal, strict JSON (no infinities)

@@ -273,8 +273,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
 
 def _options(pairs: Sequence[str] | None) -> dict[str, Any]:
     """``name=value`` rule options from the command line (``true``/``false``, numbers, words)."""
-    from scopa.notation import _parse_value
-    from scopa.rules import _BOOL_OPTIONS
+    from scopa.rules import _BOOL_OPTIONS, _option_value
 
     out: dict[str, Any] = {}
     for pair in pairs or ():
@@ -286,7 +285,7 @@ def _options(pairs: Sequence[str] | None) -> dict[str, Any]:
             raise RulesError(f"bad option {pair!r}: {key} is given twice")
         if value.lower() in ("true", "false"):
             value = value.lower()
-        out[key] = _parse_value(key, value)
+        out[key] = _option_value(value)
         if key in _BOOL_OPTIONS and not isinstance(out[key], bool):
             raise RulesError(f"bad option {pair!r}: {key} is true or false")
     return out
@@ -407,7 +406,7 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
         with _progress(err if args.json else console, "[bold]{task.description}") as bar:
             task = bar.add_task(f"{side_name(args.a)} vs {side_name(args.b)}", total=args.deals)
             result = arena(
-                args.game,
+                _game_rules(args),
                 args.a,
                 args.b,
                 deals=args.deals,
@@ -528,12 +527,13 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
 
 
 def _simulate(args: argparse.Namespace, console: Console) -> int:
-    rules = scopa.Rules.preset(args.game)
+    rules = _game_rules(args)
     t0 = time.perf_counter()
     p = scopa.random_playouts(rules, args.hands, seed=args.seed)
     dt = time.perf_counter() - t0
     print(
-        f"{args.hands:,} random {'hand' if args.hands == 1 else 'hands'} of {rules.game} (seed {args.seed}), "
+        f"{args.hands:,} random {'hand' if args.hands == 1 else 'hands'} of {rules.hand_rules()}"
+        f" (seed {args.seed}), "
         f"{scopa.CORE_IMPLEMENTATION} core: {dt:.3f} s, {args.hands / max(dt, 1e-9):,.0f} hands/s"
     )
     print(f"{'points per hand':<16} {'team 0 (leads)':>14} {'team 1':>8}")
@@ -545,7 +545,7 @@ def _simulate(args: argparse.Namespace, console: Console) -> int:
 def _deal(args: argparse.Namespace, console: Console) -> int:
     if args.deck is not None and args.svg is None:  # (it was taken and did nothing)
         raise OptionError(f"--deck {args.deck} is the picture's: give --svg FILE too")
-    s = scopa.State.deal(scopa.Rules.preset(args.game), seed=args.seed, dealer=args.dealer)
+    s = scopa.State.deal(_game_rules(args), seed=args.seed, dealer=args.dealer)
     if args.svg is not None:  # (first: a reader that stops early, `| head -1`, does not lose the picture)
         from scopa.svg import position
 
@@ -663,12 +663,28 @@ def _player(names: list[str]) -> Callable[[str], str | tuple[str, dict[str, Any]
 
 
 def _game_option(parser: argparse.ArgumentParser) -> None:
+    """``--game`` and ``--option`` (read by :func:`_game_rules`)."""
     parser.add_argument(
         "--game",
         default="scopone_scientifico",
         choices=scopa.PRESETS,
         help="the game (default scopone_scientifico)",
     )
+    _option_argument(parser)
+
+
+def _option_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--option",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a rule option, e.g. capture_rule=fewest (repeatable)",
+    )
+
+
+def _game_rules(args: argparse.Namespace) -> scopa.Rules:
+    """The rules of ``--game`` with its ``--option`` s."""
+    return scopa.Rules.preset(args.game, **_options(args.option))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -722,12 +738,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--seed", type=_seed, default=None, help="the match's seed (default: a random one)")
     play.add_argument("--target", type=int, default=None, help="points that win the match (default 11)")
-    play.add_argument(
-        "--option",
-        action="append",
-        metavar="NAME=VALUE",
-        help="a rule option, e.g. capture_rule=fewest (repeatable)",
-    )
+    _option_argument(play)
     play.add_argument(
         "--deck",
         default=None,

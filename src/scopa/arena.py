@@ -33,7 +33,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.batch import MAX_WORKERS
-from scopa.errors import OptionError, as_int, check_int, check_real, check_seed, show
+from scopa.errors import OptionError, ScopaError, as_int, check_int, check_real, check_seed, show
 from scopa.players import Player, make_player
 from scopa.records import ReadOnlyDict
 from scopa.rules import PRESETS, Rules
@@ -69,6 +69,8 @@ class ArenaResult:
     """Figures of an arena run; ``a`` is the first player given, ``b`` the second.
 
     Attributes:
+        game: the rules played, as a position string writes them: the preset's name, and the
+            options that differ from its own (``scopa;napola=true``; :attr:`rules` reads them).
         names: the two sides' names.
         deals: duplicate deals played (each played twice: ``games`` = 2 x ``deals`` hands).
         games: hands played.
@@ -87,6 +89,8 @@ class ArenaResult:
     (('random', 'random'), (3.5, 1.5), 2.0, (3, 1, 0))
     >>> r.categories["primiera"], r.categories["scope"]
     ((1.0, 0.0), (0.75, 0.5))
+    >>> arena(Rules.preset("scopa", napola=True), "random", "random", deals=1, seed=1).game
+    'scopa;napola=true'
     """
 
     game: str
@@ -104,8 +108,17 @@ class ArenaResult:
     def __post_init__(self) -> None:
         # (a result built by hand, or pasted back from its repr: each field of its kind, the
         # counts adding up; the pairs as tuples and the categories read-only: a result hashes)
-        if not isinstance(self.game, str) or self.game not in PRESETS:  # (any name was taken)
-            raise OptionError(f"bad game {show(self.game)}: expected one of {', '.join(PRESETS)}")
+        # (a game's rules as a position string writes them: any name was taken, and a variant's
+        # options were dropped, its results told from a preset's by nothing)
+        try:
+            canonical = isinstance(self.game, str) and str(Rules.parse(self.game).hand_rules()) == self.game
+        except ScopaError:
+            canonical = False
+        if not canonical:
+            raise OptionError(
+                f"bad game {show(self.game)}: expected one of {', '.join(PRESETS)}, with the options"
+                " that differ from its preset's as a position string writes them (scopa;napola=true)"
+            )
         # (at most as arena() runs them: deals of 10**5000 failed their own message, 2 x deals)
         deals = check_int("deals", self.deals, 1, MAX_DEALS)
         check_int("games", self.games, 2 * deals, 2 * deals)  # (each deal twice, sides swapped)
@@ -160,6 +173,11 @@ class ArenaResult:
                     f" expected its points {self.points[side]!r}"
                 )
         object.__setattr__(self, "categories", _Categories(pairs))
+
+    @property
+    def rules(self) -> Rules:
+        """The rules played (:attr:`game` read)."""
+        return Rules.parse(self.game)
 
     def __repr__(self) -> str:
         """The dataclass's repr, but that an infinite end of ``ci95`` (a single deal's) is written
@@ -505,7 +523,7 @@ def _measure(r: Rules, names: tuple[str, str], results: list[list[Game]]) -> Are
     moves_per_side = len(games) * (40 - r.table_size) / 2
     n = len(games)
     return ArenaResult(
-        game=r.game,
+        game=str(r.hand_rules()),
         names=names,
         deals=deals,
         games=n,

@@ -39,7 +39,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.card import DECK, CardSet, bits, cards_mask
-from scopa.errors import PositionError, RulesError, ScopaError, count, listed, show, unknown_keys
+from scopa.errors import PositionError, ScopaError, count, listed, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State, require_state
@@ -227,27 +227,6 @@ def state_to_string(state: State) -> str:
     )
 
 
-def _parse_value(key: str, text: str) -> Any:
-    if text in ("true", "false"):
-        return text == "true"
-    if _NUMBER.fullmatch(text):
-        return int(text)
-    return text
-
-
-def _parse_rules(text: str) -> Rules:
-    name, *opts = text.split(";")
-    options: dict[str, Any] = {}
-    for opt in opts:
-        key, sep, value = opt.partition("=")
-        if not sep or not key:
-            raise RulesError(f"bad rule option {show(opt)} in {show(text)}: expected name=value")
-        if key in options:
-            raise RulesError(f"rule option {show(key)} given twice in {show(text)}")
-        options[key] = _parse_value(key, value)
-    return Rules.preset(name, **options)
-
-
 def _split_cards(text: str, what: str) -> list[str]:
     if text == "-":
         return []
@@ -293,7 +272,7 @@ def state_from_string(text: str) -> State:
         )
     rules_t, hands_t, table_t, stock_t, cap_t, scope_t, turn_t, last_t, dealer_t = fields
     try:
-        rules = _parse_rules(rules_t)
+        rules = Rules.parse(rules_t)
         captured = cap_t.split("/")
         scope = scope_t.split("/")
         if len(captured) != 2 or len(scope) != 2:

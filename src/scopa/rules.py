@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,6 +28,18 @@ _GEOMETRY: dict[str, tuple[int, int, int]] = {
     "scopone_scientifico": (4, 10, 0),
 }
 PRESETS: tuple[str, ...] = tuple(_GEOMETRY)
+_NUMBER = re.compile(r"[0-9]{1,6}")
+
+
+def _option_value(text: str) -> Any:
+    """A rule option's value as text writes it: ``true``/``false``, a number (up to 6 digits), a word."""
+    if text in ("true", "false"):
+        return text == "true"
+    if _NUMBER.fullmatch(text):
+        return int(text)
+    return text
+
+
 #: Highest match target accepted (the sources play to 11, 16, 21 or 31).
 MAX_TARGET = 10_000
 
@@ -186,6 +199,31 @@ class Rules:
         for key, value in self.changed_options().items():
             parts.append(f"{key}={str(value).lower() if isinstance(value, bool) else value}")
         return ";".join(parts)
+
+    @classmethod
+    def parse(cls, text: str) -> Rules:
+        """Rules as a position string writes them (:meth:`__str__`): a preset's name, then
+        ``;name=value`` for each option (``true``/``false``, a number, a word).
+
+        >>> Rules.parse("scopa;napola=true;target=21") == Rules.preset("scopa", napola=True, target=21)
+        True
+        >>> Rules.parse("scopa;napola")
+        Traceback (most recent call last):
+        ...
+        scopa.errors.RulesError: bad rule option 'napola' in 'scopa;napola': expected name=value
+        """
+        if not isinstance(text, str):
+            raise RulesError(f"bad rules {show(text)}: expected text like scopa;napola=true")
+        name, *opts = text.split(";")
+        options: dict[str, Any] = {}
+        for opt in opts:
+            key, sep, value = opt.partition("=")
+            if not sep or not key:
+                raise RulesError(f"bad rule option {show(opt)} in {show(text)}: expected name=value")
+            if key in options:
+                raise RulesError(f"rule option {show(key)} given twice in {show(text)}")
+            options[key] = _option_value(value)
+        return cls.preset(name, **options)
 
     def hand_rules(self) -> Rules:
         """These rules with their preset's target: the rules of a hand, whose play and score the
