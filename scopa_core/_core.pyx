@@ -746,16 +746,19 @@ cdef int choose_random(Pos* p, int opts, uint64_t* rng, Scratch* s) noexcept nog
     return <int>(rng_next(rng) % <uint64_t>n)
 
 
-cdef inline int heuristic_score(const Pos* p, int c, uint64_t cap) noexcept nogil:
+cdef inline int heuristic_score(const Pos* p, int c, uint64_t cap, int opts) noexcept nogil:
     """The heuristic playouts' value of a move (the twin's ``_heuristic_score``): a capture
-    by the cards, coins, sevens and settebello it takes, most for a sweep; a lay-down by
+    by the cards, coins, sevens and settebello it takes (the re bello as the settebello, and
+    napola's ace, two and three of coins 30 each, when the options score them), most for a
+    sweep that scores (not an ace taking all, unless ``ace_sweep_is_scopa``); a lay-down by
     what it offers (sevens, settebello, a coin)."""
     cdef uint64_t card = <uint64_t>1 << c
     cdef uint64_t taken
+    cdef uint64_t prize = C_SETTEBELLO | (C_RE_BELLO if opts & C_OPT_RE_BELLO else 0)
     cdef int v
     if cap == 0:
         v = 0
-        if card & C_SETTEBELLO:
+        if card & prize:
             v -= 60
         elif card & rank_mask[7]:
             v -= 20
@@ -765,9 +768,13 @@ cdef inline int heuristic_score(const Pos* p, int c, uint64_t cap) noexcept nogi
     taken = cap | card
     v = (100 + 10 * scopa_popcount(taken) + 8 * scopa_popcount(taken & C_COINS)
          + 15 * scopa_popcount(taken & rank_mask[7]))
-    if taken & C_SETTEBELLO:
-        v += 60
-    if cap == p.table:
+    v += 60 * scopa_popcount(taken & prize)
+    if opts & C_OPT_NAPOLA:
+        v += 30 * scopa_popcount(taken & 7)
+    if cap == p.table and not (
+        opts & C_OPT_ACE_TAKES_ALL and c % 10 == 0 and not (p.table & C_ACES)
+        and not (opts & C_OPT_ACE_SWEEP_IS_SCOPA)
+    ):
         v += 300
     return v
 
@@ -780,9 +787,9 @@ cdef int choose_heuristic(Pos* p, int opts, uint64_t* rng, Scratch* s) noexcept 
     cdef int i, k = 0, v, best
     if (r >> 32) % 4 == 0:
         return <int>(r % <uint64_t>n)
-    best = heuristic_score(p, s.mcard[0], s.mcap[0])
+    best = heuristic_score(p, s.mcard[0], s.mcap[0], opts)
     for i in range(1, n):
-        v = heuristic_score(p, s.mcard[i], s.mcap[i])
+        v = heuristic_score(p, s.mcard[i], s.mcap[i], opts)
         if v > best:
             best = v
             k = i

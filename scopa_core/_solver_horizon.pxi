@@ -14,11 +14,14 @@ cdef int static_eval(const Pos* p, int opts) noexcept nogil:
 
     Banked points count in full; an open card or coin count by its lead over the cards
     left; an open settebello 60 to the team holding it (30 to the mover's team when it
-    lies on the table); an open primiera 40 to the team ahead on its current bests.
+    lies on the table), and so an open re bello when ``re_bello`` scores it; an open
+    primiera 40 to the team ahead on its current bests; of an open napola the points one
+    team is sure of whatever the coins left do.
     """
     cdef Info info
     cdef uint64_t rest = p.table | p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3] | stock_mask(p)
-    cdef int e, d, s, seat, b0 = 0, b1 = 0
+    cdef uint64_t prize, coins_left
+    cdef int e, d, s, seat, b0 = 0, b1 = 0, k, lo_n, hi_n
     node_info(p, opts, &info)
     e = 100 * info.B
     if (info.sig_a >> 10) & 1:
@@ -27,13 +30,23 @@ cdef int static_eval(const Pos* p, int opts) noexcept nogil:
     if (info.sig_a >> 18) & 1:
         d = scopa_popcount(p.captured[0] & C_COINS) - scopa_popcount(p.captured[1] & C_COINS)
         e += trunc_div(100 * d, scopa_popcount(rest & C_COINS) + 1)
-    if rest & C_SETTEBELLO:
-        if p.table & C_SETTEBELLO:
-            e += 30 if (p.turn & 1) == 0 else -30
-        else:
-            for seat in range(p.nplayers):
-                if p.hands[seat] & C_SETTEBELLO:
-                    e += 60 if (seat & 1) == 0 else -60
+    for k in range(2):  # the settebello, and the re bello when it scores (RULES §5, §7)
+        prize = C_SETTEBELLO if k == 0 else (C_RE_BELLO if opts & C_OPT_RE_BELLO else 0)
+        if rest & prize:
+            if p.table & prize:
+                e += 30 if (p.turn & 1) == 0 else -30
+            else:
+                for seat in range(p.nplayers):
+                    if p.hands[seat] & prize:
+                        e += 60 if (seat & 1) == 0 else -60
+    if (info.sig_a >> 25) & 1:  # an open napola: its sure part (0 while either team may make it)
+        coins_left = rest & C_COINS
+        lo_n = napola_c(p.captured[0]) - napola_c(p.captured[1] | coins_left)
+        hi_n = napola_c(p.captured[0] | coins_left) - napola_c(p.captured[1])
+        if lo_n > 0:
+            e += 100 * lo_n
+        elif hi_n < 0:
+            e += 100 * hi_n
     if (info.sig_a >> 24) & 1:
         for s in range(4):
             b0 += suit_best[(p.captured[0] >> (10 * s)) & C_COINS]

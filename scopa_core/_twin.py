@@ -375,18 +375,23 @@ def deal(nplayers: int, hand_size: int, table_size: int, opts: int, seed: int) -
     return _deal(_Rng(seed), nplayers, hand_size, table_size, opts)
 
 
-def _heuristic_score(table: int, card: int, cap: int) -> int:
+def _heuristic_score(table: int, card: int, cap: int, opts: int = 0) -> int:
     """The heuristic playouts' value of a move: a capture by the cards, coins, sevens and
-    settebello it takes, most for a sweep; a lay-down by what it offers."""
+    settebello it takes (the re bello as the settebello, napola's ace, two and three of coins
+    30 each, when the options score them), most for a sweep that scores; a lay-down by what
+    it offers."""
     bit = 1 << card
+    prize = SETTEBELLO | (RE_BELLO if opts & OPT_RE_BELLO else 0)
     if cap == 0:
-        v = -60 if bit & SETTEBELLO else -20 if bit & RANK_MASK[7] else 0
+        v = -60 if bit & prize else -20 if bit & RANK_MASK[7] else 0
         return v - 5 if bit & COINS else v
     taken = cap | bit
     v = 100 + 10 * _popcount(taken) + 8 * _popcount(taken & COINS) + 15 * _popcount(taken & RANK_MASK[7])
-    if taken & SETTEBELLO:
-        v += 60
-    return v + 300 if cap == table else v
+    v += 60 * _popcount(taken & prize)
+    if opts & OPT_NAPOLA:
+        v += 30 * _popcount(taken & 7)
+    ace_all = opts & OPT_ACE_TAKES_ALL and card % 10 == 0 and not table & ACES
+    return v + 300 if cap == table and not (ace_all and not opts & OPT_ACE_SWEEP_IS_SCOPA) else v
 
 
 def _play_out(pos: tuple, opts: int, block: int, rng: _Rng, policy: int = 0) -> tuple:
@@ -399,7 +404,7 @@ def _play_out(pos: tuple, opts: int, block: int, rng: _Rng, policy: int = 0) -> 
             card, cap = moves[r % len(moves)]
         else:
             table = pos[1]
-            card, cap = max(moves, key=lambda mv: _heuristic_score(table, mv[0], mv[1]))
+            card, cap = max(moves, key=lambda mv: _heuristic_score(table, mv[0], mv[1], opts))
         pos = _apply(pos, card, cap, opts, block)
     return pos
 

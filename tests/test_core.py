@@ -414,14 +414,46 @@ def test_diff_playouts(game, opts):
 @pytestmark_diff
 @pytest.mark.parametrize("game", GEOMETRIES)
 @pytest.mark.parametrize("policy", [0, 1])
-def test_diff_rollouts(game, policy):
-    # Both rollout policies: the same seed gives the same finishes in both cores.
+@pytest.mark.parametrize("opts", [0, 2 | 16 | 32, 2 | 4 | 16 | 32 | 128])
+def test_diff_rollouts(game, policy, opts):
+    # Both rollout policies, under the options the heuristic one weighs (RULES §7: ace takes
+    # all, its sweep a scopa or not, re bello, napola): the same finishes in both cores.
     tw, cc = CORES
     n, hs, ts = GEOMETRIES[game]
     for seed in range(4):
         hands, table, stock = cc.deal(n, hs, ts, cc.OPT_REDEAL_ON_KINGS, seed)
         pos = (hands, table, stock, (0, 0), (0, 0), 0, -1)
-        assert cc.rollouts(pos, 0, hs, 40, seed, policy) == tw.rollouts(pos, 0, hs, 40, seed, policy)
+        assert cc.rollouts(pos, opts, hs, 40, seed, policy) == tw.rollouts(pos, opts, hs, 40, seed, policy)
+
+
+def test_the_heuristic_playouts_weigh_what_the_options_score():
+    # RULES §7 (a variants audit): the heuristic policy gave every capture of the whole table a
+    # sweep's weight, an ace taking all that scores no scopa too, and weighed neither the king
+    # of coins under re_bello nor napola's cards; the presets' weights are unchanged
+    from scopa_core._twin import (
+        OPT_ACE_SWEEP_IS_SCOPA,
+        OPT_ACE_TAKES_ALL,
+        OPT_NAPOLA,
+        OPT_RE_BELLO,
+        _heuristic_score,
+    )
+
+    c = {name: i for i, name in enumerate(f"{r}{s}" for s in "dcsb" for r in "A234567JQK")}
+
+    def gain(table: int, card: str, cap: int, opts: int, base: int = 0) -> int:
+        """What ``opts`` add to the move's weight over ``base``."""
+        return _heuristic_score(table, c[card], cap, opts) - _heuristic_score(table, c[card], cap, base)
+
+    table = 1 << c["5s"] | 1 << c["6b"]  # (the ace takes it all)
+    assert gain(table, "Ac", table, OPT_ACE_TAKES_ALL | OPT_ACE_SWEEP_IS_SCOPA, OPT_ACE_TAKES_ALL) == 300
+    assert gain(table, "Ac", table, OPT_ACE_TAKES_ALL) == -300
+    kings, threes = 1 << c["Kd"], 1 << c["3d"]
+    assert (gain(kings, "Kc", kings, OPT_RE_BELLO), gain(0, "Kd", 0, OPT_RE_BELLO)) == (60, -60)
+    assert gain(threes, "3c", threes, OPT_NAPOLA) == 30
+    for opts in (0, 1, 8, 64, 128, 1 | 8 | 64 | 128):  # (the options that change no weight)
+        for card in range(40):
+            for cap in (0, table, kings, threes):
+                assert _heuristic_score(table, card, cap, opts) == _heuristic_score(table, card, cap)
 
 
 @pytestmark_diff

@@ -643,6 +643,47 @@ def test_horizon_picks_the_compiled_cores_move_where_moves_tie():
     assert checked > 300
 
 
+def test_the_horizons_evaluation_counts_what_the_options_score():
+    # RULES §7 (a variants audit): the depth-limited search's static evaluation gave an open re
+    # bello nothing (the settebello 60 to its holder) and an open napola nothing, even the
+    # points a team is sure of; the presets' evaluation is unchanged
+    from scopa_core._twin_horizon import static_eval
+
+    def evaluated(text: str) -> int:
+        s = State.from_string(text)
+        return static_eval(s.masks, s.rules.core_options, s.rules.players)
+
+    held = "KdQc2b/5c6s7b 3c4s - Ad2d3d4dJb/Ab 0/0 0 0 -"  # (team 0 holds A-2-3-4 of coins)
+    sure = evaluated(f"scopa;napola=true {held}") - evaluated(f"scopa {held}")
+    exact = scopa.solve(State.from_string(f"scopa;napola=true {held}")).value
+    assert sure == 400 == 100 * (exact - scopa.solve(State.from_string(f"scopa {held}")).value)
+    other = "KdQc2b/5c6s7b 3c4s - Ad2d4dJb/3dAb 0/0 0 0 -"  # (the 3 is team 1's: no napola sure)
+    assert evaluated(f"scopa;napola=true {other}") == evaluated(f"scopa {other}")
+    swapped = "5cQc2b/Kd6s7b 3c4s - Ad2d3d4dJb/Ab 0/0 0 0 -"  # (the king of coins in seat 1's hand)
+    assert evaluated(f"scopa;re_bello=true {held}") - evaluated(f"scopa {held}") == 60
+    assert evaluated(f"scopa;re_bello=true {swapped}") - evaluated(f"scopa {swapped}") == -60
+
+
+@pytest.mark.skipif(TWIN_RUN, reason="compares the compiled core with the twin")
+def test_the_horizon_is_the_same_in_both_cores_under_the_options_it_weighs():
+    # the compiled static_eval and the twin's, under re_bello and napola (RULES §7)
+    import scopa_core._core as compiled
+    import scopa_core._twin as twin
+
+    rng = random.Random(11)
+    a, b = compiled.Solver(1), twin.Solver(1)
+    for g in range(120):
+        rules = scopa.Rules.preset(rng.choice(scopa.PRESETS), re_bello=True, napola=g % 2 == 0)
+        s = State.deal(rules, seed=g)
+        for _ in range(rng.randrange(4, 30)):
+            if s.is_over:
+                break
+            s = s.play(rng.choice(s.legal_moves()))
+        if not s.is_over:
+            args = (s.masks, s.rules.core_options, s.rules.hand_size, rng.randint(1, 2))
+            assert a.horizon(*args) == b.horizon(*args), s.to_string()
+
+
 def test_results_built_by_hand_are_checked():
     # (MoveValue("x", 5, -5, "a"), SolveResult and SearchInfo of any fields were taken, to fail
     # at a distance: Analysis.lines() a TypeError, its repr a ValueError of a format code)
