@@ -9,6 +9,18 @@ cdef inline int trunc_div(int a, int b) noexcept nogil:
     return a / b
 
 
+cdef inline int open_prize(const Pos* p, uint64_t card) noexcept nogil:
+    """An open prize card's share of static_eval: 60 to the team holding it, 30 to the mover's
+    team when it lies on the table (0 in the stock)."""
+    cdef int seat
+    if p.table & card:
+        return 30 if (p.turn & 1) == 0 else -30
+    for seat in range(p.nplayers):
+        if p.hands[seat] & card:
+            return 60 if (seat & 1) == 0 else -60
+    return 0
+
+
 cdef int static_eval(const Pos* p, int opts) noexcept nogil:
     """A heuristic final difference (team 0 minus team 1) x 100, for the horizon search.
 
@@ -20,8 +32,8 @@ cdef int static_eval(const Pos* p, int opts) noexcept nogil:
     """
     cdef Info info
     cdef uint64_t rest = p.table | p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3] | stock_mask(p)
-    cdef uint64_t prize, coins_left
-    cdef int e, d, s, seat, b0 = 0, b1 = 0, k, lo_n, hi_n
+    cdef uint64_t coins_left
+    cdef int e, d, s, b0 = 0, b1 = 0, lo_n, hi_n
     node_info(p, opts, &info)
     e = 100 * info.B
     if (info.sig_a >> 10) & 1:
@@ -30,15 +42,10 @@ cdef int static_eval(const Pos* p, int opts) noexcept nogil:
     if (info.sig_a >> 18) & 1:
         d = scopa_popcount(p.captured[0] & C_COINS) - scopa_popcount(p.captured[1] & C_COINS)
         e += trunc_div(100 * d, scopa_popcount(rest & C_COINS) + 1)
-    for k in range(2):  # the settebello, and the re bello when it scores (RULES §5, §7)
-        prize = C_SETTEBELLO if k == 0 else (C_RE_BELLO if opts & C_OPT_RE_BELLO else 0)
-        if rest & prize:
-            if p.table & prize:
-                e += 30 if (p.turn & 1) == 0 else -30
-            else:
-                for seat in range(p.nplayers):
-                    if p.hands[seat] & prize:
-                        e += 60 if (seat & 1) == 0 else -60
+    if rest & C_SETTEBELLO:
+        e += open_prize(p, C_SETTEBELLO)
+    if opts & C_OPT_RE_BELLO and rest & C_RE_BELLO:  # (RULES §7: a point, as the settebello)
+        e += open_prize(p, C_RE_BELLO)
     if (info.sig_a >> 25) & 1:  # an open napola: its sure part (0 while either team may make it)
         coins_left = rest & C_COINS
         lo_n = napola_c(p.captured[0]) - napola_c(p.captured[1] | coins_left)
