@@ -165,6 +165,44 @@ def test_move_parse_errors(bad):
     assert repr(bad) in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("7dx", "bad move '7dx': captured cards '' are not whole cards"),
+        ("7dx7d", "bad move '7dx7d': 7d cannot capture itself"),
+        ("7dx3c3c", "bad move '7dx3c3c': duplicate card '3c' in the captured cards"),
+        ("7dx3c4", "bad move '7dx3c4': captured cards '3c4' are not whole cards"),
+        ("7dxx3c", "bad move '7dxx3c': captured cards 'x3c' are not whole cards"),
+        ("7dx3cx4s", "bad move '7dx3cx4s': captured cards '3cx4s' are not whole cards"),
+        ("Kc x Kd", "bad move 'Kc x Kd': captured cards ' Kd' are not whole cards"),
+        ("7dX3c", "7dx3c"),
+        ("7D", "7d"),
+        ("7♦x3♥", "7dx3c"),
+        (" 7d", "7d"),
+        ("7dx3c ", "7dx3c"),
+        ("kcxKd", "KcxKd"),
+        ("7♦\ufe0fx3c", "7dx3c"),
+    ],
+)
+def test_move_parse_spellings_and_errors(text, expected):
+    """The notation as written is looked up (Card.parse's spellings); any other text is parsed
+    as before: the same move, or the same error."""
+    try:
+        got = str(Move.parse(text))
+    except scopa.InvalidMoveError as exc:
+        got = str(exc)
+    assert got == expected
+
+
+def test_every_card_spelling_parses_to_its_card():
+    for card in Card.from_index(0), Card.from_index(6), Card.from_index(39):
+        rank, suit = str(card)
+        for r in {rank, rank.lower()}:
+            for s in {suit, suit.upper()}:
+                assert Card.parse(r + s) is card and Move.parse(r + s).card is card
+    assert Card.parse("a♣") is Card.parse("Ab") and Card.parse("Q♤") is Card.parse("Qs")
+
+
 def test_cardset_pickles_copies_and_hashes_as_the_set_it_equals():
     import copy
 

@@ -75,6 +75,10 @@ class Card:
         """
         if isinstance(text, Card):
             return text
+        if text.__class__ is str:  # (the usual spellings, looked up: the rest parsed below)
+            card = _BY_TEXT.get(text)
+            if card is not None:
+                return card
         if not isinstance(text, str):
             raise CardError(f"a card must be a string like '7d', got {show(text)}")
         t = text.strip().replace("\ufe0f", "").replace("\ufe0e", "")  # (an emoji keyboard's ♦️)
@@ -144,6 +148,25 @@ class Card:
 DECK: tuple[Card, ...] = tuple(Card._make(i) for i in range(40))
 
 CardLike: TypeAlias = Card | str
+
+
+def _spellings() -> dict[str, Card]:
+    """Every two-character spelling :meth:`Card.parse` reads (``"7d"``, ``"7D"``, ``"7♦"``,
+    ``"kc"``...), checked against it: a fast path for the cards of positions and moves."""
+    ranks = {ch for r in RANKS for ch in (r, r.lower(), r.upper())}
+    suits = {ch for s in SUITS for ch in (s, s.upper())} | set(_SUIT_SYMBOLS)
+    out: dict[str, Card] = {}
+    for r in ranks:
+        for s in suits:
+            try:
+                out[r + s] = Card.parse(r + s)
+            except CardError:
+                pass
+    return out
+
+
+_BY_TEXT: dict[str, Card] = {}
+_BY_TEXT.update(_spellings())
 
 
 def bits(mask: int) -> Iterator[int]:

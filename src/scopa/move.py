@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import total_ordering
 
-from scopa.card import DECK, Card, CardLike, bits, cards_mask
+from scopa.card import _BY_TEXT, DECK, Card, CardLike, bits, cards_mask
 from scopa.errors import CardError, InvalidMoveError, show
 
 __all__ = ["Move"]
@@ -72,6 +72,21 @@ class Move:
         ...
         scopa.errors.InvalidMoveError: bad move 'zz': unknown card 'zz': expected rank ...
         """
+        if text.__class__ is str:  # (notation as written, "7dx3c4s": looked up; the rest below)
+            card = _BY_TEXT.get(text[:2])
+            if card is not None:
+                if len(text) == 2:
+                    return cls._from_core(card.index, 0)
+                if text[2] in "xX" and len(text) % 2 and len(text) > 3:
+                    mask = 0
+                    for i in range(3, len(text), 2):
+                        c = _BY_TEXT.get(text[i : i + 2])
+                        if c is None or mask >> c.index & 1:
+                            break
+                        mask |= 1 << c.index
+                    else:
+                        if not mask >> card.index & 1:
+                            return cls._from_core(card.index, mask)
         if not isinstance(text, str):
             raise InvalidMoveError(f"bad move {show(text)}: expected notation like '7d' or '7dx3c4s'")
         t = text.strip()
