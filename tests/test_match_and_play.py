@@ -119,9 +119,9 @@ def test_match_json_replays_each_play_once(monkeypatch):
     m.play(first_move(m.state))
     js = m.to_json()
     plays = sum(len(h["plays"]) for h in js["hands"]) + len(m.state.history)
-    calls = []
-    real = State.play
-    monkeypatch.setattr(State, "play", lambda self, move: calls.append(move) or real(self, move))
+    calls = []  # (every play is made by State._after: State.play resolves the move, then calls it)
+    real = State._after
+    monkeypatch.setattr(State, "_after", lambda self, move: calls.append(move) or real(self, move))
     parses = []
     real_parse = State.from_string
     monkeypatch.setattr(State, "from_string", lambda text: parses.append(text) or real_parse(text))

@@ -37,6 +37,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import scopa_core as core
 from scopa import jsonio
 from scopa import match as _match
 from scopa.errors import OptionError, PositionError, ScopaError, count, listed, show, unknown_keys
@@ -182,19 +183,22 @@ def _check_score(score: Any, name: str = "score") -> tuple[int, int] | None:
 def _replay(deal: State, plays: Sequence[Move | str], where: str | None = None) -> tuple[list[Move], State]:
     """The legal moves ``plays`` (moves or move notation) stand for, and the position after
     them, each checked where it is made; a :class:`RecordError` names the play (and ``where``)."""
+
+    def at(j: int, play: Move | str) -> str:  # (as JSON gives it)
+        text = f"play {j + 1} ({show(str(play) if isinstance(play, Move) else play)})"
+        return text if where is None else f"{where}, {text}"
+
     state = deal
     moves = []
     for j, play in enumerate(plays):
-        at = f"play {j + 1} ({show(str(play) if isinstance(play, Move) else play)})"  # (as JSON gives it)
-        at = at if where is None else f"{where}, {at}"
         if state.is_over:
-            raise RecordError(f"{at}: the hand is already over")
+            raise RecordError(f"{at(j, play)}: the hand is already over")
         try:
             m = state.resolve(play)
         except ScopaError as exc:
-            raise RecordError(f"{at}: {exc}") from None
+            raise RecordError(f"{at(j, play)}: {exc}") from None
         moves.append(m)
-        state = state.play(m)
+        state = state._after(m)
     return moves, state
 
 
@@ -277,21 +281,27 @@ def _rules_differ(deal: State, rules: Rules) -> bool:
     return deal.rules.replace(target=rules.target) != rules
 
 
+#: The four kings' bits (value 10: indices 9, 19, 29, 39).
+_KINGS = sum(1 << (suit * 10 + 9) for suit in range(4))
+
+
 def _is_deal(state: State) -> str | None:
     """Why ``state`` is not the start of a hand (every card once, full hands, nothing
     played), or None when it is."""
-    if any(len(p) for p in state.captured) or any(state.scope):
+    hands, table, stock, piles, scope, _, _ = state.masks
+    if piles[0] or piles[1] or any(scope):
         return "cards were already captured (a position after plays, not a deal)"
-    held = sum(len(h) for h in state.hands) + len(state.table) + len(state.stock)
+    sizes = [core.popcount(h) for h in hands]
+    held = sum(sizes) + core.popcount(table) + len(stock)
     if held != 40:
         return f"it holds {held} of the 40 cards"
-    if any(len(h) != state.rules.hand_size for h in state.hands):
+    if any(k != state.rules.hand_size for k in sizes):
         return f"every hand must hold {state.rules.hand_size} cards"
-    if len(state.table) != state.rules.table_size:
+    if core.popcount(table) != state.rules.table_size:
         return f"the table must hold {state.rules.table_size} cards"
     if state.dealer is None:
         return "its dealer is not given"
-    kings = sum(1 for c in state.table if c.value == 10)
+    kings = core.popcount(table & _KINGS)
     if state.rules.redeal_on_kings and kings >= 3:
         return f"{kings} kings are dealt face up, and the rules (redeal_on_kings) deal those again (RULES §6)"
     return None
@@ -348,7 +358,7 @@ class HandRecord:
         if not (
             isinstance(end, State)
             and end.origin == self.deal
-            and tuple(m for _, m in end.history) == self.plays
+            and [(c, m) for _, c, m in end._history] == [(p._card.index, p._mask) for p in self.plays]
         ):
             end = _replay(self.deal, self.plays)[1]
         why = _score_mismatch(end, self.score, self.score)
@@ -377,8 +387,8 @@ class HandRecord:
     def replay(self) -> list[State]:
         """The hand's positions: the deal, then the position after each play."""
         states = [self.deal]
-        for m in self.plays:
-            states.append(states[-1].play(m))
+        for m in self.plays:  # (legal: checked when the record was made)
+            states.append(states[-1]._after(m))
         return states
 
     def final(self) -> State:

@@ -98,24 +98,23 @@ class State:
         dealer: int | None,
         history: tuple[tuple[int, int, int], ...] = (),
         origin: State | None = None,
+        opts: int | None = None,
     ) -> State:
         obj = object.__new__(cls)
         hands, table, stock, captured, scope, turn, last = pos
-        for name, value in (
-            ("_rules", rules),
-            ("_opts", rules.core_options),
-            ("_hands", hands),
-            ("_table", table),
-            ("_stock", stock),
-            ("_captured", captured),
-            ("_scope", scope),
-            ("_turn", turn),
-            ("_last", last),
-            ("_dealer", dealer),
-            ("_history", history),
-            ("_origin", origin),
-        ):
-            object.__setattr__(obj, name, value)
+        put = object.__setattr__
+        put(obj, "_rules", rules)
+        put(obj, "_opts", rules.core_options if opts is None else opts)
+        put(obj, "_hands", hands)
+        put(obj, "_table", table)
+        put(obj, "_stock", stock)
+        put(obj, "_captured", captured)
+        put(obj, "_scope", scope)
+        put(obj, "_turn", turn)
+        put(obj, "_last", last)
+        put(obj, "_dealer", dealer)
+        put(obj, "_history", history)
+        put(obj, "_origin", origin)
         return obj
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -179,7 +178,7 @@ class State:
         if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) or len(hands) != n:
             raise PositionError(f"bad hands {show(hands)}: expected {n} hands, one per seat")
         seen = 0
-        where: dict[int, str] = {}
+        taken: list[tuple[int, str]] = []  # (each mask taken, and where: the cards are apart)
 
         def take(cards: Iterable[CardLike], what: str) -> int:
             nonlocal seen
@@ -187,10 +186,9 @@ class State:
             if mask & seen:
                 dup = mask & seen
                 card = DECK[(dup & -dup).bit_length() - 1]
-                raise CardError(f"duplicate card {show(str(card))}: in {where[card.index]} and in {what}")
-            for i in range(40):
-                if mask >> i & 1:
-                    where[i] = what
+                first = next(w for m, w in taken if m & card.mask)
+                raise CardError(f"duplicate card {show(str(card))}: in {first} and in {what}")
+            taken.append((mask, what))
             seen |= mask
             return mask
 
@@ -333,6 +331,8 @@ class State:
                 f"({CardSet._from_mask(hand)})"
             )
         caps = core.captures(card.index, self._table, self._opts)
+        if not by_card_alone and (parsed._mask in caps if caps else not parsed._mask):
+            return parsed  # (one of the options below: the same card, a legal capture or none)
         options = [Move._from_core(card.index, m) for m in caps] or [Move._from_core(card.index, 0)]
         if by_card_alone:
             if len(options) == 1:
@@ -360,14 +360,19 @@ class State:
         Raises :class:`IllegalMoveError` (or :class:`AmbiguousMoveError`) when the move
         is not legal, :class:`InvalidMoveError` when the notation cannot be parsed.
         """
-        m = self.resolve(move)
-        pos = core.apply_move(self.masks, m.card.index, m.capture_mask, self._opts, self._rules.hand_size)
+        return self._after(self.resolve(move))
+
+    def _after(self, m: Move) -> State:
+        """:meth:`play` of a move already resolved (legal here: :meth:`resolve` gave it)."""
+        card, mask = m._card.index, m._mask
+        pos = core.apply_move(self.masks, card, mask, self._opts, self._rules.hand_size)
         return State._make(
             self._rules,
             pos,
             self._dealer,
-            self._history + ((self._turn, m.card.index, m.capture_mask),),
+            self._history + ((self._turn, card, mask),),
             self._origin if self._origin is not None else (None if self._history else self),
+            self._opts,
         )
 
     @property
