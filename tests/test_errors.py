@@ -420,3 +420,20 @@ def test_numpy_integers_are_taken_where_the_python_api_takes_an_int():
             scopa.players.level(bad)
         with pytest.raises(errors.PositionError, match="bad seed"):
             scopa.State.deal("scopa", seed=bad)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '["\\ud800"]',
+        '{"a": ["x\\uDFFF"]}',
+        '{"\\udc00": 1}',
+        '["\ud800"]',
+        '{"a": "é\udc00"}',
+    ],
+)
+def test_a_lone_surrogate_is_refused_escaped_or_raw(text):
+    # (loads checks the strings only when the text holds a surrogate or its escape: every way)
+    with pytest.raises(scopa.jsonio.JSONInputError, match="lone surrogate"):
+        scopa.jsonio.loads(text)
+    assert scopa.jsonio.loads('["\\ud83d\\ude00", "\\\\ud800", "é"]') == ["\U0001f600", "\\ud800", "é"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -160,8 +161,23 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
         raise
     except (ValueError, RecursionError) as exc:
         raise JSONInputError(f"not JSON: {exc}") from None
-    _check_strings(obj)
+    if _SURROGATE_ESCAPE.search(text) or not (text.isascii() or _is_utf8(text)):
+        _check_strings(obj)  # (else no string can hold one: no surrogate in the text, nor its escape)
     return obj
+
+
+#: The escape of a surrogate, ``\ud800`` to ``\udfff`` (any case; an escaped backslash before
+#: ``ud800`` matches too, which only costs the check of every string).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+def _is_utf8(text: str) -> bool:
+    """Whether ``text`` holds no surrogate (a str that can be written as UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def has_format(obj: Any, fmt: tuple[str, int]) -> bool:
