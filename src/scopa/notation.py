@@ -71,8 +71,12 @@ _NUMBER = re.compile(r"[0-9]{1,6}")
 _NEGATIVE = re.compile(r"-[1-9][0-9]{0,5}")  # (not "-0": one number, one spelling)
 
 
+#: Each card's name, by index.
+_NAME = tuple(str(c) for c in DECK)
+
+
 def _names(mask: int) -> list[str]:
-    return [str(c) for c in CardSet._from_mask(mask)]
+    return [_NAME[i] for i in bits(mask)]
 
 
 def state_to_dict(state: State) -> dict[str, Any]:
@@ -84,20 +88,26 @@ def state_to_dict(state: State) -> dict[str, Any]:
     ([['7d', '3c', '4s'], []], [1, 0], {'start': 'scopa 7d/Kc 3c4s - -/- 0/0 0 - -', 'plays': ['7dx3c4s']})
     """
     require_state(state)
+    d = _position_dict(state)
+    if state.history and state.origin is not state:
+        d["history"] = {"start": state.origin.to_string(), "plays": [str(m) for _, m in state.history]}
+    return d
+
+
+def _position_dict(state: State) -> dict[str, Any]:
+    """:func:`state_to_dict` without the history (the position string has none)."""
     hands, table, stock, piles, scope, turn, last = state.masks
     d: dict[str, Any] = {
         "rules": state.rules.to_json(),
         "hands": [_names(h) for h in hands],
         "table": _names(table),
-        "stock": [str(DECK[c]) for c in stock],
+        "stock": [_NAME[c] for c in stock],
         "captured": [_names(piles[0]), _names(piles[1])],
         "scope": list(scope),
         "turn": turn,
         "last_capture": None if last < 0 else last,
         "dealer": state.dealer,
     }
-    if state.history and state.origin is not state:
-        d["history"] = {"start": state.origin.to_string(), "plays": [str(m) for _, m in state.history]}
     return d
 
 
@@ -211,18 +221,20 @@ def state_to_string(state: State) -> str:
     >>> state_to_string(State.deal("scopa", seed=1))     # the stock top first
     'scopa Qc7sQs/3d2c7c 3c5sKs6b QbAb6d3s5dJc4cAs5b7d6cAcKd3bJb2b2dAd4bJsJdQd4dKb4s2s7b5cKc6s -/- 0/0 1 - 0'
     """
-    d = state_to_dict(state)
+    require_state(state)
+    hands, table, stock, piles, scope, turn, last = state.masks
+    dealer = state.dealer
     return " ".join(
         [
             str(state.rules),
-            "/".join(_cards(h) for h in d["hands"]),
-            _cards(d["table"]),
-            _cards(d["stock"]),
-            "/".join(_cards(p) for p in d["captured"]),
-            f"{d['scope'][0]}/{d['scope'][1]}",
-            str(d["turn"]),
-            "-" if d["last_capture"] is None else str(d["last_capture"]),
-            "-" if d["dealer"] is None else str(d["dealer"]),
+            "/".join(_cards(_names(h)) for h in hands),
+            _cards(_names(table)),
+            _cards([_NAME[c] for c in stock]),
+            "/".join(_cards(_names(p)) for p in piles),
+            f"{scope[0]}/{scope[1]}",
+            str(turn),
+            "-" if last < 0 else str(last),
+            "-" if dealer is None else str(dealer),
         ]
     )
 

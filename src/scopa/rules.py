@@ -181,12 +181,10 @@ class Rules:
 
     def changed_options(self) -> dict[str, Any]:
         """The options that differ from the preset's defaults."""
-        base = Rules.preset(self.game)
-        return {
-            f.name: getattr(self, f.name)
-            for f in dataclasses.fields(self)
-            if f.name != "game" and getattr(self, f.name) != getattr(base, f.name)
-        }
+        base = _PRESETS.get(self.game)
+        if base is None:  # (each preset's defaults, made once: Rules are immutable)
+            base = _PRESETS[self.game] = Rules.preset(self.game)
+        return {name: getattr(self, name) for name in _OPTIONS if getattr(self, name) != getattr(base, name)}
 
     def __str__(self) -> str:
         """The rules as a position string writes them: the game, then each option that differs
@@ -260,3 +258,9 @@ class Rules:
                 raise RulesError(f"rules object {show(obj)}: give the game as 'preset', not 'game'")
             return cls.preset(name, **opts)
         raise RulesError(f"bad rules {show(obj)}: expected a preset name or an object with 'preset'")
+
+
+#: The rule options, in the order of the fields (the game is the preset, not an option).
+_OPTIONS = tuple(f.name for f in dataclasses.fields(Rules) if f.name != "game")
+#: The presets' rules as :meth:`Rules.preset` gives them without options, by game.
+_PRESETS: dict[str, Rules] = {}
