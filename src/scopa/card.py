@@ -197,12 +197,21 @@ def cards_mask(cards: Iterable[CardLike], what: str = "cards") -> int:
         expected = "a list of cards (Cards or card strings)"
         raise CardError(f"{what}: expected {expected}, got {show(cards)}") from None
     mask = 0
+    spelt = _BY_TEXT.get
     for c in items:
-        bit = 1 << Card.parse(c).index
+        card = (spelt(c) if c.__class__ is str else None) or Card.parse(c)
+        bit = 1 << card.index
         if mask & bit:
-            raise CardError(f"duplicate card {show(str(Card.parse(c)))} in {what}")
+            raise CardError(f"duplicate card {show(str(card))} in {what}")
         mask |= bit
     return mask
+
+
+def card_indices(cards: Iterable[CardLike]) -> tuple[int, ...]:
+    """The indices of ``cards`` (Cards or card strings), in their order (each is parsed as
+    :meth:`Card.parse` does: a card already checked, as the stock in :meth:`State.from_cards`)."""
+    spelt = _BY_TEXT.get
+    return tuple(((spelt(c) if c.__class__ is str else None) or Card.parse(c)).index for c in cards)
 
 
 class CardSet(Set[Card]):

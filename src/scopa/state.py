@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import scopa_core as core
-from scopa.card import DECK, Card, CardLike, CardSet, cards_mask
+from scopa.card import DECK, Card, CardLike, CardSet, card_indices, cards_mask
 from scopa.errors import (
     AmbiguousMoveError,
     CardError,
@@ -201,7 +201,7 @@ class State:
         if stock_list is None:
             raise CardError(f"the stock: expected a list of cards, top first, got {show(stock)}")
         take(stock_list, "the stock")
-        stock_cards = tuple(Card.parse(c).index for c in stock_list)
+        stock_cards = card_indices(stock_list)
         if isinstance(captured, (str, bytes)) or not isinstance(captured, Sequence) or len(captured) != 2:
             raise PositionError(f"bad captured {show(captured)}: expected two piles, one per team")
         piles = (take(captured[0], "team 0's pile"), take(captured[1], "team 1's pile"))
