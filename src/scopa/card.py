@@ -147,6 +147,9 @@ class Card:
 #: The 40 cards in index order.
 DECK: tuple[Card, ...] = tuple(Card._make(i) for i in range(40))
 
+#: Each card's name (``str(card)``), by index.
+_NAMES: tuple[str, ...] = tuple(str(c) for c in DECK)
+
 CardLike: TypeAlias = Card | str
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import total_ordering
 
-from scopa.card import _BY_TEXT, DECK, Card, CardLike, bits, cards_mask
+from scopa.card import _BY_TEXT, _NAMES, DECK, Card, CardLike, bits, cards_mask
 from scopa.errors import CardError, InvalidMoveError, show
 
 __all__ = ["Move"]
@@ -129,8 +129,8 @@ class Move:
     def notation(self) -> str:
         """Move notation, e.g. ``"7dx3c4s"``."""
         if not self._mask:
-            return str(self._card)
-        return str(self._card) + "x" + "".join(str(DECK[i]) for i in bits(self._mask))
+            return _NAMES[self._card.index]
+        return _NAMES[self._card.index] + "x" + "".join([_NAMES[i] for i in bits(self._mask)])
 
     __str__ = notation
 

@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from scopa import jsonio
-from scopa.card import DECK, CardSet, bits, cards_mask
+from scopa.card import _NAMES, DECK, CardSet, bits, cards_mask
 from scopa.errors import PositionError, ScopaError, count, listed, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import Rules
@@ -71,12 +71,8 @@ _NUMBER = re.compile(r"[0-9]{1,6}")
 _NEGATIVE = re.compile(r"-[1-9][0-9]{0,5}")  # (not "-0": one number, one spelling)
 
 
-#: Each card's name, by index.
-_NAME = tuple(str(c) for c in DECK)
-
-
 def _names(mask: int) -> list[str]:
-    return [_NAME[i] for i in bits(mask)]
+    return [_NAMES[i] for i in bits(mask)]
 
 
 def state_to_dict(state: State) -> dict[str, Any]:
@@ -101,7 +97,7 @@ def _position_dict(state: State) -> dict[str, Any]:
         "rules": state.rules.to_json(),
         "hands": [_names(h) for h in hands],
         "table": _names(table),
-        "stock": [_NAME[c] for c in stock],
+        "stock": [_NAMES[c] for c in stock],
         "captured": [_names(piles[0]), _names(piles[1])],
         "scope": list(scope),
         "turn": turn,
@@ -229,7 +225,7 @@ def state_to_string(state: State) -> str:
             str(state.rules),
             "/".join(_cards(_names(h)) for h in hands),
             _cards(_names(table)),
-            _cards([_NAME[c] for c in stock]),
+            _cards([_NAMES[c] for c in stock]),
             "/".join(_cards(_names(p)) for p in piles),
             f"{scope[0]}/{scope[1]}",
             str(turn),
