@@ -437,3 +437,21 @@ def test_a_lone_surrogate_is_refused_escaped_or_raw(text):
     with pytest.raises(scopa.jsonio.JSONInputError, match="lone surrogate"):
         scopa.jsonio.loads(text)
     assert scopa.jsonio.loads('["\\ud83d\\ude00", "\\\\ud800", "é"]') == ["\U0001f600", "\\ud800", "é"]
+
+
+@pytest.mark.parametrize(
+    "text, deep",
+    [
+        ("[" * 33 + "]" * 33, True),
+        ("[" * 32 + "]" * 32, False),
+        ('["' + "[" * 40 + '"]', False),  # (brackets in a string do not count)
+        ('["\\"' + "[" * 40 + '"]', False),  # (nor after an escaped quote)
+        ('["\\\\"' + "[" * 40 + '"]', True),  # (an escaped backslash: the string ends)
+        ('["abc' + "[" * 40, False),  # (an unterminated string runs to the end)
+        ('["abc\\' + "[" * 40, False),
+        ("]]]" + "[" * 34, False),  # (a closer first: the depth counts down from 0, as it did)
+        ("{" * 20 + "[" * 13, True),
+    ],
+)
+def test_nesting_depth_is_counted_outside_strings(text, deep):
+    assert scopa.jsonio._too_deep(text) is deep

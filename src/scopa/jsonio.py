@@ -23,6 +23,7 @@ scopa.jsonio.JSONInputError: not strict JSON: NaN is not a number JSON allows
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -57,28 +58,20 @@ def _no_constant(name: str) -> Any:
     raise JSONInputError(f"not strict JSON: {name} is not a number JSON allows")
 
 
+#: A JSON string: from its quote to the closing one (a backslash escapes the character after
+#: it), or to the end of an unterminated text.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+#: What is not a bracket.
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
 def _too_deep(text: str) -> bool:
     """Whether ``text`` nests arrays or objects more than MAX_DEPTH deep (brackets inside
-    strings are skipped; only called when there are that many brackets at all)."""
-    depth = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return True
-        elif ch in "]}":
-            depth -= 1
-    return False
+    strings are skipped; only called when there are that many brackets at all): the depth
+    after each bracket, [ and { one deeper, ] and } one shallower, summed by itertools."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(itertools.accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
 
 
 def _finite_float(text: str) -> float:
