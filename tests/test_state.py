@@ -447,3 +447,40 @@ def test_a_view_goes_to_json_and_back_as_the_other_values_do():
             assert PlayerView.from_json(js) == v == PlayerView.from_json(json.dumps(js))
     with pytest.raises(scopa.PositionError, match="unknown field 'zz' in view"):
         PlayerView.from_json({**js, "zz": 1})
+
+
+def test_a_states_score_is_the_checked_score_of_its_piles():
+    # (State.score builds its HandScore without the range checks, its piles being apart and its
+    # scope in range: the checked construction of the same figures agrees, and does not refuse)
+    import random
+
+    from scopa.scoring import HandScore
+
+    rnd = random.Random(4)
+    rules = [Rules.preset(g) for g in scopa.PRESETS]
+    rules += [Rules.preset("scopa", napola=True, re_bello=True), Rules.preset("scopone", napola=True)]
+    for r in rules:
+        for seed in range(6):
+            s = State.deal(r, seed=seed)
+            while True:
+                c0, c1 = s.masks[3]
+                checked = HandScore._from_masks(r, c0, c1, s.scope)
+                assert s.score() == checked and repr(s.score()) == repr(checked)
+                assert hash(s.score()) == hash(checked)
+                if s.is_over:
+                    break
+                s = s.play(rnd.choice(s.legal_moves()))
+    # the extremes a composed position allows: every card in one pile, the most scope
+    deck = [str(c) for c in scopa.DECK]
+    for r in rules:
+        most = r.most_scope
+        for piles, scope in (
+            ((deck, []), (most, 0)),
+            (([], deck), (0, most)),
+            ((deck[::2], deck[1::2]), (most, most)),
+        ):
+            s = State.from_cards(
+                r, [[]] * r.players, 0, captured=piles, scope=scope, last_capture=0 if piles[0] else 1
+            )
+            c0, c1 = s.masks[3]
+            assert s.score() == HandScore._from_masks(r, c0, c1, s.scope)

@@ -278,6 +278,8 @@ class ReadOnlyDict(dict):  # type: ignore[type-arg]
 
 def _rules_differ(deal: State, rules: Rules) -> bool:
     """Whether a hand's deal is not played by ``rules`` (the target only matters to the match)."""
+    if deal.rules == rules:  # (the usual case: no Rules to make)
+        return False
     return deal.rules.replace(target=rules.target) != rules
 
 

@@ -228,17 +228,22 @@ class HandScore:
         return p[team] - p[1 - team]
 
     @classmethod
-    def _from_masks(cls, rules: Rules, cap0: int, cap1: int, scope: Pair) -> HandScore:
+    def _from_masks(cls, rules: Rules, cap0: int, cap1: int, scope: Pair, checked: bool = False) -> HandScore:
+        """The score of two piles; ``checked``: the piles and scope are a State's (apart, the
+        scope in range), whose figures need no check (the core's score of them is in range)."""
         opts = rules.core_options
         row0, row1 = core.score(cap0, cap1, scope[0], scope[1], opts)
-        cats = {c: (row0[i], row1[i]) for i, c in enumerate(CATEGORIES)}
+        cats: dict[str, Any] = {c: (row0[i], row1[i]) for i, c in enumerate(CATEGORIES)}
         p0, p1 = core.primiera(cap0, opts), core.primiera(cap1, opts)
-        return cls(
-            **cats,
-            cards=(_count(cap0), _count(cap1)),
-            coins=(_count(cap0 & core.COINS), _count(cap1 & core.COINS)),
-            primiera_totals=(None if p0 < 0 else p0, None if p1 < 0 else p1),
-        )
+        cats["cards"] = (_count(cap0), _count(cap1))
+        cats["coins"] = (_count(cap0 & core.COINS), _count(cap1 & core.COINS))
+        cats["primiera_totals"] = (None if p0 < 0 else p0, None if p1 < 0 else p1)
+        if not checked:
+            return cls(**cats)
+        obj = object.__new__(cls)
+        for name, value in cats.items():
+            object.__setattr__(obj, name, value)
+        return obj
 
     @classmethod
     def from_piles(

@@ -426,7 +426,9 @@ class State:
 
     def score(self) -> HandScore:
         """The score of the piles as they stand: the hand's final score once :attr:`is_over`."""
-        return HandScore._from_masks(self._rules, self._captured[0], self._captured[1], self._scope)
+        return HandScore._from_masks(
+            self._rules, self._captured[0], self._captured[1], self._scope, checked=True
+        )
 
     # ------------------------------------------------------------------ formats
 
