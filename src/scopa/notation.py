@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from scopa import jsonio
-from scopa.card import _NAMES, DECK, CardSet, bits, cards_mask
+from scopa.card import _NAMES, CardSet, bits, cards_mask
 from scopa.errors import PositionError, ScopaError, count, listed, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import Rules
@@ -456,10 +456,8 @@ def view_from_json(obj: object) -> PlayerView:
     sizes = [len(h) if seat == me else h for seat, h in enumerate(hands)]
     masks, stand_in_stock = stand_ins(sizes, me, 0, free, stock)
     full = dict(d)
-    full["hands"] = [
-        h if seat == me else [str(DECK[c]) for c in bits(masks[seat])] for seat, h in enumerate(hands)
-    ]
-    full["stock"] = [str(DECK[c]) for c in stand_in_stock]
+    full["hands"] = [h if seat == me else _names(masks[seat]) for seat, h in enumerate(hands)]
+    full["stock"] = [_NAMES[c] for c in stand_in_stock]
     full.pop("history", None)
     full.pop("seat", None)
     full.pop("out_of_play", None)

@@ -125,7 +125,11 @@ class Rules:
         """
         if not isinstance(name, str) or name not in _GEOMETRY:
             raise RulesError(f"unknown game {show(name)}: expected one of {', '.join(PRESETS)}")
-        base = cls(game=name, redeal_on_kings=_GEOMETRY[name][2] > 0)
+        base = _PRESETS.get(name) if cls is Rules else None
+        if base is None:
+            base = cls(game=name, redeal_on_kings=_GEOMETRY[name][2] > 0)
+            if cls is Rules:  # (each preset made once: Rules are immutable values)
+                _PRESETS[name] = base
         return base.replace(**options) if options else base
 
     def replace(self, **options: Any) -> Rules:
@@ -181,9 +185,7 @@ class Rules:
 
     def changed_options(self) -> dict[str, Any]:
         """The options that differ from the preset's defaults."""
-        base = _PRESETS.get(self.game)
-        if base is None:  # (each preset's defaults, made once: Rules are immutable)
-            base = _PRESETS[self.game] = Rules.preset(self.game)
+        base = Rules.preset(self.game)
         return {name: getattr(self, name) for name in _OPTIONS if getattr(self, name) != getattr(base, name)}
 
     def __str__(self) -> str:
