@@ -173,7 +173,7 @@ def play(state: State, move: Move | str) -> tuple[State, list[Event]]:
     (['table_to_last_capturer', 'hand_over'], CardSet.parse('2c Kc As'), (3, 0), True)
     """
     m = require_state(state).resolve(move)
-    after = state.play(m)
+    after = state._after(m)  # (m is legal: resolve gave it)
     seat, team = state.turn, state.turn & 1
     events: list[Event] = []
     if m.is_capture:
@@ -182,7 +182,7 @@ def play(state: State, move: Move | str) -> tuple[State, list[Event]]:
         )
     if after.scope[team] > state.scope[team]:
         events.append(Event("scopa", seat=seat, team=team))
-    if len(after.stock) < len(state.stock):
+    if len(after.masks[2]) < len(state.masks[2]):  # (the stocks' sizes: no Cards made)
         n = state.rules.players
         first = after.turn
         for k in range(n):
