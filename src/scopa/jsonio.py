@@ -40,6 +40,7 @@ __all__ = [
     "dumps",
     "format_problem",
     "has_format",
+    "is_utf8",
     "loads",
     "short",
 ]
@@ -154,7 +155,7 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
         raise
     except (ValueError, RecursionError) as exc:
         raise JSONInputError(f"not JSON: {exc}") from None
-    if _SURROGATE_ESCAPE.search(text) or not (text.isascii() or _is_utf8(text)):
+    if _SURROGATE_ESCAPE.search(text) or not (text.isascii() or is_utf8(text)):
         _check_strings(obj)  # (else no string can hold one: no surrogate in the text, nor its escape)
     return obj
 
@@ -164,8 +165,13 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 
 
-def _is_utf8(text: str) -> bool:
-    """Whether ``text`` holds no surrogate (a str that can be written as UTF-8)."""
+def is_utf8(text: str) -> bool:
+    """Whether ``text`` holds no lone surrogate: a str that can be written as UTF-8 (JSON text
+    read from an escape such as ``"\\ud800"`` may hold one).
+
+    >>> is_utf8("7♦"), is_utf8("\\ud800")
+    (True, False)
+    """
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

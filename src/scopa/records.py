@@ -109,21 +109,13 @@ class Annotation:
             raise RecordError(
                 f"bad comment {show(self.comment)}: expected a string of at most {MAX_COMMENT} characters"
             )
-        if self.comment is not None and _has_surrogate(self.comment):
+        if self.comment is not None and not jsonio.is_utf8(self.comment):
             raise RecordError(f"bad comment {show(self.comment)}: {_SURROGATE}")
         if self.comment is None and self.mark is None:
             raise RecordError("an empty annotation: expected a comment, a mark or both")
 
 
 _SURROGATE = "it holds a lone surrogate (\\ud800-\\udfff), which cannot be written as UTF-8"
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def check_tags(tags: Any) -> dict[str, str]:
