@@ -265,3 +265,18 @@ def test_immutable_values_refuse_del(obj, attr):
         delattr(obj, attr)
     assert getattr(obj, attr) is not None
     assert str(Card.parse("7d")) == "7d" and Card.parse("7d").index == 6
+
+
+@pytest.mark.parametrize("key", ["name", "cls", "self"])
+def test_rule_options_named_like_the_methods_arguments_are_unknown_options(key):
+    # (a position string's, a rules string's, --option's keys reach preset(name, **options)
+    # and replace(**options): "name=x" was a TypeError, a traceback, not an unknown option)
+    s = scopa.State.deal("scopa", seed=1).to_string()
+    for call in (
+        lambda: Rules.parse(f"scopa;{key}=x"),
+        lambda: Rules.preset("scopa", **{key: "x"}),
+        lambda: Rules.preset("scopa").replace(**{key: "x"}),
+        lambda: scopa.State.from_string(f"scopa;{key}=x" + s[len("scopa") :]),
+    ):
+        with pytest.raises(scopa.ScopaError, match=f"unknown rule option '{key}'"):
+            call()

@@ -113,7 +113,7 @@ class Rules:
             object.__setattr__(self, "redeal_on_kings", False)
 
     @classmethod
-    def preset(cls, name: str, **options: Any) -> Rules:
+    def preset(cls, name: str, /, **options: Any) -> Rules:
         """The rules of a preset, with its defaults, optionally changed by ``options``.
 
         >>> Rules.preset("scopone_scientifico").players
@@ -132,7 +132,7 @@ class Rules:
                 _PRESETS[name] = base
         return base.replace(**options) if options else base
 
-    def replace(self, **options: Any) -> Rules:
+    def replace(self, /, **options: Any) -> Rules:
         """A copy with some options changed; unknown names raise :class:`RulesError`."""
         known = {f.name for f in dataclasses.fields(self)} - {"game"}
         for key in options:
