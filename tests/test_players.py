@@ -1343,3 +1343,16 @@ def test_ctrl_c_during_an_arena_keeps_the_deals_that_finished():
     with pytest.raises(ArenaInterrupted) as none:
         arena("scopa", pressed, "random", deals=5)
     assert none.value.result is None and str(none.value) == "arena stopped after 0 of 5 deals"
+
+
+@pytest.mark.parametrize("name", ["greedy", "pimc", "level2"])
+def test_a_player_option_called_name_is_an_unknown_option(name):
+    # (make_player(name, **options): an option "name", as `scopa arena 'greedy(name=1)'` or
+    # arena(("greedy", {"name": 1}), ...) gives it, was a TypeError, a traceback)
+    from scopa.arena import arena
+    from scopa.players import make_player
+
+    with pytest.raises(scopa.ScopaError, match="name"):
+        make_player(name, **{"name": 1})
+    with pytest.raises(scopa.ScopaError, match="name"):
+        arena("scopa", (name, {"name": 1}), "random", deals=1, seed=1)

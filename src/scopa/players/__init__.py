@@ -48,7 +48,7 @@ PLAYERS: dict[str, type] = {
 }
 
 
-def make_player(name: str, seed: int | None = None, **options: Any) -> Player:
+def make_player(name: str, /, seed: int | None = None, **options: Any) -> Player:
     """A player by name (``random``, ``greedy``, ``pimc``, ``ismcts``, or a level ``level1`` to
     ``level6``) with its options.
 
