@@ -1091,3 +1091,29 @@ def test_standard_input_is_read_once_even_from_a_file(tmp_path):
         os.close(fd)
     assert done.returncode == 0, done.stderr
     assert sorted(json.loads(line)["id"] for line in out.read_text().splitlines()) == [1, 2]
+
+
+def _square(x):
+    return x * x
+
+
+def test_workers_and_in_flight_that_are_integers_of_another_type_are_read_as_ints():
+    # (as_int takes what has __index__ and is not an int, NumPy's integers, for workers and
+    # in_flight; their checked int was dropped and the object itself compared with ints: a
+    # TypeError from the pool or the run, a traceback)
+    from concurrent.futures import ThreadPoolExecutor
+
+    from scopa.batch import executor_for, map_chunks
+
+    class Index:
+        def __init__(self, n):
+            self.n = n
+
+        def __index__(self):
+            return self.n
+
+    assert sorted(map_chunks(_square, range(5), workers=Index(1))) == [0, 1, 4, 9, 16]
+    ex, owned = executor_for(None, Index(1))
+    assert owned and not hasattr(ex, "_max_workers")  # (the calling process: workers=1)
+    with ThreadPoolExecutor(2) as pool:
+        assert sorted(map_chunks(_square, range(5), executor=pool, in_flight=Index(2))) == [0, 1, 4, 9, 16]

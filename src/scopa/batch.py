@@ -109,19 +109,22 @@ def _address(executor: str) -> str:
     return address
 
 
-def _check_executor(executor: Executor | str | None, workers: int | None) -> None:
-    """Raises BatchError for a bad ``executor`` or ``workers`` (before anything is started)."""
+def _check_executor(executor: Executor | str | None, workers: int | None) -> int | None:
+    """``workers`` as an int (or None); raises BatchError for a bad ``executor`` or ``workers``
+    (before anything is started)."""
     if isinstance(executor, str):
         _address(executor)
     elif executor is not None and not isinstance(executor, Executor):
         raise BatchError(f"bad executor {show(executor)}: expected an Executor, 'dask://HOST:PORT' or None")
-    if workers is not None:
-        _check_workers(workers, " or None")
-        if executor is not None:  # (it was ignored: the executor has its own workers)
-            raise BatchError(
-                f"bad workers {show(workers)} with an executor: workers is the number of local"
-                " processes when no executor is given; expected None"
-            )
+    if workers is None:
+        return None
+    n = _check_workers(workers, " or None")
+    if executor is not None:  # (it was ignored: the executor has its own workers)
+        raise BatchError(
+            f"bad workers {show(workers)} with an executor: workers is the number of local"
+            " processes when no executor is given; expected None"
+        )
+    return n
 
 
 def _check_workers(workers: object, or_none: str = "") -> int:
@@ -168,7 +171,7 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
       :data:`MAX_WORKERS`); with
       ``workers=1``, the calling process itself. ``workers`` with an executor is a BatchError.
     """
-    _check_executor(executor, workers)
+    workers = _check_executor(executor, workers)
     if isinstance(executor, Executor):
         return executor, False
     if isinstance(executor, str):
@@ -316,8 +319,8 @@ def map_chunks(
     if not callable(fn):
         raise BatchError(f"bad fn {show(fn)}: expected a function of one item")
     size = _count(chunksize, "chunksize") or 1
-    _count(in_flight, "in_flight")
-    _check_executor(executor, workers)
+    in_flight = _count(in_flight, "in_flight")
+    workers = _check_executor(executor, workers)
     it = _iterator(items, "an iterable")
     return _run_lazy(fn, it, executor, workers, size, in_flight, None)
 
@@ -643,7 +646,7 @@ def _many(
     if isinstance(items, (str, bytes, bytearray, Mapping, State)):
         raise BatchError(f"bad items {show(items)}: expected {expected}")
     size = _count(chunksize, "chunksize") or default_chunk
-    _check_executor(executor, workers)
+    workers = _check_executor(executor, workers)
     it = _iterator(items, expected)
     options, stop = _with_stop(options)
     jobs = ((i, x, options) for i, x in _items(it))
@@ -1000,7 +1003,7 @@ def run_jsonl(
             )
     else:
         _check_limits(time_limit, node_limit)
-    _check_executor(executor, workers)
+    workers = _check_executor(executor, workers)
     job, field, chunk, _ = _JOBS[kind]
     chunk = _count(chunksize, "chunksize") or chunk
     done, cut, newline = _scan_output(out, src, kind)
