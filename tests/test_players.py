@@ -1356,3 +1356,18 @@ def test_a_player_option_called_name_is_an_unknown_option(name):
         make_player(name, **{"name": 1})
     with pytest.raises(scopa.ScopaError, match="name"):
         arena("scopa", (name, {"name": 1}), "random", deals=1, seed=1)
+
+
+def test_numpy_integer_options_are_kept_and_written_as_ints():
+    # (the CHANGELOG: NumPy's integers are taken "and kept as ints"; the repr, a player's name
+    # in an arena's results, wrote PIMCPlayer(samples=np.int64(2)): a name unlike the same
+    # player's made with ints, and no call to paste back without NumPy)
+    np = pytest.importorskip("numpy")
+    from scopa.arena import side_name
+    from scopa.players import make_player
+
+    p = make_player("pimc", seed=np.int64(3), samples=np.int64(2), time_limit=None)
+    assert repr(p) == repr(make_player("pimc", seed=3, samples=2, time_limit=None))
+    assert repr(p) == "PIMCPlayer(samples=2, time_limit=None, seed=3)"
+    assert repr(make_player("ismcts", iterations=np.int64(9))) == "ISMCTSPlayer(iterations=9, seed=None)"
+    assert side_name(("pimc", {"samples": np.int64(2)})) == "pimc(samples=2)"

@@ -35,6 +35,7 @@ from scopa import jsonio
 from scopa.batch import MAX_WORKERS
 from scopa.errors import OptionError, ScopaError, as_int, check_int, check_real, check_seed, show
 from scopa.players import Player, make_player
+from scopa.players.base import _as_taken
 from scopa.records import ReadOnlyDict
 from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES
@@ -284,7 +285,9 @@ def side_name(spec: Any) -> str:
         options = spec[1] if isinstance(spec[1], Mapping) else {}
         if not options:
             return spec[0]
-        written = _short_text(lambda: f"{spec[0]}({', '.join(f'{k}={v!r}' for k, v in options.items())})")
+        written = _short_text(
+            lambda: f"{spec[0]}({', '.join(f'{k}={_as_taken(v)!r}' for k, v in options.items())})"
+        )
         return written or f"{spec[0]}(...)"
     if hasattr(spec, "choose"):
         if getattr(type(spec), "__repr__", None) is not object.__repr__:  # (its own: the call that makes it)

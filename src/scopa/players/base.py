@@ -147,7 +147,8 @@ def remember_options(init: Callable[..., None]) -> Callable[..., None]:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> None:
         init(self, *args, **kwargs)
         given = signature.bind(self, *args, **kwargs).arguments
-        self._given = {name: value for name, value in given.items() if name != "self"}
+        # (an integer of another type, NumPy's, as the int it was taken as: the repr pastes back)
+        self._given = {name: _as_taken(value) for name, value in given.items() if name != "self"}
 
     return wrapper
 
@@ -159,6 +160,15 @@ def own_copy(player: Any) -> Any:
     import copy
 
     return copy.deepcopy(player)
+
+
+def _as_taken(value: Any) -> Any:
+    """``value``, or the int it stands for if it is an integer of another type than int (NumPy's,
+    :func:`~scopa.errors.as_int`): what a player's options keep and a repr writes."""
+    if type(value) is int or isinstance(value, (bool, float, str)):
+        return value
+    n = errors.as_int(value)
+    return value if n is None else n
 
 
 def options_repr(player: Any) -> str:
