@@ -41,7 +41,7 @@ from scopa import jsonio
 from scopa.card import _NAMES, CardSet, bits, cards_mask
 from scopa.errors import PositionError, ScopaError, count, listed, show, unknown_keys
 from scopa.move import Move
-from scopa.rules import Rules
+from scopa.rules import _NUMBER, Rules
 from scopa.state import State, require_state
 from scopa.view import PlayerView, stand_ins
 
@@ -65,9 +65,8 @@ _FIELDS_V2 = (*_FIELDS, "history")
 _REQUIRED = ("rules", "hands", "turn")
 #: Longest position string accepted (a full position with every option set is under 400).
 MAX_STRING = 2000
-#: Numbers in position strings: ASCII digits only (``str.isdigit`` also takes ``²`` and
-#: other scripts' digits, which ``int`` refuses), and few of them.
-_NUMBER = re.compile(r"[0-9]{1,6}")
+#: A negative number in a position string (refused by its range): a minus, then the digits of a
+#: number (``_NUMBER``, the rules' own).
 _NEGATIVE = re.compile(r"-[1-9][0-9]{0,5}")  # (not "-0": one number, one spelling)
 
 

@@ -275,10 +275,6 @@ def _rules_differ(deal: State, rules: Rules) -> bool:
     return deal.rules.replace(target=rules.target) != rules
 
 
-#: The four kings' bits (value 10: indices 9, 19, 29, 39).
-_KINGS = sum(1 << (suit * 10 + 9) for suit in range(4))
-
-
 def _is_deal(state: State) -> str | None:
     """Why ``state`` is not the start of a hand (every card once, full hands, nothing
     played), or None when it is."""
@@ -295,7 +291,7 @@ def _is_deal(state: State) -> str | None:
         return f"the table must hold {state.rules.table_size} cards"
     if state.dealer is None:
         return "its dealer is not given"
-    kings = core.popcount(table & _KINGS)
+    kings = core.popcount(table & core.RANK_MASK[10])
     if state.rules.redeal_on_kings and kings >= 3:
         return f"{kings} kings are dealt face up, and the rules (redeal_on_kings) deal those again (RULES §6)"
     return None
@@ -907,7 +903,7 @@ def _text(record: MatchRecord) -> str:
     for key in (*TAGS, *sorted(set(tags) - set(TAGS))):
         if key in tags:
             lines.append(f"[{key} {_quoted(tags[key])}]")
-    lines.append(f'[Rules "{_rules_text(record.rules)}"]')
+    lines.append(f'[Rules "{record.rules.hand_rules()}"]')  # (less the target: its own tag says it)
     lines.append(f'[Target "{record.target}"]')
     names = _seat_names(record)
     for i, hand in enumerate(record.hands):
@@ -927,12 +923,6 @@ def _text(record: MatchRecord) -> str:
         lines.append("")
         lines.append(f"Match {a}-{b}" + (f", team {record.winner} wins" if record.winner is not None else ""))
     return "\n".join(lines) + "\n"
-
-
-def _rules_text(rules: Rules) -> str:
-    """The rules as a position string writes them (``scopa;napola=true``), less the target
-    (the text export's Target tag says it)."""
-    return str(rules.hand_rules())
 
 
 def _movetext(hand: HandRecord) -> str:

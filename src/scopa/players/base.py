@@ -165,8 +165,6 @@ def own_copy(player: Any) -> Any:
 def _as_taken(value: Any) -> Any:
     """``value``, or the int it stands for if it is an integer of another type than int (NumPy's,
     :func:`~scopa.errors.as_int`): what a player's options keep and a repr writes."""
-    if type(value) is int or isinstance(value, (bool, float, str)):
-        return value
     n = errors.as_int(value)
     return value if n is None else n
 

@@ -56,6 +56,7 @@ _SEVENS = core.RANK_MASK[7]
 _SIXES = core.RANK_MASK[6]
 _ACES = core.RANK_MASK[1]
 _NAPOLA = 0b111  # (the ace, two and three of coins: indices 0-2)
+_VALUE_OPTIONS = core.OPT_RE_BELLO | core.OPT_NAPOLA  # (the options that change a card's value)
 
 
 @dataclass(frozen=True)
@@ -103,12 +104,12 @@ class GreedyWeights:
 
     def values_under(self, opts: int) -> tuple[float, ...]:
         """:meth:`value` of each card, by index, under the core rule options ``opts``."""
-        if not opts & (core.OPT_RE_BELLO | core.OPT_NAPOLA):
+        key = opts & _VALUE_OPTIONS
+        if not key:
             return self.card_values
-        got = self._option_values.get(opts & (core.OPT_RE_BELLO | core.OPT_NAPOLA))
+        got = self._option_values.get(key)
         if got is None:
-            got = tuple(self.value(1 << c, opts) for c in range(40))
-            self._option_values[opts & (core.OPT_RE_BELLO | core.OPT_NAPOLA)] = got
+            got = self._option_values[key] = tuple(self.value(1 << c, key) for c in range(40))
         return got
 
     @cached_property
