@@ -14,11 +14,12 @@ import dataclasses
 import time
 
 from baselines import ChanceGreedy, FlatRiskGreedy
+from run_args import check_run_args
 
-from scopa.arena import MAX_DEALS, MAX_JOBS, arena
+from scopa.arena import arena
 from scopa.errors import ScopaError
 from scopa.players import GreedyPlayer, GreedyWeights
-from scopa.rules import _BOOL_OPTIONS, PRESETS, Rules
+from scopa.rules import _BOOL_OPTIONS, Rules
 
 
 def variant(text: str) -> GreedyWeights:
@@ -51,14 +52,7 @@ def main(argv: list[str] | None = None) -> None:
             weights[text] = variant(text)
         except (ValueError, TypeError) as exc:
             parser.error(f"bad variant {text!r} ({exc}): expected 'default' or name=value,... of {names}")
-    if args.game not in PRESETS:
-        parser.error(f"bad --game {args.game!r}: expected one of {', '.join(PRESETS)}")
-    if not 1 <= args.deals <= MAX_DEALS:
-        parser.error(f"bad --deals {args.deals}: expected an int in 1..{MAX_DEALS:,}")
-    if not 1 <= args.jobs <= MAX_JOBS:
-        parser.error(f"bad --jobs {args.jobs}: expected an int in 1..{MAX_JOBS} (processes)")
-    if not 0 <= args.seed < 2**64:
-        parser.error(f"bad --seed {args.seed}: expected an int in 0..2**64-1")
+    check_run_args(parser, game=args.game, deals=args.deals, jobs=args.jobs, seed=args.seed)
     try:
         rules = Rules.preset(args.game).replace(**{name: True for name in args.option})
     except ScopaError as exc:

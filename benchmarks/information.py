@@ -36,11 +36,12 @@ import statistics
 import time
 
 from baselines import PIMC_BEFORE
+from run_args import check_run_args
 
 from scopa.move import Move
 from scopa.players import GreedyPlayer, PIMCPlayer
 from scopa.players.base import determinize
-from scopa.rules import PRESETS, Rules
+from scopa.rules import Rules
 from scopa.state import State
 
 MODES = ("honest", "sees-played", "sees-hands", "clairvoyant")
@@ -146,8 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     for mode in args.modes:
         if mode not in MODES:
             parser.error(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
-    if args.game not in PRESETS:
-        parser.error(f"bad --game {args.game!r}: expected one of {', '.join(PRESETS)}")
+    check_run_args(parser, game=args.game)
     for name, low, high, why in (
         ("deals", 2, 10**6, " (an interval needs two)"),
         ("samples", 1, 10**6, ""),
@@ -157,8 +157,7 @@ def main(argv: list[str] | None = None) -> None:
         value = getattr(args, name)
         if not low <= value <= high:
             parser.error(f"bad --{name} {value}: expected an int in {low}..{high:,}{why}")
-    if not 0 <= args.seed < 2**64:
-        parser.error(f"bad --seed {args.seed}: expected an int in 0..2**64-1")
+    check_run_args(parser, seed=args.seed)
     rules = Rules.preset(args.game)
     print(
         f"{args.game}, {args.deals} duplicate deals against {args.opponent}, {args.samples} samples, "

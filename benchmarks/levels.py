@@ -21,9 +21,10 @@ import random
 import sys
 import time
 
-from scopa.arena import MAX_DEALS, MAX_JOBS, arena
+from run_args import check_run_args
+
+from scopa.arena import arena
 from scopa.players import LEVELS
-from scopa.rules import PRESETS
 
 
 def fit(results: dict[tuple[int, int], tuple[int, int, int]], n: int, iters: int = 500) -> list[float]:
@@ -81,19 +82,14 @@ def main(argv: list[str] | None = None) -> int:
     # (checked before any pair plays: --levels 7 ran every other pair, for hours at 1,000 deals,
     # before level 7 was refused; 0 or less ended in a KeyError of the fit; --move-times 0 ran
     # the ratings instead, and -1 a ZeroDivisionError)
-    if args.game not in PRESETS:
-        ap.error(f"bad --game {args.game!r}: expected one of {', '.join(PRESETS)}")
+    check_run_args(ap, game=args.game)
     low = 1 if args.move_times is not None else 2  # (a rating needs a pair)
     if not low <= n <= len(LEVELS):
         ap.error(f"bad --levels {n}: expected an int in {low}..{len(LEVELS)}")
     if args.move_times is not None and args.move_times < 1:
         ap.error(f"bad --move-times {args.move_times}: expected hands, an int >= 1")
-    if not 1 <= args.deals <= MAX_DEALS:
-        ap.error(f"bad --deals {args.deals}: expected an int in 1..{MAX_DEALS:,}")
-    if not 1 <= args.jobs <= MAX_JOBS:
-        ap.error(f"bad --jobs {args.jobs}: expected an int in 1..{MAX_JOBS} (processes)")
-    if not 0 <= args.seed < 2**63:  # (each pair plays seed + 97 a + b, an arena seed < 2**64)
-        ap.error(f"bad --seed {args.seed}: expected an int in 0..2**63-1")
+    # (each pair plays seed + 97 a + b, an arena seed < 2**64: 63 bits)
+    check_run_args(ap, deals=args.deals, jobs=args.jobs, seed=args.seed, seed_bits=63)
     if args.move_times is not None:
         print(f"{args.game}: every move of {args.move_times} hands a level, each level against itself")
         print("| level | moves | mean | 99th percentile | longest |")

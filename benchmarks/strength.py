@@ -29,8 +29,9 @@ import time
 
 from baselines import PIMC_BEFORE, ChanceGreedy, FlatRiskGreedy
 from pimc_variants import BlindReplyPIMC, Factory, FusionPIMC, RoundPIMC, SimulatedInferencePIMC
+from run_args import check_run_args
 
-from scopa.arena import MAX_DEALS, MAX_JOBS, arena
+from scopa.arena import MAX_DEALS, arena
 from scopa.players.inference import OpponentModel
 
 #: the opponent model fitted to PIMC's own choices (benchmarks/opponent_fit.py, 600 hands)
@@ -201,10 +202,7 @@ def main(argv: list[str] | None = None) -> None:
             f"bad --scale {args.scale}: expected a number > 0 that makes at most {MAX_DEALS:,} deals"
             f" of the {most:,} of {'its' if len(keys) == 1 else 'the largest'} pairing"
         )
-    if not 1 <= args.jobs <= MAX_JOBS:
-        parser.error(f"bad --jobs {args.jobs}: expected an int in 1..{MAX_JOBS} (processes)")
-    if not 0 <= args.seed < 2**64:
-        parser.error(f"bad --seed {args.seed}: expected an int in 0..2**64-1")
+    check_run_args(parser, jobs=args.jobs, seed=args.seed)
     for key in keys:
         game, a, b, hands = PAIRINGS[key]
         n = max(2, int(hands * args.scale))
