@@ -405,6 +405,11 @@ def test_numpy_integers_are_taken_where_the_python_api_takes_an_int():
     assert scopa.players.make_player("ismcts", seed=i(1), iterations=i(50)).iterations == 50
     assert scopa.Solver(tt_size_mb=i(1), threads=i(1)).tt_size_mb == 1
     assert scopa.random_playouts("scopa", i(3), seed=i(2)) == scopa.random_playouts("scopa", 3, seed=2)
+    # a match's target (RULES §5), e.g. drawn with NumPy: "bad target np.int64(21)" before
+    rules = scopa.Rules.preset("scopa", target=i(21))
+    assert type(rules.target) is int and rules == scopa.Rules.preset("scopa", target=21)
+    assert rules.replace(target=np.uint16(16)).to_json() == {"preset": "scopa", "target": 16}
+    assert repr(rules).count("target=21,") == 1 and scopa.Match(rules, seed=1).rules.target == 21
     got, expected = (
         arena("scopa", "random", "greedy", deals=i(2), seed=i(8), jobs=i(1)),
         arena("scopa", "random", "greedy", deals=2, seed=8),
@@ -420,6 +425,8 @@ def test_numpy_integers_are_taken_where_the_python_api_takes_an_int():
             scopa.players.level(bad)
         with pytest.raises(errors.PositionError, match="bad seed"):
             scopa.State.deal("scopa", seed=bad)
+        with pytest.raises(errors.RulesError, match="bad target"):
+            scopa.Rules.preset("scopa", target=bad)
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import scopa_core as core
-from scopa.errors import RulesError, show
+from scopa.errors import RulesError, as_int, show
 
 __all__ = ["PRESETS", "Rules"]
 
@@ -96,12 +96,10 @@ class Rules:
     def __post_init__(self) -> None:
         if not isinstance(self.game, str) or self.game not in _GEOMETRY:
             raise RulesError(f"unknown game {show(self.game)}: expected one of {', '.join(PRESETS)}")
-        if (
-            not isinstance(self.target, int)
-            or isinstance(self.target, bool)
-            or not 1 <= self.target <= MAX_TARGET
-        ):
+        target = as_int(self.target)  # (NumPy's integers too, kept as an int)
+        if target is None or not 1 <= target <= MAX_TARGET:
             raise RulesError(f"bad target {show(self.target)}: expected an int in 1..{MAX_TARGET}")
+        object.__setattr__(self, "target", target)
         if not isinstance(self.capture_rule, str) or self.capture_rule not in ("free", "fewest"):
             raise RulesError(f"bad capture_rule {show(self.capture_rule)}: expected 'free' or 'fewest'")
         for name in _BOOL_OPTIONS:
