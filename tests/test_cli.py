@@ -5,8 +5,10 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,31 @@ def test_simulate():
     assert (float(total[1]), float(total[2])) == (round(p[0], 3), round(p[1], 3))
     one = run("simulate", "--game", "scopa", "--hands", "1", "--seed", "4")
     assert "1 random hand of scopa (seed 4)" in one.stdout
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
+def test_simulate_stopped_by_ctrl_c_says_so():
+    # the open list: Ctrl-C during `scopa simulate` ended it with status 130 and not a word (the
+    # core plays every hand in one call, so there is nothing to show but that it stopped)
+    code = (
+        "import sys, scopa.__main__ as m; print('ready', flush=True);"
+        " sys.exit(m.main(['simulate', '--game', 'scopa', '--hands', '10000000']))"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "ready\n"
+    time.sleep(0.5)  # (in the core's loop: 10 million hands take seconds even compiled)
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)  # (a hang guard: it stops within 1,024 hands)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (proc.returncode, out) == (130, ""), (proc.returncode, out, err)
+    assert err == "stopped (Ctrl-C) before the 10,000,000 hands were played\n", err
 
 
 def test_deal_prints_round_tripping_formats():

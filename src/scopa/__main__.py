@@ -529,7 +529,12 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
 def _simulate(args: argparse.Namespace, console: Console) -> int:
     rules = _game_rules(args)
     t0 = time.perf_counter()
-    p = scopa.random_playouts(rules, args.hands, seed=args.seed)
+    try:
+        p = scopa.random_playouts(rules, args.hands, seed=args.seed)
+    except KeyboardInterrupt:  # (the core plays them all in one call: nothing to show; a line, not silence)
+        err = Console(stderr=True, highlight=False)
+        err.print(f"stopped (Ctrl-C) before the {args.hands:,} hands were played", markup=False)
+        return 130
     dt = time.perf_counter() - t0
     print(
         f"{args.hands:,} random {'hand' if args.hands == 1 else 'hands'} of {rules.hand_rules()}"
