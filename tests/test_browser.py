@@ -486,6 +486,17 @@ def test_phone_width(server, browser, tmp_path):
         " const r = document.getElementById(id).getBoundingClientRect(); return [id, r.width, r.height]; })"
     )
     assert all(w >= 24 and h >= 24 for _, w, h in sizes), sizes  # the records' controls and the checkbox too
+    # the House rules open: no sideways scrolling, each option's label a 44 px touch target
+    d.find_element(By.CSS_SELECTOR, "#house-rules summary").click()
+    until(lambda: d.find_element(By.ID, "house-rules").get_attribute("open") is not None)
+    width = d.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 360, f"the page is {width} px wide at a 360 px window with the House rules open"
+    rows = d.execute_script(
+        "return Array.from(document.querySelectorAll('#house-rules label, #house-rules summary'),"
+        " e => e.getBoundingClientRect().height)"
+    )
+    assert len(rows) == 7 and min(rows) >= 44, rows
+    d.find_element(By.CSS_SELECTOR, "#house-rules summary").click()
     shots(d, tmp_path, "phone")
     # a hand over, its score table and review, at twice the text size: still no sideways
     # scrolling (an audit found the score table 522 px wide and the game menu 373 px)
@@ -1312,6 +1323,76 @@ def test_a_reload_shows_the_matchs_own_game_not_the_menus(server, browser):
     wait_for(d, ("your-turn",))
     assert Select(d.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == "scopa"
     assert len(d.find_elements(By.CSS_SELECTOR, "#opponents .seat")) == 1
+    assert not console_errors(d)
+
+
+def house_rules(d: Any) -> dict[str, tuple[bool, bool]]:
+    """Each House rules box's option: (ticked, usable)."""
+    boxes = d.execute_script(
+        "return Object.fromEntries(Array.from(document.querySelectorAll('#house-rules input'),"
+        " b => [b.dataset.option, [b.checked, !b.disabled]]))"
+    )
+    return {option: (ticked, usable) for option, (ticked, usable) in boxes.items()}
+
+
+def test_house_rules_start_a_match_of_a_variant_and_come_back_with_it(server, browser):
+    # The open list: the app's Game menu had the presets only, though the engine plays every
+    # rule option (RULES §3.2, §7). The House rules ask the engine for them; the match's rules
+    # are the engine's, shown in the log and on a reload; an ace's sweep as a scopa only with
+    # the ace taking all (the engine refuses it alone)
+    d = browser
+    d.get(f"{server}/?seed=5")
+    wait_for(d, ("idle",))
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    assert set(house_rules(d)) == {
+        "capture_rule", "ace_takes_all", "ace_sweep_is_scopa", "re_bello", "napola", "scopa_on_last_play"
+    }  # fmt: skip
+    assert not any(ticked for ticked, _ in house_rules(d).values())
+    assert house_rules(d)["ace_sweep_is_scopa"] == (False, False)
+    d.find_element(By.CSS_SELECTOR, "#house-rules summary").send_keys(Keys.ENTER)  # (from the keyboard)
+    until(lambda: d.find_element(By.ID, "house-rules").get_attribute("open") is not None)
+    box = {
+        o: d.find_element(By.CSS_SELECTOR, f'#house-rules input[data-option="{o}"]') for o in house_rules(d)
+    }
+    box["ace_takes_all"].click()
+    assert house_rules(d)["ace_sweep_is_scopa"] == (False, True)
+    box["ace_sweep_is_scopa"].click()
+    box["ace_takes_all"].click()  # (taken back: its sweep's box goes with it)
+    assert house_rules(d)["ace_sweep_is_scopa"] == (False, False)
+    for option in ("napola", "re_bello", "capture_rule"):
+        box[option].send_keys(Keys.SPACE)
+    assert d.find_element(By.CSS_SELECTOR, '#house-rules input[data-option="napola"]').accessible_name
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+    d.find_element(By.ID, "new-game").click()
+    wait_for(d, ("your-turn",))
+    rules = saved(d)["match"]["rules"]
+    assert rules == {"preset": "scopa", "capture_rule": "fewest", "re_bello": True, "napola": True}, rules
+    assert scopa.Match.from_json(saved(d)["match"]).rules == scopa.Rules.preset(
+        "scopa", capture_rule="fewest", re_bello=True, napola=True
+    )
+    log = d.find_element(By.ID, "log").text
+    assert "New match of Scopa (2 players) with the fewest cards captured, re bello, napola to 11" in log
+    # the menu changed for the next match; a reload shows the match's own rules
+    box["napola"].click()
+    Select(d.find_element(By.ID, "game")).select_by_value("scopone_scientifico")
+    play_first_card(d, ("your-turn",))
+    d.refresh()
+    wait_for(d, ("your-turn",))
+    assert Select(d.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == "scopa"
+    ticked = {o for o, (t, _) in house_rules(d).items() if t}
+    assert ticked == {"capture_rule", "re_bello", "napola"}, ticked
+    assert d.find_element(By.ID, "house-rules").get_attribute("open") is not None
+    play_to_hand_end(d)  # (scored by the match's rules: their rows in the score)
+    until(lambda: "napola" in d.find_element(By.ID, "score").text)
+    assert "re bello" in d.find_element(By.ID, "score").text
+    # unticked, New match plays the preset (its rules a name, as the engine writes a preset's)
+    for option in ticked:
+        d.find_element(By.CSS_SELECTOR, f'#house-rules input[data-option="{option}"]').click()
+    d.find_element(By.CSS_SELECTOR, '#house-rules input[data-option="ace_takes_all"]').click()
+    d.find_element(By.ID, "new-game").click()
+    until(lambda: saved(d) and saved(d)["match"]["rules"] != rules and state(d) == "your-turn")
+    assert saved(d)["match"]["rules"] == {"preset": "scopa", "ace_takes_all": True}
+    assert "New match of Scopa (2 players) with asso piglia tutto to 11" in d.find_element(By.ID, "log").text
     assert not console_errors(d)
 
 

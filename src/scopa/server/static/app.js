@@ -41,6 +41,61 @@ const game = {
   cachedWs: null, // the engine's connection when the page last went into that cache
 };
 
+// ------------------------------------------------------------------ the house rules
+
+// The rule options the House rules offer (RULES §3.2 and §7), by the engine's names, and how
+// the log names them. All are off in the presets.
+const HOUSE_RULES = {
+  capture_rule: "the fewest cards captured",
+  ace_takes_all: "asso piglia tutto",
+  ace_sweep_is_scopa: "its sweep a scopa",
+  re_bello: "re bello",
+  napola: "napola",
+  scopa_on_last_play: "a scopa on the last play",
+};
+
+function houseBoxes() {
+  return [...document.querySelectorAll("#house-rules input[data-option]")];
+}
+
+// (the ace's sweep is a scopa only in a game where the ace takes all: the engine refuses it alone)
+function syncHouseRules() {
+  const sweep = document.querySelector('#house-rules input[data-option="ace_sweep_is_scopa"]');
+  const ace = document.querySelector('#house-rules input[data-option="ace_takes_all"]');
+  sweep.disabled = !ace.checked;
+  if (sweep.disabled) sweep.checked = false;
+}
+
+// The rules the menu asks for: the preset's name, or {preset, option: value, ...} with house rules.
+function menuRules() {
+  const preset = $("game").value;
+  const options = {};
+  for (const box of houseBoxes()) {
+    if (box.checked && !box.disabled) options[box.dataset.option] = box.value === "on" ? true : box.value;
+  }
+  return Object.keys(options).length ? { preset, ...options } : preset;
+}
+
+// A house rule a match's rules (the engine's JSON: a preset's name, or an object) have on.
+function houseRuleOn(rules, option) {
+  const value = rules && typeof rules === "object" ? rules[option] : undefined;
+  return value !== undefined && value !== false && value !== "free";
+}
+
+// The menu set to a match's own rules.
+function showRules(rules, preset) {
+  $("game").value = preset;
+  for (const box of houseBoxes()) box.checked = houseRuleOn(rules, box.dataset.option);
+  syncHouseRules();
+  if (houseBoxes().some((box) => box.checked)) $("house-rules").open = true;
+}
+
+// " with re bello, napola" for a match's rules with house rules on, else "".
+function houseRulesText(rules) {
+  const on = Object.keys(HOUSE_RULES).filter((option) => houseRuleOn(rules, option));
+  return on.length ? ` with ${on.map((option) => HOUSE_RULES[option]).join(", ")}` : "";
+}
+
 // ------------------------------------------------------------------ the match kept in this browser
 
 // The match in play is saved in this browser (localStorage) whenever it is drawn, so that a
@@ -143,7 +198,7 @@ async function resumeMatch(saved) {
   const token = ++game.token;
   Object.assign(game, { match: saved.match, undo: saved.undo, handOver: saved.handOver, seat: saved.seat });
   Object.assign(game, { deck: saved.deck, player: saved.player, rules: saved.game, logEntries: [] });
-  $("game").value = saved.game;
+  showRules(saved.match.rules, saved.game); // (the match's own options, not the menu's)
   $("difficulty").value = saved.player;
   $("deck").value = saved.deck;
   $("target").value = saved.target;
@@ -383,7 +438,7 @@ async function newMatch() {
   if (token !== game.token) return;
   game.deck = $("deck").value;
   game.player = $("difficulty").value || "pimc";
-  const rules = $("game").value;
+  const rules = menuRules();
   const asked = parseInt($("target").value, 10);
   const target = Number.isNaN(asked) ? 11 : Math.max(1, Math.min(99, asked));
   $("target").value = target;
@@ -396,7 +451,7 @@ async function newMatch() {
   const reply = await game.engine.ask(req);
   if (token !== game.token) return;
   game.match = reply.match;
-  game.rules = rules;
+  game.rules = typeof rules === "string" ? rules : rules.preset;
   game.seat = 0;
   game.undo = [];
   game.handOver = null;
@@ -405,7 +460,7 @@ async function newMatch() {
   $("log").replaceChildren();
   $("hand-end").hidden = true;
   $("hint-text").textContent = "";
-  const gameName = $("game").selectedOptions[0]?.textContent || rules;
+  const gameName = ($("game").selectedOptions[0]?.textContent || game.rules) + houseRulesText(game.match.rules);
   log(`New match of ${gameName} to ${target}: ${seatName(game.match.dealer)} deal${game.match.dealer === game.seat ? "" : "s"}.`);
   if (noSeed) log(`The address's seed ${JSON.stringify(seed)} is not a whole number of at most 15 digits: this match's deals are random.`);
   await advance();
@@ -1009,6 +1064,8 @@ function main() {
   game.engine = engine;
   loadAnimate();
   $("new-game").addEventListener("click", () => newMatch().catch(showError));
+  document.querySelector('#house-rules input[data-option="ace_takes_all"]').addEventListener("change", syncHouseRules);
+  syncHouseRules(); // (a reload may bring back the boxes as they were ticked)
   // Enter in the points field submits the form (its one text field): a New match, not the page
   // reloaded at "/?" (the seed, the points typed and a loaded record lost)
   $("setup").addEventListener("submit", (e) => {
