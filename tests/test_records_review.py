@@ -402,7 +402,7 @@ def test_a_review_is_a_value_its_repr_pastes_back_and_it_is_checked_when_built_b
     r = review(s.play("Kc"), time_limit=0.1)
     p = r.plays[0]
     assert p.dd_values is not None and p.dd_best is not None  # (an exact value too: both dicts)
-    names = {"Review": Review, "PlayReview": PlayReview, "Move": Move}
+    names = {"Review": Review, "PlayReview": PlayReview, "Move": Move, "Rules": scopa.Rules}
     assert eval(repr(r), names) == r and hash(eval(repr(r), names)) == hash(r)
     with pytest.raises(TypeError, match="a play review's values cannot be changed"):
         p.values[p.move] = 9.0  # type: ignore[index]
@@ -507,6 +507,48 @@ def test_a_review_goes_to_json_and_back():
             Review.from_json(bad)
     with pytest.raises(scopa.OptionError, match="the play lacks dd_values"):
         PlayReview.from_json({k: v for k, v in play.items() if k != "dd_values"})
+
+
+def test_a_review_carries_the_rules_it_was_played_by(tmp_path):
+    # the open list: a review's JSON and object said the seats and the hands but not the game,
+    # so a review of a variant (RULES §7) read alone could not say what it valued; a review's
+    # JSON written before it carried them is read with none
+    from scopa import jsonio
+    from scopa.review import Review
+
+    rules = scopa.Rules.preset("scopa", napola=True, target=16)
+    s = State.deal(rules, seed=4)
+    while not s.is_over:
+        s = s.play(s.legal_moves()[-1])
+    rec = scopa.records.record_of([s], rules)
+    r = review(rec, time_limit=0.01)
+    assert r.rules == rules and review(s, time_limit=0.01, limit=scopa.Limit(time=0.001)).rules == rules
+    j = r.to_json()
+    assert j["rules"] == {"preset": "scopa", "target": 16, "napola": True}
+    assert Review.from_json(jsonio.loads(jsonio.dumps(j))) == r
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    assert review(s.play("Kc"), time_limit=0.05).to_json()["rules"] == "scopa"
+    old = {k: v for k, v in j.items() if k != "rules"}
+    assert Review.from_json(old) == dataclasses.replace(r, rules=None)
+    assert Review.from_json({**j, "rules": None}).rules is None
+    assert dataclasses.replace(r, rules=None).to_json() == {**j, "rules": None}
+    for bad, message in [
+        ({**j, "rules": "poker"}, "bad rules of the review: unknown game 'poker'"),
+        ({**j, "rules": "scopone"}, r"bad rules Rules\(game='scopone'.*a game of 2 players, or None"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            Review.from_json(bad)
+    with pytest.raises(scopa.OptionError, match="bad rules 'scopa': expected the scopa.Rules"):
+        Review(r.plays, r.hands, r.players, r.seconds, "scopa")  # type: ignore[arg-type]
+    # the command line says them: the text's last line, the JSON's field
+    rec.save(tmp_path / "napola.json")
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "review", "--time", "0.01", str(tmp_path / "napola.json")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0 and re.search(
+        r"\n\d+ plays of scopa;target=16;napola=true reviewed in [\d.]+ s\n$", out.stdout
+    ), out
 
 
 def test_a_reviews_json_with_an_int_past_a_floats_range_is_refused():

@@ -382,7 +382,9 @@ def _review(args: argparse.Namespace, console: Console) -> int:
     names = record.seat_names()
     console.print(text_shown(format_text(result, names), console.encoding), markup=False)
     count = f"{reviewed} of {total}" if interrupted else f"{total}"
-    console.print(f"[dim]{count} plays reviewed in {result.seconds:.1f} s[/]")
+    console.print(
+        f"[dim]{count} plays of {record.rules} reviewed in {result.seconds:.1f} s[/]", highlight=False
+    )
     return status
 
 

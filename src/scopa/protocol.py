@@ -329,6 +329,7 @@ _REVIEW_PROPS = {
     "summary": {"type": "object", "required": ["hands", "seats", "teams", "worst"]},
     "format": {"const": "scopa-review"},
     "version": {"const": 1},
+    "rules": _RULES_SCHEMA,
     "players": {"enum": [2, 4]},
     "hands": _INT,
     "seconds": _NUM,
@@ -507,7 +508,7 @@ COMMANDS: dict[str, Command] = {
             optional=("time_ms", "seed"),
             search=True,
             reply={
-                "required": ["format", "version", "players", "hands", "seconds", "plays", "summary"],
+                "required": ["format", "version", "rules", "players", "hands", "seconds", "plays", "summary"],
                 "properties": _REVIEW_PROPS,
             },
             most={"time_ms": (MAX_TIME_PER_PLAY * 1000, "a play")},

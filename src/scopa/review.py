@@ -62,6 +62,7 @@ from scopa.records import (
     RecordError,
     annotated,
 )
+from scopa.rules import Rules
 from scopa.solver import Solver, check_progress
 from scopa.state import State
 
@@ -337,6 +338,9 @@ class Review:
     hands: int
     players: int
     seconds: float
+    #: The rules the game was played by (:func:`review` gives its source's; None in a review
+    #: built without them, or read from JSON written before reviews carried them).
+    rules: Rules | None = None
 
     def __post_init__(self) -> None:
         # (a review built by hand: its plays in its hands and seats, which its summary and its
@@ -345,6 +349,12 @@ class Review:
         if type(self.players) is not int or self.players not in (2, 4):  # (not 2.0, not True)
             raise OptionError(f"bad players {show(self.players)}: expected 2 or 4")
         check_real("seconds", self.seconds, 0, math.inf, "a finite number >= 0", finite=True)
+        rules = self.rules
+        if rules is not None and (not isinstance(rules, Rules) or rules.players != self.players):
+            raise OptionError(
+                f"bad rules {show(rules)}: expected the scopa.Rules of a game of {self.players}"
+                " players, or None"
+            )
         plays = self.plays
         if not isinstance(plays, (tuple, list)) or not all(isinstance(p, PlayReview) for p in plays):
             raise OptionError(f"bad plays {show(plays)}: expected a tuple of PlayReview")
@@ -398,22 +408,24 @@ class Review:
         }
 
     def to_json(self) -> dict[str, Any]:
-        """``{"format": "scopa-review", "version": 1, "players": ..., "hands": ...,
-        "seconds": ..., "plays": [...], "summary": {...}}``, one entry per play of every hand in
-        order, each with every legal move's value (``values``, ``dd_values``) unrounded, so that
-        :meth:`from_json` gives back an equal review.
+        """``{"format": "scopa-review", "version": 1, "rules": ..., "players": ..., "hands":
+        ..., "seconds": ..., "plays": [...], "summary": {...}}``, one entry per play of every
+        hand in order, each with every legal move's value (``values``, ``dd_values``)
+        unrounded, so that :meth:`from_json` gives back an equal review. ``rules`` as a record
+        writes them (a preset's name, or an object with its options), null when unknown.
 
         >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
         >>> r = review(s.play("Kc"), time_limit=0.1)
         >>> j = r.to_json()
         >>> j["plays"][0]["values"], j["plays"][0]["loss"], j["summary"]["teams"][0]["mistakes"]
         ({'7dx3c4s': 4.0, 'Kc': 3.0}, 1.0, 1)
-        >>> Review.from_json(j) == r
-        True
+        >>> j["rules"], Review.from_json(j) == r
+        ('scopa', True)
         """
         return {
             "format": REVIEW_FORMAT[0],
             "version": REVIEW_FORMAT[1],
+            "rules": None if self.rules is None else self.rules.to_json(),
             "players": self.players,
             "hands": self.hands,
             "seconds": self.seconds,
@@ -425,17 +437,24 @@ class Review:
     def from_json(cls, obj: Any) -> Review:
         """Rebuild a review from :meth:`to_json`'s output (decoded JSON): each play as
         :meth:`PlayReview.from_json` reads it, the summary checked against the plays';
-        :class:`OptionError` naming the play and the field that is wrong."""
-        jsonio.check_object(
-            obj, "the review", ("players", "hands", "seconds", "plays", "summary"), REVIEW_FORMAT
-        )
+        :class:`OptionError` naming the play and the field that is wrong. A review without
+        ``rules`` (written before reviews carried them) is read with none."""
+        fields = ("players", "hands", "seconds", "plays", "summary")
+        with_rules = isinstance(obj, Mapping) and "rules" in obj
+        jsonio.check_object(obj, "the review", (*fields, "rules") if with_rules else fields, REVIEW_FORMAT)
+        rules = None
+        if with_rules and obj["rules"] is not None:
+            try:
+                rules = Rules.from_json(obj["rules"])
+            except ScopaError as exc:
+                raise OptionError(f"bad rules of the review: {exc}") from None
         plays = obj["plays"]
         if not isinstance(plays, list):
             raise OptionError(f"bad plays {jsonio.short(plays)}: expected a list of plays' reviews")
         if len(plays) > MAX_REVIEW_PLAYS:
             raise OptionError(f"a review of {len(plays)} plays: at most {MAX_REVIEW_PLAYS} read")
         read = tuple(PlayReview.from_json(p, f"play {i + 1} of the review") for i, p in enumerate(plays))
-        r = cls(read, obj["hands"], obj["players"], obj["seconds"])
+        r = cls(read, obj["hands"], obj["players"], obj["seconds"], rules)
         summary = r.summary()
         if not _same(obj["summary"], summary):  # (true is no count of 1)
             raise OptionError(
@@ -623,7 +642,7 @@ def review(
             done += 1
             if progress is not None:
                 progress(done, total)
-    return Review(tuple(out), len(hands), source.rules.players, clock.elapsed)
+    return Review(tuple(out), len(hands), source.rules.players, clock.elapsed, source.rules)
 
 
 def _share(seconds: float, clock: Clock) -> Limit:
