@@ -387,6 +387,20 @@ def test_plays_a_review_never_reached_keep_their_seats(game):
     assert not any(p.reviewed for p in r.plays) and r.summary()["hands_reviewed"] == 0
 
 
+def test_the_text_of_a_review_cut_short_says_what_it_left_out():
+    # (an audit: a review a limit stopped before any play said "no play lost more than half a
+    # point" and nothing of the plays it never valued; its JSON says so, play by play)
+    rec = played_match("scopa", 21, seed=4).record()
+    total = sum(len(h.plays) for h in rec.hands)
+    text = format_text(review(rec, limit=scopa.Limit(stop=scopa.StopFlag(set=True))))
+    assert "no play lost more than half a point" not in text
+    assert text.startswith("no play reviewed lost more than half a point")
+    assert f"{total} of {total} plays not reviewed" in text
+    line = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc").play("2c")
+    whole = format_text(review(line, time_limit=0.1))
+    assert "not reviewed" not in whole and whole.startswith("hand 1, play 1: seat 0 Kc?")
+
+
 def test_a_review_of_no_hands_has_the_games_seats():
     r = review(MatchRecord(scopa.Rules.preset("scopone"), ()), time_limit=0.05)
     assert r.players == 4 and len(r.summary()["seats"]) == 4 and r.summary()["hands_reviewed"] == 0

@@ -699,9 +699,10 @@ def _review_play(
 
 
 def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int = 1) -> str:
-    """A readable report: the marked plays, then the totals per seat (named by ``names``, one
-    string a seat, or "seat N"); the review's hands numbered from ``first_hand`` (a match's
-    hand reviewed alone keeps its number)."""
+    """A readable report: the marked plays, how many plays a limit left out (when one did),
+    then the totals per seat (named by ``names``, one string a seat, or "seat N"); the
+    review's hands numbered from ``first_hand`` (a match's hand reviewed alone keeps its
+    number)."""
     first = as_int(first_hand)
     if first is None or first < 1:
         raise OptionError(f"bad first_hand {show(first_hand)}: expected an int >= 1")
@@ -720,8 +721,11 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
                 f"hand {p.hand + first_hand}, play {p.play + 1}: {names[p.seat]} {p.move}{p.mark} "
                 f"(best {p.best}, loses {p.loss:.2f}{dd}){why}"
             )
-    if not lines:
-        lines.append("no play lost more than half a point")
+    left_out = sum(not p.reviewed for p in r.plays)
+    if not lines:  # (of the plays reviewed: a limit may have left some out, said below)
+        lines.append(f"no play{' reviewed' if left_out else ''} lost more than half a point")
+    if left_out:
+        lines.append(f"{left_out} of {len(r.plays)} plays not reviewed: the review was stopped before them")
     s = r.summary()
     lines.append("")
     for seat, t in enumerate(s["seats"]):
