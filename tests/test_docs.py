@@ -164,3 +164,49 @@ def test_every_public_module_is_on_an_api_page():
         "scopa.version",
     }
     assert modules - shown == set(), "no API page shows these (docs/api/*.md)"
+
+
+def test_the_protocol_page_documents_the_match_and_the_events():
+    # found by an app audit: engine-protocol.md named neither the match's fields nor the events'
+    # (an app reads `scores`, `winner`, `hand_over`'s `points` to show the score: they were only
+    # in the JSON Schema); and its way to a finished hand's categories and review runs as written
+    import json
+
+    from scopa.events import _FIELDS, EVENT_TYPES
+    from scopa.protocol import Protocol, schema
+
+    page = (ROOT / "docs" / "engine-protocol.md").read_text(encoding="utf-8")
+    events = page.split("**Events.**", 1)[1].split("\n\n", 1)[0]
+    for kind in EVENT_TYPES:
+        said = re.search(rf"`{kind}` \(([^)]*)\)", events)
+        assert said and re.findall(r"`(\w+)`", said.group(1)) == list(_FIELDS[kind]), kind
+    described = page.split("**The match**", 1)[1].split("\n\n", 1)[0]
+    match = schema()["$defs"]["match"]
+    names = [*match["properties"], *match["properties"]["hands"]["items"]["properties"]]
+    for name in names:
+        assert f"`{name}`" in described, name
+
+    engine = Protocol()
+
+    def ask(req):
+        reply = engine.handle(json.dumps(req))
+        assert reply is not None and "error" not in reply, reply
+        return reply
+
+    m = ask({"cmd": "match_new", "rules": "scopa", "seed": 4, "target": 1})["match"]
+    while True:  # the first legal move each time, to the end of the first hand
+        before = m["position"]
+        move = ask({"cmd": "legal", "position": before})["moves"][0]
+        r = ask({"cmd": "match_play", "match": m, "move": move})
+        m = r["match"]
+        over = [e for e in r["events"] if e["type"] == "hand_over"]
+        if over:
+            break
+    final = ask({"cmd": "play", "position": before, "move": move})["position"]
+    assert ask({"cmd": "score", "position": final})["points"] == over[0]["points"] == m["hands"][0]["points"]
+    assert m["scores"] == over[0]["points"] and m["winner"] is not None
+    hand = m["hands"][0]
+    record = {"format": "scopa-hand", "version": 1, "rules": m["rules"], "deal": hand["deal"]}
+    record |= {"plays": hand["plays"], "score": hand["points"]}
+    review = ask({"cmd": "review", "record": record, "time_ms": 1})
+    assert len(review["plays"]) == len(hand["plays"])
