@@ -1188,3 +1188,27 @@ def test_run_takes_a_log_level_in_any_case_or_as_a_number_and_refuses_others(mon
         with pytest.raises(scopa.OptionError, match="bad log_level"):
             server_module.run(port=0, log_level=bad)  # type: ignore[arg-type]
     assert server_module._log_config(10)["loggers"]["scopa"]["level"] == 10 and len(seen) == 4
+
+
+def test_a_match_whose_position_lost_its_history_is_refused_saying_so(server):
+    # found by an app audit: an app that kept the match's position without its `history` got
+    # "bad deal ...: cards were already captured (a position after plays, not a deal)", which
+    # did not name what was missing
+    s = server()
+    _, reply = s.post({"cmd": "match_new", "rules": "scopa", "seed": 9})
+    match = reply["match"]
+    for _ in range(3):
+        move = s.post({"cmd": "legal", "position": match["position"]})[1]["moves"][0]
+        match = s.post({"cmd": "match_play", "match": match, "move": move})[1]["match"]
+    move = s.post({"cmd": "legal", "position": match["position"]})[1]["moves"][0]
+    del match["position"]["history"]
+    status, reply = s.post({"cmd": "match_play", "match": match, "move": move})
+    assert status == 400 and reply["error"]["type"] == "PositionError"
+    assert "has no 'history'" in reply["error"]["message"], reply
+    # a match just dealt needs none: its position is the deal
+    _, reply = s.post({"cmd": "match_new", "rules": "scopa", "seed": 9})
+    match = reply["match"]
+    match["position"].pop("history", None)
+    move = s.post({"cmd": "legal", "position": match["position"]})[1]["moves"][0]
+    status, reply = s.post({"cmd": "match_play", "match": match, "move": move})
+    assert status == 200 and "error" not in reply, reply

@@ -404,7 +404,17 @@ class Match:
                 why = "is over" if m.is_over else f"stops after {MAX_HANDS} hands (scopa.match.MAX_HANDS)"
                 raise PositionError(f"bad match position: the match {why}, so it must be the last hand's end")
         else:
-            m._read_hand(len(hands), {"deal": state.origin.to_string(), "plays": []})
+            try:
+                m._read_hand(len(hands), {"deal": state.origin.to_string(), "plays": []})
+            except PositionError as exc:
+                if state.history:
+                    raise
+                # (a position after plays without its history reads as a deal, and was refused
+                # as one: "cards were already captured", not naming what was missing)
+                raise PositionError(
+                    "bad match position: it has no 'history' (the hand's plays since its deal, as"
+                    f" match_new and match_play give it) and is not the hand's deal: {exc}"
+                ) from None
             if state.is_over:
                 raise PositionError(f"bad match position: hand {len(hands) + 1} is over but not in 'hands'")
             m._state = state
