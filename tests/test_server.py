@@ -1212,3 +1212,27 @@ def test_a_match_whose_position_lost_its_history_is_refused_saying_so(server):
     move = s.post({"cmd": "legal", "position": match["position"]})[1]["moves"][0]
     status, reply = s.post({"cmd": "match_play", "match": match, "move": move})
     assert status == 200 and "error" not in reply, reply
+
+
+def test_the_schema_refuses_the_rules_the_server_refuses(server):
+    # found by an app audit: the protocol schema's rules object named only `preset`, so a request
+    # with an unknown option or a bad option value passed it and got a 400 from the server (and
+    # an app could not read capture_rule's values from it); it takes the records' rules now
+    s = server()
+    requests = jsonschema.Draft202012Validator({"$defs": schema()["$defs"], "$ref": "#/$defs/request"})
+    for options, ok in (
+        ({"napola": True, "re_bello": True, "target": 21}, True),
+        ({"capture_rule": "fewest", "ace_takes_all": True, "ace_sweep_is_scopa": True}, True),
+        ({"napoli": True}, False),
+        ({"capture_rule": "most"}, False),
+        ({"napola": "yes"}, False),
+        ({"target": 0}, False),
+        ({"ace_sweep_is_scopa": True}, False),
+    ):
+        for req in (
+            {"cmd": "deal", "rules": {"preset": "scopa", **options}, "seed": 1},
+            {"cmd": "match_new", "rules": {"preset": "scopone_scientifico", **options}, "seed": 1},
+        ):
+            status, reply = s.post(req)
+            assert (status == 200 and "error" not in reply) is ok, (req, status, reply)
+            assert requests.is_valid(req) is ok, req

@@ -39,6 +39,7 @@ from scopa.notation import FORMAT_VERSION, view_from_json, view_to_dict
 from scopa.players import PLAYERS, PIMCPlayer, level_names, make_player
 from scopa.players.base import choose
 from scopa.records import MatchRecord, load_record
+from scopa.records import schema as record_schema
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY, review
 from scopa.rules import MAX_TARGET, PRESETS, Rules
 from scopa.solver import SearchInfo, Solver
@@ -171,12 +172,9 @@ def _player(x: Any, name: str) -> str:
 _PLAYER_NAMES = [*PLAYERS, *level_names()]
 
 
-_RULES_SCHEMA: dict[str, Any] = {
-    "oneOf": [
-        {"enum": list(PRESETS)},
-        {"type": "object", "required": ["preset"], "properties": {"preset": {"enum": list(PRESETS)}}},
-    ]
-}
+#: the rules: ``$defs/rules``, the records' schema's (every option with its values: a rules object
+#: with an unknown option or a bad value, which the engine refuses, was let through)
+_RULES_SCHEMA: dict[str, Any] = {"$ref": "#/$defs/rules"}
 _POSITION_SCHEMA: dict[str, Any] = {
     "oneOf": [{"type": "string", "maxLength": MAX_LINE}, {"$ref": "#/$defs/position"}],
 }
@@ -954,6 +952,7 @@ def schema() -> dict[str, Any]:
         "anyOf": [{"$ref": "#/$defs/request"}, {"$ref": "#/$defs/reply"}],
         "$defs": {
             "id": {"oneOf": [{"type": "string", "maxLength": _ID_CHARS}, _ID_INT, {"type": "null"}]},
+            "rules": record_schema()["$defs"]["rules"],
             "request": {"oneOf": requests},
             # a reply is known by its request's command, which it does not repeat: any of these
             "reply": {"anyOf": [*replies, {"$ref": "#/$defs/error"}, {"$ref": "#/$defs/info"}]},
