@@ -1236,3 +1236,26 @@ def test_the_schema_refuses_the_rules_the_server_refuses(server):
             status, reply = s.post(req)
             assert (status == 200 and "error" not in reply) is ok, (req, status, reply)
             assert requests.is_valid(req) is ok, req
+
+
+def test_an_address_with_nothing_says_so_whatever_the_method(server):
+    # found by an app audit: POST /api/ (a slash too many, as a client's base URL joined with
+    # "/api/" sends it) was a plain "Method Not Allowed" from the app's files, and GET /health/ a
+    # bare "Not Found": neither named the address nor where the protocol is
+    s = server()
+
+    def fetch(method: str, path: str) -> tuple[int, str]:
+        req = urllib.request.Request(s.base + path, data=b'{"cmd": "ping"}', method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    for method, path in (("POST", "/api/"), ("POST", "/apl"), ("PUT", "/nothing"), ("GET", "/health/")):
+        status, body = fetch(method, path)
+        assert status == 404 and f"no such address: {method} '{path}'" in body, (method, path, status, body)
+        assert "POST /api" in body
+    assert fetch("GET", "/")[0] == 200  # the app's own files stand
+    assert fetch("POST", "/")[0] == 405 and fetch("POST", "/app.js")[0] == 405
+    assert fetch("POST", "/api") == (200, '{"id":null,"pong":true}')

@@ -704,9 +704,39 @@ def create_app(config: ServerConfig | None = None) -> Any:
     ]
     static = resources.files("scopa.server").joinpath("static")
     if static.is_dir() and static.joinpath("index.html").is_file():
+        import anyio
+        from starlette.exceptions import HTTPException
         from starlette.staticfiles import StaticFiles
 
-        routes.append(Mount("/", app=StaticFiles(directory=str(static), html=True), name="app"))
+        def no_such(scope: Any) -> Response:
+            # (POST /api/, a slash too many, was "Method Not Allowed" from the app's files, and a
+            # GET of an address with nothing a bare "Not Found": neither said where things are)
+            why = (
+                f"no such address: {scope['method']} {show(scope['path'])}: the protocol is POST /api"
+                " and the WebSocket /ws; GET /health, /cards/DECK/CARD.svg and the app at /"
+            )
+            headers = {"X-Content-Type-Options": "nosniff"}
+            return Response(why, status_code=404, media_type="text/plain", headers=headers)
+
+        class AppFiles(StaticFiles):
+            """The app's files; any other address, whatever the method, a 404 saying so."""
+
+            async def get_response(self, path: str, scope: Any) -> Response:
+                if scope["method"] not in ("GET", "HEAD"):
+                    try:
+                        _, found = await anyio.to_thread.run_sync(self.lookup_path, path)
+                    except (OSError, ValueError):
+                        found = None
+                    if found is None:
+                        return no_such(scope)
+                try:
+                    return await super().get_response(path, scope)
+                except HTTPException as exc:
+                    if exc.status_code != 404:
+                        raise
+                    return no_such(scope)
+
+        routes.append(Mount("/", app=AppFiles(directory=str(static), html=True), name="app"))
     middleware = [Middleware(_LocalNames, hosts=cfg.hosts)]
     if cfg.cors_origins:
         middleware.append(
