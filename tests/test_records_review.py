@@ -523,6 +523,30 @@ def test_a_review_goes_to_json_and_back():
         PlayReview.from_json({k: v for k, v in play.items() if k != "dd_values"})
 
 
+def test_a_play_whose_mover_knows_every_card_is_valued_exactly():
+    # An audit of the review: once the stock is out in 2-player Scopa every card is known
+    # (RULES §8), yet the fair values were PIMC's, whose model of the reply valued Ad and Qd
+    # (exactly as good as 2bx2d) 0.75 below it and marked Ad a mistake of exact loss 0
+    s = State.from_string(
+        "scopa 7d6sKs/AdQd2b 2d5d6cJc - 6dKd3c3s6bKb/3d4dJdAc2c4c5c7cQcKcAs2s4s5s7sJsQsAb3b4b5b7bJbQb"
+        " 0/2 1 1 0"
+    )
+    p = review(s.play("Ad"), time_limit=0.2).plays[0]
+    assert p.dd_values is not None and p.values == {m: float(v) for m, v in p.dd_values.items()}
+    assert (p.loss, p.dd_loss, p.mark, p.best) == (0.0, 0, None, Move.parse("Ad"))
+    # with cards the mover cannot place (two other hands holding some, or a stock) its view's
+    # values stay PIMC's: what it could know is not everything
+    from scopa.review import _knows_every_card
+
+    four = State.deal("scopone_scientifico", seed=3)
+    assert not _knows_every_card(four.view(four.turn)) and not _knows_every_card(
+        State.deal("scopa", seed=1).view(0)
+    )
+    while sum(bool(h) for h in four.hands) > 2:
+        four = four.play(four.legal_moves()[0])
+    assert _knows_every_card(four.view(four.turn))
+
+
 def test_a_review_carries_the_rules_it_was_played_by(tmp_path):
     # the open list: a review's JSON and object said the seats and the hands but not the game,
     # so a review of a variant (RULES §7) read alone could not say what it valued; a review's

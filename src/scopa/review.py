@@ -5,7 +5,9 @@ For every play, from the seat that made it:
 - the *fair* value: every legal move valued from that seat's view at that moment — what it
   could know: its hand and the public history — by PIMC's evaluation with its inference
   (:meth:`PIMCPlayer.evaluate <scopa.players.PIMCPlayer.evaluate>`), the played move's value,
-  the best move's, and the *loss*: the best move's value minus the played one's;
+  the best move's, and the *loss*: the best move's value minus the played one's; where the seat
+  can know every card (the stock out and no more than one other hand holding cards) and the
+  exact values below are found, the fair values are the exact ones;
 - the *double-dummy* value where the position is small enough to solve exactly within the
   budget (with every card known: RULES §8): the played move's exact value, the best, the
   ``dd_loss``;
@@ -65,6 +67,7 @@ from scopa.records import (
 from scopa.rules import Rules
 from scopa.solver import Solver, check_progress
 from scopa.state import State
+from scopa.view import PlayerView
 
 __all__ = [
     "BLUNDER",
@@ -677,8 +680,6 @@ def _review_play(
         values = {m: v for m, (v, _) in player.evaluate(view, whole).items()}
     if clock.expired or player.last_samples == 0:  # the review's limit cut this play's valuation short
         return starved
-    best = max(legal, key=lambda m: (values[m], m == move))  # a tie goes to the move played
-    loss = max(0.0, values[best] - values[move])
     dd_values: dict[Move, int] | None = None
     dd_best: Move | None = None
     dd_loss: int | None = None
@@ -691,11 +692,25 @@ def _review_play(
             dd_values = {m: v for m, v in a.items() if v is not None}
             dd_best = max(legal, key=lambda m: (dd_values[m], m == move))
             dd_loss = dd_values[dd_best] - dd_values[move]
+            if _knows_every_card(view):
+                # what the mover could know is everything: its fair values are the exact ones
+                # (PIMC's, with its model of the reply, valued a move of exact loss 0 half a
+                # point below the best and marked it a mistake)
+                values = {m: float(v) for m, v in dd_values.items()}
+    best = max(legal, key=lambda m: (values[m], m == move))  # a tie goes to the move played
+    loss = max(0.0, values[best] - values[move])
     mark = "??" if loss > BLUNDER else "?" if loss > MISTAKE else None
     reason = _reason(state, move, best) if mark else None
     return PlayReview(
         hand, play, seat, seat & 1, move, best, values, loss, dd_values, dd_best, dd_loss, mark, reason
     )
+
+
+def _knows_every_card(view: PlayerView) -> bool:
+    """Whether every card the seat of ``view`` cannot see is in one place it knows of: the
+    stock out, and at most one other hand still holding cards (RULES §8's every card known)."""
+    others = sum(1 for seat, n in enumerate(view.hand_sizes) if seat != view.seat and n)
+    return view.stock_size == 0 and others <= 1
 
 
 def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int = 1) -> str:
