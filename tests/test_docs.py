@@ -172,6 +172,7 @@ def test_the_protocol_page_documents_the_match_and_the_events():
     # in the JSON Schema); and its way to a finished hand's categories and review runs as written
     import json
 
+    import scopa
     from scopa.events import _FIELDS, EVENT_TYPES
     from scopa.protocol import Protocol, schema
 
@@ -202,11 +203,20 @@ def test_the_protocol_page_documents_the_match_and_the_events():
         over = [e for e in r["events"] if e["type"] == "hand_over"]
         if over:
             break
+    # the hand that play ended, beside the events (the match has dealt the next)
     final = ask({"cmd": "play", "position": before, "move": move})["position"]
-    assert ask({"cmd": "score", "position": final})["points"] == over[0]["points"] == m["hands"][0]["points"]
+    ended = r["hand_over"]
+    assert ended["position"] == final and ended["score"] == {
+        k: v for k, v in ask({"cmd": "score", "position": final}).items() if k != "id"
+    }
+    assert ended["score"]["points"] == over[0]["points"] == m["hands"][0]["points"]
     assert m["scores"] == over[0]["points"] and m["winner"] is not None
     hand = m["hands"][0]
-    record = {"format": "scopa-hand", "version": 1, "rules": m["rules"], "deal": hand["deal"]}
-    record |= {"plays": hand["plays"], "score": hand["points"]}
-    review = ask({"cmd": "review", "record": record, "time_ms": 1})
+    assert ended["record"] == {
+        "format": "scopa-hand", "version": 1, "rules": m["rules"], "dealer": m["first_dealer"],
+        "deal": hand["deal"], "plays": hand["plays"], "score": hand["points"],
+    }  # fmt: skip
+    review = ask({"cmd": "review", "record": ended["record"], "time_ms": 1})
     assert len(review["plays"]) == len(hand["plays"])
+    record = ask({"cmd": "match_record", "match": m, "tags": {"Player0": "Ada"}})["record"]
+    assert scopa.load_record(record) == scopa.Match.from_json(m).record({"Player0": "Ada"})

@@ -726,6 +726,7 @@ def test_every_command_in_process_replies_schema_valid():
         "match_new": {"rules": "scopa", "target": 3, "seed": 1},
         "match_play": {"match": scopa.Match("scopa", seed=1, dealer=0).to_json(), "move": "Kc"},
         "review": {"record": _hand_record(), "time_ms": 30},
+        "match_record": {"match": scopa.Match("scopa", seed=1, dealer=0).to_json(), "tags": {"Event": "t"}},
         "stop": {},
     }
     requests["match_play"]["move"] = str(scopa.Match("scopa", seed=1, dealer=0).state.legal_moves()[0])
@@ -737,6 +738,66 @@ def test_every_command_in_process_replies_schema_valid():
     assert p.handle('{"cmd": "quit"}') is None
     with pytest.raises(jsonschema.ValidationError):
         check({"id": 1, "value": "four"})  # the schema is not vacuous
+
+
+@pytest.mark.parametrize("game", scopa.PRESETS)
+def test_match_play_gives_the_hand_it_ended_and_match_record_the_match(game):
+    # An app audit: match_play deals the next hand at once, so an app rebuilt the hand it ended
+    # (a `play` of the same move, then `score`) and its record by hand. The reply of the play
+    # that ends a hand has it beside the events (RULES §4: its score by categories); and
+    # match_record gives the match's record, to save or review
+    p = Protocol(max_time=0.5)
+
+    def ask(req: dict[str, Any]) -> dict[str, Any]:
+        reply = check(p.handle(json.dumps({**req, "id": 1})))  # type: ignore[arg-type]
+        assert "error" not in reply, (req, reply)
+        return {k: v for k, v in reply.items() if k != "id"}
+
+    rules = {"preset": game, "napola": True, "re_bello": True}
+    m = ask({"cmd": "match_new", "rules": rules, "seed": 6, "target": 4})["match"]
+    ended = 0
+    while m["winner"] is None:
+        move = ask({"cmd": "legal", "position": m["position"]})["moves"][-1]
+        final = ask({"cmd": "play", "position": m["position"], "move": move})["position"]
+        r = ask({"cmd": "match_play", "match": m, "move": move})
+        kinds = [e["type"] for e in r["events"]]
+        assert ("hand_over" in r) == ("hand_over" in kinds), kinds
+        if "hand_over" in r:
+            ended += 1
+            h = r["hand_over"]
+            assert h["position"] == final and h["score"] == ask({"cmd": "score", "position": final})
+            assert h["score"]["points"] == r["events"][kinds.index("hand_over")]["points"]
+            assert {"re_bello", "napola"} <= set(h["score"]["categories"])
+            record = scopa.load_record(h["record"])
+            assert record.hands[0].final() == scopa.State.from_json(final) and record.hands[0].score == tuple(
+                h["score"]["points"]
+            )
+            assert r["match"]["hands"][-1]["plays"] == h["record"]["plays"]
+        m = r["match"]
+    assert ended == m["hands_played"] >= 1
+    got = ask({"cmd": "match_record", "match": m, "tags": {"Player0": "Ada"}})["record"]
+    jsonschema.validate(got, scopa.records.schema())
+    assert scopa.load_record(got) == scopa.Match.from_json(m).record({"Player0": "Ada"})
+    assert [h.score for h in scopa.load_record(got).hands] == [tuple(h["points"]) for h in m["hands"]]
+    # a match mid-hand: its record holds the hand in play as far as it has gone
+    mid = ask({"cmd": "match_new", "rules": game, "seed": 2})["match"]
+    mid = ask(
+        {
+            "cmd": "match_play",
+            "match": mid,
+            "move": ask({"cmd": "legal", "position": mid["position"]})["moves"][0],
+        }
+    )
+    assert "hand_over" not in mid
+    got = ask({"cmd": "match_record", "match": mid["match"]})["record"]
+    assert got["tags"] == {} and len(got["hands"]) == 1 and len(got["hands"][0]["plays"]) == 1
+    for bad, kind, message in [
+        ({"tags": {"Rules": "x"}}, "RecordError", "bad tag name 'Rules'"),
+        ({"tags": ["Ada"]}, "ProtocolError", """'tags' must be a JSON object of strings, got ["Ada"]"""),
+        ({"tags": {"Player0": 7}}, "RecordError", "bad tag Player0 7"),
+    ]:
+        reply = check(p.handle(json.dumps({"cmd": "match_record", "id": 2, "match": m, **bad})))  # type: ignore[arg-type]
+        assert reply["error"]["type"] == kind and message in reply["error"]["message"], reply
 
 
 def test_engine_schema_option_prints_the_schema():

@@ -38,7 +38,7 @@ from scopa.match import Match
 from scopa.notation import FORMAT_VERSION, view_from_json, view_to_dict
 from scopa.players import PLAYERS, PIMCPlayer, level_names, make_player
 from scopa.players.base import choose
-from scopa.records import MatchRecord, load_record
+from scopa.records import HandRecord, MatchRecord, check_tags, load_record
 from scopa.records import schema as record_schema
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY, review
 from scopa.rules import MAX_TARGET, PRESETS, Rules
@@ -163,6 +163,12 @@ def _record(x: Any, name: str) -> MatchRecord:
     return load_record(x)
 
 
+def _tags(x: Any, name: str) -> dict[str, str]:
+    if not isinstance(x, Mapping):
+        raise ProtocolError(f"{name!r} must be a JSON object of strings, got {jsonio.short(x)}")
+    return check_tags(x)
+
+
 def _player(x: Any, name: str) -> str:
     if not isinstance(x, str) or x not in _PLAYER_NAMES:
         raise ProtocolError(f"{name!r} must be one of {', '.join(_PLAYER_NAMES)}, got {jsonio.short(x)}")
@@ -217,6 +223,11 @@ FIELDS: dict[str, Field] = {
         {"type": "object", "description": "a game record: scopa-record or scopa-hand (docs/records.md)"},
         _record,
         "a game record (a match, or a single hand)",
+    ),
+    "tags": Field(
+        {"type": "object", "additionalProperties": {"type": "string"}},
+        _tags,
+        "a record's tags: names of letters, digits and '_' to strings (docs/records.md)",
     ),
     "search": Field(
         {"oneOf": [{"type": "string", "maxLength": _ID_CHARS}, _ID_INT]},
@@ -340,6 +351,27 @@ _SCORE_PROPS = {
         "additionalProperties": {"type": "object", "required": ["points"], "properties": {"points": _PAIR}},
     },
 }
+#: a game record as the engine writes one (records.schema() describes it whole)
+_RECORD_REPLY = {
+    "type": "object",
+    "required": ["format", "version", "rules", "target", "tags", "hands"],
+    "properties": {"format": {"const": "scopa-record"}, "version": {"const": 1}},
+}
+#: match_play's account of the hand its play ended, beside the events
+_HAND_OVER = {
+    "type": "object",
+    "required": ["position", "score", "record"],
+    "properties": {
+        "position": {"$ref": "#/$defs/position"},
+        "score": {"type": "object", "required": ["points", "categories"], "properties": _SCORE_PROPS},
+        "record": {
+            "type": "object",
+            "required": ["format", "version", "rules", "dealer", "deal", "plays", "score"],
+            "properties": {"format": {"const": "scopa-hand"}, "version": {"const": 1}},
+        },
+    },
+    "additionalProperties": False,
+}
 
 COMMANDS: dict[str, Command] = {
     c.name: c
@@ -421,8 +453,15 @@ COMMANDS: dict[str, Command] = {
             required=("match", "move"),
             reply={
                 "required": ["match", "events"],
-                "properties": {"match": _MATCH_REPLY, "events": _EVENTS},
+                "properties": {"match": _MATCH_REPLY, "events": _EVENTS, "hand_over": _HAND_OVER},
             },
+        ),
+        Command(
+            "match_record",
+            "the match as a game record (format scopa-record), with tags",
+            required=("match",),
+            optional=("tags",),
+            reply={"required": ["record"], "properties": {"record": _RECORD_REPLY}},
         ),
         Command(
             "solve",
@@ -835,7 +874,20 @@ class Protocol:
     def _cmd_match_play(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         match: Match = args["match"]
         _, events = match.play_events(args["move"])
-        return {"match": match.to_json(), "events": [e.to_json() for e in events]}
+        reply: dict[str, Any] = {"match": match.to_json(), "events": [e.to_json() for e in events]}
+        if any(e.type == "hand_over" for e in events):
+            # (the next hand is dealt at once: the one this play ended, as a client shows it)
+            final = match.hands[-1]
+            reply["hand_over"] = {
+                "position": final.to_dict(),
+                "score": match.history[-1].to_json(final.rules),
+                "record": HandRecord.from_state(final).to_json(),
+            }
+        return reply
+
+    def _cmd_match_record(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        match: Match = args["match"]
+        return {"record": match.record(args.get("tags")).to_json()}
 
     def _cmd_evaluate(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         view = args["view"]

@@ -30,7 +30,7 @@ const game = {
   selected: new Set(), // table cards picked for a capture
   legal: [],
   busy: false,
-  handOver: null, // {final, events, points} while the end of a hand is shown
+  handOver: null, // {final, points, score} while the end of a hand is shown (its final position)
   token: 0, // bumped by a new match or an undo: a computer turn in flight then stops
   greeted: false, // the player list was filled from the server's hello (the page's start)
   drawn: null, // the position drawn last (not the match's: its turn was not drawn yet)
@@ -196,7 +196,9 @@ function savedMatch(players) {
 
 async function resumeMatch(saved) {
   const token = ++game.token;
-  Object.assign(game, { match: saved.match, undo: saved.undo, handOver: saved.handOver, seat: saved.seat });
+  // (a hand over's score is asked of the engine again, from its final position: not what was stored)
+  const over = saved.handOver && { final: saved.handOver.final, points: saved.handOver.points };
+  Object.assign(game, { match: saved.match, undo: saved.undo, handOver: over, seat: saved.seat });
   Object.assign(game, { deck: saved.deck, player: saved.player, rules: saved.game, logEntries: [] });
   showRules(saved.match.rules, saved.game); // (the match's own options, not the menu's)
   $("difficulty").value = saved.player;
@@ -516,11 +518,10 @@ async function play(move, token = game.token) {
     else if (e.type === "deal") log(`${seatName(e.seat)} deal${e.seat === game.seat ? "" : "s"} the next hand.`);
   }
   if (reply.events.some((e) => e.type === "scopa")) flash($("table"));
-  if (reply.events.some((e) => e.type === "hand_over")) {
-    const final = (await game.engine.ask({ cmd: "play", position: before.position, move })).position;
-    if (token !== game.token) return;
-    const points = reply.events.find((e) => e.type === "hand_over").points;
-    game.handOver = { final, points };
+  if (reply.hand_over) {
+    // the hand this play ended (the match has dealt the next): its final position and score
+    const { position: final, score } = reply.hand_over;
+    game.handOver = { final, points: score.points, score };
     await handOver(); // the score at once; the review fills in by itself
   }
 }
@@ -691,7 +692,8 @@ async function handOver() {
   const over = game.match.winner !== null;
   showStanding();
   await render();
-  const score = await game.engine.ask({ cmd: "score", position: final });
+  // (a hand over saved in this browser by an earlier version of the page has no score: asked for)
+  const score = game.handOver.score || (await game.engine.ask({ cmd: "score", position: final }));
   $("score").replaceChildren(scoreTable(score));
   $("hand-end").hidden = false;
   $("next-hand").hidden = over;
