@@ -800,6 +800,39 @@ def test_match_play_gives_the_hand_it_ended_and_match_record_the_match(game):
         assert reply["error"]["type"] == kind and message in reply["error"]["message"], reply
 
 
+def test_an_app_audits_small_findings(monkeypatch):
+    # An app author's audit: a match_new whose rules say one target and whose `target` another
+    # played to the second without a word (a record so made is refused: "record target 21
+    # differs from its rules' 11"); a review without time_ms took 200 ms a play under a lower
+    # engine maximum, where an explicit 200 is refused; an empty request was "not JSON:
+    # Expecting value: line 1 column 1 (char 0)"
+    p = Protocol(max_time=0.05)
+    rules = {"preset": "scopa", "target": 21}
+    reply = check(p.handle(json.dumps({"cmd": "match_new", "id": 1, "rules": rules, "target": 11})))
+    assert reply["error"] == {
+        "type": "ProtocolError",
+        "message": "'target' 11 differs from its rules' 21: give it once",
+    }
+    for fields in ({"rules": rules, "target": 21}, {"rules": rules}, {"rules": "scopa", "target": 21}):
+        reply = check(p.handle(json.dumps({"cmd": "match_new", "id": 2, **fields})))
+        assert reply["match"]["target"] == 21, (fields, reply)
+    import scopa.protocol as protocol
+
+    budgets = []
+    real = protocol.review
+    monkeypatch.setattr(protocol, "review", lambda *a, **k: budgets.append(k["time_limit"]) or real(*a, **k))
+    for engine, asked, budget in ((p, {}, 0.05), (Protocol(), {}, 0.2), (p, {"time_ms": 20}, 0.02)):
+        reply = check(
+            engine.handle(json.dumps({"cmd": "review", "id": 3, "record": _hand_record(), **asked}))
+        )
+        assert "error" not in reply and budgets[-1] == budget, (asked, budgets)
+    for blank, said in (("", "empty"), ("  ", "blank"), (b"", "empty")):
+        assert p.handle(blank) == {
+            "id": None,
+            "error": {"type": "ProtocolError", "message": f"no JSON: the text is {said}"},
+        }
+
+
 def test_engine_schema_option_prints_the_schema():
     out = subprocess.run(
         [sys.executable, "-m", "scopa", "engine", "--schema"], capture_output=True, text=True, timeout=60

@@ -251,23 +251,25 @@ def test_a_binary_message_gets_an_error_and_the_connection_stays_open(server):
             assert "binary" in reply["error"]["message"] and "text" in reply["error"]["message"]
         ws.send(json.dumps({"cmd": "ping", "id": 2}))
         assert ws_recv(ws) == {"id": 2, "pong": True}
-        for blank in ("", " \n"):  # (as docs/server.md says: not passed over, as stdio does)
+        for blank, said in (("", "empty"), (" \n", "blank")):  # (not passed over, as stdio does)
             ws.send(blank)
             reply = ws_recv(ws)
-            assert reply["id"] is None and reply["error"]["message"].startswith("not JSON"), reply
-    for blank in (b"", b"  \n"):
-        status, reply = s.post(blank)
-        assert status == 400 and reply["error"]["message"].startswith("not JSON"), reply
+            assert reply["id"] is None and reply["error"]["message"] == f"no JSON: the text is {said}", reply
+    for blank, said in ((b"", "empty"), (b"  \n", "blank")):  # (an app audit: "not JSON: Expecting
+        status, reply = s.post(blank)  # value: line 1 column 4 (char 3)" did not say it was empty)
+        assert status == 400 and reply["error"]["message"] == f"no JSON: the text is {said}", reply
 
 
 def test_request_size_and_queue_limits(server):
     s = server("--workers", "1", "--max-queued", "2", "--max-in-flight", "3", "--max-request-bytes", "2000")
     big = json.dumps({"cmd": "legal", "id": 1, "position": "x" * 3000}).encode()
     status, reply = s.post(big)
-    assert (
-        status == 413
-        and reply["error"]["type"] == "ProtocolError"
-        and "2000 bytes" in reply["error"]["message"]
+    assert (status, reply["error"]) == (
+        413,
+        {
+            "type": "ProtocolError",
+            "message": "a request larger than 2000 bytes (the server's --max-request-bytes)",
+        },
     )
     with connect(s.ws_url) as ws:
         ws.send(big.decode())
@@ -284,6 +286,14 @@ def test_request_size_and_queue_limits(server):
             assert reply["error"]["type"] == "Busy" and "searches already wait" in reply["error"]["message"]
             other.send(json.dumps({"cmd": "ping", "id": "p"}))
             assert ws_recv(other) == {"id": "p", "pong": True}  # cheap requests still served
+        # over HTTP a 429, with the seconds to wait before asking again (an app audit: none)
+        req = urllib.request.Request(
+            s.base + "/api", data=json.dumps({"cmd": "solve", "id": "h", "position": FULL}).encode()
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(req, timeout=60)
+        assert (refused.value.code, refused.value.headers["Retry-After"]) == (429, "1")
+        assert json.loads(refused.value.read())["error"]["type"] == "Busy"
         ws.send(json.dumps({"cmd": "stop", "id": "s"}))
         got = [ws_recv(ws) for _ in range(4)]
         assert {r["id"] for r in got} == {0, 1, 2, "s"}
@@ -616,7 +626,10 @@ def test_message_size_is_counted_in_bytes_and_the_socket_stays_open(server):
         for message in (accented, json.dumps({"cmd": "ping", "id": "x" * 14_000})):
             ws.send(message)
             reply = ws_recv(ws)
-            assert reply["error"] == {"type": "ProtocolError", "message": "a message larger than 1000 bytes"}
+            assert reply["error"] == {
+                "type": "ProtocolError",
+                "message": "a message larger than 1000 bytes (the server's --max-request-bytes)",
+            }
         ws.send(json.dumps({"cmd": "ping", "id": "still"}))
         assert ws_recv(ws) == {"id": "still", "pong": True}
 

@@ -141,6 +141,8 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
         raise JSONInputError(f"expected JSON text, got {type(text).__name__}")
     if len(text) > max_chars:
         raise JSONInputError(f"JSON text of {len(text)} characters: at most {max_chars} accepted")
+    if not text.strip():  # (json's "Expecting value: line 1 column 4" did not say it was empty)
+        raise JSONInputError(f"no JSON: the text is {'empty' if not text else 'blank'}")
     if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(text):
         raise JSONInputError(f"JSON nested more than {MAX_DEPTH} levels deep")
     try:

@@ -868,6 +868,11 @@ class Protocol:
     def _cmd_match_new(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         rules: Rules = args["rules"]
         if "target" in args:
+            given = rules.target != Rules.preset(rules.game).target  # (a target in the rules object)
+            if given and args["target"] != rules.target:
+                raise ProtocolError(
+                    f"'target' {args['target']} differs from its rules' {rules.target}: give it once"
+                )
             rules = rules.replace(target=args["target"])
         return {"match": Match(rules, seed=args.get("seed"), dealer=args.get("dealer")).to_json()}
 
@@ -927,7 +932,10 @@ class Protocol:
         return {"move": str(choose(player, view, limit))}
 
     def _cmd_review(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
-        per_play = args.get("time_ms", DEFAULT_TIME)
+        # (the default a play, within the engine's maximum, as a time_ms above it is refused)
+        per_play = args.get(
+            "time_ms", DEFAULT_TIME if self.max_time is None else min(DEFAULT_TIME, self.max_time)
+        )
         result = review(
             args["record"], time_limit=per_play, limit=self._limit({}, stop, None), seed=args.get("seed", 0)
         )

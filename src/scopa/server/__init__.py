@@ -471,8 +471,10 @@ def create_app(config: ServerConfig | None = None) -> Any:
     protocol = Protocol(max_time=cfg.max_time, max_time_option="scopa serve --max-time")
     searches = _Searches(cfg, protocol)
 
-    def respond(reply: dict[str, Any], status: int = 200) -> Response:
-        return Response(jsonio.dumps(reply), status_code=status, media_type="application/json")
+    def respond(reply: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> Response:
+        return Response(
+            jsonio.dumps(reply), status_code=status, media_type="application/json", headers=headers
+        )
 
     async def api(request: HTTPRequest) -> Response:
         if request.method != "POST":  # (not the browser app's 404: /api is the engine's)
@@ -486,7 +488,11 @@ def create_app(config: ServerConfig | None = None) -> Any:
             # would still run: a page of another origin must not spend this server's workers)
             log.warning("api refused: origin %r is not allowed (scopa serve --cors)", origin)
             return respond(error_reply(None, "ProtocolError", _origin_refusal(origin)), 403)
-        too_large = error_reply(None, "ProtocolError", f"a request larger than {cfg.max_request_bytes} bytes")
+        too_large = error_reply(
+            None,
+            "ProtocolError",
+            f"a request larger than {cfg.max_request_bytes} bytes (the server's --max-request-bytes)",
+        )
         declared = request.headers.get("content-length", "")
         chunked = "transfer-encoding" in request.headers  # (then its Content-Length is not the body's)
         if declared.isdigit() and not chunked and int(declared) > cfg.max_request_bytes:
@@ -511,7 +517,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
             return respond(await asyncio.get_running_loop().run_in_executor(None, _cheap, protocol, req))
         slot = searches.try_reserve()
         if slot is None:
-            return respond(_busy(req.id, searches.busy_text()), 429)
+            return respond(_busy(req.id, searches.busy_text()), 429, {"Retry-After": "1"})
         flag = StopFlag()
         task = asyncio.ensure_future(searches.run(req, flag, slot))
         while not task.done():  # a client that goes away stops its search
@@ -596,7 +602,10 @@ def create_app(config: ServerConfig | None = None) -> Any:
                 if size > cfg.max_request_bytes:
                     await send(
                         error_reply(
-                            None, "ProtocolError", f"a message larger than {cfg.max_request_bytes} bytes"
+                            None,
+                            "ProtocolError",
+                            f"a message larger than {cfg.max_request_bytes} bytes"
+                            " (the server's --max-request-bytes)",
                         )
                     )
                     continue
