@@ -58,5 +58,25 @@ extensions = [
     ),
 ]
 
+
+def mode_changed(mode: str, path: str = os.path.join("build", "scopa-core-mode")) -> bool:
+    """Whether this build's ``mode`` ("debug" or "release") differs from the last build's
+    here, noted in ``path`` (then ``mode`` is noted). cythonize and build_ext compare file
+    dates only: a switch without this kept the other mode's C (``--force`` too) and module."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            last = f.read()
+    except OSError:
+        last = None
+    if last == mode:
+        return False
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(mode)
+    return True
+
+
 if __name__ == "__main__":  # (tests read compiler_directives without building)
-    setup(ext_modules=cythonize(extensions, compiler_directives=directives, annotate=False))
+    # (a new mode's C is newer than the module, which build_ext then rebuilds)
+    force = mode_changed("debug" if DEBUG else "release")
+    setup(ext_modules=cythonize(extensions, compiler_directives=directives, annotate=False, force=force))

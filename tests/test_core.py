@@ -520,3 +520,19 @@ def test_the_debug_build_compiles(tmp_path):
     result = Main.compile(str(root / "scopa_core" / "_core.pyx"), options)
     assert result.num_errors == 0 and (tmp_path / "_core.c").stat().st_size > 100_000
     assert directives(True)["cdivision"] is False and directives(False)["boundscheck"] is False
+
+
+def test_a_build_of_the_other_mode_regenerates_the_c(tmp_path):
+    # An audit: SCOPA_DEBUG=1 after a release build kept the release C (cythonize compares
+    # dates, --force too) and the release module, bounds checks off; setup.py notes its mode and
+    # forces cythonize when it changes (the C then newer than the module, rebuilt)
+    import runpy
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    changed = runpy.run_path(str(root / "setup.py"), run_name="setup_directives")["mode_changed"]
+    note = tmp_path / "build" / "mode"
+    assert changed("release", str(note)) and note.read_text() == "release"  # (no build before)
+    assert not changed("release", str(note))
+    assert changed("debug", str(note)) and not changed("debug", str(note))
+    assert changed("release", str(note)) and note.read_text() == "release"
