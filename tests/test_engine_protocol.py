@@ -727,6 +727,7 @@ def test_every_command_in_process_replies_schema_valid():
         "match_play": {"match": scopa.Match("scopa", seed=1, dealer=0).to_json(), "move": "Kc"},
         "review": {"record": _hand_record(), "time_ms": 30},
         "match_record": {"match": scopa.Match("scopa", seed=1, dealer=0).to_json(), "tags": {"Event": "t"}},
+        "match_resume": {"record": _hand_record(), "seed": 3},
         "stop": {},
     }
     requests["match_play"]["move"] = str(scopa.Match("scopa", seed=1, dealer=0).state.legal_moves()[0])
@@ -798,6 +799,38 @@ def test_match_play_gives_the_hand_it_ended_and_match_record_the_match(game):
     ]:
         reply = check(p.handle(json.dumps({"cmd": "match_record", "id": 2, "match": m, **bad})))  # type: ignore[arg-type]
         assert reply["error"]["type"] == kind and message in reply["error"]["message"], reply
+
+
+def test_match_resume_goes_on_with_a_match_from_its_record():
+    # An app audit: a match could be saved as a record (the app built it by hand) but not taken
+    # up again from one over the protocol (Match.from_record was Python's alone)
+    p = Protocol(max_time=0.5)
+
+    def ask(req: dict[str, Any]) -> dict[str, Any]:
+        reply = check(p.handle(json.dumps({**req, "id": 1})))  # type: ignore[arg-type]
+        return {k: v for k, v in reply.items() if k != "id"}
+
+    m = ask({"cmd": "match_new", "rules": {"preset": "scopone_scientifico", "napola": True}, "seed": 9})[
+        "match"
+    ]
+    for _ in range(45):  # (into the second hand: its deal is the seed's)
+        move = ask({"cmd": "legal", "position": m["position"]})["moves"][0]
+        m = ask({"cmd": "match_play", "match": m, "move": move})["match"]
+    assert m["hands_played"] == 1 and m["position"]["history"]["plays"]
+    record = ask({"cmd": "match_record", "match": m, "tags": {"Event": "saved"}})["record"]
+    assert ask({"cmd": "match_resume", "record": record, "seed": 9})["match"] == m
+    other = ask({"cmd": "match_resume", "record": record})["match"]  # (the hands to come: random)
+    assert other["position"] == m["position"] and other["scores"] == m["scores"] and "seed" not in other
+    assert ask({"cmd": "match_resume", "record": record["hands"][0] | {"format": "scopa-hand", "version": 1,
+                "rules": record["rules"]}, "seed": 9})["match"]["hands_played"] == 1  # fmt: skip
+    bad = {**record, "hands": [{**record["hands"][0], "dealer": 2}, *record["hands"][1:]]}
+    reply = ask({"cmd": "match_resume", "record": bad, "seed": 9})
+    assert reply["error"]["type"] in ("RecordError", "PositionError"), reply
+    reply = ask({"cmd": "match_resume", "record": "x"})
+    assert (
+        reply["error"]["type"] == "ProtocolError"
+        and "'record' must be a JSON game record" in reply["error"]["message"]
+    )
 
 
 def test_an_app_audits_small_findings(monkeypatch):

@@ -799,6 +799,10 @@ def request_seed(rng: random.Random) -> dict[str, Any]:
         match, moves = rng.choice([(m, ms) for m, ms in c.matches if ms])
         req["match"] = match
         req["move"] = rng.choice(moves)
+    elif cmd == "match_resume":
+        req["record"] = rng.choice(c.records)
+        if rng.random() < 0.5:
+            req["seed"] = rng.randrange(1 << 64)
     elif cmd == "match_record":
         req["match"] = rng.choice(c.matches)[0]
         if rng.random() < 0.5:

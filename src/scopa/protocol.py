@@ -457,6 +457,13 @@ COMMANDS: dict[str, Command] = {
             },
         ),
         Command(
+            "match_resume",
+            "a match resumed from its game record; the hands still to come dealt from seed",
+            required=("record",),
+            optional=("seed",),
+            reply={"required": ["match"], "properties": {"match": _MATCH_REPLY}},
+        ),
+        Command(
             "match_record",
             "the match as a game record (format scopa-record), with tags",
             required=("match",),
@@ -889,6 +896,9 @@ class Protocol:
                 "record": HandRecord.from_state(final).to_json(),
             }
         return reply
+
+    def _cmd_match_resume(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        return {"match": Match.from_record(args["record"], seed=args.get("seed")).to_json()}
 
     def _cmd_match_record(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         match: Match = args["match"]
