@@ -1109,3 +1109,20 @@ def test_a_request_built_by_hand_has_its_command_id_and_fields_checked():
             Request(*args)
     with pytest.raises(TypeError, match="unhashable"):
         hash(req)
+
+
+def test_match_new_refuses_a_target_unlike_the_rules_objects_even_the_presets_own():
+    # A review of the app audit's fix: a rules object that gives the preset's own target (11)
+    # beside a `target` of 21 was played to 21 without a word (the check compared the rules'
+    # target with the preset's, so a target given equal to it counted as not given), though
+    # docs/engine-protocol.md says a `target` unlike the one a rules object gives is refused
+    p = Protocol()
+    for rules, target in (({"preset": "scopa", "target": 11}, 21), ({"preset": "scopa4", "target": 11}, 5)):
+        reply = check(p.handle(json.dumps({"cmd": "match_new", "id": 1, "rules": rules, "target": target})))
+        assert reply["error"] == {
+            "type": "ProtocolError",
+            "message": f"'target' {target} differs from its rules' 11: give it once",
+        }, reply
+    for rules in ({"preset": "scopa", "target": 11}, {"preset": "scopa"}, "scopa"):
+        reply = check(p.handle(json.dumps({"cmd": "match_new", "id": 2, "rules": rules, "target": 11})))
+        assert reply["match"]["target"] == 11, (rules, reply)

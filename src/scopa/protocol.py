@@ -604,6 +604,12 @@ def _command(cmd: object) -> Command:
     return COMMANDS[cmd]
 
 
+def _check_one_target(rules: Rules, target: int) -> None:
+    """match_new's ``target`` beside a rules object that gives one: the same, or refused."""
+    if target != rules.target:
+        raise ProtocolError(f"'target' {target} differs from its rules' {rules.target}: give it once")
+
+
 def _check_fields(command: Command, keys: Collection[Any], allowed: tuple[str, ...]) -> None:
     """A :class:`ProtocolError` unless every key is ``allowed`` and ``command``'s required ones
     are there: a request's, or a :class:`Request`'s fields."""
@@ -763,6 +769,9 @@ class Protocol:
             for key, (most, per) in command.most.items():
                 if key in args and obj[key] > most:
                     raise ProtocolError(f"{key!r} {obj[key]!r} is above {cmd}'s most, {most:.0f} {per}")
+            if "target" in args and isinstance(obj.get("rules"), Mapping) and "target" in obj["rules"]:
+                # (match_new: a rules object's target, the preset's own too, is a target given)
+                _check_one_target(args["rules"], args["target"])
             return Request(command.name, req_id, args)
         except Exception as exc:  # every failure becomes a reply
             raise RequestError(_exception_reply(req_id, exc)) from None
@@ -875,11 +884,9 @@ class Protocol:
     def _cmd_match_new(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         rules: Rules = args["rules"]
         if "target" in args:
-            given = rules.target != Rules.preset(rules.game).target  # (a target in the rules object)
-            if given and args["target"] != rules.target:
-                raise ProtocolError(
-                    f"'target' {args['target']} differs from its rules' {rules.target}: give it once"
-                )
+            if rules.target != Rules.preset(rules.game).target:  # (a Request made by hand: parse
+                # checks a rules object that gives the preset's own target too)
+                _check_one_target(rules, args["target"])
             rules = rules.replace(target=args["target"])
         return {"match": Match(rules, seed=args.get("seed"), dealer=args.get("dealer")).to_json()}
 
