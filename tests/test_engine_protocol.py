@@ -1126,3 +1126,20 @@ def test_match_new_refuses_a_target_unlike_the_rules_objects_even_the_presets_ow
     for rules in ({"preset": "scopa", "target": 11}, {"preset": "scopa"}, "scopa"):
         reply = check(p.handle(json.dumps({"cmd": "match_new", "id": 2, "rules": rules, "target": 11})))
         assert reply["match"]["target"] == 11, (rules, reply)
+
+
+def test_match_records_tags_in_the_schema_are_the_records_tags():
+    # A review: the schema's `tags` (match_record) took any object of strings, so a tag name
+    # the engine refuses ("bad tag name 'my name'") or a reserved one passed the schema, the
+    # fault 3afb93d fixed for rules objects; they are the records' tags now
+    requests = jsonschema.Draft202012Validator({**schema(), "anyOf": [{"$ref": "#/$defs/request"}]})
+    p = Protocol()
+    match = p.handle(json.dumps({"cmd": "match_new", "rules": "scopa", "seed": 1}))["match"]
+    for tags in ({"my name": "x"}, {"Rules": "x"}, {"": "x"}, {"Event": "a\nb"}, {"Event": "x" * 501}):
+        req = {"cmd": "match_record", "id": 1, "match": match, "tags": tags}
+        assert not requests.is_valid(req), tags
+        reply = check(p.handle(json.dumps(req)))
+        assert reply["error"]["type"] == "RecordError", reply
+    req = {"cmd": "match_record", "id": 1, "match": match, "tags": {"Event": "x", "Player_0": "Ada"}}
+    assert requests.is_valid(req)
+    assert check(p.handle(json.dumps(req)))["record"]["tags"] == req["tags"]

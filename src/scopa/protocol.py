@@ -225,7 +225,7 @@ FIELDS: dict[str, Field] = {
         "a game record (a match, or a single hand)",
     ),
     "tags": Field(
-        {"type": "object", "additionalProperties": {"type": "string"}},
+        record_schema()["$defs"]["match"]["properties"]["tags"],  # (the records' own: names, values)
         _tags,
         "a record's tags: names of letters, digits and '_' to strings (docs/records.md)",
     ),
