@@ -1272,3 +1272,24 @@ def test_an_address_with_nothing_says_so_whatever_the_method(server):
     assert fetch("GET", "/")[0] == 200  # the app's own files stand
     assert fetch("POST", "/")[0] == 405 and fetch("POST", "/app.js")[0] == 405
     assert fetch("POST", "/api") == (200, '{"id":null,"pong":true}')
+
+
+def test_an_address_with_a_newline_gets_the_same_404(server):
+    # A review: no route's pattern (".*") takes a newline, so "/x%0Ay" fell to the router's own
+    # bare "Not Found" (and a WebSocket handshake there to a 403 without a word), where every
+    # other address with nothing gets the 404 naming it and the endpoints (server.md: "any
+    # other address, whatever the method")
+    s = server()
+    for method, path in (("GET", "/x%0Ay"), ("POST", "/api%0A/x"), ("GET", "/cards/x%0Ay")):
+        req = urllib.request.Request(s.base + path, data=b"{}" if method == "POST" else None, method=method)
+        with pytest.raises(urllib.error.HTTPError) as got:
+            urllib.request.urlopen(req, timeout=30)
+        body = got.value.read().decode()
+        shown = path.replace("%0A", "\\n")
+        assert got.value.code == 404 and f"no such address: {method} '{shown}'" in body, (path, body)
+        assert got.value.headers["Content-Type"].startswith("text/plain"), path
+    with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
+        connect(s.base.replace("http://", "ws://") + "/ws%0Ax")
+    assert refused.value.response.status_code == 404
+    # (the path as it came: the URL Starlette builds of it drops the newline, '/wsx')
+    assert refused.value.response.body == b"no WebSocket at '/ws\\nx': the protocol's WebSocket is /ws"

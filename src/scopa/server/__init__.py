@@ -694,7 +694,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
 
     async def no_ws(websocket: WebSocket) -> None:
         # (a handshake anywhere else was a 403 without a word, as an origin refused)
-        why = f"no WebSocket at {show(websocket.url.path)}: the protocol's WebSocket is /ws"
+        why = f"no WebSocket at {show(websocket.scope['path'])}: the protocol's WebSocket is /ws"
         await _refuse(websocket.scope, websocket.receive, websocket.send, 404, why)
 
     async def ws_over_http(request: HTTPRequest) -> Response:
@@ -712,20 +712,31 @@ def create_app(config: ServerConfig | None = None) -> Any:
         WebSocketRoute("/{rest:path}", no_ws),
     ]
     static = resources.files("scopa.server").joinpath("static")
-    if static.is_dir() and static.joinpath("index.html").is_file():
+    has_app = static.is_dir() and static.joinpath("index.html").is_file()
+
+    def no_such(scope: Any) -> Response:
+        # (POST /api/, a slash too many, was "Method Not Allowed" from the app's files, and a
+        # GET of an address with nothing a bare "Not Found": neither said where things are)
+        app_at = " and the app at /" if has_app else ""
+        why = (
+            f"no such address: {scope['method']} {show(scope['path'])}: the protocol is POST /api"
+            f" and the WebSocket /ws; GET /health, /cards/DECK/CARD.svg{app_at}"
+        )
+        headers = {"X-Content-Type-Options": "nosniff"}
+        return Response(why, status_code=404, media_type="text/plain", headers=headers)
+
+    async def nowhere(scope: Any, receive: Any, send: Any) -> None:
+        # the router's own answer where no route's pattern matches: an address with a newline,
+        # which their ".*" does not take ("/x%0Ay" was a bare "Not Found", a handshake a 403)
+        if scope["type"] == "websocket":
+            await no_ws(WebSocket(scope, receive, send))
+        else:
+            await no_such(scope)(scope, receive, send)
+
+    if has_app:
         import anyio
         from starlette.exceptions import HTTPException
         from starlette.staticfiles import StaticFiles
-
-        def no_such(scope: Any) -> Response:
-            # (POST /api/, a slash too many, was "Method Not Allowed" from the app's files, and a
-            # GET of an address with nothing a bare "Not Found": neither said where things are)
-            why = (
-                f"no such address: {scope['method']} {show(scope['path'])}: the protocol is POST /api"
-                " and the WebSocket /ws; GET /health, /cards/DECK/CARD.svg and the app at /"
-            )
-            headers = {"X-Content-Type-Options": "nosniff"}
-            return Response(why, status_code=404, media_type="text/plain", headers=headers)
 
         class AppFiles(StaticFiles):
             """The app's files; any other address, whatever the method, a 404 saying so."""
@@ -765,6 +776,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
         searches.stopped_pool.shutdown(wait=False, cancel_futures=True)
 
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.router.default = nowhere
     app.state.searches = searches
     return app
 
