@@ -61,8 +61,9 @@ extensions = [
 
 def mode_changed(mode: str, path: str = os.path.join("build", "scopa-core-mode")) -> bool:
     """Whether this build's ``mode`` ("debug" or "release") differs from the last build's
-    here, noted in ``path`` (then ``mode`` is noted). cythonize and build_ext compare file
-    dates only: a switch without this kept the other mode's C (``--force`` too) and module."""
+    here, noted in ``path`` (then ``mode`` is noted; True when it cannot be). cythonize and
+    build_ext compare file dates only: a switch without this kept the other mode's C
+    (``--force`` too) and module."""
     try:
         with open(path, encoding="utf-8") as f:
             last = f.read()
@@ -70,9 +71,12 @@ def mode_changed(mode: str, path: str = os.path.join("build", "scopa-core-mode")
         last = None
     if last == mode:
         return False
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(mode)
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(mode)
+    except OSError:  # (a build/ that cannot be written: the mode not noted, the C regenerated each time)
+        pass
     return True
 
 
