@@ -220,3 +220,15 @@ def test_the_protocol_page_documents_the_match_and_the_events():
     assert len(review["plays"]) == len(hand["plays"])
     record = ask({"cmd": "match_record", "match": m, "tags": {"Player0": "Ada"}})["record"]
     assert scopa.load_record(record) == scopa.Match.from_json(m).record({"Player0": "Ada"})
+
+
+def test_the_protocol_pages_review_reply_names_its_required_fields():
+    # A review: the review row's reply left out "rules", which 639c449 made a required field
+    # of the reply (the records page showed it)
+    from scopa.protocol import COMMANDS
+
+    page = (ROOT / "docs" / "engine-protocol.md").read_text(encoding="utf-8")
+    row = next(line for line in page.splitlines() if line.startswith('| `{"cmd": "review"'))
+    reply = row.split(" | ")[1]
+    for name in COMMANDS["review"].reply["required"]:
+        assert f'"{name}":' in reply, name
