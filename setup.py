@@ -14,6 +14,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("SCOPA_DEBUG", "") not in ("", "0")
+PORTABLE = os.environ.get("SCOPA_PORTABLE", "") not in ("", "0")
 
 
 def compiler_directives(debug: bool) -> dict[str, object]:
@@ -38,7 +39,7 @@ else:
 def hardware_popcount() -> bool:
     """Whether to build for x86-64 CPUs with POPCNT: a GCC or Clang build whose target is
     x86-64 only (not a universal2 or arm64 macOS build), unless SCOPA_PORTABLE=1."""
-    if os.environ.get("SCOPA_PORTABLE", "") not in ("", "0") or os.name == "nt":
+    if PORTABLE or os.name == "nt":
         return False
     platform = sysconfig.get_platform()
     if "universal2" in platform or "arm64" in os.environ.get("ARCHFLAGS", ""):
@@ -80,7 +81,13 @@ def mode_changed(mode: str, path: str = os.path.join("build", "scopa-core-mode")
     return True
 
 
+def build_mode() -> str:
+    """This build's mode: "debug" or "release", then " portable" with SCOPA_PORTABLE=1 (which
+    changes the compiler's flags, not the C: a switch kept the other build's module)."""
+    return ("debug" if DEBUG else "release") + (" portable" if PORTABLE else "")
+
+
 if __name__ == "__main__":  # (tests read compiler_directives without building)
     # (a new mode's C is newer than the module, which build_ext then rebuilds)
-    force = mode_changed("debug" if DEBUG else "release")
+    force = mode_changed(build_mode())
     setup(ext_modules=cythonize(extensions, compiler_directives=directives, annotate=False, force=force))

@@ -553,3 +553,22 @@ def test_a_mode_that_cannot_be_noted_regenerates_the_c_and_builds(tmp_path):
     (tmp_path / "dir").mkdir()
     (tmp_path / "dir" / "mode").mkdir()  # (a directory where the note goes: not readable either)
     assert changed("debug", str(tmp_path / "dir" / "mode"))
+
+
+def test_a_portable_build_after_a_popcnt_one_is_another_mode(tmp_path, monkeypatch):
+    # A review: SCOPA_PORTABLE=1 changes the compiler's flags (no -mpopcnt), not the C, so
+    # after a POPCNT build build_ext found the module newer than the C and kept it, the build
+    # that set out to run on CPUs without POPCNT; the mode setup.py notes says it too
+    import runpy
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.delenv("SCOPA_DEBUG", raising=False)
+    modes = {}
+    for portable in ("", "0", "1"):
+        monkeypatch.setenv("SCOPA_PORTABLE", portable)
+        setup = runpy.run_path(str(root / "setup.py"), run_name="setup_directives")
+        modes[portable] = setup["build_mode"]()
+        assert not (portable == "1" and setup["hardware_popcount"]())
+    # (a note of the release build before: "release", the same mode)
+    assert modes == {"": "release", "0": "release", "1": "release portable"}, modes
