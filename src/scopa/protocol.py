@@ -950,9 +950,8 @@ class Protocol:
 
     def _cmd_review(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         # (the default a play, within the engine's maximum, as a time_ms above it is refused)
-        per_play = args.get(
-            "time_ms", DEFAULT_TIME if self.max_time is None else min(DEFAULT_TIME, self.max_time)
-        )
+        per_play = self._limit(args, None, DEFAULT_TIME).time
+        assert per_play is not None  # (a default is given)
         result = review(
             args["record"], time_limit=per_play, limit=self._limit({}, stop, None), seed=args.get("seed", 0)
         )

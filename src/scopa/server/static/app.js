@@ -692,7 +692,7 @@ async function handOver() {
   const over = game.match.winner !== null;
   showStanding();
   await render();
-  // (a hand over saved in this browser by an earlier version of the page has no score: asked for)
+  // (a hand over brought back from this browser's storage has none: asked of the engine)
   const score = game.handOver.score || (await game.engine.ask({ cmd: "score", position: final }));
   $("score").replaceChildren(scoreTable(score));
   $("hand-end").hidden = false;
