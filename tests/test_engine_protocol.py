@@ -24,6 +24,7 @@ import pytest
 
 import scopa
 from scopa.protocol import COMMANDS, MAX_LINE, Protocol, schema
+from scopa.rules import PRESETS, Rules
 
 FULL = scopa.State.deal("scopone_scientifico", seed=5).to_string()
 SMALL = "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"
@@ -1143,3 +1144,14 @@ def test_match_records_tags_in_the_schema_are_the_records_tags():
     req = {"cmd": "match_record", "id": 1, "match": match, "tags": {"Event": "x", "Player_0": "Ada"}}
     assert requests.is_valid(req)
     assert check(p.handle(json.dumps(req)))["record"]["tags"] == req["tags"]
+
+
+def test_hello_gives_each_presets_options():
+    # The app audit: hello's options are 2-player Scopa's; an app showing a preset's house rules
+    # needs that preset's own (RULES §6: Scopone scientifico deals no table cards, so no three-kings redeal)
+    hello = check(Protocol().handle(json.dumps({"cmd": "hello", "id": 1})))  # type: ignore[arg-type]
+    assert set(hello["preset_options"]) == set(hello["presets"]) == set(PRESETS)
+    for name, options in hello["preset_options"].items():
+        assert Rules.preset(name, **options) == Rules.preset(name)
+    assert hello["preset_options"]["scopone_scientifico"]["redeal_on_kings"] is False
+    assert hello["preset_options"]["scopa"] == hello["options"]

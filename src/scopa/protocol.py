@@ -387,6 +387,7 @@ COMMANDS: dict[str, Command] = {
                     "position_format",
                     "presets",
                     "options",
+                    "preset_options",
                     "players",
                 ],
                 "properties": {
@@ -396,6 +397,12 @@ COMMANDS: dict[str, Command] = {
                     "position_format": _INT,
                     "presets": {"type": "array", "items": {"type": "string"}},
                     "options": {"type": "object"},
+                    "preset_options": {
+                        "type": "object",
+                        "required": list(PRESETS),
+                        "additionalProperties": False,
+                        "properties": {name: {"type": "object"} for name in PRESETS},
+                    },
                     "players": {"type": "array", "items": {"type": "string"}},
                     "levels": {"type": "array", "items": {"type": "string"}},
                     "commands": {"type": "array", "items": {"type": "string"}},
@@ -850,6 +857,10 @@ class Protocol:
             "position_format": FORMAT_VERSION,
             "presets": list(PRESETS),
             "options": {k: v for k, v in defaults.__dict__.items() if k != "game"},
+            "preset_options": {
+                name: {k: v for k, v in Rules.preset(name).__dict__.items() if k != "game"}
+                for name in PRESETS
+            },
             "players": list(PLAYERS),
             "levels": level_names(),
             "commands": list(COMMANDS),
