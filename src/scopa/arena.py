@@ -33,9 +33,8 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.batch import MAX_WORKERS
-from scopa.errors import OptionError, ScopaError, as_int, check_int, check_real, check_seed, show
+from scopa.errors import OptionError, ScopaError, as_int, check_int, check_real, check_seed, plain_int, show
 from scopa.players import Player, make_player
-from scopa.players.base import _as_taken
 from scopa.records import ReadOnlyDict
 from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES
@@ -286,7 +285,7 @@ def side_name(spec: Any) -> str:
         if not options:
             return spec[0]
         written = _short_text(
-            lambda: f"{spec[0]}({', '.join(f'{k}={_as_taken(v)!r}' for k, v in options.items())})"
+            lambda: f"{spec[0]}({', '.join(f'{k}={plain_int(v)!r}' for k, v in options.items())})"
         )
         return written or f"{spec[0]}(...)"
     if hasattr(spec, "choose"):

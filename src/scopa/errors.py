@@ -83,6 +83,19 @@ def as_int(value: object) -> int | None:
         return None
 
 
+def plain_int(value: Any) -> Any:
+    """``value``, or the int it stands for if it is an integer of another type than int
+    (NumPy's, :func:`as_int`): what a player's options keep and the arena's names write, so a
+    repr pastes back.
+
+    >>> import numpy as np
+    >>> plain_int(np.int64(3)), plain_int(True), plain_int("x")
+    (3, True, 'x')
+    """
+    n = as_int(value)
+    return value if n is None else n
+
+
 @overload
 def check_seed(
     seed: object, error: type[ScopaError], *, none: Literal[False] = False, bits: int = 64

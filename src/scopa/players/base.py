@@ -148,7 +148,7 @@ def remember_options(init: Callable[..., None]) -> Callable[..., None]:
         init(self, *args, **kwargs)
         given = signature.bind(self, *args, **kwargs).arguments
         # (an integer of another type, NumPy's, as the int it was taken as: the repr pastes back)
-        self._given = {name: _as_taken(value) for name, value in given.items() if name != "self"}
+        self._given = {name: errors.plain_int(value) for name, value in given.items() if name != "self"}
 
     return wrapper
 
@@ -160,13 +160,6 @@ def own_copy(player: Any) -> Any:
     import copy
 
     return copy.deepcopy(player)
-
-
-def _as_taken(value: Any) -> Any:
-    """``value``, or the int it stands for if it is an integer of another type than int (NumPy's,
-    :func:`~scopa.errors.as_int`): what a player's options keep and a repr writes."""
-    n = errors.as_int(value)
-    return value if n is None else n
 
 
 def options_repr(player: Any) -> str:
