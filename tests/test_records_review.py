@@ -589,6 +589,54 @@ def test_a_review_carries_the_rules_it_was_played_by(tmp_path):
     ), out
 
 
+def test_a_review_is_saved_to_a_file_and_loaded_back(tmp_path):
+    # the open list: a review had no file of its own (a record has save and load_record), and
+    # one of more than about 250 hands was past jsonio's 4 MB bound on JSON text, so it could
+    # not be read back through the library; load_review reads what save and `scopa review
+    # --json` write, up to the records' 32 MB
+    from scopa import jsonio
+    from scopa.review import Review, load_review
+
+    rec = tmp_path / "g.json"
+    played_match("scopa", 1, seed=5).record().save(rec)
+    r = review(scopa.load_record(rec).hands[0], time_limit=0.01)
+    r.save(tmp_path / "r.json")
+    assert load_review(tmp_path / "r.json") == r == load_review(str(tmp_path / "r.json"))
+    assert load_review(r.to_json()) == r == load_review(jsonio.dumps(r.to_json()))
+    # a review of 500 hands (its plays the one hand's, again and again): past jsonio.MAX_CHARS
+    plays = tuple(dataclasses.replace(p, hand=h) for h in range(500) for p in r.plays)
+    big = Review(plays, 500, r.players, r.seconds, r.rules)
+    with pytest.raises(scopa.jsonio.JSONInputError, match=r"characters: at most 4194304 accepted"):
+        Review.from_json(jsonio.loads(jsonio.dumps(big.to_json())))  # (the bound it was past)
+    big.save(tmp_path / "big.json")
+    assert (tmp_path / "big.json").stat().st_size > jsonio.MAX_CHARS
+    assert load_review(tmp_path / "big.json") == big
+    # what is not a review, or not there, is named; nothing is written where it cannot be
+    (tmp_path / "text.json").write_text("a review?", encoding="utf-8")
+    Match("scopa", seed=1).record().save(tmp_path / "rec.json")
+    for source, message in [
+        (tmp_path / "none.json", r"cannot read the review '.*none\.json': No such file or directory"),
+        (tmp_path / "text.json", r"the review '.*text\.json' is not valid JSON: "),
+        (tmp_path / "rec.json", r"expected format 'scopa-review'"),
+        ("", r"cannot read the review '': expected a file name"),
+        ("{not json", r"the review '\{not json' is not valid JSON"),
+        (tmp_path, r"cannot read the review '.*': Is a directory"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=message):
+            load_review(source)
+    with pytest.raises(scopa.OptionError, match=r"cannot write the review to '.*nowhere.*': No such file"):
+        r.save(tmp_path / "nowhere" / "r.json")
+    assert not (tmp_path / "nowhere").exists()
+    # `scopa review --json` writes what load_review reads
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "review", str(rec), "--json", "--time", "0.01"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    (tmp_path / "cli.json").write_text(out.stdout, encoding="utf-8")
+    assert load_review(tmp_path / "cli.json").to_json() == json.loads(out.stdout)
+
+
 def test_a_reviews_json_with_an_int_past_a_floats_range_is_refused():
     # a value of 10**400 (strict JSON text: an integer of 401 digits, which jsonio.loads reads)
     # crashed Review.from_json and PlayReview.from_json with OverflowError (math.isfinite on it)

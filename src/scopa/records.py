@@ -635,7 +635,7 @@ class MatchRecord:
         that cannot be written raises :class:`OptionError` and leaves no file behind; a record
         of more than :data:`MAX_RECORD_BYTES` (which :func:`load_record` would not read back)
         raises :class:`RecordError`."""
-        _save(path, self.to_json())
+        save_json(path, self.to_json())
 
     @classmethod
     def from_json(cls, obj: Any) -> MatchRecord:
@@ -692,22 +692,30 @@ class MatchRecord:
         return _seat_names(self)
 
 
-def _save(path: str | os.PathLike[str], obj: Any) -> None:
+def save_json(
+    path: str | os.PathLike[str],
+    obj: Any,
+    what: str = "the record",
+    reader: str = "load_record",
+    error: type[ScopaError] = RecordError,
+) -> None:
     """Write ``obj`` as JSON to ``path`` whole or not at all (:func:`scopa.files.write_atomic`:
-    a temporary file of its own renamed over it)."""
+    a temporary file of its own renamed over it); ``what`` names it in messages, and ``reader``
+    the function that reads it back: ``error`` if it is past what that reads
+    (:data:`MAX_RECORD_BYTES`), :class:`OptionError` if ``path`` cannot be written."""
     if isinstance(path, (str, os.PathLike)) and not os.fspath(path):  # (it said "Is a directory")
-        raise OptionError("cannot write the record to '': expected a file name")
+        raise OptionError(f"cannot write {what} to '': expected a file name")
     data = (json.dumps(obj, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     if len(data) > MAX_RECORD_BYTES:
-        raise RecordError(
-            f"the record takes {len(data)} bytes as JSON: load_record reads at most {MAX_RECORD_BYTES} "
+        raise error(
+            f"{what} takes {len(data)} bytes as JSON: {reader} reads at most {MAX_RECORD_BYTES} "
             "(scopa.records.MAX_RECORD_BYTES)"
         )
     try:
         write_atomic(path, data)
     except (OSError, TypeError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise OptionError(f"cannot write the record to {show(_path_text(path))}: {reason}") from None
+        raise OptionError(f"cannot write {what} to {show(_path_text(path))}: {reason}") from None
 
 
 def check_writable(path: str | os.PathLike[str], what: str = "the record") -> None:
@@ -773,27 +781,7 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
     ...
     scopa.records.RecordError: the hand, play 1 ('Qc'): illegal move 'Qc': Qc is not in the hand of seat 1 ...
     """
-    obj: Any = _json_text(source) if isinstance(source, str) else source
-    if obj is _NOT_TEXT or isinstance(obj, os.PathLike):  # (a path: the file's text)
-        assert not isinstance(source, Mapping)
-        name = show(_path_text(source))
-        if source == "":  # (not "No such file", nor, as Path(""), the directory ".")
-            raise RecordError("cannot read the record '': expected a file name")
-        try:
-            data = read_limited(source, MAX_RECORD_BYTES)
-        except TooLarge as exc:
-            limit = "(scopa.records.MAX_RECORD_BYTES)"
-            raise RecordError(f"cannot read the record {name}: {exc} {limit}") from None
-        except (OSError, TypeError, ValueError) as exc:  # (ValueError: a path with a NUL character;
-            # TypeError: a PathLike whose __fspath__ gives neither str nor bytes, as _save says it)
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise RecordError(f"cannot read the record {name}: {reason}") from None
-        if data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]  # a UTF-8 byte order mark (editors on Windows write one)
-        try:
-            obj = jsonio.loads(data, max_chars=MAX_RECORD_BYTES)
-        except jsonio.JSONInputError as exc:
-            raise RecordError(f"the record {name} is not valid JSON: {exc}") from None
+    obj = read_json(source)
     if isinstance(obj, Mapping) and obj.get("format") == HAND_FORMAT[0]:
         hand = HandRecord.from_json(obj)
         return MatchRecord(hand.rules, (hand,))
@@ -805,13 +793,45 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
     return MatchRecord.from_json(obj)
 
 
+def read_json(
+    source: str | os.PathLike[str] | Mapping[str, Any],
+    what: str = "the record",
+    error: type[ScopaError] = RecordError,
+) -> Any:
+    """``source`` decoded: a file path's JSON, JSON text (a string that starts with ``{``), or
+    an object as it is; at most :data:`MAX_RECORD_BYTES`. ``error`` naming ``what`` and the file
+    when it cannot be read or is not JSON (:func:`load_record`'s and
+    :func:`scopa.review.load_review`'s reading)."""
+    obj: Any = _json_text(source, what, error) if isinstance(source, str) else source
+    if obj is not _NOT_TEXT and not isinstance(obj, os.PathLike):
+        return obj
+    assert not isinstance(source, Mapping)
+    name = show(_path_text(source))
+    if source == "":  # (not "No such file", nor, as Path(""), the directory ".")
+        raise error(f"cannot read {what} '': expected a file name")
+    try:
+        data = read_limited(source, MAX_RECORD_BYTES)
+    except TooLarge as exc:
+        raise error(f"cannot read {what} {name}: {exc} (scopa.records.MAX_RECORD_BYTES)") from None
+    except (OSError, TypeError, ValueError) as exc:  # (ValueError: a path with a NUL character;
+        # TypeError: a PathLike whose __fspath__ gives neither str nor bytes, as save_json says it)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise error(f"cannot read {what} {name}: {reason}") from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]  # a UTF-8 byte order mark (editors on Windows write one)
+    try:
+        return jsonio.loads(data, max_chars=MAX_RECORD_BYTES)
+    except jsonio.JSONInputError as exc:
+        raise error(f"{what} {name} is not valid JSON: {exc}") from None
+
+
 #: What :func:`_json_text` gives for a string that is not JSON text (a path).
 _NOT_TEXT: Any = object()
 
 
-def _json_text(text: str) -> Any:
+def _json_text(text: str, what: str, error: type[ScopaError]) -> Any:
     """``text`` decoded when it is JSON text, else :data:`_NOT_TEXT` (a path): an object's
-    text (``{...}``, a RecordError when it is not valid JSON), or an array's (no record, but
+    text (``{...}``, ``error`` when it is not valid JSON), or an array's (no record, but
     JSON: refused as such, not taken for a file name; ``[draft] game.json`` stays a name)."""
     start = text.lstrip()[:1]
     if start not in ("{", "["):
@@ -821,7 +841,7 @@ def _json_text(text: str) -> Any:
     except jsonio.JSONInputError as exc:
         if start == "[":
             return _NOT_TEXT
-        raise RecordError(f"the record {show(text)} is not valid JSON: {exc}") from None
+        raise error(f"{what} {show(text)} is not valid JSON: {exc}") from None
 
 
 def record_of(hands: Iterable[State], rules: Rules, tags: Mapping[str, str] | None = None) -> MatchRecord:

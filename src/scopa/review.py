@@ -31,6 +31,7 @@ engine protocol and batch work format them.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,8 @@ from scopa.records import (
     ReadOnlyDict,
     RecordError,
     annotated,
+    read_json,
+    save_json,
 )
 from scopa.rules import Rules
 from scopa.solver import Solver, check_progress
@@ -79,6 +82,7 @@ __all__ = [
     "REVIEW_FORMAT",
     "Review",
     "check_time_per_play",
+    "load_review",
     "review",
 ]
 
@@ -465,6 +469,14 @@ class Review:
             )
         return r
 
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the review as JSON (:meth:`to_json`) to ``path``, atomically (a new file renamed
+        over it), for :func:`load_review`. A path that cannot be written raises
+        :class:`OptionError` and leaves no file behind, as does a review of more than
+        :data:`~scopa.records.MAX_RECORD_BYTES` as JSON (about 2,300 hands of 2-player Scopa), which
+        :func:`load_review` would not read back."""
+        save_json(path, self.to_json(), "the review", "load_review", OptionError)
+
     def annotations(self) -> list[dict[int, Annotation]]:
         """Per hand, the marks and reasons as annotations (for :func:`annotate`)."""
         out: list[dict[int, Annotation]] = [{} for _ in range(self.hands)]
@@ -508,6 +520,24 @@ class Review:
                     if len(joined) <= MAX_COMMENT:
                         hand_notes[play] = Annotation(joined, note.mark)
         return annotated(record, notes)
+
+
+def load_review(source: str | os.PathLike[str] | Mapping[str, Any]) -> Review:
+    """A review from a file path (:meth:`Review.save`, ``scopa review --json``'s output), JSON
+    text or a decoded object (:meth:`Review.from_json`): :class:`OptionError` naming the file or
+    the field that is wrong. Files of up to :data:`~scopa.records.MAX_RECORD_BYTES` are read, a
+    review of thousands of hands.
+
+    >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    >>> r = review(s.play("Kc"), time_limit=0.1)
+    >>> load_review(jsonio.dumps(r.to_json())) == r
+    True
+    >>> load_review("no-such-review.json")
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: cannot read the review 'no-such-review.json': No such file or directory
+    """
+    return Review.from_json(read_json(source, "the review", OptionError))
 
 
 def _reason(state: State, move: Move, best: Move) -> str | None:
