@@ -595,7 +595,9 @@ def test_a_review_is_saved_to_a_file_and_loaded_back(tmp_path):
     # not be read back through the library; load_review reads what save and `scopa review
     # --json` write, up to the records' 32 MB
     from scopa import jsonio
-    from scopa.review import Review, load_review
+    from scopa.review import Review
+
+    load_review = scopa.load_review  # (scopa.review is the function: load_review is at the top)
 
     rec = tmp_path / "g.json"
     played_match("scopa", 1, seed=5).record().save(rec)

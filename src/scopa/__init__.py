@@ -29,7 +29,7 @@ from scopa.limit import Limit, StopFlag
 from scopa.match import Match
 from scopa.move import Move
 from scopa.records import Annotation, HandRecord, MatchRecord, RecordError, load_record
-from scopa.review import PlayReview, Review, review
+from scopa.review import PlayReview, Review, load_review, review
 from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES, HandScore, primiera_total
 from scopa.simulate import Playouts, random_playouts
@@ -83,6 +83,7 @@ __all__ = [
     "__version__",
     "analyze",
     "load_record",
+    "load_review",
     "primiera_total",
     "random_playouts",
     "review",
