@@ -1570,3 +1570,42 @@ def test_the_lines_under_a_review_scrolled_sideways_stay_in_view(server, browser
     assert d.execute_script(out, "#replay-review table") == []
     assert d.execute_script("return document.documentElement.scrollWidth") <= 360
     assert not console_errors(d)
+
+
+def test_a_table_card_clicked_while_the_computer_thinks_says_to_wait(browser):
+    # the app audit (open list): a click on a table card while the computer was to play said
+    # "First click the card of your hand that captures", a play that could not be made then.
+    # The computer is held thinking by a server of one worker kept busy by another client.
+    from websockets.sync.client import connect
+
+    d = browser
+    seed = next(s for s in range(100) if scopa.Match("scopa", seed=s).state.turn == 1)  # it leads
+    server = serving("--workers", "1", "--max-time", "0")  # (no maximum: its search runs till stopped)
+    url = next(server)
+    hint = d.find_element  # (below, the hint's text)
+
+    def says(text: str) -> None:
+        until(lambda: hint(By.ID, "hint-text").text == text, show=lambda: hint(By.ID, "hint-text").text)
+
+    try:
+        without_animations(d, url)
+        d.get(f"{url}/?seed={seed}")
+        wait_for(d, ("idle",))
+        until(lambda: d.find_elements(By.CSS_SELECTOR, "#difficulty option"))
+        Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+        with connect(url.replace("http://", "ws://") + "/ws") as ws:  # the only worker, kept busy
+            deal = scopa.State.deal("scopone_scientifico", seed=1).to_string()
+            ws.send(json.dumps({"cmd": "solve", "id": 1, "position": deal, "time_ms": 60000}))
+            until(lambda: health(url)["searches_running"] == 1)
+            d.find_element(By.ID, "new-game").click()
+            until(lambda: "thinking" in d.find_element(By.ID, "status").text)
+            d.find_elements(By.CSS_SELECTOR, "#table .table-card")[0].click()
+            says("Wait for your turn: the computer is to play.")
+            assert state(d) == "waiting" and not d.find_elements(By.CSS_SELECTOR, "#table .selected")
+            ws.send(json.dumps({"cmd": "stop", "id": 2}))  # the computer plays; then it is your turn
+            wait_for(d, ("your-turn",))
+            says("")  # (the wait is over: said no longer)
+            d.find_elements(By.CSS_SELECTOR, "#table .table-card")[0].click()  # (your turn, no card chosen)
+            says("First click the card of your hand that captures.")
+    finally:
+        next(server, None)  # (the rest of the generator: the server terminated)

@@ -487,6 +487,7 @@ async function advance() {
       game.legal = legal;
       await render(); // (drawn first: a script that sees "your-turn" finds your cards ready)
       if (token !== game.token) return;
+      if ($("hint-text").textContent === WAIT_TURN) $("hint-text").textContent = ""; // (it is now)
       setStatus("your-turn", YOUR_TURN);
       return;
     }
@@ -545,6 +546,13 @@ async function playCard(card) {
 }
 
 function pickTableCard(card) {
+  // (a table card is picked only for a capture of yours: while the computer is to play it said
+  // "First click the card of your hand that captures", a play you could not make)
+  if (!myTurn()) {
+    if (inPlay()) $("hint-text").textContent = WAIT_TURN;
+    return;
+  }
+  if (game.busy) return;
   if (!game.pendingCard) {
     $("hint-text").textContent = "First click the card of your hand that captures.";
     return;
@@ -678,6 +686,7 @@ function handRecord(final, points) {
 }
 
 const YOUR_TURN = "Your turn: click a card of your hand (or press its number).";
+const WAIT_TURN = "Wait for your turn: the computer is to play.";
 const HAND_OVER = "The hand is over: see the score and the review below.";
 
 // The status line for where the match stands: over, its hand over, or your turn (else unchanged).
