@@ -6,6 +6,7 @@ and pages at phone and desktop sizes (saved as screenshots: SCOPA_SCREENSHOTS=DI
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -744,6 +745,27 @@ def test_a_record_too_large_is_refused_and_the_match_goes_on(server, browser, tm
     wait_for(d, ("your-turn", "hand-over"))
 
 
+@contextlib.contextmanager
+def computer_thinking(d: Any, url: str, time_ms: float) -> Iterator[Any]:
+    """A new match whose computer leads (against greedy) on the page, its computer held
+    thinking: the server's only worker (``--workers 1``) kept busy by a solve of ``time_ms`` on
+    another client's WebSocket, which is yielded (to send it ``stop``)."""
+    from websockets.sync.client import connect
+
+    seed = next(s for s in range(100) if scopa.Match("scopa", seed=s).state.turn == 1)  # it leads
+    d.get(f"{url}/?seed={seed}")
+    wait_for(d, ("idle",))
+    until(lambda: d.find_elements(By.CSS_SELECTOR, "#difficulty option"))
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+    with connect(url.replace("http://", "ws://") + "/ws") as ws:
+        deal = scopa.State.deal("scopone_scientifico", seed=1).to_string()
+        ws.send(json.dumps({"cmd": "solve", "id": 1, "position": deal, "time_ms": time_ms}))
+        until(lambda: health(url)["searches_running"] == 1)  # (the page's bestmove waits behind it)
+        d.find_element(By.ID, "new-game").click()
+        until(lambda: "thinking" in d.find_element(By.ID, "status").text)
+        yield ws
+
+
 class ThinkingWhenKilled:
     """A ``scopa serve`` with one worker, held busy by another client, killed while the page's
     match waits on it for the computer's first move (its bestmove sent on the page's
@@ -753,30 +775,18 @@ class ThinkingWhenKilled:
 
     def __init__(self, d: Any) -> None:
         self.second: subprocess.Popen[str] | None = None
-        seed = next(s for s in range(100) if scopa.Match("scopa", seed=s).state.turn == 1)  # it leads
         self.first = subprocess.Popen([*self.CMD, "--port", "0"], stdout=subprocess.PIPE, text=True)
         try:
-            self._kill_while_thinking(d, seed)
+            self._kill_while_thinking(d)
         except BaseException:
             self.__exit__()
             raise
 
-    def _kill_while_thinking(self, d: Any, seed: int) -> None:
-        from websockets.sync.client import connect
-
+    def _kill_while_thinking(self, d: Any) -> None:
         assert self.first.stdout is not None
         url = self.first.stdout.readline().split("listening on ")[1].strip()
         self.port = url.rsplit(":", 1)[1]
-        d.get(f"{url}/?seed={seed}")
-        wait_for(d, ("idle",))
-        until(lambda: d.find_elements(By.CSS_SELECTOR, "#difficulty option"))
-        Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
-        with connect(url.replace("http://", "ws://") + "/ws") as ws:  # the only worker, kept busy
-            deal = scopa.State.deal("scopone_scientifico", seed=1).to_string()
-            ws.send(json.dumps({"cmd": "solve", "id": 1, "position": deal, "time_ms": 9000}))
-            until(lambda: health(url)["searches_running"] == 1)  # (the page's bestmove waits behind it)
-            d.find_element(By.ID, "new-game").click()
-            until(lambda: "thinking" in d.find_element(By.ID, "status").text)
+        with computer_thinking(d, url, 9000):
             time.sleep(0.3)  # (its bestmove waits for the busy worker, on the page's connection)
             self.first.kill()  # (at once: a server stopped would answer the search it stopped)
             self.first.wait(10)
@@ -1576,29 +1586,17 @@ def test_a_table_card_clicked_while_the_computer_thinks_says_to_wait(browser):
     # the app audit (open list): a click on a table card while the computer was to play said
     # "First click the card of your hand that captures", a play that could not be made then.
     # The computer is held thinking by a server of one worker kept busy by another client.
-    from websockets.sync.client import connect
-
     d = browser
-    seed = next(s for s in range(100) if scopa.Match("scopa", seed=s).state.turn == 1)  # it leads
     server = serving("--workers", "1", "--max-time", "0")  # (no maximum: its search runs till stopped)
     url = next(server)
-    hint = d.find_element  # (below, the hint's text)
 
     def says(text: str) -> None:
-        until(lambda: hint(By.ID, "hint-text").text == text, show=lambda: hint(By.ID, "hint-text").text)
+        hint = lambda: d.find_element(By.ID, "hint-text").text  # noqa: E731
+        until(lambda: hint() == text, show=hint)
 
     try:
         without_animations(d, url)
-        d.get(f"{url}/?seed={seed}")
-        wait_for(d, ("idle",))
-        until(lambda: d.find_elements(By.CSS_SELECTOR, "#difficulty option"))
-        Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
-        with connect(url.replace("http://", "ws://") + "/ws") as ws:  # the only worker, kept busy
-            deal = scopa.State.deal("scopone_scientifico", seed=1).to_string()
-            ws.send(json.dumps({"cmd": "solve", "id": 1, "position": deal, "time_ms": 60000}))
-            until(lambda: health(url)["searches_running"] == 1)
-            d.find_element(By.ID, "new-game").click()
-            until(lambda: "thinking" in d.find_element(By.ID, "status").text)
+        with computer_thinking(d, url, 60000) as ws:
             d.find_elements(By.CSS_SELECTOR, "#table .table-card")[0].click()
             says("Wait for your turn: the computer is to play.")
             assert state(d) == "waiting" and not d.find_elements(By.CSS_SELECTOR, "#table .selected")
