@@ -1139,6 +1139,42 @@ def test_one_pimc_player_serves_several_threads_at_once(threads):
     assert all(move in state.legal_moves() for state, move in moves)
 
 
+def test_pimc_on_threads_under_a_node_limit_does_not_follow_the_scheduling():
+    # found by an audit: each pool thread valued its slices with its own solver, whose table
+    # held whatever that thread had searched before, so under a node limit the samples counted
+    # (and the values, and the random stream's place after them) followed which thread took
+    # which slice: PIMCPlayer(threads=2, time_limit=None, seed=1) with Limit(nodes=N) gave other
+    # values from run to run. Here two executors pin the slices to the threads two ways.
+    from concurrent.futures import Executor, ThreadPoolExecutor
+
+    class Pinned(Executor):
+        """Runs item i of each map on thread (i + shift) % 2, the shift stepping by ``step``."""
+
+        def __init__(self, step):
+            self.pools = [ThreadPoolExecutor(1) for _ in range(2)]
+            self.step, self.shift = step, 0
+
+        def map(self, fn, *iterables, timeout=None, chunksize=1):
+            jobs = list(zip(*iterables, strict=True))
+            futures = [self.pools[(i + self.shift) % 2].submit(fn, *job) for i, job in enumerate(jobs)]
+            self.shift += self.step
+            return [f.result() for f in futures]
+
+    game, nodes, seed = ("scopa", 3000, 2) if TWIN_RUN else ("scopone_scientifico", 5000, 1)
+
+    def play(step):
+        player = PIMCPlayer(samples=64, seed=seed, time_limit=None, threads=2)
+        player._pool = Pinned(step)
+        s, greedy, out = State.deal(game, seed=seed), GreedyPlayer(), []
+        while not s.is_over:
+            view = s.view(s.turn)
+            out.append((player.evaluate(view, scopa.Limit(nodes=nodes)), player.last_samples))
+            s = s.play(greedy.choose(view))
+        return out
+
+    assert play(0) == play(1)
+
+
 @pytest.mark.parametrize(
     "player",
     [

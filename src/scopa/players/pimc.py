@@ -74,7 +74,11 @@ class PIMCPlayer:
     whatever ``depth`` and ``exact_plays``); ``time_limit=None`` makes the player strictly
     reproducible. With
     ``threads`` > 1 the samples are valued in that many threads at once (each with a solver of
-    its own): the same moves as one thread for a given seed and sample count.
+    its own): the same moves as one thread for a given seed and sample count. A node limit counts
+    the positions the solvers searched, which depend on what their tables hold from earlier
+    calls: under one, ``threads`` > 1 may value another number of samples than one thread, and a
+    copy (its tables empty) than the player it was copied from; the same player making the same
+    calls values the same samples, whatever the threads' scheduling.
 
     With two players and ``infer=True`` (the default) the opponent's hand in each sample is
     drawn from :func:`~scopa.players.inference.hand_posterior`: hands that explain the
@@ -172,6 +176,8 @@ class PIMCPlayer:
         self._rng = random.Random(seed)
         self._tt_size_mb = tt_size_mb
         self._pool: ThreadPoolExecutor | None = None
+        #: the pool's solvers: :attr:`threads` of them for each call in flight (_parallel_samples)
+        self._slice_solvers: list[list[Any]] = []
         self._local = threading.local()
         self._solver()  # (this thread's, made now: a table the machine cannot give is refused here)
         #: samples the last :meth:`evaluate` used
@@ -184,13 +190,14 @@ class PIMCPlayer:
         """A copy (the arena's of a player object, a worker's pickled one) is this player
         with its own solver and threads: the search memory and the thread pool are not copied."""
         state = dict(self.__dict__)
-        for name in ("_pool", "_local"):
+        for name in ("_pool", "_local", "_slice_solvers"):
             del state[name]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._pool = None
+        self._slice_solvers = []
         self._local = threading.local()
         self._solver()
 
@@ -483,10 +490,39 @@ class PIMCPlayer:
         the order one thread would draw them, valued a batch at a time, added in that order, so
         the values are one thread's for the same seed and sample count when no limit cuts a
         sample (a cut one is left out, and the batch's later samples counted: one thread would
-        have stopped at it). Returns the samples valued whole, the nodes and the first sample."""
+        have stopped at it). Returns the samples valued whole, the nodes and the first sample.
+
+        Slice i of every batch is valued by the i-th of the call's solvers, whichever pool
+        thread runs it: the positions a sample's search takes depend on what its solver's table
+        holds, so under a node limit the samples counted, and so the values, would otherwise
+        follow the threads' scheduling (each pool thread's own solver: they varied from run to
+        run)."""
         with _POOL_LOCK:  # (one pool when threads share this player)
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="scopa-pimc")
+            solvers = self._slice_solvers.pop() if self._slice_solvers else None
+        if solvers is None:  # (the first call, or another call in flight from another thread)
+            solvers = [core_solver(self._tt_size_mb) for _ in range(self.threads)]
+        # (a call that raised, Ctrl-C among others, may leave searches running in the pool on
+        # its solvers: they are not used again)
+        result = self._parallel_batches(view, rules, posterior, totals, risks, deadline, lim, solvers)
+        with _POOL_LOCK:
+            self._slice_solvers.append(solvers)
+        return result
+
+    def _parallel_batches(
+        self,
+        view: PlayerView,
+        rules: Rules,
+        posterior: Posterior | None,
+        totals: dict[tuple[int, int], float],
+        risks: dict[tuple[int, int], int],
+        deadline: float | None,
+        lim: Limit,
+        solvers: list[Any],
+    ) -> tuple[int, int, tuple[Any, ...]]:
+        """:meth:`_parallel_samples`' batches, slice i of each valued by ``solvers[i]``."""
+        assert self._pool is not None
         nxt = (view.seat + 1) % rules.players
         used = nodes = 0
         left = self.samples
@@ -502,7 +538,12 @@ class PIMCPlayer:
             slices = [batch[i : i + share] for i in range(0, len(batch), share)]
             n_slices = len(slices)
             parts = self._pool.map(
-                self._value_slice, slices, [rules] * n_slices, [lim.stop] * n_slices, [deadline] * n_slices
+                self._value_slice,
+                slices,
+                [rules] * n_slices,
+                [lim.stop] * n_slices,
+                [deadline] * n_slices,
+                solvers[:n_slices],
             )
             valued = [row for part in parts for row in part]
             cut = False
@@ -523,10 +564,15 @@ class PIMCPlayer:
         return used, nodes, first
 
     def _value_slice(
-        self, batch: list[tuple[Any, ...]], rules: Rules, stop: Any = None, deadline: float | None = None
+        self,
+        batch: list[tuple[Any, ...]],
+        rules: Rules,
+        stop: Any = None,
+        deadline: float | None = None,
+        solver: Any = None,
     ) -> list[tuple[list[tuple[int, int, float]] | None, int]]:
-        """Samples valued in order in one thread of the pool, by that thread's solver."""
-        solver = self._solver()
+        """Samples valued in order in one thread of the pool, by ``solver`` (the slice's, see
+        :meth:`_parallel_samples`)."""
         return [self._value_sample(pos, rules, stop, deadline, solver) for pos in batch]
 
     def _value_sample(
