@@ -797,6 +797,19 @@ def test_arena_duplicate_and_reproducible():
     assert "95% CI" in r1.table()
 
 
+def test_what_a_seed_repeats_is_said_with_its_condition():
+    # found by an audit: the arena's docstring said a run "is reproducible wherever it runs", the
+    # protocol's seed field "a seed, for reproducible choices", unqualified; the default pimc and
+    # ismcts take 0.1 s a move, and a time limit that cuts the search changes moves
+    # (docs/players.md): the same arena run of ismcts scored otherwise twice
+    from scopa.protocol import FIELDS
+
+    arena_doc = " ".join((arena.__doc__ or "").split())
+    assert "reproducible wherever it runs, with any ``jobs`` or executor, as far as its players" in arena_doc
+    assert "time limit cuts its search" in arena_doc
+    assert "no time limit cuts the search" in FIELDS["seed"].doc and "node_limit" in FIELDS["seed"].doc
+
+
 def test_arena_mirror_match_is_even():
     # The same player on both sides of duplicate deals: exactly level.
     r = arena("scopone_scientifico", "greedy", "greedy", deals=10, seed=2)

@@ -467,8 +467,10 @@ def arena(
     The deals run in this process (``jobs=1``), in ``jobs`` worker processes, or on
     ``executor`` (any :class:`concurrent.futures.Executor`, or ``"dask://HOST:PORT"``). Each
     deal's seed and dealer, and each player's seed, come from ``seed`` and the deal's
-    number, so a run is reproducible wherever it runs. ``progress(done, total)`` is called
-    as deals finish.
+    number, so a run is reproducible wherever it runs, with any ``jobs`` or executor, as far as
+    its players are: one whose time limit cuts its search (``"pimc"`` and ``"ismcts"`` by
+    default, 0.1 s a move; a level's time cap) may play another move on another run
+    (docs/players.md). ``progress(done, total)`` is called as deals finish.
 
     >>> r = arena("scopa", "greedy", "greedy", deals=1, seed=1)   # one deal, played twice
     >>> r.games, r.diff, r.ci95, r.pair_wins                      # the same player: level

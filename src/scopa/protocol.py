@@ -206,7 +206,7 @@ FIELDS: dict[str, Field] = {
     "seed": Field(
         {"type": "integer", "minimum": 0, "maximum": (1 << 64) - 1},
         _int(0, (1 << 64) - 1),
-        "a seed, for reproducible choices",
+        "a seed: the same choices again while no time limit cuts the search (bound it by node_limit)",
     ),
     "rules": Field(_RULES_SCHEMA, _rules, "a preset name, or {'preset': name, option: value, ...}"),
     "seat": Field(
