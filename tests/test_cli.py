@@ -15,6 +15,10 @@ import pytest
 
 import scopa
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import stopping  # noqa: E402  (benchmarks/stopping.py: children with SIGINT at its default)
+
 SMALL = "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"
 
 
@@ -634,3 +638,46 @@ def test_deal_simulate_and_arena_take_rule_options():
     assert json.loads(out.stdout)["game"] == "scopa;napola=true"
     out = run("arena", "greedy", "random", "--game", "scopa", "--option", "napola=maybe", "--deals", "2")
     assert out.returncode == 2 and "napola" in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
+@pytest.mark.parametrize("module", ["scopa.errors", "scopa.state", "scopa.players", "rich.table"])
+def test_ctrl_c_while_the_command_starts_is_a_line_not_a_traceback(module):
+    # the open list: Ctrl-C in the first few tenths of a second of any command (the package's
+    # imports, the parser) printed a KeyboardInterrupt traceback. The child's import log
+    # (-X importtime, on stderr) says when ``module`` has been imported: Ctrl-C then lands in the
+    # imports that follow it, or, on a fast machine, in the solve: either way a line and 130
+    full = scopa.State.deal("scopone_scientifico", seed=1).to_string()
+    proc = stopping.popen(
+        [sys.executable, "-X", "importtime", "-m", "scopa", "solve", "--tt", "1", "--time", "0", full]
+    )
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:  # (until the module's line; a hang guard in communicate)
+        seen.append(line)
+        if line.split("|")[-1].strip() == module:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = stopping.communicate(proc)
+    err = "".join(seen) + err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-3000:]
+    assert proc.returncode == 130, (proc.returncode, err[-3000:])
+    said = [line for line in (out + err).splitlines() if "stopped (Ctrl-C)" in line]
+    assert said, (out, err[-3000:])
+    if not out:  # (stopped before the solve began: the one line on stderr, after the import log)
+        assert err.splitlines()[-1] == "stopped (Ctrl-C) while scopa was starting: nothing was done", err
+
+
+def test_only_the_command_takes_ctrl_c_while_it_starts():
+    # a program that imports scopa (python -c, a script, python -m of another module) keeps
+    # Python's own handler: a KeyboardInterrupt
+    code = "import signal, scopa; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    for args in (["-c", code], ["-c", "import sys; sys.argv[0] = '-m'; " + code]):
+        out = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120)
+        assert out.stdout == "True\n", out.stderr
+    from scopa import _startup
+
+    assert _startup._module_run(["python", "-X", "dev", "-m", "scopa", "solve"]) == "scopa"
+    assert _startup._module_run(["python", "-mscopa"]) == "scopa"
+    assert _startup._module_run(["python", "-c", "x", "-m", "scopa"]) is None
+    assert _startup._module_run(["python", "script.py", "-m", "scopa"]) is None

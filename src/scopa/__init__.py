@@ -11,6 +11,10 @@ JSON and compact position formats, and a fast Cython core (``scopa_core``).
 
 from __future__ import annotations
 
+# first, before the slow imports: Ctrl-C while the command starts is a line, not a traceback
+from scopa import _startup  # noqa: F401
+
+# isort: split
 import scopa_core as _core
 from scopa.card import DECK, RANKS, SUITS, Card, CardSet
 from scopa.errors import (

@@ -37,6 +37,7 @@ from rich.table import Table
 from rich.text import Text
 
 import scopa
+from scopa import _startup
 from scopa.arena import MAX_DEALS, MAX_JOBS
 from scopa.errors import OptionError, PositionError, RulesError, ScopaError, count, show
 from scopa.files import OutputError, read_limited, write_all, write_atomic
@@ -1087,6 +1088,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout = _whole_writes(sys.stdout)  # type: ignore[arg-type]
     console = _Console(highlight=False)  # (COLUMNS=0 printed nothing at all: drawn 40 wide now)
     try:
+        _startup.ready()  # (Ctrl-C before here: a line and 130, from the package's first import)
         status = int(args.func(args, console))
         if status >= 128:  # (ended by a signal, its terminal closed: the status stands)
             _drop_unwritten(real)
