@@ -681,3 +681,44 @@ def test_only_the_command_takes_ctrl_c_while_it_starts():
     assert _startup._module_run(["python", "-mscopa"]) == "scopa"
     assert _startup._module_run(["python", "-c", "x", "-m", "scopa"]) is None
     assert _startup._module_run(["python", "script.py", "-m", "scopa"]) is None
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
+def test_an_arena_stopped_by_ctrl_c_says_so_in_its_json():
+    # the open list: `scopa arena --json` stopped by Ctrl-C printed the figures of the deals
+    # that finished with no mark that they were a part (stderr and the status said it). A real
+    # SIGINT, sent by the child to itself once three deals have been handed over
+    from scopa.arena import ArenaResult
+
+    code = (
+        "import os, signal, sys, scopa.arena as a, scopa.__main__ as m\n"
+        "real = a.arena\n"
+        "def arena(*args, progress, **kw):\n"
+        "    def seen(done, total):\n"
+        "        progress(done, total)\n"
+        "        if done == 3:\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return real(*args, progress=seen, **kw)\n"
+        "a.arena = arena\n"
+        "sys.exit(m.main(['arena', 'greedy', 'random', '--game', 'scopa', '--deals', '1000', '--json']))\n"
+    )
+    proc = stopping.popen([sys.executable, "-c", code])
+    out, err = stopping.communicate(proc)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    j = json.loads(out)
+    assert j["stopped"] is True and j["deals_asked"] == 1000 and 3 <= j["deals"] < 1000, j
+    assert err == f"stopped (Ctrl-C): {j['deals']} of 1000 deals played\n", err
+    part = ArenaResult.from_json(j)  # (read back: the result of the deals that finished)
+    assert part.deals == j["deals"] and part.to_json() == {
+        k: v for k, v in j.items() if k not in ("stopped", "deals_asked")
+    }
+    for bad, said in [
+        ({**j, "stopped": False}, "bad stopped False: expected true"),
+        ({**j, "deals_asked": j["deals"]}, f"bad deals_asked {j['deals']}: expected more than"),
+        ({k: v for k, v in j.items() if k != "deals_asked"}, "bad deals_asked None"),
+    ]:
+        with pytest.raises(scopa.OptionError, match=said):
+            ArenaResult.from_json(bad)
+    # a run that ends is not marked
+    done = json.loads(run("arena", "greedy", "random", "--game", "scopa", "--deals", "2", "--json").stdout)
+    assert "stopped" not in done and "deals_asked" not in done

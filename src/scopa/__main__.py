@@ -423,6 +423,9 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
             err.print(f"stopped (Ctrl-C) before any of the {args.deals} deals finished", markup=False)
             return 130
         err.print(f"stopped (Ctrl-C): {stopped.result.deals} of {args.deals} deals played", markup=False)
+        if args.json:  # (marked as a run stopped early: "stopped": true, "deals_asked")
+            print(json.dumps(stopped.to_json()))
+            return 130
         result, status = stopped.result, 130
     if args.json:
         print(json.dumps(result.to_json()))
@@ -802,7 +805,10 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--jobs", type=_count(MAX_JOBS), default=1, help="processes (default 1)")
     ar.add_argument("--seed", type=_seed, default=0, help="the seed of every deal and player (default 0)")
     ar.add_argument(
-        "--json", action="store_true", help="print the result as JSON (scopa.arena.ArenaResult.to_json)"
+        "--json",
+        action="store_true",
+        help="print the result as JSON (scopa.arena.ArenaResult.to_json; after Ctrl-C, the deals that"
+        ' finished, with "stopped": true and "deals_asked")',
     )
     ar.set_defaults(func=_arena)
 

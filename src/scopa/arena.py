@@ -228,8 +228,12 @@ class ArenaResult:
     @classmethod
     def from_json(cls, obj: Any) -> ArenaResult:
         """Rebuild a result from :meth:`to_json`'s output (decoded JSON), checked as a result
-        built by hand is: :class:`OptionError` naming a field missing, unknown or bad."""
+        built by hand is: :class:`OptionError` naming a field missing, unknown or bad. The JSON
+        of a run stopped early (:meth:`ArenaInterrupted.to_json`) gives the result of the deals
+        that finished."""
         fields = [f.name for f in dataclasses.fields(cls)]
+        if isinstance(obj, Mapping) and ("stopped" in obj or "deals_asked" in obj):
+            obj = _unmarked(obj)  # (a run stopped early: the figures of the deals that finished)
         jsonio.check_object(obj, "the arena result", fields, ARENA_FORMAT)
         ci95 = obj["ci95"]
         if isinstance(ci95, list) and len(ci95) == 2:  # (null: the infinite end of a single deal's)
@@ -267,6 +271,37 @@ class ArenaInterrupted(KeyboardInterrupt):
 
     def __reduce__(self) -> tuple[Any, ...]:  # (pickled with its fields, not its message)
         return type(self), (self.result, self.total)
+
+    def to_json(self) -> dict[str, Any] | None:
+        """The figures of the deals that finished as :meth:`ArenaResult.to_json` writes them,
+        marked as those of a run stopped early: ``"stopped": true`` and ``"deals_asked"``, the
+        deals asked for (``scopa arena --json`` after Ctrl-C; :meth:`ArenaResult.from_json`
+        reads them back as the result of the deals that finished). None if none had.
+
+        >>> j = ArenaInterrupted(arena("scopa", "random", "random", deals=2, seed=1), 10).to_json()
+        >>> j["deals"], j["stopped"], j["deals_asked"]
+        (2, True, 10)
+        >>> ArenaResult.from_json(j).deals
+        2
+        """
+        if self.result is None:
+            return None
+        return {**self.result.to_json(), "stopped": True, "deals_asked": self.total}
+
+
+def _unmarked(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """An arena result's JSON without the marks of a run stopped early (``stopped``, true, and
+    ``deals_asked``, more than its deals), each checked."""
+    stopped, asked = obj.get("stopped"), obj.get("deals_asked")
+    if stopped is not True:
+        raise OptionError(
+            f"bad stopped {show(stopped)}: expected true, with deals_asked (a run stopped early)"
+        )
+    asked = check_int("deals_asked", asked, 2, MAX_DEALS)
+    deals = obj.get("deals")
+    if isinstance(deals, int) and asked <= deals:
+        raise OptionError(f"bad deals_asked {asked}: expected more than the deals played, {deals}")
+    return {k: v for k, v in obj.items() if k not in ("stopped", "deals_asked")}
 
 
 def side_name(spec: Any) -> str:
