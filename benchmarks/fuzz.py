@@ -14,6 +14,7 @@ command that makes it again (``--replay TARGET:SEED:INDEX``: inputs are determin
 
 Usage: python benchmarks/fuzz.py [--inputs 100000] [--seed 1] [--jobs 2] [--show 5]
        python benchmarks/fuzz.py --replay core:1:12345
+       python benchmarks/fuzz.py --replay engine:1:0:130   (a session shorter than 250 lines)
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import test_fuzz as fz  # noqa: E402
 #: Shares of the inputs: the core's share runs on each core (two rows of the table).
 SHARES = {"parsers": 0.35, "protocol": 0.22, "core": 0.15, "engine": 0.13}
 CHUNK = {"parsers": 4000, "protocol": 1000, "core": 2500}
-ENGINE_SESSION = 250  # lines per engine process
+ENGINE_SESSION = 250  # lines per engine process (the last of a run takes what is left)
 
 
 # ------------------------------------------------------------------------------ the workers
@@ -162,10 +163,11 @@ def supervise(
     return results
 
 
-def session_lines(seed: int, k: int) -> list[bytes]:
-    """The request lines of engine session ``k``."""
+def session_lines(seed: int, k: int, count: int = ENGINE_SESSION) -> list[bytes]:
+    """The request lines of engine session ``k``, ``count`` of them (a run's last session may
+    be shorter than :data:`ENGINE_SESSION`)."""
     rng = fz.rng_for("engine", seed, k)
-    lines = fz.engine_lines(rng, ENGINE_SESSION, f"s{k}")
+    lines = fz.engine_lines(rng, count, f"s{k}")
     if k % 20 == 3:  # now and then a line over MAX_LINE, and one of exactly MAX_LINE characters
         lines.insert(rng.randrange(len(lines)), b'{"cmd":"ping","pad":"' + b"x" * (fz.proto.MAX_LINE + 10))
         body = b'{"cmd":"ping","id":"max","x":"'
@@ -173,15 +175,30 @@ def session_lines(seed: int, k: int) -> list[bytes]:
     return lines
 
 
-def run_engine_sessions(seed: int, sessions: range, row: Row) -> None:
+def session_sizes(total: int) -> list[int]:
+    """The lines of each engine session of a run of ``total`` engine lines: sessions of
+    :data:`ENGINE_SESSION`, the last one what is left (``--inputs 10`` played one of 250).
+
+    >>> session_sizes(1), session_sizes(250), session_sizes(390)
+    ([1], [250], [250, 140])
+    """
+    return [min(ENGINE_SESSION, total - start) for start in range(0, total, ENGINE_SESSION)]
+
+
+def session_repro(seed: int, k: int, count: int) -> str:
+    """The ``--replay`` of engine session ``k`` of ``count`` lines."""
+    return f"--replay engine:{seed}:{k}" + ("" if count == ENGINE_SESSION else f":{count}")
+
+
+def run_engine_sessions(seed: int, sessions: range, row: Row, sizes: list[int]) -> None:
     for k in sessions:
-        run = fz.run_engine(session_lines(seed, k), f"engine session {k}")
+        run = fz.run_engine(session_lines(seed, k, sizes[k]), f"engine session {k}")
         for kind in (fz.ACCEPTED, fz.REJECTED, fz.OTHER):
             with row.lock:
                 row.counts[kind] += run.tally.counts[kind]
         for _, detail in run.tally.others:
             with row.lock:
-                row.others.append((f"--replay engine:{seed}:{k}", detail))
+                row.others.append((session_repro(seed, k, sizes[k]), detail))
 
 
 # ------------------------------------------------------------------------------------ replay
@@ -199,8 +216,9 @@ def full(obj: Any) -> str:
 
 
 def replay(spec: str) -> int:
-    """Make input TARGET:SEED:INDEX again, run it here, and show it in full."""
-    target, seed_s, index_s = spec.split(":")
+    """Make input TARGET:SEED:INDEX again (an engine session of other than 250 lines,
+    engine:SEED:INDEX:LINES), run it here, and show it in full."""
+    target, seed_s, index_s, *count_s = spec.split(":")
     seed, index = int(seed_s), int(index_s)
     if target == "parsers":
         name, arg = fz.parser_input(seed, index)
@@ -218,7 +236,7 @@ def replay(spec: str) -> int:
             print(f"{name}: {o.kind}\n{o.detail}")
         return 1 if any(o.kind == fz.OTHER for o in outcomes.values()) else 0
     elif target == "engine":
-        lines = session_lines(seed, index)
+        lines = session_lines(seed, index, int(count_s[0]) if count_s else ENGINE_SESSION)
         path = Path(tempfile.gettempdir()) / f"scopa-engine-{seed}-{index}.bin"
         path.write_bytes(b"\n".join(fz.engine_reads(lines)) + b"\n" + fz.LAST_PING + b"\n")
         print(f"{' '.join(fz.ENGINE)} < {path}")
@@ -275,8 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     # --replay without three parts or with a word for a number in an unpacking's ValueError)
     if args.replay is not None:
         parts = args.replay.split(":")
-        if len(parts) != 3 or not all(p.isdigit() for p in parts[1:]):
-            ap.error(f"bad --replay {args.replay!r}: expected TARGET:SEED:INDEX, like core:1:12345")
+        lines = len(parts) == 4 and parts[0] == "engine" and parts[3].isdigit() and int(parts[3]) >= 1
+        if not (len(parts) == 3 or lines) or not all(p.isdigit() for p in parts[1:]):
+            ap.error(
+                f"bad --replay {args.replay!r}: expected TARGET:SEED:INDEX, like core:1:12345"
+                " (engine:SEED:INDEX:LINES for an engine session shorter than 250 lines)"
+            )
         return replay(args.replay)
     if args.inputs < 1:
         ap.error(f"bad --inputs {args.inputs}: expected an int >= 1")
@@ -305,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
             count = min(CHUNK[target], n[target] - start)
             for core in cores if target == "core" else [None]:
                 tasks.append((target, start, count, core))
-    sessions = -(-n["engine"] // ENGINE_SESSION)
+    sizes = session_sizes(n["engine"])  # (so many lines: --inputs 10 played one session of 250)
+    sessions = len(sizes)
     core_results: dict[str, dict[int, tuple[str, str, Any, Any]]] = defaultdict(dict)
 
     def run_task(task: tuple[str, int, int, str | None]) -> None:
@@ -326,8 +349,9 @@ def main(argv: list[str] | None = None) -> int:
         for k, task in enumerate(tasks):
             futures.append(pool.submit(run_task, task))
             if engine and k % 3 == 2:
-                futures.append(pool.submit(run_engine_sessions, args.seed, engine.pop(0), rows["engine"]))
-        futures += [pool.submit(run_engine_sessions, args.seed, r, rows["engine"]) for r in engine]
+                some = engine.pop(0)
+                futures.append(pool.submit(run_engine_sessions, args.seed, some, rows["engine"], sizes))
+        futures += [pool.submit(run_engine_sessions, args.seed, r, rows["engine"], sizes) for r in engine]
         for f in futures:
             f.result()
 

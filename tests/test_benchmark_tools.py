@@ -406,6 +406,8 @@ def test_report_refuses_a_file_that_is_not_a_benchmark_file(tmp_path, capsys):
         (["--show", "-1"], "bad --show -1"),
         (["--replay", "bogus"], "bad --replay 'bogus': expected TARGET:SEED:INDEX"),
         (["--replay", "core:1:x"], "bad --replay 'core:1:x'"),
+        (["--replay", "core:1:2:3"], "bad --replay 'core:1:2:3'"),
+        (["--replay", "engine:1:2:0"], "bad --replay 'engine:1:2:0'"),
     ],
 )
 def test_fuzz_refuses_a_bad_setting_before_the_campaign(monkeypatch, capsys, argv, say):
@@ -444,3 +446,25 @@ def test_review_benchmark_refuses_a_bad_setting_before_the_speed_rows(monkeypatc
     # each failed only after the speed rows (a minute of reviews): --deals 0 in a StatisticsError,
     # --time 0 in the review's LimitError from a worker, --speed-hands 0 in an IndexError
     _refused_before_any_run(review_bench, monkeypatch, capsys, argv, say, runs="speed")
+
+
+@pytest.mark.parametrize(("inputs", "sessions"), [("10", [1]), ("1000", [130]), ("3000", [250, 140])])
+def test_fuzz_plays_as_many_engine_lines_as_its_share_of_the_inputs(monkeypatch, capsys, inputs, sessions):
+    # the open list: `fuzz.py --inputs N` played at least one engine session of 250 lines whatever
+    # N (--inputs 10: 250 engine lines, a table of 250-odd inputs under a header of 10); the last
+    # session now takes what is left of the engine's share, and its --replay names its length
+    played: list[int] = []
+
+    def run_engine(lines, name="engine", timeout=None):
+        played.append(len(lines))
+        return fuzz.fz.EngineRun(fuzz.fz.Tally(name), 0.0, "")
+
+    monkeypatch.setattr(fuzz, "supervise", lambda *args: {})  # (the other targets: not run here)
+    monkeypatch.setattr(fuzz.fz, "run_engine", run_engine)
+    assert fuzz.main(["--inputs", inputs, "--jobs", "1"]) == 0
+    assert sorted(played, reverse=True) == sessions
+    assert fuzz.session_repro(1, 1, 140) == "--replay engine:1:1:140"
+    assert fuzz.session_repro(1, 0, fuzz.ENGINE_SESSION) == "--replay engine:1:0"
+    played.clear()
+    assert fuzz.main(["--replay", "engine:1:1:140"]) == 0 and played == [140]
+    capsys.readouterr()
