@@ -722,3 +722,37 @@ def test_an_arena_stopped_by_ctrl_c_says_so_in_its_json():
     # a run that ends is not marked
     done = json.loads(run("arena", "greedy", "random", "--game", "scopa", "--deals", "2", "--json").stdout)
     assert "stopped" not in done and "deals_asked" not in done
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
+def test_a_batch_stopped_by_ctrl_c_says_what_it_wrote(tmp_path):
+    # an audit: Ctrl-C ended `scopa batch` with status 130 and not a word; it now says how many
+    # jobs of the run were done and written, and that the same command goes on from there
+    src, out = tmp_path / "deals.jsonl", tmp_path / "out.jsonl"
+    with open(src, "w") as f:
+        for i in range(40):
+            s = scopa.State.deal("scopone_scientifico", seed=i)
+            f.write(json.dumps({"id": i, "position": s.to_string()}) + "\n")
+    args = ["batch", "solve", str(src), "-o", str(out), "--time", "0.2", "--workers", "1", "--chunksize", "1"]
+    proc = stopping.popen([sys.executable, "-m", "scopa", *args], group=True)
+    try:
+        deadline = time.monotonic() + 300  # (a hang guard: two results take a second or so)
+        while proc.poll() is None and time.monotonic() < deadline:
+            if out.exists() and out.read_text().count("\n") >= 2:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        os.killpg(proc.pid, signal.SIGINT)  # (as a terminal sends it: to the group)
+        _, err = stopping.communicate(proc)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    written = out.read_text().count("\n")
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    said = f"stopped (Ctrl-C): {written} of 40 jobs done, written to {out}; run the same command again"
+    assert err == said + " to go on\n", err
+    again = run(*args[:-4], "--nodes", "1")  # (goes on: the jobs written are not done again)
+    assert again.returncode == 0 and f"{written} already in {out}" in again.stderr, again.stderr

@@ -491,21 +491,44 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
         src = "/dev/stdin"
         if not os.path.exists(src):
             raise OptionError("bad input '-': this system has no /dev/stdin to read standard input from")
-    with _progress(err, f"[bold]{args.kind}") as bar:
-        task = bar.add_task(args.kind, total=None)
-        written, skipped, bad = run_jsonl(
-            args.kind,
-            src,
-            args.output,
-            executor=executor,
-            workers=args.workers,
-            time_limit=args.time or None,
-            node_limit=args.nodes,
-            chunksize=args.chunksize,
-            bad_line=lambda n, why: print(f"{args.input}:{n}: skipped: {why}", file=sys.stderr),
-            started=lambda total: bar.update(task, total=total),
-            progress=lambda _: bar.advance(task),
-        )
+    todo: list[int] = []  # (the jobs to do, once the run has begun)
+    done = 0
+
+    def started(total: int) -> None:
+        todo.append(total)
+        bar.update(task, total=total)
+
+    def progress(_: Any) -> None:
+        nonlocal done
+        done += 1
+        bar.advance(task)
+
+    try:
+        with _progress(err, f"[bold]{args.kind}") as bar:
+            task = bar.add_task(args.kind, total=None)
+            written, skipped, bad = run_jsonl(
+                args.kind,
+                src,
+                args.output,
+                executor=executor,
+                workers=args.workers,
+                time_limit=args.time or None,
+                node_limit=args.nodes,
+                chunksize=args.chunksize,
+                bad_line=lambda n, why: print(f"{args.input}:{n}: skipped: {why}", file=sys.stderr),
+                started=started,
+                progress=progress,
+            )
+    except KeyboardInterrupt:  # (the results written stay: said, with how to go on, not silence)
+        if not todo:
+            print(f"stopped (Ctrl-C) before the run began: nothing written to {args.output}", file=sys.stderr)
+        else:
+            print(
+                f"stopped (Ctrl-C): {done} of {todo[0]} jobs done, written to {args.output};"
+                " run the same command again to go on",
+                file=sys.stderr,
+            )
+        return 130
     bad_lines = count(bad, "bad line")
     print(f"{written} done, {skipped} already in {args.output}, {bad_lines} skipped", file=sys.stderr)
     return 0
