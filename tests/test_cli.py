@@ -756,3 +756,35 @@ def test_a_batch_stopped_by_ctrl_c_says_what_it_wrote(tmp_path):
     assert err == said + " to go on\n", err
     again = run(*args[:-4], "--nodes", "1")  # (goes on: the jobs written are not done again)
     assert again.returncode == 0 and f"{written} already in {out}" in again.stderr, again.stderr
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
+def test_ctrl_c_always_says_what_it_stopped():
+    # an audit: `scopa solve --json` stopped by Ctrl-C said nothing on stderr (its JSON alone on
+    # stdout, "exact": false as after a time limit), and Ctrl-C before a command's own handling
+    # (here while solve reads its position; replay, deal, svg) ended it with 130 and not a word.
+    # Real SIGINTs: from the command line, and sent by the child to itself as it reads
+    full = scopa.State.deal("scopone_scientifico", seed=3).to_string()
+    proc = stopping.popen(
+        [sys.executable, "-m", "scopa", "solve", "--json", "--time", "0", "--tt", "1", full]
+    )
+    time.sleep(2.0)  # (in the search, or still starting: both say so)
+    proc.send_signal(signal.SIGINT)
+    out, err = stopping.communicate(proc)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    if out:  # (the search had begun)
+        assert json.loads(out)["exact"] is False
+        assert err == "stopped (Ctrl-C): the result printed is the best found by then\n", err
+    else:
+        assert err.startswith("stopped (Ctrl-C)"), err
+    code = (
+        "import os, signal, sys, scopa, scopa.__main__ as m\n"
+        "def of(text):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    signal.pause()\n"
+        "scopa.State.of = of\n"
+        f"sys.exit(m.main(['solve', {SMALL!r}]))\n"
+    )
+    proc = stopping.popen([sys.executable, "-c", code])
+    out, err = stopping.communicate(proc)
+    assert (proc.returncode, out, err) == (130, "", "stopped (Ctrl-C): scopa solve did not finish\n")

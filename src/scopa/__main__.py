@@ -216,6 +216,8 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
                 }
             )
         )
+        if interrupted:  # (the text says it in its result line; the JSON alone on stdout)
+            print("stopped (Ctrl-C): the result printed is the best found by then", file=sys.stderr)
         return 130 if interrupted else 0
     team = state.team_to_move
     game = str(state.rules.hand_rules())  # (the options too: the values are a variant's rules')
@@ -1144,6 +1146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         _drop_unwritten(real)  # (Ctrl-C for a server whose output's reader went: 130, not 120)
+        # (a command that has not said so itself: a line, not silence; a server has logged its
+        # shutdown, and Ctrl-C is how a game in the terminal is left)
+        if args.command not in ("serve", "play"):
+            print(f"stopped (Ctrl-C): scopa {args.command} did not finish", file=sys.stderr)
         return 130
 
 
