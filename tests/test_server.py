@@ -1293,3 +1293,45 @@ def test_an_address_with_a_newline_gets_the_same_404(server):
     assert refused.value.response.status_code == 404
     # (the path as it came: the URL Starlette builds of it drops the newline, '/wsx')
     assert refused.value.response.body == b"no WebSocket at '/ws\\nx': the protocol's WebSocket is /ws"
+
+
+def test_a_log_whose_reader_reads_nothing_does_not_hold_the_server_up():
+    # an audit of the server's lifecycle: a program that started `scopa serve`, read its
+    # listening line and read nothing more left the access log's pipe to fill; after about
+    # 1,100 requests every write of the log waited, and the event loop with it: the server
+    # answered no one, nor Ctrl-C or SIGTERM (SIGKILL only). A line with no room is dropped now,
+    # and counted in a line once the pipe has room again.
+    import http.client
+    import signal
+    import threading
+
+    cmd = [sys.executable, "-m", "scopa", "serve", "--port", "0"]  # (the log at info: a line a request)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert p.stdout is not None and p.stderr is not None
+        base = p.stdout.readline().decode().split("listening on ")[1].strip()
+        host, port = base.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)  # (a hang guard, not a timing)
+        for i in range(3000):  # (the pipe holds 64 KB: about 1,100 lines of the access log)
+            conn.request("POST", "/api", body=b'{"cmd": "ping", "id": %d}' % i)
+            assert json.loads(conn.getresponse().read()) == {"id": i, "pong": True}
+        drained: list[bytes] = []
+        reader = threading.Thread(target=lambda: drained.extend(iter(p.stdout.readline, b"")), daemon=True)
+        reader.start()
+        for _ in range(100):  # until the pipe has room again: the next line says what was dropped
+            conn.request("POST", "/api", body=b'{"cmd": "ping", "id": "last"}')
+            assert json.loads(conn.getresponse().read())["pong"] is True
+            if any(b"lines of the log dropped" in line for line in drained):
+                break
+            time.sleep(0.05)
+        conn.close()
+        p.send_signal(signal.SIGINT)
+        assert p.wait(60) == 130
+        reader.join(30)
+        said = [line for line in drained if b"lines of the log dropped" in line]
+        words = rb"scopa serve: \d+ lines of the log dropped: its reader did not read them"
+        assert said and re.match(words, said[0]), said
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()

@@ -31,8 +31,11 @@ import concurrent.futures
 import contextlib
 import ipaddress
 import logging
+import os
 import re
+import select
 import socket
+import stat
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -900,11 +903,70 @@ def _stopping_server(config: Any, searches: _Searches) -> Any:
 
 class _BestEffortHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """A log handler that drops a line it cannot write (its reader gone: the pipe of a program
-    that read the listening line and closed), not a traceback on standard error per request."""
+    that read the listening line and closed), not a traceback on standard error per request;
+    and one that never waits to write. To a pipe, a terminal or a socket a line is written only
+    as far as there is room for it now (:func:`_write_now`): the event loop writes most of the
+    log, and a pipe whose reader was alive but read nothing (a program that read the listening
+    line only) filled after about 1,100 requests, and the server then answered no one, nor
+    Ctrl-C or SIGTERM. The lines dropped so are counted and said in a line once there is room
+    again. A regular file is written as before (a write to it does not wait for a reader)."""
+
+    def __init__(self, stream: Any = None) -> None:
+        super().__init__(stream)
+        self.dropped = 0  # lines not written, the pipe full
+        self.cut = False  # a line was written in part: the next begins on a line of its own
+
+    def emit(self, record: logging.LogRecord) -> None:
+        fd = _waiting_fd(self.stream)
+        if fd is None:
+            super().emit(record)
+            return
+        try:
+            encoding = getattr(self.stream, "encoding", None) or "utf-8"
+            line = (self.format(record) + self.terminator).encode(encoding, "backslashreplace")
+            if self.dropped:
+                said = f"scopa serve: {self.dropped} lines of the log dropped: its reader did not read them\n"
+                line = said.encode("ascii") + line
+            if self.cut:
+                line = b"\n" + line
+            written = _write_now(fd, line)
+            if written == 0:
+                self.dropped += 1
+            else:
+                self.dropped, self.cut = 0, written < len(line)
+        except Exception:
+            self.handleError(record)
 
     def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - (logging's name)
         if not isinstance(sys.exc_info()[1], OSError):  # (a bug of a log call is still said)
             super().handleError(record)
+
+
+def _waiting_fd(stream: Any) -> int | None:
+    """The file descriptor of ``stream`` when a write to it may wait for a reader (a pipe, a
+    terminal, a socket) and ``poll`` can tell whether it has room; None otherwise (a regular
+    file, a stream without one, a system without ``poll``)."""
+    if not hasattr(select, "poll"):  # pragma: no cover - (Windows)
+        return None
+    try:
+        fd = stream.fileno()
+        return None if stat.S_ISREG(os.fstat(fd).st_mode) else int(fd)
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _write_now(fd: int, data: bytes) -> int:
+    """Write ``data`` to ``fd`` without waiting: in parts of at most ``select.PIPE_BUF`` bytes
+    (a pipe takes such a part whole once it has room), each only while ``fd`` has room for it;
+    how many bytes were written. An OSError when the reader has gone (EPIPE)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    done = 0
+    while done < len(data):
+        if not poller.poll(0):
+            break
+        done += os.write(fd, data[done : done + select.PIPE_BUF])
+    return done
 
 
 class _ClientNoise(logging.Filter):
