@@ -194,6 +194,65 @@ def test_a_burst_of_searches_counts_the_one_about_to_run_as_running(engine):
     assert e.close() == 0
 
 
+def test_a_search_sent_right_behind_the_stop_of_a_full_queue_is_taken(engine):
+    # an audit of the engine's lifecycle: the searches a stop reached kept their places until the
+    # worker had answered them, so a search sent right behind the stop of a full queue (a
+    # client's "stop, then go") was refused, Busy, "16 searches already wait" (5 runs in 5)
+    e = engine("--max-time", "60")
+    assert e.proc.stdin is not None
+    e.send({"cmd": "solve", "id": 0, "position": FULL, "time_ms": 60000, "progress": True})
+    assert e.next()["info"]["depth"] == 1  # it runs: the next 16 wait
+    ask = [{"cmd": "solve", "id": i, "position": FULL, "time_ms": 60000} for i in range(1, 17)]
+    ask += [{"cmd": "stop", "id": "s"}, {"cmd": "solve", "id": "go", "position": SMALL}]
+    e.proc.stdin.write(b"".join(json.dumps(x).encode() + b"\n" for x in ask))  # (in one write)
+    e.proc.stdin.flush()
+    assert e.reply_to("s")["stopped"] == 17
+    go = e.reply_to("go")
+    assert "error" not in go and go["exact"] is True and go["value"] == 4, go
+    for i in range(17):
+        assert e.reply_to(i)["exact"] is False, i
+    assert e.close() == 0
+
+
+def test_the_searches_a_stop_reached_are_bounded_apart():
+    # (the searches a stop reached no longer count among the 16 that may wait, but they hold
+    # their requests until the worker comes to them: at most 32 are still to be answered)
+    from scopa.engine import _Session
+
+    release = threading.Event()
+
+    class Stuck(Protocol):  # a worker held up, as by a reply its reader does not read
+        def execute(self, req: Any, stop: Any = None, info: Any = None) -> Any:
+            release.wait(60)  # (a hang guard)
+            return super().execute(req, stop, info)
+
+    out = io.StringIO()
+    session = _Session(Stuck(), out, 16)
+    ask = Protocol().parse
+    for i in range(17):
+        session.submit(ask({"cmd": "solve", "id": i, "position": SMALL}))
+    for _ in range(600):  # until the worker has taken the first (a hang guard)
+        if session.running is not None:
+            break
+        time.sleep(0.05)
+    assert session.stop(None) == 17
+    for i in range(100, 116):  # 16 stopped do not wait: 16 more may
+        session.submit(ask({"cmd": "solve", "id": i, "position": SMALL}))
+    session.submit(ask({"cmd": "solve", "id": "waits", "position": SMALL}))  # one too many waiting
+    assert session.stop(None) == 16
+    session.submit(ask({"cmd": "solve", "id": "held", "position": SMALL}))  # 32 stopped: one too many
+    release.set()
+    session.close()
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert sorted(map(str, (r["id"] for r in replies))) == sorted(
+        map(str, [*range(17), *range(100, 116), "waits", "held"])
+    )
+    busy = {r["id"]: r["error"]["message"] for r in replies if "error" in r}
+    assert busy.keys() == {"waits", "held"}, busy
+    assert busy["waits"].startswith("16 searches already wait (at most 16)")
+    assert busy["held"].startswith("32 searches stopped or waiting are still to be answered (at most 32)")
+
+
 @pytest.mark.parametrize("closed", ["stdin", "stdout"])
 def test_an_engine_started_with_a_closed_stream_ends_cleanly(closed):
     # Found by an audit: sys.stdin or sys.stdout is None then, and the engine crashed

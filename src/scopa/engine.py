@@ -5,8 +5,9 @@ The engine keeps reading while it thinks: searches (``solve``, ``analyze``, ``be
 ``evaluate``, ``review``) run one at a time in a worker thread, in the order they came, and
 every other request (``hello``, ``ping``, ``legal``, ``play``, ``stop`` ...) is answered at
 once, so a reply may overtake an earlier search's. ``stop`` ends the running search and the queued ones, each
-answering with what it has. At most ``queue_size`` searches may wait; one more is refused
-with a ``Busy`` error.
+answering with what it has. At most ``queue_size`` searches may wait (a search ``stop``
+reached does not: it is answered as soon as the worker comes to it); one more is refused with
+a ``Busy`` error.
 
 >>> e = Engine()
 >>> e.handle('{"cmd": "legal", "id": 1, "position": "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"}')
@@ -26,6 +27,7 @@ import sys
 import threading
 import time
 from collections import deque
+from itertools import islice
 from typing import IO, Any
 
 from scopa import jsonio
@@ -121,9 +123,14 @@ class _Session:
 
     def submit(self, req: Request) -> None:
         with self.cond:  # (never write while holding cond: write may take it to stop searches)
-            # (the head of the queue of an idle worker is about to run: it does not wait)
-            waiting = len(self.queue) - (1 if self.running is None and self.queue else 0)
-            full = waiting >= self.queue_size
+            # (the head of the queue of an idle worker is about to run: it does not wait; nor does
+            # a search a stop reached, answered as soon as the worker comes to it: an audit found
+            # a search sent right behind the stop of a full queue refused, Busy, "16 searches
+            # already wait"; the stopped ones are bounded apart, as many again)
+            ahead = islice(self.queue, 0 if self.running is not None else 1, None)
+            waiting = sum(1 for _, f in ahead if not f.is_set())
+            held = len(self.queue) >= 2 * self.queue_size
+            full = waiting >= self.queue_size or held
             if not full:
                 flag = StopFlag()
                 if self.broken:  # the reader went away while this request was read: stopped at once
@@ -131,7 +138,13 @@ class _Session:
                 self.queue.append((req, flag))
                 self.cond.notify()
         if full:
-            busy = f"{self.queue_size} searches already wait (at most {self.queue_size}): send it again later"
+            if waiting >= self.queue_size:
+                busy = f"{waiting} searches already wait (at most {self.queue_size}): send it again later"
+            else:
+                busy = (
+                    f"{len(self.queue)} searches stopped or waiting are still to be answered (at most "
+                    f"{2 * self.queue_size}): send it again later"
+                )
             self.write(error_reply(req.id, "Busy", busy))
 
     def stop(self, search_id: Any) -> int:
