@@ -1335,3 +1335,32 @@ def test_a_log_whose_reader_reads_nothing_does_not_hold_the_server_up():
         if p.poll() is None:
             p.kill()
         p.wait()
+
+
+def test_other_loggers_warnings_do_not_wait_for_a_log_nobody_reads_either():
+    # the same audit: asyncio logs "socket.send() raised exception." for each write to a client
+    # gone (5 of 900 clients that aborted in the middle of their searches), and with no handler
+    # of the root logger that line went to logging's last resort, a write to standard error that
+    # waits for room: on a pipe nobody read, the event loop waited with it
+    code = """if True:
+        import fcntl, logging, logging.config, os, sys, threading
+        from scopa.server import _log_config
+        r, w = os.pipe()
+        fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK)
+        try:
+            while True:
+                os.write(w, b"x" * 4096)  # a pipe its reader does not read: full
+        except BlockingIOError:
+            pass
+        fcntl.fcntl(w, fcntl.F_SETFL, 0)
+        sys.stderr = os.fdopen(w, "w")
+        logging.config.dictConfig(_log_config(logging.INFO))
+        said = ("socket.send() raised exception.",)
+        t = threading.Thread(target=logging.getLogger("asyncio").warning, args=said, daemon=True)
+        t.start()
+        t.join(30)  # (a hang guard)
+        print("waited" if t.is_alive() else "went on", flush=True)
+        os._exit(0)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "went on", out.stdout + out.stderr

@@ -991,7 +991,7 @@ class _ClientNoise(logging.Filter):
 def _log_config(level: int) -> dict[str, Any]:
     """uvicorn's logging, its handlers best effort, with scopa's own log (``scopa.server``:
     the requests refused, the WebSockets opened and closed) at the same level and in the same
-    form."""
+    form, and every other logger's warnings (asyncio's) through the same best-effort handler."""
     import copy
 
     import uvicorn.config
@@ -1002,4 +1002,8 @@ def _log_config(level: int) -> dict[str, Any]:
     out.setdefault("filters", {})["client_noise"] = {"()": f"{__name__}._ClientNoise"}
     out["loggers"].setdefault("uvicorn.error", {})["filters"] = ["client_noise"]
     out["loggers"]["scopa"] = {"handlers": ["default"], "level": level, "propagate": False}
+    # every other logger too (asyncio's "socket.send() raised exception.", a line per write to a
+    # client gone): without a handler of the root's it went to logging's last resort, a write to
+    # standard error that waits for room, and so held the event loop up on a pipe nobody read
+    out["root"] = {"handlers": ["default"], "level": max(level, logging.WARNING)}
     return out
