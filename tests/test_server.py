@@ -1364,3 +1364,46 @@ def test_other_loggers_warnings_do_not_wait_for_a_log_nobody_reads_either():
     """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "went on", out.stdout + out.stderr
+
+
+def test_clients_beyond_the_file_descriptors_make_one_line_a_second_not_millions(tmp_path):
+    # an audit of the server under load: more clients than `ulimit -n` (the server does not bound
+    # them) made asyncio log "socket.accept() out of system resource" with its traceback up to
+    # 2,048 times a turn of its loop, each failure scheduling one more retry: 2.5 million lines
+    # in 10 s, and growing, the CPU busy with them. Now one a second, and it serves again once
+    # descriptors are free.
+    import signal
+    import socket
+
+    resource = pytest.importorskip("resource")
+
+    def few_descriptors() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    log = tmp_path / "serve.log"
+    with open(log, "w") as err:
+        cmd = [sys.executable, "-m", "scopa", "serve", "--port", "0", "--log-level", "warning"]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, preexec_fn=few_descriptors)
+    try:
+        assert p.stdout is not None
+        base = p.stdout.readline().split("listening on ")[1].strip()
+        port = int(base.rsplit(":", 1)[1])
+        clients = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(100)]
+        time.sleep(2)  # (a failed accept is retried after a second)
+        failures = log.read_text().count("socket.accept() out of system resource")
+        assert 1 <= failures < 100, failures  # (2,048 at the first failure)
+        for c in clients:
+            c.close()
+        for _ in range(200):  # it serves again (a hang guard)
+            with contextlib.suppress(OSError):
+                assert urllib.request.urlopen(base + "/health", timeout=30).status == 200
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the server did not serve again")
+        p.send_signal(signal.SIGINT)
+        assert p.wait(60) == 130
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import errno
 import ipaddress
 import logging
 import os
@@ -38,6 +39,7 @@ import socket
 import stat
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -864,7 +866,7 @@ def _listen(host: str, port: int) -> socket.socket:
     # (IPPROTO_TCP named: asyncio turns Nagle's algorithm off only on sockets whose proto says
     # TCP; with it on, every reply after the first on a kept-alive connection waited about
     # 40 ms for the client's delayed acknowledgement)
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock = _ListeningSocket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
@@ -873,6 +875,37 @@ def _listen(host: str, port: int) -> socket.socket:
         sock.close()
         raise OptionError(f"cannot listen on {host!r} port {port}: {exc.strerror or exc}") from None
     return sock
+
+
+#: After an accept that failed for want of file descriptors (or memory), how long the listening
+#: socket says it has no connection waiting, seconds: less than asyncio's own pause before it
+#: tries again (a second), more than the rest of the loop that met the failure takes.
+ACCEPT_PAUSE = 0.1
+
+#: The errors of an accept that asyncio takes for the system out of resources.
+_OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+
+
+class _ListeningSocket(socket.socket):
+    """The server's listening socket, whose ``accept`` fails once per lack of file descriptors.
+    asyncio (3.11 to 3.14: CPython issue 151615) goes on accepting after an accept failed for
+    want of them, up to the backlog (2,048) times a turn of its loop, and logs each failure with
+    its traceback and schedules a retry of its own for each: with the descriptors used up (more
+    clients than ``ulimit -n``: the server does not bound them) the log took 2.5 million lines in
+    10 s, and grew. Here, for :data:`ACCEPT_PAUSE` seconds after such a failure, an accept finds
+    no connection waiting, which ends asyncio's loop: one line and one retry a second."""
+
+    paused_until = 0.0
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        if time.monotonic() < self.paused_until:
+            raise BlockingIOError(errno.EAGAIN, "accepting again shortly: out of file descriptors")
+        try:
+            return super().accept()
+        except OSError as exc:
+            if exc.errno in _OUT_OF_RESOURCES:
+                self.paused_until = time.monotonic() + ACCEPT_PAUSE
+            raise
 
 
 def _stopping_server(config: Any, searches: _Searches) -> Any:
