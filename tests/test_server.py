@@ -756,6 +756,33 @@ def test_a_search_stopped_while_it_waits_is_answered_at_once(server):
         assert {ws_recv(a)["id"], ws_recv(a)["id"]} == {"long", "s"}
 
 
+def test_a_search_sent_right_behind_a_stop_takes_a_place_the_stop_gave_back(server):
+    # an audit of the lifecycle: the places of the searches a stop reached while they waited
+    # were given back at the next look of each (50 ms later), so a search sent right behind the
+    # stop, with the queue full, was refused (Busy), as the stdio engine's was
+    s = server("--workers", "1", "--max-queued", "3", "--max-time", "0")  # (searches end when stopped)
+    with connect(s.ws_url) as a, connect(s.ws_url) as b:
+        b.send(json.dumps({"cmd": "solve", "id": "long", "position": FULL}))
+        wait_running(s, 1)
+        b.send(json.dumps({"cmd": "solve", "id": "waits", "position": FULL}))
+        for i in range(2):
+            a.send(json.dumps({"cmd": "solve", "id": i, "position": FULL}))
+        deadline = time.monotonic() + 10  # (a hang guard)
+        while s.get("/health")[2]["searches_waiting"] != 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert s.get("/health")[2]["searches_waiting"] == 3  # the queue is full
+        a.send(json.dumps({"cmd": "stop", "id": "s"}))
+        a.send(json.dumps({"cmd": "solve", "id": "go", "position": FULL}))
+        replies = {r["id"]: r for r in (ws_recv(a), ws_recv(a), ws_recv(a))}
+        assert replies["s"]["stopped"] == 2 and {0, 1} <= replies.keys(), replies
+        assert "go" not in replies, replies["go"]  # (not Busy: it waits its turn)
+        a.send(json.dumps({"cmd": "stop", "id": "s2"}))
+        replies = {r["id"]: r for r in (ws_recv(a), ws_recv(a))}
+        assert replies["s2"]["stopped"] == 1 and replies["go"]["exact"] is False, replies
+        b.send(json.dumps({"cmd": "stop", "id": "s"}))
+        assert {ws_recv(b)["id"] for _ in range(3)} == {"long", "waits", "s"}
+
+
 def test_free_workers_take_searches_without_a_queue(server):
     # Found by an audit: with 2 idle workers and --max-queued 1, a second search sent at once
     # was Busy ("1 searches already wait"): a search about to start counted as waiting

@@ -249,7 +249,7 @@ class _Searches:
 
     def release(self, slot: _Slot) -> bool:
         """Give up a reservation whose search no worker has taken (a no-op once one has);
-        whether it was given up now."""
+        whether it is given up (now or before)."""
         with self.lock:
             if slot.state == "waiting":
                 slot.state = "released"
@@ -257,8 +257,7 @@ class _Searches:
                 if slot.queued:
                     slot.dead = True
                     self.dead += 1
-                return True
-            return False
+            return slot.state == "released"
 
     def _run(self, req: Request, flag: StopFlag, slot: _Slot, info: Info | None) -> dict[str, Any] | None:
         with self.lock:
@@ -285,20 +284,26 @@ class _Searches:
         loop = asyncio.get_running_loop()
         with self.lock:
             self._active[id(flag)] = (req, flag)
-            slot.queued = True
         if self.closing:
             flag.set()
         try:
-            future = loop.run_in_executor(self.pool, self._run, req, flag, slot, info)
-            while True:
-                done, _ = await asyncio.wait([future], timeout=_WAIT_POLL)
-                if done:
-                    return future.result()
-                if flag.is_set() and self.release(slot):
-                    # stopped before a worker took it: answered now, with what a search
-                    # stopped at once has (not in the pool, whose workers are all busy)
-                    answer = self.protocol.execute
-                    return await loop.run_in_executor(self.stopped_pool, answer, req, flag, info)
+            if not (flag.is_set() and self.release(slot)):  # (stopped already: not queued at all)
+                with self.lock:
+                    slot.queued = True
+                future = loop.run_in_executor(self.pool, self._run, req, flag, slot, info)
+                while True:
+                    done, _ = await asyncio.wait([future], timeout=_WAIT_POLL)
+                    if done:
+                        result = future.result()
+                        if result is not None:
+                            return result
+                        break  # (given up before the worker came to it: a stop released it)
+                    if flag.is_set() and self.release(slot):
+                        break
+            # stopped before a worker took it: answered now, with what a search stopped at
+            # once has (not in the pool, whose workers are all busy)
+            answer = self.protocol.execute
+            return await loop.run_in_executor(self.stopped_pool, answer, req, flag, info)
         except asyncio.CancelledError:
             flag.set()
             raise
@@ -628,6 +633,9 @@ def create_app(config: ServerConfig | None = None) -> Any:
                     break
                 if req.cmd == "stop":
                     n = stop_searches([(r, f) for r, f, _ in mine.values()], req.args.get("search"))
+                    for _, halted, held in list(mine.values()):  # (their places given back now:
+                        if halted.is_set():  # a search sent right behind the stop of a full queue
+                            searches.release(held)  # was Busy, the places given back 50 ms later)
                     await send({"id": req.id, "stopped": n})
                     continue
                 live = sum(1 for t in tasks if not t.done())
