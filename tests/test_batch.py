@@ -749,6 +749,57 @@ def test_a_chunk_dask_loses_with_its_worker_runs_again(tmp_path, monkeypatch):
         list(map_chunks(abs, [-1], executor=ex, chunksize=1))
 
 
+def _in_a_thread(run: Any, guard: float = 300) -> list[Any]:
+    """``run()``'s outcome, run in a thread so that a hang fails the test after ``guard`` seconds
+    (a generous bound, not a timing) instead of stalling the suite: [result] or [exception]."""
+    out: list[Any] = []
+
+    def target() -> None:
+        try:
+            out.append(run())
+        except BaseException as exc:
+            out.append(exc)
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(guard)
+    assert not t.is_alive(), f"the run hung: no outcome in {guard} s"
+    return out
+
+
+def test_a_chunk_whose_result_cannot_be_fetched_from_dask_does_not_hang(cluster, monkeypatch):
+    # Dask's concurrent.futures wrapper settles a future once, from a coroutine of the client:
+    # when fetching a finished chunk's result raised there (a connection timing out, as on a
+    # loaded machine), the coroutine ended with the error (logged by tornado) and the chunk's
+    # future stayed pending for ever, so the run waited for ever. The run now fetches the results
+    # itself: a failed fetch is tried again, and one failing every time is a BatchError.
+    fetches = 0
+    gather = cluster.scheduler.gather
+
+    async def flaky(**kwargs: Any) -> Any:
+        nonlocal fetches
+        fetches += 1
+        if fetches == 1:
+            raise OSError("Timed out trying to connect (injected)")
+        return await gather(**kwargs)
+
+    monkeypatch.setattr(cluster.scheduler, "gather", flaky)
+    items = list(range(12))
+    [got] = _in_a_thread(lambda: sorted(map_chunks(abs, items, executor=cluster.get_executor(), chunksize=2)))
+    assert got == items and fetches > 1
+
+    async def broken(**kwargs: Any) -> Any:
+        raise OSError("Timed out trying to connect (injected)")
+
+    monkeypatch.setattr(cluster.scheduler, "gather", broken)
+    [err] = _in_a_thread(lambda: list(solve_many([("a", EASY)], executor=cluster.get_executor())))
+    assert isinstance(err, BatchError), err
+    assert str(err).startswith(
+        "the results of the chunk of items ['a'] could not be fetched from the Dask cluster (3 tries,"
+    ), err
+    assert "OSError: Timed out trying to connect (injected)" in str(err)
+
+
 def test_a_chunk_dask_gives_up_on_or_a_cancelled_chunk_is_a_batch_error(cluster):
     # Found by an audit: Dask's KilledWorker (a chunk whose workers kept dying) and the
     # CancelledError of a client that lost its scheduler ended a run with a traceback

@@ -213,6 +213,97 @@ class _DaskExecutor(Executor):
         self.client.close()
 
 
+def _client_executor(ex: Executor) -> Any:
+    """The Dask ``ClientExecutor`` of ``ex`` (a client's ``get_executor()``, or the executor made
+    from ``"dask://HOST:PORT"``), whose chunks the run submits through its client; None for
+    another executor."""
+    inner = ex.inner if isinstance(ex, _DaskExecutor) else ex
+    cls = type(inner)
+    if (
+        cls.__name__ == "ClientExecutor"
+        and cls.__module__.split(".")[0] == "distributed"
+        and hasattr(inner, "_client")
+        and hasattr(inner, "_futures")  # (another version's: its own submit, as any executor's)
+    ):
+        return inner
+    return None
+
+
+#: Seconds a finished chunk's results are fetched from a Dask cluster before the fetch is given
+#: up and tried again (a fetch that fails :data:`MAX_LOST` times is a :class:`BatchError`).
+FETCH_TIMEOUT = 60.0
+
+
+class _FetchFailed(Exception):
+    """The results of a chunk that finished on a Dask cluster could not be fetched."""
+
+
+class _DaskChunk(Future[Any]):
+    """A chunk submitted to a Dask cluster through its client, settled by the run itself from
+    the Dask future (:meth:`settle`). Dask's own ``concurrent.futures`` wrapper
+    (``distributed.cfexecutor``) settles its future once, from a coroutine of the client; when
+    fetching the result fails there (a connection that times out or closes, a worker lost while
+    its result is gathered), the coroutine ends with the error and the future stays pending for
+    ever: the run waited for ever for a chunk that had finished."""
+
+    def __init__(self, dask_future: Any) -> None:
+        super().__init__()
+        self.dask = dask_future
+        self.fetch_errors = 0
+        self.retry_at = 0.0
+        self.add_done_callback(_cancel_on_cluster)
+
+    def settle(self) -> bool:
+        """Settles this future from its Dask future if that one is done (a result fetched, an
+        error, a cancel); True once settled. A fetch that fails is tried again (False), and
+        after :data:`MAX_LOST` failures settles it with :class:`_FetchFailed`."""
+        if self.done():
+            return True
+        d = self.dask
+        if not d.done() or time.monotonic() < self.retry_at:
+            return False  # (pending, running, or lost with its worker: Dask runs it again)
+        if d.status == "finished":
+            try:
+                value = d.result(timeout=FETCH_TIMEOUT)
+            except Exception as exc:
+                if d.status == "finished":  # (else it was lost, or erred, while fetched)
+                    self.fetch_errors += 1
+                    if self.fetch_errors >= MAX_LOST:
+                        self.set_exception(_FetchFailed(f"{type(exc).__name__}: {exc}"))
+                        return True
+                    self.retry_at = time.monotonic() + CANCEL_POLL
+                return False
+            self.set_result(value)
+        elif d.status == "error":
+            error = d.exception()
+            self.set_exception(error.with_traceback(d.traceback()))
+        elif d.status == "cancelled":
+            self.cancel()
+        else:
+            return False
+        return True
+
+
+def _cancel_on_cluster(f: Future[Any]) -> None:
+    """A chunk's Dask task is cancelled with its future (a run left early, Ctrl-C)."""
+    d = getattr(f, "dask", None)
+    if f.cancelled() and d is not None and d.status in ("pending", "lost"):
+        d.cancel()
+
+
+def _dask_submit(cfex: Any, fn: Callable[..., Any], *args: Any) -> _DaskChunk:
+    """``cfex.submit(fn, *args)`` for the ClientExecutor ``cfex``, as a :class:`_DaskChunk`: a
+    task of a key of its own (``pure=False``: a chunk run again is run again, not found under
+    the key of the run that was lost; the executor's own ``pure=`` wins), that the executor's
+    shutdown waits for or cancels as its own."""
+    if getattr(cfex, "_shutdown", False):
+        raise RuntimeError("cannot schedule new futures after shutdown")
+    options = {"pure": False, **getattr(cfex, "_kwargs", {})}
+    d = cfex._client.submit(fn, *args, **options)
+    cfex._futures.add(d)
+    return _DaskChunk(d)
+
+
 def _shutdown(ex: Executor, early: bool) -> None:
     """Shut down an executor this module made. A run read to its end joins its workers; one
     left early (closed, failed or interrupted) cancels what waits and stops a local pool's
@@ -263,6 +354,9 @@ def _first_done(pending: Iterable[Future[Any]]) -> Future[Any]:
     down with ``cancel_futures`` cancels its waiting futures without waking their waiters, so
     ``as_completed`` would wait for them for ever."""
     futures = list(pending)
+    chunks = [f for f in futures if isinstance(f, _DaskChunk)]
+    if chunks:
+        return _first_done_on_dask(chunks)
     while True:
         done, _ = wait(futures, timeout=CANCEL_POLL, return_when=FIRST_COMPLETED)
         if done:
@@ -270,6 +364,27 @@ def _first_done(pending: Iterable[Future[Any]]) -> Future[Any]:
         for f in futures:
             if f.cancelled():
                 return f
+
+
+def _first_done_on_dask(chunks: list[_DaskChunk]) -> _DaskChunk:
+    """A chunk of ``chunks`` (on a Dask cluster) settled: waits on their Dask futures."""
+    from distributed import wait as dask_wait
+
+    while True:
+        for f in chunks:
+            if f.settle():
+                return f
+        waiting = [f.dask for f in chunks if not f.dask.done()]
+        if not waiting:  # (every finished one's fetch failed: tried again after a pause)
+            time.sleep(CANCEL_POLL)
+            continue
+        try:
+            dask_wait(waiting, timeout=CANCEL_POLL, return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
+        except TimeoutError:
+            pass
+        except CancelledError:  # (its FuturesCancelledError: the cancelled chunk is settled next)
+            if not any(f.cancelled() for f in waiting):
+                raise
 
 
 def _run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
@@ -315,7 +430,9 @@ def map_chunks(
     worker died each time: a crash in native code, ``os._exit``, the out-of-memory killer)
     instead of breaking the pool forever. A Dask cluster reruns the chunks of a lost worker
     itself; a chunk it gives up on (its KilledWorker), or one the executor cancels (a client
-    that lost its scheduler, a pool shut down under the run), raises BatchError."""
+    that lost its scheduler, a pool shut down under the run), raises BatchError. On Dask the run
+    fetches each chunk's results itself, trying a failed fetch again (:data:`FETCH_TIMEOUT`
+    seconds a try at most): one that fails :data:`MAX_LOST` times raises BatchError."""
     if not callable(fn):
         raise BatchError(f"bad fn {show(fn)}: expected a function of one item")
     size = _count(chunksize, "chunksize") or 1
@@ -364,6 +481,7 @@ def _run(
     held: list[tuple[list[Any], int]] = []  # chunks a broken pool refused: for the next pool
     ready: list[Any] = []  # results not yet yielded
     idle_breaks = 0  # pools found broken with nothing running in them, one after another
+    on_dask = _client_executor(ex)  # (its chunks go through its client: see _DaskChunk)
 
     def shown(chunk: list[Any]) -> list[Any]:
         """What an error message shows of a chunk's items (their ids)."""
@@ -374,7 +492,10 @@ def _run(
             held.append((chunk, lost))
             return
         try:
-            pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
+            if on_dask is not None:
+                pending[_dask_submit(on_dask, _run_chunk, fn, chunk)] = (chunk, lost)
+            else:
+                pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
         except BrokenProcessPool:  # (a worker died since the last look: its chunk's future says
             if not owned or not isinstance(ex, ProcessPoolExecutor):  # which, in step)
                 raise
@@ -431,6 +552,14 @@ def _run(
                 ) from None
             submit(chunk, lost + 1)  # (Dask has replaced the worker: the chunk runs again there)
             return
+        except _FetchFailed as exc:
+            names = shown(chunk)
+            raise BatchError(
+                f"the results of the chunk of items {show(names)} could not be fetched from the Dask"
+                f" cluster ({MAX_LOST} tries, {FETCH_TIMEOUT:g} s each at most; the last: {exc}):"
+                " expected a scheduler and workers that answer; the results finished so far were"
+                " handed over (scopa batch: rerun to resume)"
+            ) from None
         except CancelledError:
             raise BatchError(
                 "a chunk was cancelled by its executor (a Dask client that lost its scheduler, or an"
