@@ -51,13 +51,67 @@ class CapturesFirst:
         return min(moves, key=lambda m: m.card.value)
 
 
+#: Seconds a test on a Dask cluster may take before it is failed as hung (they take seconds; one
+#: hung for 19 minutes on a loaded machine, until interrupted): a generous bound, not a timing.
+HANG_GUARD = float(os.environ.get("SCOPA_TEST_HANG_GUARD", "300"))
+
+
+@pytest.fixture
+def hang_guard() -> Iterator[None]:
+    """Fails the test, with every thread's stack on standard error, if it runs longer than
+    HANG_GUARD seconds (SIGALRM interrupts the wait of the main thread; where there is no
+    SIGALRM, or off the main thread, faulthandler_timeout's stacks and .ci/test's deadline remain)."""
+    import faulthandler
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def hung(signum: int, frame: Any) -> None:
+        faulthandler.dump_traceback(all_threads=True)
+        pytest.fail(f"hung: the test ran more than {HANG_GUARD:g} s (its threads' stacks are above)")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, HANG_GUARD)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _local_cluster() -> Any:
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+
+
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+def shared_cluster() -> Iterator[Any]:
+    c = _local_cluster()
     client = distributed.Client(c)
     yield client
     client.close()
     c.close()
+
+
+@pytest.fixture
+def cluster(shared_cluster: Any, hang_guard: None) -> Any:
+    """The module's cluster (2 workers; a test that kills a worker takes a cluster of its own,
+    fresh_cluster), for a test that fails as hung after HANG_GUARD seconds."""
+    shared_cluster.wait_for_workers(2, timeout=120)
+    return shared_cluster
+
+
+@pytest.fixture
+def fresh_cluster(hang_guard: None) -> Iterator[Any]:
+    """A cluster of the test's own, for a test that kills its workers (so that a worker killed,
+    and the nanny restarting it on a loaded machine, cannot stall the tests that follow)."""
+    c = _local_cluster()
+    client = distributed.Client(c)
+    try:
+        yield client
+    finally:
+        client.close()
+        c.close()
 
 
 def test_same_values_on_a_local_pool_and_in_one_process():
@@ -153,14 +207,16 @@ def test_batch_on_a_dask_cluster(cluster):
     assert via_url == {i: here[i] for i, _ in items[:20]}
 
 
-def test_a_killed_dask_worker_loses_nothing(cluster):
+def test_a_killed_dask_worker_loses_nothing(fresh_cluster):
     # A worker is killed (its process, by pid) once the first result is in, so mid-run
-    # whatever the machine's speed (a timer could fire after the run, in the next test).
+    # whatever the machine's speed (a timer could fire after the run, in the next test). On a
+    # cluster of its own: the test that ran next on a shared one hung once for 19 minutes, on a
+    # loaded machine.
     items = endgames(120, 3 if not TWIN_RUN else 2, seed=2)
-    pids = list(cluster.run(os.getpid).values())
+    pids = list(fresh_cluster.run(os.getpid).values())
     got: list[Any] = []
     after_kill = 0
-    for r in solve_many(items, executor=cluster.get_executor(), chunksize=2):
+    for r in solve_many(items, executor=fresh_cluster.get_executor(), chunksize=2):
         if not got:
             os.kill(pids[0], signal.SIGKILL)
         else:
@@ -168,14 +224,31 @@ def test_a_killed_dask_worker_loses_nothing(cluster):
         got.append(r["id"])
     assert sorted(got) == list(range(120)), "every result arrives exactly once"
     assert after_kill > 0
-    # the nanny starts a new worker: wait for it, so that the next test has the whole cluster
-    deadline = time.monotonic() + 60
-    while True:
-        now = list(cluster.run(os.getpid).values())
-        if len(now) == 2 and pids[0] not in now:
-            break
-        assert time.monotonic() < deadline, f"the killed worker was not replaced: {now}"
-        time.sleep(0.2)
+
+
+def test_a_hung_dask_test_fails_with_its_stacks(tmp_path):
+    # A test on the cluster that hangs fails after HANG_GUARD seconds (here 10) with a message
+    # and every thread's stack, instead of running the suite to .ci/test's deadline (it ran 19
+    # minutes once, until interrupted). The hung test runs in a pytest of its own, with this
+    # module's fixtures (-p test_batch).
+    (tmp_path / "test_hangs.py").write_text(
+        "import threading\n\n\ndef test_hangs(cluster):\n    threading.Event().wait()\n"
+    )
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, "SCOPA_TEST_HANG_GUARD": "10", "PYTHONPATH": os.pathsep.join(
+        [here, *filter(None, [os.environ.get("PYTHONPATH")])]
+    )}  # fmt: skip
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+             "-p", "test_batch", "--rootdir", str(tmp_path), str(tmp_path / "test_hangs.py")],
+            capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError("the hung test was not failed by the guard") from exc
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Failed: hung: the test ran more than 10 s" in done.stdout, done.stdout
+    assert "in test_hangs" in done.stdout + done.stderr  # (its stack)
 
 
 def test_arena_of_a_users_player_on_the_cluster(cluster):
