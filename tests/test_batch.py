@@ -226,6 +226,30 @@ def test_a_killed_dask_worker_loses_nothing(fresh_cluster):
     assert after_kill > 0
 
 
+def _busy_threads(dask_worker: Any) -> int:
+    return len(dask_worker.active_threads)
+
+
+def test_a_run_left_early_stops_its_chunks_running_on_dask(fresh_cluster):
+    # Ctrl-C (here: the run's results no longer asked for) cancelled the chunks waiting, but
+    # those running went on to their end on their workers: Dask cannot stop a running task (two
+    # full Scopone deals at time_limit=3600 held both workers for an hour). The run's bounded
+    # jobs now hold its stop flag on the workers too, and the run sets it there when it ends
+    # early. On a cluster of its own: on the old code its workers stayed busy.
+    deals = [(i, scopa.State.deal("scopone_scientifico", seed=i).to_string()) for i in range(4)]
+    ex = fresh_cluster.get_executor()
+    run = solve_many([("easy", EASY), *deals], time_limit=3600, executor=ex, chunksize=1)
+    assert next(run)["id"] == "easy"
+    busy = fresh_cluster.run(_busy_threads)
+    assert sum(busy.values()) >= 1, busy  # (a deal is running)
+    run.close()
+    deadline = time.monotonic() + 120  # (a hang guard: the solves stop within milliseconds)
+    while sum(busy.values()):
+        assert time.monotonic() < deadline, f"the chunks running went on after the run ended: {busy}"
+        time.sleep(0.2)
+        busy = fresh_cluster.run(_busy_threads)
+
+
 def test_a_hung_dask_test_fails_with_its_stacks(tmp_path):
     # A test on the cluster that hangs fails after HANG_GUARD seconds (here 10) with a message
     # and every thread's stack, instead of running the suite to .ci/test's deadline (it ran 19

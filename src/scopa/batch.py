@@ -23,6 +23,7 @@ import signal
 import stat
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import (
@@ -391,6 +392,78 @@ def _run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
     return [fn(item) for item in chunk]
 
 
+#: On a Dask worker: the stop flags of the jobs running there, by the id of their run; and the
+#: runs stopped lately (a chunk that starts after its run was stopped stops at once).
+_dask_stops: dict[str, list[StopFlag]] = {}
+_dask_stopped: deque[str] = deque(maxlen=1000)
+_dask_lock = threading.Lock()
+
+
+def _run_chunk_on_dask(run: str, fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
+    """:func:`_run_chunk` on a Dask worker for the run ``run``: the stop flag of each bounded
+    job of :func:`solve_many`, :func:`analyze_many`, :func:`review_many` and :func:`run_jsonl`
+    (its options' ``"stop"``; a review, or a time or node limit) is made this process's
+    (:func:`_stop`: a job in a worker's thread takes it) and registered under ``run``, so that
+    the run, ended early (Ctrl-C, an error), sets it (:func:`_stop_run`) and the job stops: Dask
+    cannot stop a running task, which ran to its end (a chunk of 8 solves at 30 s: 4 minutes).
+    A job with no limit is left without the flag, which would cost its search (a solve bounded
+    by a flag alone is anytime, about twice as slow: docs/solver.md): it runs to its end."""
+    pid = os.getpid()
+    mine: dict[int, dict[str, Any]] = {}
+    jobs = []
+    for job in chunk:
+        if (
+            isinstance(job, tuple)
+            and len(job) == 3
+            and isinstance(job[2], dict)
+            and isinstance(job[2].get("stop"), StopFlag)
+            and (
+                fn is _review_job
+                or job[2].get("time_limit") is not None
+                or job[2].get("node_limit") is not None
+            )
+        ):
+            options = mine.setdefault(id(job[2]), {**job[2], "stop_pid": pid})
+            job = (job[0], job[1], options)
+        jobs.append(job)
+    flags = [options["stop"] for options in mine.values()]
+    with _dask_lock:
+        _dask_stops.setdefault(run, []).extend(flags)
+        if run in _dask_stopped:
+            for flag in flags:
+                flag.set()
+    try:
+        return [fn(job) for job in jobs]
+    finally:
+        with _dask_lock:
+            left = [f for f in _dask_stops.get(run, []) if all(f is not g for g in flags)]
+            if left:
+                _dask_stops[run] = left
+            else:
+                _dask_stops.pop(run, None)
+
+
+async def _stop_run(run: str) -> None:
+    """On a Dask worker: sets the stop flags of the run ``run``'s jobs running there (a
+    coroutine: Dask's ``Client.run`` waits for a function's outcome, for a coroutine's need not)."""
+    with _dask_lock:
+        _dask_stopped.append(run)
+        for flag in _dask_stops.get(run, []):
+            flag.set()
+
+
+def _stop_on_workers(cfex: Any, run: str) -> None:
+    """Stops the jobs of the run ``run`` running on the Dask cluster of the ClientExecutor
+    ``cfex`` (:func:`_stop_run` on every worker; not waited for). A cluster that cannot be
+    reached is left as it is: its chunks run to their end, as Dask's do."""
+    if getattr(cfex._client, "status", None) != "running":
+        return  # (a client that lost its scheduler: a connection would be tried for seconds)
+    try:
+        cfex._client.run(_stop_run, run, wait=False)
+    except Exception:
+        pass
+
+
 def _count(value: Any, what: str) -> int | None:
     n = None if value is None else as_int(value)
     if value is not None and (n is None or n < 1):
@@ -482,6 +555,7 @@ def _run(
     ready: list[Any] = []  # results not yet yielded
     idle_breaks = 0  # pools found broken with nothing running in them, one after another
     on_dask = _client_executor(ex)  # (its chunks go through its client: see _DaskChunk)
+    run_id = uuid.uuid4().hex  # (on Dask, the name its workers know the run's stop flags by)
 
     def shown(chunk: list[Any]) -> list[Any]:
         """What an error message shows of a chunk's items (their ids)."""
@@ -493,7 +567,7 @@ def _run(
             return
         try:
             if on_dask is not None:
-                pending[_dask_submit(on_dask, _run_chunk, fn, chunk)] = (chunk, lost)
+                pending[_dask_submit(on_dask, _run_chunk_on_dask, run_id, fn, chunk)] = (chunk, lost)
             else:
                 pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
         except BrokenProcessPool:  # (a worker died since the last look: its chunk's future says
@@ -630,6 +704,8 @@ def _run(
     finally:
         if early and stop is not None:
             stop.set()  # (after the results finished were handed over: the rest are not wanted)
+        if early and on_dask is not None and stop is not None and pending:
+            _stop_on_workers(on_dask, run_id)  # (the chunks running: Dask cannot stop them)
         if owned:
             _shutdown(ex, early and bool(pending))
         else:
@@ -664,7 +740,8 @@ def _stop(options: Mapping[str, Any]) -> StopFlag | None:
     thread pool's: set when the run ends early, it stops the job); None elsewhere: a worker
     process's copy is never set, its processes are stopped instead, and a job in the calling
     thread is stopped by Ctrl-C itself (a flag alone would cost an unbounded solve its
-    anytime search: docs/solver.md)."""
+    anytime search: docs/solver.md). On a Dask worker, :func:`_run_chunk_on_dask` makes a
+    bounded job's flag the worker's, and the run sets it there when it ends early."""
     stop = options.get("stop")
     here = (
         options.get("stop_pid") == os.getpid() and threading.current_thread() is not threading.main_thread()
