@@ -558,6 +558,29 @@ def test_a_pool_that_breaks_between_two_submissions_is_replaced(monkeypatch):
         list(scopa.batch.map_chunks(abs, range(-12, 0), workers=2, chunksize=1, in_flight=2))
 
 
+def _exit_at_3(x: int) -> int:
+    if x == 3:
+        os._exit(1)
+    return x
+
+
+def test_a_process_pool_passed_in_that_breaks_is_a_batch_error():
+    # The run replaces a pool of its own that breaks, not one passed in: the caller's
+    # BrokenProcessPool came out of the run. It is a BatchError naming the pool now, after the
+    # results that finished; the pool is broken for good.
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(2)
+    got: list[int] = []
+    try:
+        with pytest.raises(BatchError, match=r"the process pool passed in as the executor broke \(a worker"):
+            for x in map_chunks(_exit_at_3, range(40), executor=pool, chunksize=1):
+                got.append(x)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    assert 3 not in got and len(set(got)) == len(got)
+
+
 def test_a_chunk_that_keeps_killing_its_worker_raises():
     # A chunk whose worker dies every time (os._exit, a crash in native code) once broke the
     # pool forever: the pool was replaced and the chunk rerun without end. It runs alone after

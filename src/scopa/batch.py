@@ -497,8 +497,10 @@ def map_chunks(
     yielded; so does Ctrl-C (KeyboardInterrupt), at once, and a local pool's workers are then
     stopped (they ignore Ctrl-C themselves, so only this process reports it).
 
-    A local process pool that breaks (a worker killed) is replaced and its unfinished chunks
-    run again, so every item's result arrives once; a chunk lost a second time then runs alone,
+    A local process pool of the run's own that breaks (a worker killed) is replaced and its
+    unfinished chunks run again (a ProcessPoolExecutor passed in is the caller's: one that
+    breaks raises BatchError), so every item's result arrives once; a chunk lost a second
+    time then runs alone,
     and one lost :data:`MAX_LOST` (3) times raises :class:`BatchError` naming its items (its
     worker died each time: a crash in native code, ``os._exit``, the out-of-memory killer)
     instead of breaking the pool forever. A Dask cluster reruns the chunks of a lost worker
@@ -572,8 +574,17 @@ def _run(
                 pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
         except BrokenProcessPool:  # (a worker died since the last look: its chunk's future says
             if not owned or not isinstance(ex, ProcessPoolExecutor):  # which, in step)
-                raise
+                raise _callers_pool_broke(chunk) from None
             held.append((chunk, lost))
+
+    def _callers_pool_broke(chunk: list[Any]) -> BatchError:
+        return BatchError(
+            f"the process pool passed in as the executor broke (a worker process died: killed, a"
+            f" crash, os._exit or out of memory; the chunk of items {show(shown(chunk))} was in it):"
+            " a pool of the caller's is not replaced and runs nothing more; expected workers that"
+            " stay, or no executor (the run's own pool is replaced and its lost chunks run again);"
+            " the results finished so far were handed over"
+        )
 
     def renew(chunks: list[tuple[list[Any], int]]) -> None:
         """A new pool for a broken one, and ``chunks`` (with the times each was lost) run on it."""
@@ -613,7 +624,7 @@ def _run(
             return
         except BrokenProcessPool:
             if not owned or not isinstance(ex, ProcessPoolExecutor):
-                raise
+                raise _callers_pool_broke(chunk) from None
         except ValueError as exc:  # (a Dask executor's, the caller's or one made from dask://)
             if not _lost_by_dask(exc):
                 raise
