@@ -275,6 +275,19 @@ def test_a_hung_dask_test_fails_with_its_stacks(tmp_path):
     assert "in test_hangs" in done.stdout + done.stderr  # (its stack)
 
 
+def test_a_dask_worker_finds_the_tests_conftest():
+    # A Dask worker that runs a function of this file (a user's player, below) imports this file,
+    # and so `from conftest import TWIN_RUN`, with the tests' sys.path: test_cli, test_limits and
+    # test_benchmark_tools put benchmarks/ on it, whose conftest has no TWIN_RUN. Inserted first,
+    # it made the worker's import fail once they were collected with this file (the user's
+    # player's test then hung; found by a CLI audit): they add it after tests/ now.
+    from importlib.machinery import PathFinder
+
+    spec = PathFinder.find_spec("conftest", sys.path)  # (what a fresh process with this path imports)
+    assert spec is not None and spec.origin is not None
+    assert os.path.dirname(os.path.abspath(spec.origin)) == os.path.dirname(os.path.abspath(__file__))
+
+
 def test_arena_of_a_users_player_on_the_cluster(cluster):
     r = arena("scopa", CapturesFirst(), "greedy", deals=16, seed=3, executor=cluster.get_executor())
     assert r.names == ("CapturesFirst", "greedy") and r.deals == 16 and r.games == 32

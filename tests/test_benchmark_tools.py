@@ -21,7 +21,8 @@ import scopa_core
 from scopa.players.base import determinize
 from scopa.players.inference import OpponentModel
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+# (after tests/, not before: its conftest is not the tests' one, test_batch.py)
+sys.path.append(str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import anytime  # noqa: E402
 import flag_only  # noqa: E402

@@ -15,7 +15,8 @@ import pytest
 
 import scopa
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+# (after tests/, not before: its conftest is not the tests' one, test_batch.py)
+sys.path.append(str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import stopping  # noqa: E402  (benchmarks/stopping.py: children with SIGINT at its default)
 

@@ -21,7 +21,8 @@ from conftest import CORES, TWIN_RUN
 import scopa
 from scopa import Limit, Move, State
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+# (after tests/, not before: its conftest is not the tests' one, test_batch.py)
+sys.path.append(str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import stopping  # noqa: E402  (benchmarks/stopping.py: the child processes Ctrl-C is sent to)
 
