@@ -98,7 +98,9 @@ def test_bad_numbers_and_files_are_one_line_errors(tmp_path):
         (("simulate", "--hands", "0"), "bad count '0': expected an integer in 1..2,147,483,647"),
         (("simulate", "--hands", "2147483648"), "bad count '2147483648'"),
         (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "0"), "bad size 0: expected"),
-        (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "nan"), "bad size nan"),
+        (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "nan"), "bad number 'nan': expected a"),
+        # (the CLI audit: a number past a float's range was named "inf")
+        (("svg", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1", "--size", "1e400"), "bad number '1e400'"),
         (
             ("arena", "greedy", "random", "--jobs", "100000"),
             "bad count '100000': expected an integer in 1..256",

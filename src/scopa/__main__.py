@@ -623,11 +623,16 @@ def _float(text: str) -> float:
 
 
 def number(text: str) -> int | float:
-    """An argparse type: a number as it was typed (``7`` stays 7 in a message, not 7.0)."""
+    """An argparse type: a number as it was typed (``7`` stays 7 in a message, not 7.0); one past
+    a float's range, or not a number (``1e400``, ``inf``, ``nan``), named as typed (it was said
+    as ``inf``)."""
     try:
         return int(text)
     except ValueError:
-        return float(text)  # (ValueError: argparse says "invalid number value: 'x'")
+        value = float(text)  # (ValueError: argparse says "invalid number value: 'x'")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"bad number {text!r}: expected a finite number")
+    return value
 
 
 def _seconds(text: str) -> float:
