@@ -698,21 +698,25 @@ function showStanding() {
 
 async function handOver() {
   const { final, points } = game.handOver;
+  const asked = game.handOver;
   const over = game.match.winner !== null;
-  showStanding();
   await render();
   // (a hand over brought back from this browser's storage has none: asked of the engine)
   const score = game.handOver.score || (await game.engine.ask({ cmd: "score", position: final }));
+  if (game.handOver !== asked) return; // (an undo or a new match came while it was asked)
   $("score").replaceChildren(scoreTable(score));
   $("hand-end").hidden = false;
   $("next-hand").hidden = over;
+  // the status after the score is drawn: a script (or a screen reader) that finds "hand-over"
+  // finds the score there (after a reload the score is asked of the engine first: a browser
+  // test once read an empty score under the status)
+  showStanding();
   // the focus, left on the status line (no card of yours to play), goes to what comes next:
   // Next hand, or the score's heading at the end of the match
   const at = document.activeElement;
   if (!at || at === document.body || at === $("status")) (over ? $("hand-end-title") : $("next-hand")).focus();
   $("review").replaceChildren(Object.assign(document.createElement("p"), { textContent: "Reviewing…" }));
   const record = handRecord(final, points);
-  const asked = game.handOver;
   game.engine
     .ask({ cmd: "review", record, time_ms: 100 })
     .then((review) => {
