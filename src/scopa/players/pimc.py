@@ -503,26 +503,6 @@ class PIMCPlayer:
             solvers = self._slice_solvers.pop() if self._slice_solvers else None
         if solvers is None:  # (the first call, or another call in flight from another thread)
             solvers = [core_solver(self._tt_size_mb) for _ in range(self.threads)]
-        # (a call that raised, Ctrl-C among others, may leave searches running in the pool on
-        # its solvers: they are not used again)
-        result = self._parallel_batches(view, rules, posterior, totals, risks, deadline, lim, solvers)
-        with _POOL_LOCK:
-            self._slice_solvers.append(solvers)
-        return result
-
-    def _parallel_batches(
-        self,
-        view: PlayerView,
-        rules: Rules,
-        posterior: Posterior | None,
-        totals: dict[tuple[int, int], float],
-        risks: dict[tuple[int, int], int],
-        deadline: float | None,
-        lim: Limit,
-        solvers: list[Any],
-    ) -> tuple[int, int, tuple[Any, ...]]:
-        """:meth:`_parallel_samples`' batches, slice i of each valued by ``solvers[i]``."""
-        assert self._pool is not None
         nxt = (view.seat + 1) % rules.players
         used = nodes = 0
         left = self.samples
@@ -561,6 +541,10 @@ class PIMCPlayer:
             if lim.stopped or (lim.nodes is not None and nodes >= lim.nodes):
                 break
         assert first is not None  # (samples >= 1: one batch at least)
+        # (the solvers kept for the next call only here: a call that raised, Ctrl-C among others,
+        # may leave searches running in the pool on its solvers, which are not used again)
+        with _POOL_LOCK:
+            self._slice_solvers.append(solvers)
         return used, nodes, first
 
     def _value_slice(
