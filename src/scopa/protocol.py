@@ -848,7 +848,9 @@ class Protocol:
     # ------------------------------------------------------------------ commands
 
     def _cmd_hello(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
-        defaults = Rules()
+        def options(rules: Rules) -> dict[str, Any]:
+            return {k: v for k, v in rules.__dict__.items() if k != "game"}
+
         max_ms = None if self.max_time is None else self.max_time * 1000
         return {
             "name": "scopa",
@@ -856,11 +858,8 @@ class Protocol:
             "protocol": PROTOCOL_VERSION,
             "position_format": FORMAT_VERSION,
             "presets": list(PRESETS),
-            "options": {k: v for k, v in defaults.__dict__.items() if k != "game"},
-            "preset_options": {
-                name: {k: v for k, v in Rules.preset(name).__dict__.items() if k != "game"}
-                for name in PRESETS
-            },
+            "options": options(Rules()),
+            "preset_options": {name: options(Rules.preset(name)) for name in PRESETS},
             "players": list(PLAYERS),
             "levels": level_names(),
             "commands": list(COMMANDS),

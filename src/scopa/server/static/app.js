@@ -697,12 +697,12 @@ function showStanding() {
 }
 
 async function handOver() {
-  const { final, points } = game.handOver;
   const asked = game.handOver;
+  const { final, points } = asked;
   const over = game.match.winner !== null;
   await render();
   // (a hand over brought back from this browser's storage has none: asked of the engine)
-  const score = game.handOver.score || (await game.engine.ask({ cmd: "score", position: final }));
+  const score = asked.score || (await game.engine.ask({ cmd: "score", position: final }));
   if (game.handOver !== asked) return; // (an undo or a new match came while it was asked)
   $("score").replaceChildren(scoreTable(score));
   $("hand-end").hidden = false;
