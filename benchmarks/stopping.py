@@ -11,6 +11,7 @@ round of each. The table lists, for each call, the median and the worst of its r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import statistics
@@ -58,6 +59,14 @@ def popen(args: list[str], env: dict[str, str] | None = None, group: bool = Fals
         start_new_session=group,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+
+
+def end_group(proc: subprocess.Popen[str]) -> None:
+    """Kill whatever is left of the process group ``proc`` leads (:func:`popen` with ``group``:
+    a worker that outlived its parent too), and wait for ``proc``."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def communicate(proc: subprocess.Popen[str]) -> tuple[str, str]:

@@ -748,11 +748,7 @@ def test_a_batch_stopped_by_ctrl_c_says_what_it_wrote(tmp_path):
         os.killpg(proc.pid, signal.SIGINT)  # (as a terminal sends it: to the group)
         _, err = stopping.communicate(proc)
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
+        stopping.end_group(proc)
     written = out.read_text().count("\n")
     assert proc.returncode == 130 and "Traceback" not in err, err
     said = f"stopped (Ctrl-C): {written} of 40 jobs done, written to {out}; run the same command again"

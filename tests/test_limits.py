@@ -473,8 +473,7 @@ def _ctrl_c_when_busy(cmd: list[str], cpu: float) -> tuple[int, str, str]:
             os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
-        with contextlib.suppress(ProcessLookupError):  # (whatever is left of the group)
-            os.killpg(proc.pid, signal.SIGKILL)
+        stopping.end_group(proc)  # (whatever is left of the group)
     return proc.returncode, out, err
 
 
