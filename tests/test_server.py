@@ -178,6 +178,14 @@ def wait_running(s: Server, n: int) -> None:
     assert s.get("/health")[2]["searches_running"] == n
 
 
+def wait_waiting(s: Server, n: int) -> None:
+    """Until ``n`` searches wait on the server, for 10 s at most (a hang guard: what follows
+    checks what it needs)."""
+    deadline = time.monotonic() + 10
+    while s.get("/health")[2]["searches_waiting"] != n and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def test_a_client_that_disconnects_cancels_its_searches(server):
     s = server("--workers", "1")
     with connect(s.ws_url) as ws:
@@ -724,9 +732,7 @@ def test_a_search_stopped_while_it_waits_is_answered_at_once(server):
         a.send(json.dumps({"cmd": "solve", "id": "long", "position": FULL}))
         wait_running(s, 1)
         b.send(json.dumps({"cmd": "solve", "id": "waits", "position": FULL}))
-        deadline = time.monotonic() + 10
-        while s.get("/health")[2]["searches_waiting"] != 1 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_waiting(s, 1)
         b.send(json.dumps({"cmd": "stop", "id": "s"}))
         replies = {r["id"]: r for r in (ws_recv(b), ws_recv(b))}
         assert replies["s"]["stopped"] == 1 and replies["waits"]["exact"] is False
@@ -744,12 +750,8 @@ def test_a_search_stopped_while_it_waits_is_answered_at_once(server):
                 + f"Content-Length: {len(body)}\r\n\r\n".encode()
                 + body
             )
-            deadline = time.monotonic() + 10
-            while s.get("/health")[2]["searches_waiting"] != 1 and time.monotonic() < deadline:
-                time.sleep(0.02)
-        deadline = time.monotonic() + 10
-        while s.get("/health")[2]["searches_waiting"] != 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
+            wait_waiting(s, 1)
+        wait_waiting(s, 0)
         h = s.get("/health")[2]
         assert (h["searches_running"], h["searches_waiting"]) == (1, 0), h  # the long one still runs
         a.send(json.dumps({"cmd": "stop", "id": "s"}))
@@ -767,9 +769,7 @@ def test_a_search_sent_right_behind_a_stop_takes_a_place_the_stop_gave_back(serv
         b.send(json.dumps({"cmd": "solve", "id": "waits", "position": FULL}))
         for i in range(2):
             a.send(json.dumps({"cmd": "solve", "id": i, "position": FULL}))
-        deadline = time.monotonic() + 10  # (a hang guard)
-        while s.get("/health")[2]["searches_waiting"] != 3 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_waiting(s, 3)
         assert s.get("/health")[2]["searches_waiting"] == 3  # the queue is full
         a.send(json.dumps({"cmd": "stop", "id": "s"}))
         a.send(json.dumps({"cmd": "solve", "id": "go", "position": FULL}))
