@@ -727,6 +727,20 @@ def test_file_errors_are_one_line_errors(tmp_path, capsys, monkeypatch):
     assert n == (1, 0, 1) and lines[0][0] == 1 and "not UTF-8" in lines[0][1]
 
 
+def test_a_missing_output_folder_is_said_before_the_inputs_bad_lines(tmp_path):
+    src = tmp_path / "in.jsonl"
+    _write_jobs(src, 2)
+    with open(src, "a") as f:
+        f.write("not json\n")
+    lines: list[tuple[int, str]] = []
+    out = tmp_path / "missing" / "o.jsonl"
+    with pytest.raises(
+        BatchError, match=r"cannot write the output .*o\.jsonl': its folder .*missing' does not exist"
+    ):
+        run_jsonl("solve", str(src), str(out), workers=1, bad_line=lambda i, why: lines.append((i, why)))
+    assert lines == [] and not out.parent.exists()
+
+
 def test_a_line_too_long_is_a_bad_line_read_no_further(tmp_path, monkeypatch):
     import scopa.batch
 

@@ -992,6 +992,12 @@ def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, b
     try:
         st = os.stat(out)
     except FileNotFoundError:
+        # (its folder is looked at now, so a missing one is said before the input's bad lines)
+        folder = os.path.dirname(out) or "."
+        if not os.path.isdir(folder):
+            raise BatchError(
+                f"cannot write the output {show(out)}: its folder {show(folder)} does not exist"
+            ) from None
         return done, None, False
     except OSError as exc:
         raise BatchError(f"cannot use the output {show(out)}: {exc.strerror}") from None
