@@ -85,7 +85,7 @@ def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | No
 
 
 def _determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | None = None) -> State:
-    """:func:`determinize` of a view the caller has checked (the players' per-sample path)."""
+    """:func:`determinize` of a view the caller has checked."""
     fixed = fixed or {}
     pool = view.unseen.mask
     for seat, mask in fixed.items():
@@ -101,41 +101,68 @@ def _determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | N
                 "cannot see, not already given to another seat, for a seat other than its own"
             )
         pool &= ~mask
-    unseen = list(bits(pool))
-    need = sum(k for seat, k in enumerate(view.hand_sizes) if seat != view.seat and seat not in fixed)
-    need += view.stock_size
-    if need > len(unseen):
-        raise PositionError(
-            f"the view hides {need} cards but only {len(unseen)} are unseen: cannot sample its hidden cards"
-        )
-    rng.shuffle(unseen)
-    # (in a composed position more cards may be unseen than hidden: the rest are out of play)
-    unseen = unseen[:need]
-    hands = []
-    at = 0
-    for seat, k in enumerate(view.hand_sizes):
-        if seat == view.seat:
-            hands.append(view.hand.mask)
-            continue
-        if seat in fixed:
-            hands.append(fixed[seat])
-            continue
-        mask = 0
-        for c in unseen[at : at + k]:
-            mask |= 1 << c
-        hands.append(mask)
-        at += k
-    pos = (
-        tuple(hands),
-        view.table.mask,
-        tuple(unseen[at:]),
-        (view.captured[0].mask, view.captured[1].mask),
-        view.scope,
-        view.turn,
-        -1 if view.last_capture is None else view.last_capture,
-    )
+    pos = _Sampler(view).draw(rng, fixed)
     history = tuple((seat, m.card.index, m.capture_mask) for seat, m in view.history)
     return State._make(view.rules, pos, view.dealer, history)
+
+
+class _Sampler:
+    """The hidden cards of one view dealt again and again, the players' per-sample path: what
+    does not change from one sample to the next (the unseen cards, the public parts of the
+    position) is worked out once. :meth:`draw` takes ``fixed`` hands as checked (by
+    :func:`_determinize`, or made from the view by an inference) and deals as
+    :func:`determinize` does, with the same draws of ``rng``."""
+
+    __slots__ = ("_need", "_rest", "_seat", "_sizes", "_own", "_unseen")
+
+    def __init__(self, view: PlayerView) -> None:
+        self._unseen = list(bits(view.unseen.mask))  # (ascending)
+        self._seat = view.seat
+        self._sizes = view.hand_sizes
+        self._own = view.hand.mask
+        self._need = sum(k for seat, k in enumerate(self._sizes) if seat != self._seat) + view.stock_size
+        self._rest = (
+            view.table.mask,
+            (view.captured[0].mask, view.captured[1].mask),
+            view.scope,
+            view.turn,
+            -1 if view.last_capture is None else view.last_capture,
+        )
+
+    def draw(self, rng: random.Random, fixed: dict[int, int] | None = None) -> tuple[Any, ...]:
+        """A position (the core's tuple) with the hidden cards dealt at random."""
+        unseen = self._unseen
+        need = self._need
+        if fixed:
+            given = 0
+            for seat, mask in fixed.items():
+                given |= mask
+                need -= self._sizes[seat]
+            unseen = [c for c in unseen if not given >> c & 1]
+        else:
+            unseen = unseen[:]
+        if need > len(unseen):
+            raise PositionError(
+                f"the view hides {need} cards but only {len(unseen)} are unseen:"
+                " cannot sample its hidden cards"
+            )
+        rng.shuffle(unseen)
+        # (in a composed position more cards may be unseen than hidden: the rest are out of play)
+        hands = []
+        at = 0
+        for seat, k in enumerate(self._sizes):
+            if seat == self._seat:
+                hands.append(self._own)
+            elif fixed and seat in fixed:
+                hands.append(fixed[seat])
+            else:
+                mask = 0
+                for c in unseen[at : at + k]:
+                    mask |= 1 << c
+                hands.append(mask)
+                at += k
+        table, captured, scope, turn, last = self._rest
+        return (tuple(hands), table, tuple(unseen[at:need]), captured, scope, turn, last)
 
 
 def remember_options(init: Callable[..., None]) -> Callable[..., None]:

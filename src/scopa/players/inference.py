@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
@@ -122,13 +123,28 @@ class OpponentModel:
         >>> safe, risky, str(scopa.CardSet._from_mask(sweep))
         (0.0, -7.0, 'Kd Kc Ks Kb')
         """
+        return [self._logit(card, capture, table, opts) for card, capture in moves]
+
+    def _logit(self, card: int, capture: int, table: int, opts: int) -> tuple[float, float, int]:
+        """:meth:`move_logits` of one move."""
         inv_t = 1.0 / self.temperature
+        v = self.move_value(card, capture, table, opts) * inv_t
+        after = (table & ~capture) if capture else (table | 1 << card)
+        risk = (self.risk_capture if capture else self.risk_lay) * inv_t
+        return v, v - risk, sweepers(after, opts)
+
+    def _cached_logits(
+        self, moves: list[tuple[int, int]], table: int, opts: int, cache: dict[tuple[int, int, int, int], Any]
+    ) -> list[tuple[float, float, int]]:
+        """:meth:`move_logits`, each move's looked up in ``cache`` first (a player's many samples
+        ask for the same moves on the same tables); ``cache`` must hold this model's only."""
         out = []
         for card, capture in moves:
-            v = self.move_value(card, capture, table, opts) * inv_t
-            after = (table & ~capture) if capture else (table | 1 << card)
-            risk = (self.risk_capture if capture else self.risk_lay) * inv_t
-            out.append((v, v - risk, sweepers(after, opts)))
+            key = (card, capture, table, opts)
+            logit = cache.get(key)
+            if logit is None:
+                logit = cache[key] = self._logit(card, capture, table, opts)
+            out.append(logit)
         return out
 
     def reply_probabilities(
@@ -146,11 +162,17 @@ class OpponentModel:
         """
         if not moves:
             raise OptionError("no moves to weigh: expected the mover's legal moves (at least one)")
-        logs = [b if sw & unseen else a for a, b, sw in self.move_logits(moves, table, opts)]
-        top = max(logs)
-        weights = [math.exp(x - top) for x in logs]
-        total = sum(weights)
-        return [w / total for w in weights]
+        return _probabilities(self.move_logits(moves, table, opts), unseen)
+
+
+def _probabilities(logits: list[tuple[float, float, int]], unseen: int) -> list[float]:
+    """The softmax of :meth:`OpponentModel.move_logits`' ``logits`` (not empty) when ``unseen``
+    are the cards the mover cannot see."""
+    logs = [b if sw & unseen else a for a, b, sw in logits]
+    top = max(logs)
+    weights = [math.exp(x - top) for x in logs]
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 def _check_model(model: object) -> None:

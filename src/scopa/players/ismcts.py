@@ -11,8 +11,8 @@ from scopa.errors import OptionError, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import (
-    _determinize,
     _legal,
+    _Sampler,
     check_budget,
     check_number,
     check_seed,
@@ -122,9 +122,10 @@ class ISMCTSPlayer:
         bias = self._root_bias(view, moves) if self.prior else {}
         rng = self._rng
         done = 0
+        sampler = _Sampler(view)
         for _ in range(iterations):
             done += 1
-            pos = _determinize(view, rng).masks
+            pos = sampler.draw(rng)
             node = root
             path = [root]
             while any(pos[0]):

@@ -19,8 +19,8 @@ from scopa.move import Move
 from scopa.players.base import (
     MAX_CANDIDATES,
     MAX_PLAYS,
-    _determinize,
     _legal,
+    _Sampler,
     check_budget,
     check_number,
     check_seed,
@@ -29,7 +29,7 @@ from scopa.players.base import (
     own_copy,
     remember_options,
 )
-from scopa.players.inference import OpponentModel, deal_posterior, hand_posterior
+from scopa.players.inference import OpponentModel, _probabilities, deal_posterior, hand_posterior
 from scopa.rules import Rules
 from scopa.solver import check_tt_size, core_solver
 from scopa.state import _check_position
@@ -52,6 +52,9 @@ Posterior = tuple[list[dict[int, int]], list[float]]
 
 
 _POOL_LOCK = threading.Lock()
+
+#: The most reply logits a thread keeps (:meth:`PIMCPlayer._logit_cache`; about 200 bytes each).
+_LOGITS_KEPT = 1 << 16
 
 
 class _Cut(Exception):
@@ -303,7 +306,7 @@ class PIMCPlayer:
         for x in pos[2]:
             unseen |= 1 << x
         moves = [(rc, rm) for rc, rm, _ in replies]
-        probs = self.model.reply_probabilities(moves, pos[1], unseen, opts)
+        probs = _probabilities(self.model._cached_logits(moves, pos[1], opts, self._logit_cache()), unseen)
         best = max(v for _, _, v in replies)
         expected = sum(p * v for p, (_, _, v) in zip(probs, replies, strict=True))
         return (1 - w) * best + w * expected
@@ -338,6 +341,14 @@ class PIMCPlayer:
             assert worst is not None  # the opponent holds a card, so it has a move
             out.append((c, m, worst))
         return out
+
+    def _logit_cache(self) -> dict[tuple[int, int, int, int], Any]:
+        """This thread's cache of :attr:`model`'s logits of the replies (:meth:`_weighed`): the
+        samples of one position, and the positions of one hand, ask for the same ones."""
+        held = getattr(self._local, "logits", None)
+        if held is None or held[0] is not self.model or len(held[1]) > _LOGITS_KEPT:
+            held = self._local.logits = (self.model, {})
+        return held[1]
 
     def _nodes_here(self) -> int:
         """Positions this thread's solver calls have searched so far (a sample's value may take
@@ -418,11 +429,14 @@ class PIMCPlayer:
             return lim.stopped or (deadline is not None and time.perf_counter() > deadline)
 
         posterior = self._posterior(view, give_up) if self.infer else None
+        sampler = _Sampler(view)
         pos = None
         if self.threads > 1:
-            used, nodes, pos = self._parallel_samples(view, rules, posterior, totals, risks, deadline, lim)
+            used, nodes, pos = self._parallel_samples(
+                view, rules, posterior, totals, risks, deadline, lim, sampler
+            )
         for _ in range(self.samples if self.threads == 1 else 0):
-            pos = self._draw(view, posterior)
+            pos = self._draw(view, posterior, sampler)
             rows, n = self._value_sample(pos, rules, lim.stop, deadline)
             nodes += n
             if rows is None:  # (the limit came in the sample: it is left out)
@@ -459,12 +473,16 @@ class PIMCPlayer:
         deals = deal_posterior(view, self.deal_model, self._rng, self.candidates, give_up)
         return None if deals is None else (deals[0], list(accumulate(deals[1])))
 
-    def _draw(self, view: PlayerView, posterior: Posterior | None) -> tuple[Any, ...]:
-        """One sample of the hidden cards (the other hands from the posterior when there is one)."""
+    def _draw(
+        self, view: PlayerView, posterior: Posterior | None, sampler: _Sampler | None = None
+    ) -> tuple[Any, ...]:
+        """One sample of the hidden cards (the other hands from the posterior when there is one);
+        ``sampler``: the view's own, made once for its samples."""
+        sampler = sampler or _Sampler(view)
         if posterior is not None:
             fixed = self._rng.choices(posterior[0], cum_weights=posterior[1])[0]
-            return _determinize(view, self._rng, fixed).masks
-        return _determinize(view, self._rng).masks
+            return sampler.draw(self._rng, fixed)
+        return sampler.draw(self._rng)
 
     def _count_risks(
         self, pos: tuple[Any, ...], rules: Rules, risks: dict[tuple[int, int], int], nxt: int
@@ -485,6 +503,7 @@ class PIMCPlayer:
         risks: dict[tuple[int, int], int],
         deadline: float | None,
         lim: Limit,
+        sampler: _Sampler | None = None,
     ) -> tuple[int, int, tuple[Any, ...]]:
         """The samples valued by :attr:`threads` threads, each with a solver of its own: drawn in
         the order one thread would draw them, valued a batch at a time, added in that order, so
@@ -511,7 +530,7 @@ class PIMCPlayer:
         first = None
         while left > 0 and not (used and lim.stopped):
             size = 1 if lim.stopped else min(step, left)  # stopped already: the one sample
-            batch = [self._draw(view, posterior) for _ in range(size)]
+            batch = [self._draw(view, posterior, sampler) for _ in range(size)]
             first = first or batch[0]
             left -= len(batch)
             share = -(-len(batch) // self.threads)
