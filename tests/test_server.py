@@ -92,10 +92,21 @@ def server() -> Iterator[Any]:
         s.stop()
 
 
-def raw_websocket(s: Any, rcvbuf: int | None = None, extra: str = "") -> tuple[Any, bytes]:
+def text_frame(message: dict[str, Any]) -> bytes:
+    """``message`` as a client's masked text frame (under 126 bytes: a 7-bit length)."""
+    import os
+
+    data = json.dumps(message).encode()
+    assert len(data) < 126
+    mask = os.urandom(4)
+    return bytes([0x81, 0x80 | len(data)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+
+
+def raw_websocket(s: Any, rcvbuf: int | None = None, extra: str = "", then: bytes = b"") -> tuple[Any, bytes]:
     """A plain socket through a WebSocket handshake with server ``s`` (its receive buffer
-    ``rcvbuf`` bytes, the handshake's ``extra`` header lines), and the server's answer's head
-    (a 101); for frames no client library sends."""
+    ``rcvbuf`` bytes, the handshake's ``extra`` header lines, ``then`` sent with it at once),
+    and the server's answer's head (a 101, and what came with it); for frames no client
+    library sends."""
     import base64
     import os
     import socket
@@ -109,6 +120,7 @@ def raw_websocket(s: Any, rcvbuf: int | None = None, extra: str = "") -> tuple[A
     sock.sendall(
         f"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n".encode()
+        + then
     )
     head = sock.recv(4096)
     assert head.startswith(b"HTTP/1.1 101"), head
@@ -466,12 +478,8 @@ def test_a_client_that_floods_and_goes_leaves_no_traceback(server):
     # found by an audit: a client that sent requests without reading the replies and then
     # closed made the read loop's next reply fail ("Cannot call send once a close message has
     # been sent"), an "Exception in ASGI application" traceback in the log
-    import os
-
     s = server()
-    data = json.dumps({"cmd": "hello", "id": "x" * 80}).encode()  # (under 126 bytes: a 7-bit length)
-    mask = os.urandom(4)
-    frame = bytes([0x81, 0x80 | len(data)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+    frame = text_frame({"cmd": "hello", "id": "x" * 80})
     for _ in range(2):
         sock, _head = raw_websocket(s, rcvbuf=1024)  # (the replies back up at once)
         sock.setblocking(False)
@@ -487,6 +495,28 @@ def test_a_client_that_floods_and_goes_leaves_no_traceback(server):
     assert s.proc.stderr is not None
     log = s.proc.stderr.read()
     assert "Exception in ASGI application" not in log and "Traceback" not in log, log[:3000]
+
+
+def test_frames_sent_with_the_handshake_are_answered(server):
+    # uvicorn handed the WebSocket its handshake alone: frames in the same packet were lost
+    # and their requests never answered
+    s = server()
+    first = text_frame({"cmd": "ping", "id": 1}) + text_frame({"cmd": "ping", "id": 2})
+    sock, got = raw_websocket(s, then=first)
+    sock.settimeout(30)
+    replies: list[dict[str, Any]] = []
+    got = got.split(b"\r\n\r\n", 1)[1]
+    while len(replies) < 2:
+        while len(got) < 2 or len(got) < 2 + (got[1] & 0x7F):
+            data = sock.recv(4096)
+            assert data, f"the server closed with {replies} answered"
+            got += data
+        assert got[0] == 0x81 and got[1] < 126  # (a short text frame: servers do not mask)
+        n = got[1]
+        replies.append(json.loads(got[2 : 2 + n]))
+        got = got[2 + n :]
+    sock.close()
+    assert replies == [{"id": 1, "pong": True}, {"id": 2, "pong": True}]
 
 
 def test_the_listening_socket_turns_nagles_algorithm_off():

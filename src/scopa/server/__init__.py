@@ -826,6 +826,7 @@ def run(
         # made the server hold 3 GB)
         ws_per_message_deflate=False,
         ws=_ws_protocol(),
+        http=_http_protocol(),
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
@@ -864,6 +865,25 @@ def _ws_protocol() -> Any:
             if self.writes_paused:  # (uvicorn resumed reading once its queue was empty)
                 self.transport.pause_reading()
             return message
+
+    return Protocol
+
+
+def _http_protocol() -> Any:
+    """uvicorn's h11 HTTP protocol, made to hand a WebSocket the bytes that came after its
+    handshake: uvicorn (0.55) rebuilt the handshake alone for the WebSocket protocol, so the
+    frames a client sent in the same packet (it need not wait for the 101 to be read) were
+    lost, and so were the replies to them. httptools' protocol, uvicorn's choice when
+    installed, loses them too: this one is used whatever is installed."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Protocol(H11Protocol):
+        def handle_websocket_upgrade(self, event: Any) -> None:
+            rest = bytes(self.conn.trailing_data[0])  # (what h11 read past the handshake)
+            super().handle_websocket_upgrade(event)
+            websocket: Any = self.transport.get_protocol()
+            if rest and websocket is not self:
+                websocket.data_received(rest)
 
     return Protocol
 
