@@ -163,6 +163,21 @@ def test_undo_before_your_first_play_undoes_nothing(tmp_path):
     assert "nothing to undo" in out.stdout and "undid" not in out.stdout
 
 
+def test_undo_names_the_plays_it_took_back_as_the_game_showed_them():
+    # found by a newcomer's walkthrough: after "You play 2♦" and "The computer plays 6♥ takes
+    # 2♦ 4♥", undo said "undid: you 2d, the computer 6cx2d4c", in notation, where every other
+    # line shows the suits as symbols (docs/getting-started.md: letters only where the terminal
+    # cannot write the symbols, or with --deck italian)
+    out = play_piped("--game", "scopa", "--seed", "1", "--opponent", "greedy", stdin="1\nundo\nquit\n")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "You play " in line)
+    mine = lines[at].split("You play ", 1)[1].strip()
+    theirs = next(line for line in lines[at:] if "The computer plays " in line).split(" plays ", 1)[1].strip()
+    undid = next(line for line in lines if "undid: " in line).split("undid: ", 1)[1].strip()
+    assert undid == f"you {mine}, the computer {theirs}", (undid, mine, theirs)
+
+
 def test_load_keeps_your_seat_and_refuses_other_rules(tmp_path):
     save = str(tmp_path / "s.json")
     m = scopa.Match("scopa", seed=3)

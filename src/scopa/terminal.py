@@ -530,7 +530,7 @@ class Game:
         if all(seat != self.human for seat, _ in done):
             self.console.print("nothing to undo")
             return "again"
-        undone: list[str] = []
+        undone: list[Text] = []
         try:
             while True:
                 state = self.match.state
@@ -541,7 +541,7 @@ class Game:
                     self.match.hands[-1].history[-1] if not state.history else state.history[-1]
                 )
                 self.match.undo()
-                undone.append(f"{self.name(last_seat)} {last_move}")
+                undone.append(Text(f"{self.name(last_seat)} ").append_text(move_text(last_move, self.deck)))
                 if last_seat == self.human:
                     break
         except ScopaError:
@@ -549,7 +549,7 @@ class Game:
         if not undone:
             self.console.print("nothing to undo")
             return "again"
-        self.console.print("undid: " + ", ".join(reversed(undone)))
+        self.say("undid: ", Text(", ").join(reversed(undone)))  # (as the plays were shown)
         return "redraw"
 
     def tags(self) -> dict[str, str]:
