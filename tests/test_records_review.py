@@ -399,6 +399,7 @@ def test_the_text_of_a_review_cut_short_says_what_it_left_out():
     line = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc").play("2c")
     whole = format_text(review(line, time_limit=0.1))
     assert "not reviewed" not in whole and whole.startswith("hand 1, play 1: seat 0 Kc?")
+    assert "seat 1: 0.00 points lost per hand over 1 play, 0 mistakes" in whole  # ("1 plays" before)
 
 
 def test_a_review_of_no_hands_has_the_games_seats():
@@ -848,7 +849,7 @@ def test_load_record_of_an_unreadable_path_or_file_is_a_record_error(tmp_path):
         load_record(tmp_path / "missing.json")
     with pytest.raises(RecordError, match="a record must be a JSON object, got \\[1\\]"):
         load_record([1])  # type: ignore[arg-type]
-    with pytest.raises(RecordError, match="the record '{\"format\": x}' is not valid JSON: not JSON"):
+    with pytest.raises(RecordError, match="the record '{\"format\": x}' is not valid JSON: Expecting value"):
         load_record('{"format": x}')  # (the text was not quoted)
 
 

@@ -52,7 +52,12 @@ MAX_CHARS = 4 << 20
 
 
 class JSONInputError(ScopaError):
-    """JSON text that cannot be read: not UTF-8, not JSON, too long, too deep, not strict."""
+    """JSON text that cannot be read: not UTF-8, not JSON, too long, too deep, not strict.
+    ``why`` is the message without its ``not JSON:`` (for a caller that says so already)."""
+
+    def __init__(self, message: str, why: str | None = None) -> None:
+        super().__init__(message)
+        self.why = message if why is None else why
 
 
 def _no_constant(name: str) -> Any:
@@ -156,7 +161,7 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
     except JSONInputError:
         raise
     except (ValueError, RecursionError) as exc:
-        raise JSONInputError(f"not JSON: {exc}") from None
+        raise JSONInputError(f"not JSON: {exc}", str(exc)) from None
     if _SURROGATE_ESCAPE.search(text) or not (text.isascii() or is_utf8(text)):
         _check_strings(obj)  # (else no string can hold one: no surrogate in the text, nor its escape)
     return obj

@@ -129,7 +129,7 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
         try:
             obj = jsonio.loads(obj, max_chars=1 << 20)
         except jsonio.JSONInputError as exc:
-            raise PositionError(f"position {show(obj)} is not valid JSON: {exc}") from None
+            raise PositionError(f"position {show(obj)} is not valid JSON: {exc.why}") from None
     if not isinstance(obj, Mapping):
         raise PositionError(f"a JSON position must be an object, got {show(obj)}")
     unknown = unknown_keys(obj, _FIELDS_V2)
@@ -385,7 +385,7 @@ def view_from_json(obj: object) -> PlayerView:
         try:
             obj = jsonio.loads(obj, max_chars=1 << 20)
         except jsonio.JSONInputError as exc:
-            raise PositionError(f"view {show(obj)} is not valid JSON: {exc}") from None
+            raise PositionError(f"view {show(obj)} is not valid JSON: {exc.why}") from None
     if not isinstance(obj, Mapping):
         raise PositionError(f"a view must be a JSON object, got {show(obj)}")
     d = dict(obj)

@@ -822,7 +822,7 @@ def read_json(
     try:
         return jsonio.loads(data, max_chars=MAX_RECORD_BYTES)
     except jsonio.JSONInputError as exc:
-        raise error(f"{what} {name} is not valid JSON: {exc}") from None
+        raise error(f"{what} {name} is not valid JSON: {exc.why}") from None
 
 
 #: What :func:`_json_text` gives for a string that is not JSON text (a path).
@@ -841,7 +841,7 @@ def _json_text(text: str, what: str, error: type[ScopaError]) -> Any:
     except jsonio.JSONInputError as exc:
         if start == "[":
             return _NOT_TEXT
-        raise error(f"{what} {show(text)} is not valid JSON: {exc}") from None
+        raise error(f"{what} {show(text)} is not valid JSON: {exc.why}") from None
 
 
 def record_of(hands: Iterable[State], rules: Rules, tags: Mapping[str, str] | None = None) -> MatchRecord:

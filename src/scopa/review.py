@@ -775,7 +775,7 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
     lines.append("")
     for seat, t in enumerate(s["seats"]):
         lines.append(
-            f"{names[seat]}: {t['loss_per_hand']:.2f} points lost per hand over {t['plays']} plays, "
+            f"{names[seat]}: {t['loss_per_hand']:.2f} points lost per hand over {count(t['plays'], 'play')}, "
             f"{count(t['mistakes'], 'mistake')}, {count(t['blunders'], 'blunder')}"
         )
     return "\n".join(lines)
