@@ -37,6 +37,21 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "scopa", *args], capture_output=True, text=True, timeout=120)
 
 
+def test_options_are_taken_spelt_in_full_only(capsys):
+    # (argparse took "--worker" for "--workers": a shortened option in a script would stop
+    # working, or change meaning, the day an option beginning the same is added)
+    from scopa.__main__ import main
+
+    for args, bad in (
+        (["solve", "--tim", "1"], "--tim"),
+        (["arena", "random", "random", "--deal", "2"], "--deal"),
+    ):
+        with pytest.raises(SystemExit) as stop:  # (argparse's usage error)
+            main(args)
+        assert stop.value.code == 2
+        assert f"unrecognized arguments: {bad}" in capsys.readouterr().err
+
+
 def test_simulate():
     out = run("simulate", "--game", "scopa", "--hands", "500", "--seed", "4")
     assert out.returncode == 0, out.stderr

@@ -730,7 +730,13 @@ def _game_rules(args: argparse.Namespace) -> scopa.Rules:
 
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose failed write of ``--help`` or ``--version`` (a full disk)
-    raises, for :func:`main` to say (argparse ignores it: the command ended with status 0)."""
+    raises, for :func:`main` to say (argparse ignores it: the command ended with status 0);
+    options are taken only spelt in full (``--worker`` for ``--workers`` would stop working,
+    or change meaning, the day an option beginning the same is added)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def _print_message(self, message: str, file: Any = None) -> None:
         if message and file is not None and file is sys.stdout:
