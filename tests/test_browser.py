@@ -33,6 +33,7 @@ except ImportError:
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
@@ -1607,3 +1608,64 @@ def test_a_table_card_clicked_while_the_computer_thinks_says_to_wait(browser):
             says("First click the card of your hand that captures.")
     finally:
         next(server, None)  # (the rest of the generator: the server terminated)
+
+
+#: Installed in the page: each moment the focus is lost (on <body>, or on an element removed or
+#: hidden) is noted in window.focusLost, with what had it last and the status then; checked at
+#: each change of the page (a MutationObserver) and at each frame.
+WATCH_FOCUS = """
+window.focusLost = [];
+let had = document.activeElement;
+const check = () => {
+  const a = document.activeElement;
+  const lost = !a || a === document.body || !a.isConnected || a.closest('[hidden]');
+  if (lost && had) {
+    window.focusLost.push((had.id || had.dataset.move || had.dataset.card || had.tagName) + ' @ ' +
+      document.getElementById('status').dataset.state);
+    had = null;
+  } else if (!lost) had = a;
+};
+new MutationObserver(check).observe(document.body, {subtree: true, childList: true, attributes: true});
+const frame = () => { check(); requestAnimationFrame(frame); };
+requestAnimationFrame(frame);
+"""
+
+
+def test_a_whole_hand_from_the_keyboard_never_drops_the_focus(server, browser):
+    # the accessibility audit: a capture chosen from the keyboard (Enter on a capture's button)
+    # dropped the focus to the page while the computer played (the button was removed under
+    # it): a screen reader then reads from the top of the page
+    d = browser
+    at = "const a = document.activeElement; return a.dataset.move || a.dataset.card || a.id || a.tagName"
+
+    def press(key: str) -> None:
+        ActionChains(d).send_keys(key).perform()
+
+    start(d, server, "scopa", CHOICE_SEED)
+    wait_for(d, ("your-turn",))
+    until(lambda: focused(d) == "hand", show=lambda: focused(d))
+    d.execute_script(WATCH_FOCUS)
+    press(str(hand_cards(d).index(CHOICE_CARD) + 1))
+    until(lambda: d.execute_script(at) == "QdxQs")  # the capture choice has the focus, visibly
+    assert d.execute_script("return document.activeElement.matches(':focus-visible')")
+    press(Keys.TAB)
+    assert d.execute_script(at) == "QdxQb"
+    plays = 0
+    while state(d) == "your-turn":  # each turn: Enter on what has the focus (a card, a capture)
+        card = d.execute_script(at)[:2]
+        assert d.execute_script("return document.activeElement.matches(':focus-visible')")
+        press(Keys.ENTER)
+        if d.find_elements(By.CSS_SELECTOR, "#captures button"):
+            assert d.execute_script("return document.activeElement.closest('#captures') !== null")
+            press(Keys.ENTER)
+        until(lambda c=card: c not in hand_cards(d) and state(d) in ("your-turn", "hand-over", "match-over"))
+        plays += 1
+        if state(d) == "your-turn":
+            until(lambda: focused(d) == "hand", show=lambda: focused(d))
+    assert plays == 18
+    until(lambda: focused(d) == "next-hand", show=lambda: focused(d))
+    press(Keys.ENTER)  # Next hand
+    wait_for(d, ("your-turn",))
+    until(lambda: focused(d) == "hand", show=lambda: focused(d))
+    assert d.execute_script("return window.focusLost") == []
+    assert not console_errors(d)

@@ -587,6 +587,9 @@ function markSelected() {
 async function submit(move) {
   if (game.busy || !myTurn() || !game.legal.includes(move)) return;
   game.busy = true;
+  // (a capture's button pressed from the keyboard goes with the choice: the focus waits on the
+  // status line for the computer's turn, as it does after a card, not on the page)
+  if (document.activeElement && document.activeElement.closest("#captures")) $("status").focus();
   clearChoice();
   $("hint-text").textContent = "";
   try {
@@ -1092,6 +1095,9 @@ function main() {
     game.handOver = null;
     game.undo = [];
     game.engine.stop(); // (the review of the hand left, if it is still thought of: dropped)
+    // (the button hides itself: the focus waits on the status line, not on the page, until the
+    // next hand is drawn)
+    if ($("hand-end").contains(document.activeElement)) $("status").focus();
     $("hand-end").hidden = true;
     $("review-board").replaceChildren();
     await advance().catch(showError);
