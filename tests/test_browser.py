@@ -1669,3 +1669,64 @@ def test_a_whole_hand_from_the_keyboard_never_drops_the_focus(server, browser):
     until(lambda: focused(d) == "hand", show=lambda: focused(d))
     assert d.execute_script("return window.focusLost") == []
     assert not console_errors(d)
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two CSS colours as getComputedStyle gives them (rgb(...))."""
+
+    def luminance(colour: str) -> float:
+        r, g, b = (int(x) / 255 for x in re.findall(r"\d+(?:\.\d+)?", colour)[:3])
+        lin = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in (r, g, b)]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_the_cards_names_say_their_state_and_their_marks_are_seen(server, browser):
+    # the accessibility audit: the last card laid down was marked by an orange ring only (its
+    # name did not say it), the card of your hand whose capture is being chosen was not marked at
+    # all, nor were the table cards it can take; the orange of the marks was 2.8:1 against the
+    # felt (3:1 is WCAG's least for a state's mark), and a picked card differed from the last
+    # card laid down by the ring's width only
+    d = browser
+    names = (
+        "return Array.from(document.querySelectorAll('#hand button, #table .table-card'),"
+        " b => [b.dataset.card, b.getAttribute('aria-label'), b.className])"
+    )
+    start(d, server, "scopa", CHOICE_SEED)
+    wait_for(d, ("your-turn",))
+    for card, name, classes in d.execute_script(names):
+        assert ("the last card played" in name) == ("last" in classes.split()), (card, name)
+    # the capture choice: the card of your hand says so, the table says what it can take
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{CHOICE_CARD}"]').click()
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#captures button")))
+    said = {card: name for card, name, _ in d.execute_script(names)}
+    assert said[CHOICE_CARD].endswith("queen of diamonds, choosing what it takes"), said
+    for card, name in (("Qs", "queen of spades"), ("Qb", "queen of clubs")):
+        assert said[card] == f"{name} on the table, can be taken by the queen of diamonds", said
+    assert not any("can be taken" in n for c, n in said.items() if c not in ("Qs", "Qb")), said
+    pending = d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{CHOICE_CARD}"]')
+    assert "pending" in pending.get_attribute("class").split()
+    # a picked card: marked by more than a colour (raised), its mark 3:1 and more on the felt
+    other = next(c for c in said if c not in ("Qs", "Qb") and c not in hand_cards(d))
+    d.find_element(By.CSS_SELECTOR, f"#table [data-card='{other}']").click()  # (picked: no capture yet)
+    picked = d.find_element(By.CSS_SELECTOR, f"#table [data-card='{other}']")
+    assert picked.get_attribute("aria-pressed") == "true"
+    style = "const s = getComputedStyle(arguments[0]); return [s.borderTopColor, s.transform]"
+    colour, transform = d.execute_script(style, picked)
+    felt = d.execute_script("return getComputedStyle(document.querySelector('.felt')).backgroundColor")
+    assert contrast(colour, felt) >= 3, (colour, felt)
+    assert transform != "none"  # (raised: a picked card is not told by its colour alone)
+    # the last card laid down: its ring 3:1 and more on the felt too (played until there is one)
+    d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    until(lambda: not d.find_elements(By.CSS_SELECTOR, "#captures button"))
+    deadline = time.monotonic() + 60
+    while not d.find_elements(By.CSS_SELECTOR, "#table .last") and state(d) == "your-turn":
+        assert time.monotonic() < deadline
+        play_first_card(d)
+    for card, name, classes in d.execute_script(names):
+        assert ("the last card played" in name) == ("last" in classes.split()), (card, name)
+    ring = d.execute_script("return getComputedStyle(document.querySelector('#table .last')).boxShadow")
+    assert contrast(re.search(r"rgba?\([^)]*\)", ring).group(0), felt) >= 3, ring
+    assert not console_errors(d)

@@ -354,12 +354,10 @@ async function render() {
     b.type = "button";
     b.className = "table-card" + (last === card ? " last" : "");
     b.dataset.card = card;
-    b.setAttribute("aria-label", `${cardName(card)} on the table`);
     b.append(cardImage(card));
     b.addEventListener("click", () => pickTableCard(card));
     table.append(b);
   }
-  markSelected();
   if (!view.table.length) table.textContent = "The table is empty.";
   const [c0, c1] = view.captured;
   $("piles").textContent =
@@ -374,12 +372,13 @@ async function render() {
     b.type = "button";
     b.className = "card-button";
     b.dataset.card = card;
-    b.setAttribute("aria-label", `${(i + 1) % 10}: ${cardName(card)}`); // (its key: 0 for the tenth)
+    b.dataset.key = `${(i + 1) % 10}`; // (its key: 0 for the tenth; its name says it, see markSelected)
     b.append(cardImage(card));
     b.disabled = !mine || game.busy;
     b.addEventListener("click", () => playCard(card));
     hand.append(b);
   });
+  markSelected(); // (the cards' names, and the card of your hand whose capture is being chosen)
   // the cards already played this hand
   const played = $("played");
   played.replaceChildren();
@@ -573,14 +572,27 @@ function clearChoice() {
   markSelected();
 }
 
-// The table's cards marked as picked for a capture, or not, as game.selected says: toggle
-// buttons while a capture is being chosen, plain buttons otherwise.
+// The cards' names and marks, as the capture being chosen stands: the table's cards picked for
+// it, or not, as game.selected says (toggle buttons while a capture is being chosen, plain
+// buttons otherwise), those the card chosen can take, the last card laid down; the card of
+// your hand whose capture is being chosen. (Each name says what its mark shows.)
 function markSelected() {
+  const pending = game.pendingCard;
+  const takes = new Set();
+  for (const move of game.legal) if (pending && move.startsWith(pending + "x")) move.slice(3).match(/../g).forEach((c) => takes.add(c));
   document.querySelectorAll("#table .table-card").forEach((b) => {
-    const on = game.selected.has(b.dataset.card);
+    const card = b.dataset.card;
+    const on = game.selected.has(card);
     b.classList.toggle("selected", on);
-    if (game.pendingCard) b.setAttribute("aria-pressed", on ? "true" : "false");
+    if (pending) b.setAttribute("aria-pressed", on ? "true" : "false");
     else b.removeAttribute("aria-pressed");
+    const states = [b.classList.contains("last") && "the last card played", takes.has(card) && `can be taken by the ${cardName(pending)}`];
+    b.setAttribute("aria-label", [`${cardName(card)} on the table`, ...states.filter(Boolean)].join(", "));
+  });
+  document.querySelectorAll("#hand .card-button").forEach((b) => {
+    const on = b.dataset.card === pending;
+    b.classList.toggle("pending", on);
+    b.setAttribute("aria-label", `${b.dataset.key}: ${cardName(b.dataset.card)}` + (on ? ", choosing what it takes" : ""));
   });
 }
 
