@@ -463,12 +463,12 @@ def test_animations_follow_reduced_motion_and_the_setting_is_kept(server, browse
 
 def test_phone_width(server, browser, tmp_path):
     d = browser
-    d.set_window_size(360, 800)
+    d.set_window_size(320, 800)  # (the narrowest phone WCAG's reflow asks for)
     start(d, server, "scopa", 5)
     wait_for(d, ("your-turn", "waiting"))
     wait_for(d, ("your-turn",))
     width = d.execute_script("return document.documentElement.scrollWidth")
-    assert width <= 360, f"the page is {width} px wide at a 360 px window"
+    assert width <= 320, f"the page is {width} px wide at a 320 px window"
     images = d.find_elements(By.CSS_SELECTOR, "#hand img")
     assert images and all(img.get_attribute("alt") for img in images)  # text alternatives
     # the other hands are said by their label ("the computer: 3 cards"), not a card at a time
@@ -492,7 +492,7 @@ def test_phone_width(server, browser, tmp_path):
     d.find_element(By.CSS_SELECTOR, "#house-rules summary").click()
     until(lambda: d.find_element(By.ID, "house-rules").get_attribute("open") is not None)
     width = d.execute_script("return document.documentElement.scrollWidth")
-    assert width <= 360, f"the page is {width} px wide at a 360 px window with the House rules open"
+    assert width <= 320, f"the page is {width} px wide at a 320 px window with the House rules open"
     rows = d.execute_script(
         "return Array.from(document.querySelectorAll('#house-rules label, #house-rules summary'),"
         " e => e.getBoundingClientRect().height)"
@@ -506,7 +506,7 @@ def test_phone_width(server, browser, tmp_path):
     until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
     d.execute_script("document.documentElement.style.fontSize = '200%'")
     width = d.execute_script("return document.documentElement.scrollWidth")
-    assert width <= 360, f"the page is {width} px wide at a 360 px window with 200% text"
+    assert width <= 320, f"the page is {width} px wide at a 320 px window with 200% text"
     assert not console_errors(d)
 
 
@@ -1729,4 +1729,48 @@ def test_the_cards_names_say_their_state_and_their_marks_are_seen(server, browse
         assert ("the last card played" in name) == ("last" in classes.split()), (card, name)
     ring = d.execute_script("return getComputedStyle(document.querySelector('#table .last')).boxShadow")
     assert contrast(re.search(r"rgba?\([^)]*\)", ring).group(0), felt) >= 3, ring
+    assert not console_errors(d)
+
+
+#: The page's targets (a checkbox's and the file input's is their label, when larger), as
+#: [what, width, height], those shown only.
+TARGETS = """
+const out = [];
+for (const e of document.querySelectorAll('button, a[href], select, input, summary')) {
+  let r = e.getBoundingClientRect();
+  if (!r.width || e.closest('[hidden]')) continue;
+  const label = e.closest('label');
+  if (label && label.getBoundingClientRect().height > r.height) r = label.getBoundingClientRect();
+  out.push([e.id || e.dataset.card || e.textContent.trim().slice(0, 30), r.width, r.height]);
+}
+return out;
+"""
+
+
+def test_touch_targets_at_tablet_width(server, browser):
+    # the accessibility audit: from 481 px wide the Animations box's label, the download link,
+    # the file's label and the House rules' labels were 19 px high (WCAG asks 24 px and more),
+    # and a touch screen wider than a phone (a tablet, 768 px) had none of the phone's 44 px
+    d = browser
+    d.set_window_size(768, 900)
+    start(d, server, "scopa", 5)
+    wait_for(d, ("your-turn",))
+    d.find_element(By.CSS_SELECTOR, "#house-rules summary").click()
+    targets = d.execute_script(TARGETS)
+    assert len(targets) > 20
+    small = [t for t in targets if t[1] < 24 or t[2] < 24]
+    assert not small, small
+    # a touch screen of that width: 44 px high, as on a phone (the match goes on after the reload)
+    d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    try:
+        d.refresh()
+        wait_for(d, ("your-turn",))
+        assert d.execute_script("return matchMedia('(pointer: coarse)').matches")
+        d.find_element(By.CSS_SELECTOR, "#house-rules summary").click()
+        small = [t for t in d.execute_script(TARGETS) if t[1] < 44 or t[2] < 44]
+        assert not small, small
+        width = d.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 768
+    finally:
+        d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
     assert not console_errors(d)
