@@ -1079,9 +1079,14 @@ def test_next_hand_and_undo_with_the_engine_gone_wait_on_the_button(restartable,
     until(lambda: state(d) == "error" and d.find_element(By.ID, "go-on").is_displayed())
     assert focused(d) == "go-on" and not d.find_element(By.ID, "undo").is_enabled()
     srv.start()
+    # (the accessibility audit: the button hid itself with the focus on it, which fell to the
+    # page while the engine was asked again; it waits on the status line now)
+    d.execute_script(WATCH_FOCUS)
     d.find_element(By.ID, "go-on").click()
     wait_for(d, ("your-turn",))
     assert len(hand_cards(d)) == 3  # (the console has the refused connections' lines)
+    until(lambda: focused(d) == "hand", show=lambda: focused(d))
+    assert d.execute_script("return window.focusLost") == []
 
 
 def test_a_capture_choice_is_put_away_by_undo_and_by_another_card(server, browser):

@@ -474,6 +474,8 @@ async function newMatch() {
 // Play the computer seats until it is your turn, the hand ends or the match is over.
 async function advance() {
   const token = game.token;
+  // (Reconnect and go on hides itself: the focus it had waits on the status line, not on the page)
+  if (document.activeElement === $("go-on")) $("status").focus();
   $("go-on").hidden = true;
   game.legal = []; // (the turn drawn last is not this one: none of its cards may be played)
   // (no earlier status stays up while the next turn is fetched and drawn)
