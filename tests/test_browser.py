@@ -295,6 +295,15 @@ def test_a_whole_scopone_scientifico_hand(server, browser, tmp_path):
     shots(d, tmp_path, "desktop")
     play_to_hand_end(d)
     assert "total" in d.find_element(By.ID, "score").text
+    # the score's rows have their category as header, its columns the sides (the accessibility
+    # audit: the categories were plain cells, a screen reader said a cell's points with its
+    # column only)
+    heads = d.execute_script(
+        "return Array.from(document.querySelectorAll('#score tr'),"
+        " r => [r.cells[0].tagName, r.cells[0].scope, r.cells[1].tagName])"
+    )
+    assert heads[0] == ["TH", "col", "TH"] and len(heads) >= 7
+    assert all(h == ["TH", "row", "TD"] for h in heads[1:]), heads
     assert not console_errors(d)
 
 

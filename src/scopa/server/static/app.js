@@ -766,7 +766,9 @@ function scoreTable(score) {
   const me = game.seat % 2;
   const cols = [me, 1 - me];
   const head = t.insertRow();
-  for (const text of ["category", teamName(me), teamName(1 - me)]) head.append(Object.assign(document.createElement("th"), { textContent: text }));
+  for (const text of ["category", teamName(me), teamName(1 - me)]) head.append(Object.assign(document.createElement("th"), { textContent: text, scope: "col" }));
+  // (each row's category is its header: a screen reader says "coins, you" with a cell's points)
+  const rowHead = (r, text) => r.append(Object.assign(document.createElement("th"), { textContent: text, scope: "row" }));
   const c = score.categories;
   const detail = (name, key) => (c[name] && c[name][key] ? c[name][key] : null);
   const rows = [
@@ -780,14 +782,14 @@ function scoreTable(score) {
   if (c.napola) rows.push(["napola", "napola", null]);
   for (const [label, key, counts] of rows) {
     const r = t.insertRow();
-    r.insertCell().textContent = label;
+    rowHead(r, label);
     for (const col of cols) {
       const pts = c[key].points[col];
       r.insertCell().textContent = counts ? `${pts} (${counts[col] === null ? "-" : counts[col]})` : `${pts}`;
     }
   }
   const total = t.insertRow();
-  total.insertCell().textContent = "total";
+  rowHead(total, "total");
   for (const col of cols) total.insertCell().textContent = `${score.points[col]}`;
   return t;
 }
