@@ -1743,6 +1743,20 @@ def test_the_cards_names_say_their_state_and_their_marks_are_seen(server, browse
         assert ("the last card played" in name) == ("last" in classes.split()), (card, name)
     ring = d.execute_script("return getComputedStyle(document.querySelector('#table .last')).boxShadow")
     assert contrast(re.search(r"rgba?\([^)]*\)", ring).group(0), felt) >= 3, ring
+    # in forced colours (no shadows drawn) the last card played is still told from the others
+    look = (
+        "return Array.from(document.querySelectorAll('#table .table-card'), b => {"
+        " const s = getComputedStyle(b); return [b.classList.contains('last'),"
+        " [s.borderTopStyle, s.borderTopWidth, s.outlineStyle, s.boxShadow]]; })"
+    )
+    forced = {"features": [{"name": "forced-colors", "value": "active"}]}
+    d.execute_cdp_cmd("Emulation.setEmulatedMedia", forced)
+    try:
+        looks = d.execute_script(look)
+    finally:
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    last = [x for on, x in looks if on]
+    assert last and all(x != last[0] for on, x in looks if not on), looks
     assert not console_errors(d)
 
 
