@@ -1114,7 +1114,7 @@ def test_a_capture_choice_is_put_away_by_undo_and_by_another_card(server, browse
     wait_for(d, ("your-turn",))
     hand = hand_cards(d)
     d.find_element(By.CSS_SELECTOR, '#table [data-card="Qs"]').click()
-    assert d.find_element(By.ID, "hint-text").text == "First click the card of your hand that captures."
+    assert d.find_element(By.ID, "hint-text").text == "First choose the card of your hand that captures."
     time.sleep(0.5)
     assert hand_cards(d) == hand and state(d) == "your-turn"
     # seed 25, your first turn: 2c Qs 6b in hand, 2d 2s 3b 4b on the table
@@ -1599,7 +1599,7 @@ def test_the_lines_under_a_review_scrolled_sideways_stay_in_view(server, browser
 
 def test_a_table_card_clicked_while_the_computer_thinks_says_to_wait(browser):
     # the app audit (open list): a click on a table card while the computer was to play said
-    # "First click the card of your hand that captures", a play that could not be made then.
+    # "First choose the card of your hand that captures", a play that could not be made then.
     # The computer is held thinking by a server of one worker kept busy by another client.
     d = browser
     server = serving("--workers", "1", "--max-time", "0")  # (no maximum: its search runs till stopped)
@@ -1619,7 +1619,7 @@ def test_a_table_card_clicked_while_the_computer_thinks_says_to_wait(browser):
             wait_for(d, ("your-turn",))
             says("")  # (the wait is over: said no longer)
             d.find_elements(By.CSS_SELECTOR, "#table .table-card")[0].click()  # (your turn, no card chosen)
-            says("First click the card of your hand that captures.")
+            says("First choose the card of your hand that captures.")
     finally:
         next(server, None)  # (the rest of the generator: the server terminated)
 

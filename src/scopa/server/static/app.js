@@ -548,14 +548,14 @@ async function playCard(card) {
 
 function pickTableCard(card) {
   // (a table card is picked only for a capture of yours: while the computer is to play it said
-  // "First click the card of your hand that captures", a play you could not make)
+  // "First choose the card of your hand that captures", a play you could not make)
   if (!myTurn()) {
     if (inPlay()) $("hint-text").textContent = WAIT_TURN;
     return;
   }
   if (game.busy) return;
   if (!game.pendingCard) {
-    $("hint-text").textContent = "First click the card of your hand that captures.";
+    $("hint-text").textContent = "First choose the card of your hand that captures.";
     return;
   }
   if (game.selected.has(card)) game.selected.delete(card);
