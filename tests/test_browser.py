@@ -441,6 +441,48 @@ def test_a_card_pressed_twice_escape_and_a_new_match_with_a_capture_choice_up(se
     assert not console_errors(d)
 
 
+def test_the_first_matchs_line_and_a_play_on_its_way_are_announced(server, browser):
+    # found by an accessibility audit: the first match's "New match of ..." line was added to
+    # the list of what happened (a live region) while the board holding it was still hidden, so
+    # no screen reader read it; and "Your turn" stayed up while your play was on its way
+    d = browser
+    d.get(f"{server}/?seed=3")
+    wait_for(d, ("idle",))
+    d.execute_script(
+        "window.logLines = [];"
+        "new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)"
+        "  window.logLines.push([n.textContent, !!n.closest('[hidden]')]); })"
+        ".observe(document.getElementById('log'), {childList: true});"
+    )
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    Select(d.find_element(By.ID, "game")).select_by_value("scopa")
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+    d.find_element(By.ID, "new-game").click()
+    wait_for(d, ("your-turn",))
+    lines = d.execute_script("return window.logLines")
+    assert lines and lines[0][0].startswith("New match of"), lines
+    assert not any(hidden for _, hidden in lines), lines
+    # a card of one move played: the status says so at once, before the engine answers
+    said = d.execute_script(
+        "const esc = new KeyboardEvent('keydown', {key: 'Escape', bubbles: true});"
+        "for (const b of document.querySelectorAll('#hand button')) {"
+        "  const name = b.getAttribute('aria-label');"
+        "  b.click();"
+        "  if (!document.querySelector('#captures button')) {"
+        "    const s = document.getElementById('status');"
+        "    return [s.dataset.state, s.textContent, name];"
+        "  }"
+        "  document.body.dispatchEvent(esc);"
+        "}"
+        "return null;"
+    )
+    assert said is not None
+    state_now, text, name = said
+    assert state_now == "waiting" and text == f"Playing the {name.split(': ', 1)[1]}…", said
+    wait_for(d, ("your-turn", "hand-over"))
+    assert not console_errors(d)
+
+
 def test_animations_follow_reduced_motion_and_the_setting_is_kept(server, browser):
     # found by an audit: with reduced motion asked for, the Animations box stayed ticked and the
     # pause between the computer's moves stayed; the setting was lost at a reload

@@ -462,6 +462,9 @@ async function newMatch() {
   $("hand-end").hidden = true;
   $("hint-text").textContent = "";
   const gameName = ($("game").selectedOptions[0]?.textContent || game.rules) + houseRulesText(game.match.rules);
+  // (the board, with the list of what happened, shown first: a line added to a hidden live
+  // region is not read out, and the first match's board was hidden until its cards were drawn)
+  $("board").hidden = false;
   log(`New match of ${gameName} to ${target}: ${seatName(game.match.dealer)} deal${game.match.dealer === game.seat ? "" : "s"}.`);
   if (noSeed) log(`The address's seed ${JSON.stringify(seed)} is not a whole number of at most 15 digits: this match's deals are random.`);
   await advance();
@@ -606,6 +609,8 @@ async function submit(move) {
   if (document.activeElement && document.activeElement.closest("#captures")) $("status").focus();
   clearChoice();
   $("hint-text").textContent = "";
+  // ("Your turn" stayed up while the play was on its way to the engine)
+  setStatus("waiting", `Playing the ${cardName(move.slice(0, 2))}…`);
   try {
     const before = game.match;
     const token = game.token;
