@@ -36,6 +36,7 @@ __all__ = [
     "MAX_CHARS",
     "MAX_DEPTH",
     "JSONInputError",
+    "JSONOutputError",
     "check_object",
     "dumps",
     "format_problem",
@@ -58,6 +59,11 @@ class JSONInputError(ScopaError):
     def __init__(self, message: str, why: str | None = None) -> None:
         super().__init__(message)
         self.why = message if why is None else why
+
+
+class JSONOutputError(ScopaError):
+    """A value :func:`dumps` cannot write as strict JSON: a NaN or an infinity (strict JSON has
+    no spelling for them), or a container that holds itself."""
 
 
 def _no_constant(name: str) -> Any:
@@ -245,17 +251,54 @@ def check_object(
 
 
 def dumps(obj: Any) -> str:
-    """Strict, compact JSON text of ``obj``: ASCII only (so it is UTF-8 whatever it holds),
-    no NaN or Infinity (ValueError).
+    """Strict, compact JSON text of ``obj``: ASCII only (so it is UTF-8 whatever it holds);
+    a NaN or an infinity, which strict JSON cannot write, is a :class:`JSONOutputError` naming
+    the value and where it is (a container that holds itself, too).
 
     >>> print(dumps({"card": "7♦", "value": 1.5}))
     {"card":"7\\u2666","value":1.5}
-    >>> dumps(float("nan"))
+    >>> dumps({"points": [1.5, float("nan")]})
     Traceback (most recent call last):
     ...
-    ValueError: Out of range float values are not JSON compliant
+    scopa.jsonio.JSONOutputError: cannot write nan as strict JSON (at ["points"][1]): expected a finite number
     """
-    return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    try:
+        return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    except ValueError:  # (json's "Out of range float values are not JSON compliant")
+        where = _non_finite(obj, set())
+        if where is None:  # (not a number: a container that holds itself)
+            raise JSONOutputError(
+                f"cannot write {show(obj)} as JSON: a container in it holds itself"
+            ) from None
+        value, path, key = where
+        at = f" (a key of the object at {path or 'the top'})" if key else f" (at {path})" if path else ""
+        raise JSONOutputError(
+            f"cannot write {value!r} as strict JSON{at}: expected a finite number"
+        ) from None
+
+
+def _non_finite(obj: Any, seen: set[int]) -> tuple[float, str, bool] | None:
+    """The first NaN or infinity in ``obj`` (as :func:`dumps` walks it) and its path, such as
+    ``["points"][1]``, and whether it is a key there; None when it holds none (each container
+    is looked into once: one that holds itself ends the walk, not Python's recursion)."""
+    if isinstance(obj, float):
+        return None if math.isfinite(obj) else (obj, "", False)
+    if id(obj) in seen or len(seen) > 1 << 20:
+        return None
+    seen.add(id(obj))
+    items: Any = ()
+    if isinstance(obj, Mapping):
+        items = obj.items()
+    elif isinstance(obj, (list, tuple)):
+        items = enumerate(obj)
+    for key, value in items:
+        if isinstance(key, float) and not math.isfinite(key):  # (json writes a float key as text)
+            return key, "", True
+        found = _non_finite(value, seen)
+        if found is not None:
+            step = f"[{json.dumps(key)}]" if isinstance(key, str) else f"[{key!r}]"
+            return found[0], step + found[1], found[2]
+    return None
 
 
 def short(value: Any, limit: int = 60) -> str:
