@@ -230,7 +230,8 @@ class ArenaResult:
         """Rebuild a result from :meth:`to_json`'s output (decoded JSON), checked as a result
         built by hand is: :class:`OptionError` naming a field missing, unknown or bad. The JSON
         of a run stopped early (:meth:`ArenaInterrupted.to_json`) gives the result of the deals
-        that finished."""
+        that finished. The object may be given decoded, as JSON text or as its UTF-8 bytes."""
+        obj = jsonio.decoded(obj, "the arena result", OptionError)
         fields = [f.name for f in dataclasses.fields(cls)]
         if isinstance(obj, Mapping) and ("stopped" in obj or "deals_asked" in obj):
             obj = _unmarked(obj)  # (a run stopped early: the figures of the deals that finished)

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scopa import jsonio
 from scopa.card import Card, CardSet
 from scopa.errors import OptionError, listed, show, unknown_keys
 from scopa.move import Move
@@ -123,12 +124,14 @@ class Event:
     def from_json(cls, obj: Any) -> Event:
         """Inverse of :meth:`to_json`. Raises :class:`OptionError` naming the bad field (an
         unknown type, a field its type has not or lacks, a bad seat, team, count or points, a
-        team that is not its seat's) and :class:`CardError` for a card that is none.
+        team that is not its seat's) and :class:`CardError` for a card that is none. The
+        object may be given decoded, as JSON text or as its UTF-8 bytes.
 
         >>> e = Event.from_json({"type": "capture", "seat": 0, "team": 0, "card": "3d", "cards": ["3c"]})
         >>> e.card, e.cards, Event.from_json(e.to_json()) == e
         (Card.parse('3d'), CardSet.parse('3c'), True)
         """
+        obj = jsonio.decoded(obj, "event", OptionError)
         if not isinstance(obj, Mapping):
             raise OptionError(f"bad event {show(obj)}: expected an object with a 'type'")
         odd = unknown_keys(obj, ("type", "seat", "team", "card", "cards", "count", "points"))

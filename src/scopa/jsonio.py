@@ -38,6 +38,7 @@ __all__ = [
     "JSONInputError",
     "JSONOutputError",
     "check_object",
+    "decoded",
     "dumps",
     "format_problem",
     "has_format",
@@ -170,6 +171,34 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
         raise JSONInputError(f"not JSON: {exc}", str(exc)) from None
     if _SURROGATE_ESCAPE.search(text) or not (text.isascii() or is_utf8(text)):
         _check_strings(obj)  # (else no string can hold one: no surrogate in the text, nor its escape)
+    return obj
+
+
+def decoded(
+    obj: Any,
+    what: str,
+    error: type[ScopaError],
+    max_chars: int = MAX_CHARS,
+    text: bool = True,
+) -> Any:
+    """``obj`` as a decoded JSON value: JSON text (a str, when ``text``) or UTF-8 bytes read by
+    :func:`loads`, anything else as it is; ``error`` naming ``what`` when the text cannot be
+    read. The one reading of every ``from_json``: each takes the decoded object, its JSON text
+    and that text's UTF-8 bytes alike.
+
+    >>> decoded('{"a": 1}', "the thing", OptionError), decoded({"a": 1}, "the thing", OptionError)
+    ({'a': 1}, {'a': 1})
+    >>> decoded(b"{", "the thing", OptionError)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: the thing b'{' is not valid JSON: not JSON: Expecting property name ...
+    """
+    if isinstance(obj, (bytes, bytearray, memoryview)) or (text and isinstance(obj, str)):
+        source = bytes(obj) if isinstance(obj, memoryview) else obj
+        try:
+            return loads(source, max_chars=max_chars)
+        except JSONInputError as exc:
+            raise error(f"{what} {show(source)} is not valid JSON: {exc}") from None
     return obj
 
 

@@ -345,7 +345,7 @@ class Match:
         }
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> Match:
+    def from_json(cls, obj: str | bytes | Mapping[str, Any]) -> Match:
         """Rebuild a match from :meth:`to_json`'s output, replaying every hand: a deal that is
         not the hand's (by the seed and the hand's number), an illegal play, a hand's points
         or the scores that do not match the replay, more than :data:`MAX_HANDS` hands, or a
@@ -353,9 +353,13 @@ class Match:
         naming the hand.
 
         Without a ``seed`` (or with ``null``), any deal by the dealer in turn is accepted;
-        a seed is drawn for the hands to come, and :meth:`to_json` leaves it out."""
+        a seed is drawn for the hands to come, and :meth:`to_json` leaves it out. The object
+        may be given decoded, as JSON text or as its UTF-8 bytes (at most
+        :data:`~scopa.records.MAX_RECORD_BYTES`)."""
         from scopa.notation import state_from_json
+        from scopa.records import MAX_RECORD_BYTES
 
+        obj = jsonio.decoded(obj, "match", PositionError, MAX_RECORD_BYTES)
         if not isinstance(obj, Mapping):
             raise PositionError(f"a match must be a JSON object, got {show(obj)}")
         fields = (

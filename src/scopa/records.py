@@ -417,10 +417,10 @@ class HandRecord:
     @classmethod
     def from_json(cls, obj: Any, rules: Rules | None = None, where: str = "the hand") -> HandRecord:
         """Read and validate a hand record (the rules come from the match record around it,
-        or from the hand's own ``rules``)."""
+        or from the hand's own ``rules``), decoded or as JSON text or its UTF-8 bytes."""
         if rules is not None and not isinstance(rules, Rules):
             raise RecordError(f"bad rules {show(rules)}: expected a scopa.Rules or None (Rules.preset(name))")
-        return cls._read(obj, rules, where)[0]
+        return cls._read(jsonio.decoded(obj, where, RecordError, MAX_RECORD_BYTES), rules, where)[0]
 
     @classmethod
     def _read(
@@ -639,7 +639,9 @@ class MatchRecord:
 
     @classmethod
     def from_json(cls, obj: Any) -> MatchRecord:
-        """Read and validate a match record (every hand replayed)."""
+        """Read and validate a match record (every hand replayed), decoded or as JSON text or
+        its UTF-8 bytes (:func:`load_record` reads a file too, and takes a hand record)."""
+        obj = jsonio.decoded(obj, "the record", RecordError, MAX_RECORD_BYTES)
         if not isinstance(obj, Mapping):
             raise RecordError(f"a record must be a JSON object, got {show(obj)}")
         problem = jsonio.format_problem(obj, RECORD_FORMAT)

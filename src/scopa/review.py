@@ -58,6 +58,7 @@ from scopa.players.base import sweepers
 from scopa.players.pimc import PIMCPlayer
 from scopa.records import (
     MAX_COMMENT,
+    MAX_RECORD_BYTES,
     Annotation,
     HandRecord,
     MatchRecord,
@@ -295,7 +296,9 @@ class PlayReview:
     def from_json(cls, obj: Any, where: str = "the play") -> PlayReview:
         """Rebuild a play's review from :meth:`to_json`'s output: the losses from its
         ``values`` and ``dd_values`` (unrounded), which must agree with the rounded figures
-        beside them; else :class:`OptionError` naming ``where`` and the field."""
+        beside them; else :class:`OptionError` naming ``where`` and the field. The object may
+        be given decoded, as JSON text or as its UTF-8 bytes."""
+        obj = jsonio.decoded(obj, where, OptionError, MAX_RECORD_BYTES)
         jsonio.check_object(obj, where, _PLAY_FIELDS)
         label = where[4:] if where.startswith("the ") else where  # ("bad play: ...", not "bad the play")
         try:
@@ -445,7 +448,10 @@ class Review:
         """Rebuild a review from :meth:`to_json`'s output (decoded JSON): each play as
         :meth:`PlayReview.from_json` reads it, the summary checked against the plays';
         :class:`OptionError` naming the play and the field that is wrong. A review without
-        ``rules`` (written before reviews carried them) is read with none."""
+        ``rules`` (written before reviews carried them) is read with none. The object may be
+        given decoded, as JSON text or as its UTF-8 bytes (:func:`load_review` reads a file too).
+        """
+        obj = jsonio.decoded(obj, "the review", OptionError, MAX_RECORD_BYTES)
         fields = ("players", "hands", "seconds", "plays", "summary")
         with_rules = isinstance(obj, Mapping) and "rules" in obj
         jsonio.check_object(obj, "the review", (*fields, "rules") if with_rules else fields, REVIEW_FORMAT)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import scopa_core as core
+from scopa import jsonio
 from scopa.errors import RulesError, as_int, show
 
 __all__ = ["PRESETS", "Rules"]
@@ -241,11 +242,18 @@ class Rules:
 
     @classmethod
     def from_json(cls, obj: object) -> Rules:
-        """Inverse of :meth:`to_json`: a preset name or an object with ``preset`` and options.
+        """Inverse of :meth:`to_json`: a preset name or an object with ``preset`` and options,
+        decoded or as JSON text (a string starting with ``{`` or ``"``) or its UTF-8 bytes.
 
         >>> Rules.from_json({"preset": "scopa", "capture_rule": "fewest"}).capture_rule
         'fewest'
+        >>> Rules.from_json('{"preset": "scopa", "napola": true}') == Rules.preset("scopa", napola=True)
+        True
+        >>> Rules.from_json(b'"scopone"') == Rules.from_json("scopone") == Rules.preset("scopone")
+        True
         """
+        text = isinstance(obj, str) and obj.lstrip()[:1] in ("{", '"')  # (else a preset's name)
+        obj = jsonio.decoded(obj, "rules", RulesError, text=text)
         if isinstance(obj, str):
             return cls.preset(obj)
         if isinstance(obj, Mapping):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
+from scopa import jsonio
 from scopa.card import CardLike, CardSet, cards_mask
 from scopa.errors import CardError, OptionError, PositionError, RulesError, listed, show, unknown_keys
 from scopa.rules import Rules
@@ -142,12 +143,15 @@ class HandScore:
         """Inverse of :meth:`to_json`: a category it leaves out (``re_bello``, ``napola`` under
         rules without them) scores nothing. Raises :class:`PositionError` naming the bad field:
         an unknown or missing one, a figure out of its range, ``points`` that are not the sum of
-        the categories.
+        the categories. The object may be given decoded, as JSON text or as its UTF-8 bytes.
 
         >>> s = HandScore.from_piles(Rules.preset("scopa"), ["7d", "7c", "7s", "6b"], ["Ad"], scope=(1, 0))
         >>> HandScore.from_json(s.to_json(Rules.preset("scopa"))) == s
         True
+        >>> HandScore.from_json(jsonio.dumps(s.to_json())) == s
+        True
         """
+        obj = jsonio.decoded(obj, "score", PositionError)
         if not isinstance(obj, Mapping):
             raise PositionError(f"bad score {show(obj)}: expected an object with 'points' and 'categories'")
         odd = unknown_keys(obj, ("points", "categories"))
