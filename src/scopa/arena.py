@@ -33,7 +33,17 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.batch import MAX_WORKERS
-from scopa.errors import OptionError, ScopaError, as_int, check_int, check_real, check_seed, plain_int, show
+from scopa.errors import (
+    OptionError,
+    ScopaError,
+    as_int,
+    check_int,
+    check_real,
+    check_seed,
+    plain_int,
+    plain_number,
+    show,
+)
 from scopa.players import Player, make_player
 from scopa.records import ReadOnlyDict
 from scopa.rules import PRESETS, Rules
@@ -121,16 +131,18 @@ class ArenaResult:
             )
         # (at most as arena() runs them: deals of 10**5000 failed their own message, 2 x deals)
         deals = check_int("deals", self.deals, 1, MAX_DEALS)
-        check_int("games", self.games, 2 * deals, 2 * deals)  # (each deal twice, sides swapped)
+        games = check_int("games", self.games, 2 * deals, 2 * deals)  # (each deal twice, sides swapped)
+        object.__setattr__(self, "deals", deals)  # (as ints: NumPy's too, so that the repr pastes back)
+        object.__setattr__(self, "games", games)
         for name in ("names", "points", "ci95", "seconds_per_move", "hand_wins", "pair_wins"):
             n = 3 if name.endswith("wins") else 2
-            object.__setattr__(self, name, _tuple(name, getattr(self, name), n))
+            object.__setattr__(self, name, tuple(map(plain_number, _tuple(name, getattr(self, name), n))))
+        object.__setattr__(self, "diff", plain_number(self.diff))
         if not all(isinstance(n, str) and n.strip() for n in self.names):  # ("" was taken)
             raise OptionError(f"bad names {show(self.names)}: expected two non-empty strings")
         for name, total in (("hand_wins", self.games), ("pair_wins", deals)):
-            wins = getattr(self, name)
-            for w in wins:
-                check_int(name, w, 0, total)
+            wins = tuple(check_int(name, w, 0, total) for w in getattr(self, name))
+            object.__setattr__(self, name, wins)
             if sum(wins) != total:
                 raise OptionError(
                     f"bad {name} {show(wins)}: expected A's, B's and level adding up to {total}"
@@ -159,7 +171,7 @@ class ArenaResult:
                 f"bad categories {show(cats)}: expected {{category: (A, B)}} of every one of"
                 f" {', '.join(CATEGORIES)}"
             )
-        pairs = {c: _tuple(f"categories[{c!r}]", v, 2) for c, v in cats.items()}
+        pairs = {c: tuple(map(plain_number, _tuple(f"categories[{c!r}]", v, 2))) for c, v in cats.items()}
         for c, v in pairs.items():
             for x in v:
                 check_real(

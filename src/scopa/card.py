@@ -235,12 +235,13 @@ class CardSet(Set[Card]):
     def __init__(self, cards: Iterable[CardLike] | int = ()) -> None:
         if isinstance(cards, bool):
             raise CardError(f"expected cards or a card mask, got {show(cards)}")
-        if isinstance(cards, int):
-            if not 0 <= cards < 1 << 40:
+        number = as_int(cards)  # (a mask: an int, or NumPy's)
+        if number is not None:
+            if not 0 <= number < 1 << 40:
                 raise CardError(f"a card mask must be in 0..2**40-1, got {show(cards)}")
-            mask = cards
+            mask = number
         else:
-            mask = cards_mask(cards)
+            mask = cards_mask(cards)  # type: ignore[arg-type]
         object.__setattr__(self, "mask", mask)
 
     def __setattr__(self, name: str, value: object) -> None:

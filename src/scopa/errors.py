@@ -96,6 +96,21 @@ def plain_int(value: Any) -> Any:
     return value if n is None else n
 
 
+def plain_number(value: Any) -> Any:
+    """``value`` as Python's number if it is NumPy's (or another type's) integer or float: an
+    int (:func:`as_int`) or a float; else as it is (what a result built by hand keeps, so that
+    its repr pastes back and its checks read it as the number it is).
+
+    >>> import numpy as np
+    >>> plain_number(np.int64(3)), plain_number(np.float64(0.5)), plain_number(True), plain_number("x")
+    (3, 0.5, True, 'x')
+    """
+    n = as_int(value)
+    if n is not None:
+        return n
+    return float(value) if isinstance(value, float) and type(value) is not float else value
+
+
 @overload
 def check_seed(
     seed: object, error: type[ScopaError], *, none: Literal[False] = False, bits: int = 64
@@ -135,9 +150,14 @@ def check_int(
 def check_int(
     name: str, value: object, low: int | None = None, high: int | None = None, *, none: bool = False
 ) -> int | None:
-    """``value`` if it is an int (not a bool) from ``low`` to ``high`` (either None: unbounded),
-    or None when ``none``; else :class:`OptionError` saying so (a field of a result built by hand).
+    """``value`` as an int if it is an integer (:func:`as_int`: an int, not a bool, or NumPy's)
+    from ``low`` to ``high`` (either None: unbounded), or None when ``none``; else
+    :class:`OptionError` saying so (a field of a result built by hand, which keeps the int
+    returned, so that its repr pastes back).
 
+    >>> import numpy as np
+    >>> check_int("seat", np.int64(3), 0, 3)
+    3
     >>> check_int("seat", 4, 0, 3)
     Traceback (most recent call last):
     ...
@@ -149,27 +169,26 @@ def check_int(
     """
     if value is None and none:
         return None
-    if (
-        not isinstance(value, int)
-        or isinstance(value, bool)
-        or (low is not None and value < low)
-        or (high is not None and value > high)
-    ):
+    n = as_int(value)
+    if n is None or (low is not None and n < low) or (high is not None and n > high):
         if low is not None and high is not None:
             bounds = f" in {low}..{high}"
         else:
             bounds = f" >= {low}" if low is not None else f" <= {high}" if high is not None else ""
         raise OptionError(f"bad {name} {show(value)}: expected an int{bounds}" + (" or None" if none else ""))
-    return value
+    return n
 
 
 def real(value: object) -> float:
-    """``value`` as a float if it is an int or a float (not a bool), else NaN; an int past a
-    float's range (10**400, which JSON text may hold) is NaN too, not an OverflowError.
+    """``value`` as a float if it is an int or a float (not a bool; NumPy's integers too, as
+    :func:`as_int` reads them), else NaN; an int past a float's range (10**400, which JSON text
+    may hold) is NaN too, not an OverflowError.
 
-    >>> real(3), real(True), real("3"), real(10**400)
-    (3.0, nan, nan, nan)
+    >>> import numpy as np
+    >>> real(3), real(True), real("3"), real(10**400), real(np.int64(2))
+    (3.0, nan, nan, nan, 2.0)
     """
+    value = plain_number(value)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return math.nan
     try:

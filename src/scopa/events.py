@@ -21,7 +21,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.card import Card, CardSet
-from scopa.errors import OptionError, listed, show, unknown_keys
+from scopa.errors import OptionError, listed, plain_int, show, unknown_keys
 from scopa.move import Move
 from scopa.state import State, require_state
 
@@ -101,6 +101,10 @@ class Event:
         if not isinstance(self.type, str) or self.type not in _FIELDS:
             raise OptionError(f"bad event type {show(self.type)}: expected one of {', '.join(EVENT_TYPES)}")
         wanted = _FIELDS[self.type]
+        for name in ("seat", "team", "count"):  # (NumPy's integers kept as ints: the repr pastes back)
+            object.__setattr__(self, name, plain_int(getattr(self, name)))
+        if isinstance(self.points, (tuple, list)):
+            object.__setattr__(self, "points", tuple(map(plain_int, self.points)))
         for name in ("seat", "team", "card", "cards", "count", "points"):
             value = getattr(self, name)
             if value is None and name in wanted:

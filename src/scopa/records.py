@@ -40,7 +40,7 @@ from typing import Any
 import scopa_core as core
 from scopa import jsonio
 from scopa import match as _match
-from scopa.errors import OptionError, PositionError, ScopaError, count, listed, show, unknown_keys
+from scopa.errors import OptionError, PositionError, ScopaError, as_int, count, listed, show, unknown_keys
 from scopa.files import TooLarge, read_limited, write_atomic
 from scopa.move import Move
 from scopa.rules import Rules
@@ -159,17 +159,14 @@ _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def _check_score(score: Any, name: str = "score") -> tuple[int, int] | None:
-    """A hand's score: None, or two ints (not bools, not floats) as a tuple (``name``: the
-    field, in the message)."""
+    """A hand's score: None, or two ints (not bools, not floats; NumPy's read as ints) as a tuple
+    (``name``: the field, in the message)."""
     if score is None:
         return None
-    if (
-        not isinstance(score, (list, tuple))
-        or len(score) != 2
-        or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in score)
-    ):
+    points = [as_int(x) for x in score] if isinstance(score, (list, tuple)) else []
+    if len(points) != 2 or not all(x is not None and x >= 0 for x in points):
         raise RecordError(f"bad {name} {show(score)}: expected two ints (the points per team) or null")
-    return (score[0], score[1])
+    return (points[0], points[1])  # type: ignore[return-value]
 
 
 def _replay(deal: State, plays: Sequence[Move | str], where: str | None = None) -> tuple[list[Move], State]:
@@ -211,11 +208,13 @@ def _score_mismatch(
 
 
 def _check_index(i: Any, plays: int) -> int:
-    """The index of an annotated play: an int (not a bool) in ``0..plays - 1``."""
-    if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < plays:
+    """The index of an annotated play: an int (not a bool; NumPy's read as an int) in
+    ``0..plays - 1``."""
+    index = as_int(i)
+    if index is None or not 0 <= index < plays:
         expected = f"a play index in 0..{plays - 1}" if plays else "none: the hand has no plays"
         raise RecordError(f"annotation at play index {show(i)}: expected {expected}")
-    return i
+    return index
 
 
 def _at(i: int) -> str:
@@ -229,8 +228,8 @@ def _check_notes(notes: Any, plays: int) -> dict[int, Annotation]:
     if not isinstance(notes, Mapping):
         raise RecordError(f"bad annotations {show(notes)}: expected {{play index: Annotation}}")
     out: dict[int, Annotation] = {}
-    for i, note in notes.items():
-        _check_index(i, plays)
+    for key, note in notes.items():
+        i = _check_index(key, plays)
         if not isinstance(note, Annotation):
             raise RecordError(f"{_at(i)}: expected an Annotation, got {show(note)}")
         out[i] = note

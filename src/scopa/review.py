@@ -48,6 +48,7 @@ from scopa.errors import (
     check_real,
     check_seed,
     count,
+    plain_number,
     real,
     show,
 )
@@ -166,7 +167,10 @@ def _number(x: object) -> bool:
 
 
 def _values(values: object, name: str, kind: str, moves: tuple[Move, ...]) -> _Values:
-    """``values`` as a read-only ``{Move: number}`` holding ``moves``; else :class:`OptionError`."""
+    """``values`` as a read-only ``{Move: number}`` holding ``moves`` (NumPy's numbers read as
+    Python's); else :class:`OptionError`."""
+    if isinstance(values, Mapping):
+        values = {m: plain_number(v) for m, v in values.items()}
     ok = isinstance(values, Mapping) and all(
         isinstance(m, Move) and _number(v) and (kind == "a number" or isinstance(v, int))
         for m, v in values.items()
@@ -229,21 +233,22 @@ class PlayReview:
         # the moves among the values; the dicts made read-only, so that a review hashes)
         # (bounded as a record is: a match's hands, a hand's 40 cards; a review read from JSON
         # may say anything, and a hand of 10**400 failed its summary with OverflowError)
-        check_int("hand", self.hand, 0, MAX_HANDS - 1)
-        check_int("play", self.play, 0, 39)
-        check_int("seat", self.seat, 0, 3)
-        if check_int("team", self.team, 0, 1) != self.seat & 1:
+        # (each int kept as an int: NumPy's read as theirs, so that the repr pastes back)
+        for name, high in (("hand", MAX_HANDS - 1), ("play", 39), ("seat", 3), ("team", 1)):
+            object.__setattr__(self, name, check_int(name, getattr(self, name), 0, high))
+        if self.team != self.seat & 1:
             raise OptionError(f"bad team {show(self.team)}: seat {self.seat} is on team {self.seat & 1}")
         for name in ("move", "best"):
             if not isinstance(getattr(self, name), Move):
                 raise OptionError(f"bad {name} {show(getattr(self, name))}: expected a scopa.Move")
         object.__setattr__(self, "values", _values(self.values, "values", "a number", (self.move, self.best)))
+        object.__setattr__(self, "loss", plain_number(self.loss))
         check_real("loss", self.loss, 0, math.inf, "a finite number >= 0", finite=True)
         dd = (self.dd_values, self.dd_best, self.dd_loss)
         if any(x is not None for x in dd):
             if not isinstance(self.dd_best, Move):
                 raise OptionError(f"bad dd_best {show(self.dd_best)}: expected a scopa.Move with dd_values")
-            check_int("dd_loss", self.dd_loss, 0)
+            object.__setattr__(self, "dd_loss", check_int("dd_loss", self.dd_loss, 0))
             dd_values = _values(self.dd_values, "dd_values", "an int", (self.move, self.dd_best))
             object.__setattr__(self, "dd_values", dd_values)
         if self.mark not in (None, "?", "??"):
@@ -355,9 +360,12 @@ class Review:
     def __post_init__(self) -> None:
         # (a review built by hand: its plays in its hands and seats, which its summary and its
         # annotations index by)
-        check_int("hands", self.hands, 0, MAX_HANDS)  # (a record's most: summary() divides by it)
-        if type(self.players) is not int or self.players not in (2, 4):  # (not 2.0, not True)
+        # (a record's most: summary() divides by it; NumPy's ints kept as ints)
+        object.__setattr__(self, "hands", check_int("hands", self.hands, 0, MAX_HANDS))
+        if as_int(self.players) not in (2, 4):  # (not 2.0, not True)
             raise OptionError(f"bad players {show(self.players)}: expected 2 or 4")
+        object.__setattr__(self, "players", as_int(self.players))
+        object.__setattr__(self, "seconds", plain_number(self.seconds))
         check_real("seconds", self.seconds, 0, math.inf, "a finite number >= 0", finite=True)
         rules = self.rules
         if rules is not None and (not isinstance(rules, Rules) or rules.players != self.players):

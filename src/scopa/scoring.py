@@ -19,7 +19,17 @@ from typing import Any
 import scopa_core as core
 from scopa import jsonio
 from scopa.card import CardLike, CardSet, cards_mask
-from scopa.errors import CardError, OptionError, PositionError, RulesError, listed, show, unknown_keys
+from scopa.errors import (
+    CardError,
+    OptionError,
+    PositionError,
+    RulesError,
+    as_int,
+    listed,
+    plain_int,
+    show,
+    unknown_keys,
+)
 from scopa.rules import Rules
 
 __all__ = ["CATEGORIES", "HandScore", "primiera_total"]
@@ -72,14 +82,12 @@ _JSON_KEYS: dict[str, dict[str, str]] = {
 
 
 def _pair(value: Any, name: str, most: int) -> Pair:
-    """``value`` as a pair of ints in 0..``most``, one per team, else :class:`PositionError`."""
-    if (
-        not isinstance(value, (tuple, list))
-        or len(value) != 2
-        or not all(type(x) is int and 0 <= x <= most for x in value)
-    ):
+    """``value`` as a pair of ints in 0..``most``, one per team (NumPy's integers read as ints),
+    else :class:`PositionError`."""
+    ints = [as_int(x) for x in value] if isinstance(value, (tuple, list)) else []
+    if len(ints) != 2 or not all(x is not None and 0 <= x <= most for x in ints):
         raise PositionError(f"bad {name} {show(value)}: expected two ints in 0..{most}, one per team")
-    return (value[0], value[1])
+    return (ints[0], ints[1])  # type: ignore[return-value]
 
 
 def _count(mask: int) -> int:
@@ -126,14 +134,15 @@ class HandScore:
                     f"bad napola {show(getattr(self, name))}: expected 0 or 3..10 points a team"
                 )
             object.__setattr__(self, name, pair)
-        totals = self.primiera_totals
+        given = self.primiera_totals
+        totals: Any = [plain_int(t) for t in given] if isinstance(given, (tuple, list)) else given
         if (
             not isinstance(totals, (tuple, list))
             or len(totals) != 2
             or not all(t is None or (type(t) is int and 0 <= t <= _PRIMIERA_MOST) for t in totals)
         ):
             raise PositionError(
-                f"bad primiera_totals {show(totals)}: expected two totals in 0..{_PRIMIERA_MOST} or None"
+                f"bad primiera_totals {show(given)}: expected two totals in 0..{_PRIMIERA_MOST} or None"
                 " (a team lacking a suit)"
             )
         object.__setattr__(self, "primiera_totals", (totals[0], totals[1]))
@@ -271,11 +280,10 @@ class HandScore:
             raise CardError(f"{listed('card', [str(c) for c in both], be=True)} in both piles")
         pair = isinstance(scope, (tuple, list)) and len(scope) == 2
         most = rules.most_scope  # (20 for every rule set was taken: 18 in Scopa, whose table holds 4)
-        if not pair or any(
-            not isinstance(s, int) or isinstance(s, bool) or not 0 <= s <= most for s in scope
-        ):
+        ints = [as_int(s) for s in scope] if pair else []  # (NumPy's integers too)
+        if not pair or any(s is None or not 0 <= s <= most for s in ints):
             raise PositionError(
                 f"bad scope {show(scope)}: expected two ints in 0..{most}, one per team (a team makes at"
                 f" most {most} plays in a hand of {rules.game})"
             )
-        return cls._from_masks(rules, m0, m1, (scope[0], scope[1]))
+        return cls._from_masks(rules, m0, m1, (ints[0], ints[1]))  # type: ignore[arg-type]

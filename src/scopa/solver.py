@@ -59,9 +59,12 @@ ID_SECONDS_UNBOUNDED = 0.25
 def _check_value(obj: object, value: object, lower: object, upper: object, estimate: object) -> float:
     """The checks that :class:`SolveResult`, :class:`MoveValue` and :class:`SearchInfo` share:
     int bounds in order, an estimate within them, an exact value equal to both; the estimate
-    as a float."""
-    check_int("value", value, none=True)
+    as a float. The value and the bounds are set on ``obj`` as ints (NumPy's read as theirs)."""
+    value = check_int("value", value, none=True)
     lower, upper = check_int("lower", lower), check_int("upper", upper)
+    for name, x in (("value", value), ("lower", lower), ("upper", upper)):
+        if hasattr(obj, name):  # (SearchInfo has no value)
+            object.__setattr__(obj, name, x)
     if lower > upper:
         raise OptionError(f"bad bounds in {show(obj)}: lower {lower} is above upper {upper}")
     est = check_real("estimate", estimate, lower, upper, f"a number in lower..upper ({lower}..{upper})")
@@ -77,10 +80,10 @@ def _check_move(x: object, name: str) -> None:
         raise OptionError(f"bad {name} {show(x)}: expected a scopa.Move or None")
 
 
-def _check_search_figures(nodes: object, seconds: object, depth: object) -> float:
-    check_int("nodes", nodes, 0)
-    check_int("depth", depth, 0)
-    return check_real("seconds", seconds, 0, math.inf, "a finite number of seconds >= 0", finite=True)
+def _check_search_figures(nodes: object, seconds: object, depth: object) -> tuple[int, float, int]:
+    """``nodes``, ``seconds`` and ``depth`` checked: as an int, a float and an int."""
+    n, d = check_int("nodes", nodes, 0), check_int("depth", depth, 0)
+    return n, check_real("seconds", seconds, 0, math.inf, "a finite number of seconds >= 0", finite=True), d
 
 
 @dataclass(frozen=True)
@@ -146,9 +149,11 @@ class SolveResult:
         pv = self.pv
         if not isinstance(pv, (tuple, list)) or not all(isinstance(m, Move) for m in pv):
             raise OptionError(f"bad pv {show(pv)}: expected a tuple of scopa.Move")
-        seconds = _check_search_figures(self.nodes, self.seconds, self.depth)
+        nodes, seconds, depth = _check_search_figures(self.nodes, self.seconds, self.depth)
         rate = check_real("tt_hit_rate", self.tt_hit_rate, 0, 1, "a share in 0..1")
         object.__setattr__(self, "pv", tuple(pv))
+        object.__setattr__(self, "nodes", nodes)
+        object.__setattr__(self, "depth", depth)
         object.__setattr__(self, "estimate", est)
         object.__setattr__(self, "seconds", seconds)
         object.__setattr__(self, "tt_hit_rate", rate)
@@ -247,7 +252,7 @@ class Analysis(Mapping[Move, "int | None"]):
             isinstance(m, Move) and isinstance(v, MoveValue) for m, v in values.items()
         ):
             raise OptionError(f"bad values {show(values)}: expected a mapping of scopa.Move to MoveValue")
-        seconds = _check_search_figures(nodes, seconds, depth)
+        nodes, seconds, depth = _check_search_figures(nodes, seconds, depth)
         init = object.__setattr__  # (an analysis is a value: __setattr__ refuses, below)
         #: ``{move: MoveValue}`` for every legal move (read-only).
         self.moves: dict[Move, MoveValue]
@@ -410,9 +415,11 @@ class SearchInfo:
         if self.exact and self.lower != self.upper:
             raise OptionError(f"bad bounds in {show(self)}: an exact value has lower equal to upper")
         _check_move(self.best_move, "best_move")
-        seconds = _check_search_figures(self.nodes, self.seconds, self.depth)
+        nodes, seconds, depth = _check_search_figures(self.nodes, self.seconds, self.depth)
         object.__setattr__(self, "estimate", estimate)
         object.__setattr__(self, "seconds", seconds)
+        object.__setattr__(self, "nodes", nodes)
+        object.__setattr__(self, "depth", depth)
 
 
 Progress = Callable[[SearchInfo], None]

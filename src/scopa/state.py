@@ -26,6 +26,7 @@ from scopa.errors import (
     as_int,
     check_seed,
     count,
+    plain_int,
     show,
 )
 from scopa.move import Move
@@ -206,11 +207,13 @@ class State:
             raise PositionError(f"bad captured {show(captured)}: expected two piles, one per team")
         piles = (take(captured[0], "team 0's pile"), take(captured[1], "team 1's pile"))
         most = rules.most_scope
+        # (NumPy's integers too, read as the ints they are: plain_int)
+        turn, last_capture, dealer = plain_int(turn), plain_int(last_capture), plain_int(dealer)
         if (
             isinstance(scope, (str, bytes))
             or not isinstance(scope, Sequence)
             or len(scope) != 2
-            or not all(_is_int(x) and 0 <= x <= most for x in scope)
+            or not all(_is_int(x) and 0 <= x <= most for x in map(plain_int, scope))
         ):
             raise PositionError(
                 f"bad scope {show(scope)}: expected two ints in 0..{most}, one per team "
@@ -227,7 +230,7 @@ class State:
             table_mask,
             stock_cards,
             piles,
-            (scope[0], scope[1]),
+            (plain_int(scope[0]), plain_int(scope[1])),
             turn,
             -1 if last_capture is None else last_capture,
         )
@@ -420,9 +423,10 @@ class State:
         from scopa.view import PlayerView
 
         n = self._rules.players
-        if not _is_int(seat) or not 0 <= seat < n:
+        index = as_int(seat)  # (NumPy's integers too)
+        if index is None or not 0 <= index < n:
             raise PositionError(f"bad seat {show(seat)}: expected a seat in 0..{n - 1}")
-        return PlayerView._from_state(self, seat)
+        return PlayerView._from_state(self, index)
 
     def score(self) -> HandScore:
         """The score of the piles as they stand: the hand's final score once :attr:`is_over`."""
