@@ -5,11 +5,18 @@ whichever core is loaded (``SCOPA_NO_EXTENSIONS=1`` for the twin)."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
+import pickle
+import random
 
+import jsonschema
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_properties import games
 
 from scopa import (  # noqa: F401  (the reprs' names, for eval)
     Analysis,
@@ -18,15 +25,22 @@ from scopa import (  # noqa: F401  (the reprs' names, for eval)
     CardSet,
     HandRecord,
     HandScore,
+    Limit,
     Match,
+    MatchRecord,
     Move,
     MoveValue,
+    PlayerView,
     Rules,
     ScopaError,
     SearchInfo,
     SolveResult,
     State,
+    analyze,
     jsonio,
+    protocol,
+    records,
+    solve,
 )
 from scopa.arena import (
     ArenaResult,  # noqa: F401
@@ -104,8 +118,8 @@ def test_every_from_json_takes_the_object_its_text_and_its_bytes(name, x):
     obj = _dict_form(x)
     text = jsonio.dumps(obj)
     cls = type(x)
-    for given in (obj, text, text.encode(), bytearray(text.encode()), " \n" + text):
-        assert cls.from_json(given) == x, (name, type(given).__name__)
+    for form in (obj, text, text.encode(), bytearray(text.encode()), " \n" + text):
+        assert cls.from_json(form) == x, (name, type(form).__name__)
 
 
 @pytest.mark.parametrize(("name", "x"), EXAMPLES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(EXAMPLES)])
@@ -209,3 +223,141 @@ def test_numpy_integers_are_read_as_ints_by_every_value_built_by_hand():
         assert eval(repr(x)) == x, repr(x)
     analysis = Analysis({}, nodes=i(1), seconds=f(0.0), depth=i(0))
     assert (type(analysis.nodes), type(analysis.depth), type(analysis.seconds)) == (int, int, float)
+
+
+# ------------------------------------------------------------------ properties over random games
+
+_RECORD_SCHEMA = jsonschema.Draft202012Validator(records.schema())
+
+
+def _protocol(definition: str) -> jsonschema.Draft202012Validator:
+    """A validator of one of the protocol schema's definitions (positions, views, matches, rules)."""
+    return jsonschema.Draft202012Validator(
+        {**protocol.schema(), "anyOf": [{"$ref": f"#/$defs/{definition}"}]}
+    )
+
+
+_POSITION, _VIEW, _MATCH, _RULES = (_protocol(d) for d in ("position", "view", "match", "rules"))
+
+
+def _valid(validator: jsonschema.Draft202012Validator, obj: object) -> None:
+    errors = sorted(validator.iter_errors(obj), key=str)
+    assert not errors, (errors[0].message, list(errors[0].absolute_path))
+
+
+def _same_everywhere(x: object) -> None:
+    """``x``'s repr pastes back, and a pickle and both copies are equal to it (and hash alike)."""
+    assert eval(repr(x)) == x, repr(x)
+    for y in (pickle.loads(pickle.dumps(x)), copy.copy(x), copy.deepcopy(x)):
+        assert y == x
+        if getattr(type(x), "__hash__", None) is not None:
+            assert hash(y) == hash(x)
+
+
+def _json_round_trip(x: object, obj: object) -> None:
+    """``type(x).from_json`` gives ``x`` back from ``obj`` (its decoded JSON), from the text
+    :func:`jsonio.dumps` writes of it and from that text's bytes."""
+    text = jsonio.dumps(obj)
+    assert jsonio.loads(text) == obj
+    for form in (obj, text, text.encode()):
+        assert type(x).from_json(form) == x  # type: ignore[attr-defined]
+
+
+@settings(max_examples=150)
+@given(games(), st.data())
+def test_every_value_of_a_random_game_round_trips(trail, data):
+    s = trail[-1]
+    rules = s.rules
+    # the rules: repr, JSON (a preset's name, or an object), the text a position string writes
+    _same_everywhere(rules)
+    _json_round_trip(rules, rules.to_json())
+    _valid(_RULES, rules.to_json())
+    assert Rules.parse(str(rules)) == rules
+    # cards, sets of cards, moves: repr, text
+    for cards in (s.table, s.captured[0], s.hands[s.turn]):
+        _same_everywhere(cards)
+        assert CardSet.parse(str(cards)) == cards
+        for c in cards:
+            _same_everywhere(c)
+            assert Card.parse(str(c)) is c
+    for m in s.legal_moves():
+        _same_everywhere(m)
+        assert Move.parse(str(m)) == m == Move.parse(m.notation())
+    # positions (with their history) and each seat's view
+    for state in (trail[0], s):
+        _same_everywhere(state)
+        assert State.from_string(state.to_string()) == state
+        assert State.from_json(state.to_json()) == state == State.from_json(state.to_dict())
+        assert jsonio.loads(state.to_json()) == state.to_dict()
+        _json_round_trip(state, state.to_dict())
+        _valid(_POSITION, state.to_dict())
+        back = pickle.loads(pickle.dumps(state))
+        assert back.history == state.history and back.origin == state.origin
+    seat = data.draw(st.integers(0, rules.players - 1))
+    view = s.view(seat)
+    _same_everywhere(view)
+    _json_round_trip(view, view.to_json())
+    _valid(_VIEW, view.to_json())
+    # the score, with the rules' categories and with all of them
+    score = s.score()
+    _same_everywhere(score)
+    _json_round_trip(score, score.to_json())
+    _json_round_trip(score, score.to_json(rules))
+    # the hand's record, annotated at random
+    hand = s.record()
+    notes = data.draw(
+        st.dictionaries(
+            st.integers(0, max(0, len(hand.plays) - 1)),
+            st.builds(Annotation, st.one_of(st.none(), st.text(max_size=20)), st.sampled_from(records.MARKS)),
+            max_size=3,
+        )
+        if hand.plays
+        else st.just({})
+    )
+    hand = hand.annotate(notes)
+    _same_everywhere(hand)
+    _json_round_trip(hand, hand.to_json())
+    _valid(_RECORD_SCHEMA, hand.to_json())
+    record = records.MatchRecord(rules, (hand,), {"Event": "test"})
+    _same_everywhere(record)
+    _json_round_trip(record, record.to_json())
+    _valid(_RECORD_SCHEMA, record.to_json())
+    assert records.load_record(jsonio.dumps(record.to_json())) == record
+
+
+@settings(max_examples=40)
+@given(games(), st.integers(0, 2**32 - 1))
+def test_a_random_match_and_its_record_round_trip(trail, seed):
+    rules = trail[0].rules
+    m = Match(rules, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(rng.randrange(0, 90)):
+        if m.is_over:
+            break
+        m.play(rng.choice(m.state.legal_moves()))
+    _json_round_trip(m, m.to_json())
+    _valid(_MATCH, m.to_json())
+    assert copy.copy(m) == m and pickle.loads(pickle.dumps(m)) == m
+    record = m.record({"Event": "test"})
+    _same_everywhere(record)
+    _json_round_trip(record, record.to_json())
+    _valid(_RECORD_SCHEMA, record.to_json())
+
+
+@settings(max_examples=60)
+@given(games())
+def test_solver_results_of_a_random_endgame_round_trip(trail):
+    # the last plays of a hand, small enough to solve exactly at once
+    s = trail[-1]
+    while not s.is_over and sum(len(h) for h in s.hands) + len(s.stock) > 6:
+        s = s.play(s.legal_moves()[0])
+    result = solve(s)
+    _same_everywhere(result)
+    analysis = analyze(s)
+    _same_everywhere(analysis)
+    for value in analysis.moves.values():
+        _same_everywhere(value)
+    cut = analyze(s, node_limit=1) if not s.is_over else analysis
+    _same_everywhere(cut)
+    for limit in (Limit(), Limit(time=1.5), Limit(nodes=7), Limit(time=2, nodes=10**6)):
+        _same_everywhere(limit)

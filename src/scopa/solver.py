@@ -367,11 +367,20 @@ class Analysis(Mapping[Move, "int | None"]):
         }
 
     def __repr__(self) -> str:
-        inner = ", ".join(
-            f"{m}: {v.value}" if v.exact else f"{m}: {v.lower}..{v.upper} ~{v.estimate:g}"
-            for m, v in self.moves.items()
+        """The constructor's call that makes an equal analysis (the repr pastes back, as the
+        other values' do; it was ``<Analysis exact {7dx3c4s: 4, Kc: 3}>``).
+
+        >>> import scopa
+        >>> a = scopa.analyze(scopa.State.from_string("scopa 7d/2c 3c4s - -/- 0/0 0 - 1"))
+        >>> repr(a).split(", nodes=")[0]
+        "Analysis({Move.parse('7dx3c4s'): MoveValue(value=4, lower=4, upper=4, estimate=4.0)}"
+        >>> eval(repr(a)) == a
+        True
+        """
+        return (
+            f"{type(self).__name__}({dict(self.moves)!r}, nodes={self.nodes!r}, seconds={self.seconds!r},"
+            f" depth={self.depth!r})"
         )
-        return f"<Analysis {'exact' if self.exact else 'inexact'} {{{inner}}}>"
 
 
 @dataclass(frozen=True)
