@@ -37,6 +37,7 @@ from scopa import (  # noqa: F401  (the reprs' names, for eval)
     SolveResult,
     State,
     analyze,
+    events,
     jsonio,
     protocol,
     records,
@@ -283,6 +284,9 @@ def test_every_value_of_a_random_game_round_trips(trail, data):
     for m in s.legal_moves():
         _same_everywhere(m)
         assert Move.parse(str(m)) == m == Move.parse(m.notation())
+        for event in events.play(s, m)[1]:  # (what the play did: captures, scope, refills, ...)
+            _same_everywhere(event)
+            _json_round_trip(event, event.to_json())
     # positions (with their history) and each seat's view
     for state in (trail[0], s):
         _same_everywhere(state)
