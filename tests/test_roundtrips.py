@@ -48,6 +48,7 @@ from scopa.arena import (
     arena,
 )
 from scopa.events import Event
+from scopa.protocol import Protocol
 from scopa.review import PlayReview, Review, review  # noqa: F401
 
 
@@ -365,3 +366,18 @@ def test_solver_results_of_a_random_endgame_round_trip(trail):
     _same_everywhere(cut)
     for limit in (Limit(), Limit(time=1.5), Limit(nodes=7), Limit(time=2, nodes=10**6)):
         _same_everywhere(limit)
+
+
+def test_numpy_numbers_are_taken_as_seconds_and_node_counts():
+    # Limit(time=np.int64(2)) was "bad time np.int64(2): expected seconds", where Limit(time=2)
+    # was taken; so were review's time_limit, Protocol's max_time and Limit.remaining_*'s figures
+    i = np.int64
+    assert Limit(time=i(2)) == Limit(time=2) and repr(Limit(time=i(2))) == "Limit(time=2.0)"
+    assert Limit.of(time_limit=i(1)) == Limit(time=1)
+    assert Limit(time=3).remaining_time(i(1)) == 2.0 and Limit(nodes=9).remaining_nodes(i(3)) == 6
+    assert Protocol(max_time=i(5)).max_time == 5.0
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    assert review(s.play("Kc"), time_limit=i(1)).plays[0].loss == 1.0
+    for bad in (np.bool_(True), True, "2"):
+        with pytest.raises(ScopaError, match="bad time"):
+            Limit(time=bad)

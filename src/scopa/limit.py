@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 import scopa_core as core
-from scopa.errors import LimitError, as_int, show
+from scopa.errors import LimitError, as_int, plain_number, show
 
 __all__ = ["Clock", "CoreLimits", "Limit", "StopFlag"]
 
@@ -122,9 +122,10 @@ class Limit:
     def remaining_time(self, elapsed: float) -> float | None:
         """Seconds left after ``elapsed`` seconds (never below 0), or None without a time
         limit; ``elapsed`` that is not a number >= 0 is a :class:`LimitError`."""
+        given, elapsed = elapsed, plain_number(elapsed)  # (NumPy's numbers too)
         number = isinstance(elapsed, (int, float)) and not isinstance(elapsed, bool)
         if not (number and 0 <= elapsed < math.inf):
-            raise LimitError(f"bad elapsed {show(elapsed)}: expected seconds, a finite number >= 0")
+            raise LimitError(f"bad elapsed {show(given)}: expected seconds, a finite number >= 0")
         if self.time is None:
             return None
         if elapsed >= self.time:  # (before subtracting: an int too large for a float is no error)
@@ -134,11 +135,12 @@ class Limit:
     def remaining_nodes(self, used: int) -> int | None:
         """Nodes left after ``used`` (at least 1), or None without a node limit; ``used`` that
         is not an int >= 0 is a :class:`LimitError`."""
-        if not isinstance(used, int) or isinstance(used, bool) or used < 0:
+        n = as_int(used)  # (NumPy's integers too)
+        if n is None or n < 0:
             raise LimitError(f"bad used {show(used)}: expected nodes, an int >= 0")
         if self.nodes is None:
             return None
-        return max(1, self.nodes - used)
+        return max(1, self.nodes - n)
 
     def __repr__(self) -> str:
         parts = [f"{k}={v!r}" for k, v in (("time", self.time), ("nodes", self.nodes)) if v is not None]
@@ -147,12 +149,13 @@ class Limit:
         return f"Limit({', '.join(parts)})"
 
 
-def _check_time(t: object, what: str) -> float:
+def _check_time(given: object, what: str) -> float:
+    t = plain_number(given)  # (NumPy's numbers too)
     number = isinstance(t, (int, float)) and not isinstance(t, bool)
     # (comparisons only: NaN and infinities fail them, and an int too large for a float is no error)
-    if not (number and 0 < t <= _TIME_MAX):  # type: ignore[operator]
-        raise LimitError(f"bad {what} {show(t)}: expected seconds, a number in (0, 1e9], or None")
-    return float(t)  # type: ignore[arg-type]
+    if not (number and 0 < t <= _TIME_MAX):
+        raise LimitError(f"bad {what} {show(given)}: expected seconds, a number in (0, 1e9], or None")
+    return float(t)
 
 
 def _check_nodes(n: object, what: str) -> int:

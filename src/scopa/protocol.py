@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import LimitError, ScopaError, article, show
+from scopa.errors import LimitError, ScopaError, article, plain_number, show
 from scopa.events import EVENT_TYPES
 from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
@@ -702,10 +702,11 @@ def check_max_time(max_time: object, error: type[ScopaError] = LimitError) -> fl
     """
     if max_time is None:
         return None
-    number = isinstance(max_time, (int, float)) and not isinstance(max_time, bool)
-    if not (number and 0 < max_time <= MAX_MAX_TIME):  # type: ignore[operator]
+    seconds = plain_number(max_time)  # (NumPy's numbers too)
+    number = isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+    if not (number and 0 < seconds <= MAX_MAX_TIME):
         raise error(f"bad max_time {show(max_time)}: expected seconds in (0, 1e6] or None")
-    return float(max_time)  # type: ignore[arg-type]
+    return float(seconds)
 
 
 class Protocol:

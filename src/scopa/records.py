@@ -163,7 +163,7 @@ def _check_score(score: Any, name: str = "score") -> tuple[int, int] | None:
     (``name``: the field, in the message)."""
     if score is None:
         return None
-    points = [as_int(x) for x in score] if isinstance(score, (list, tuple)) else []
+    points = [as_int(x) for x in score] if isinstance(score, (list, tuple)) and len(score) == 2 else []
     if len(points) != 2 or not all(x is not None and x >= 0 for x in points):
         raise RecordError(f"bad {name} {show(score)}: expected two ints (the points per team) or null")
     return (points[0], points[1])  # type: ignore[return-value]

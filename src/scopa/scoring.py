@@ -84,7 +84,7 @@ _JSON_KEYS: dict[str, dict[str, str]] = {
 def _pair(value: Any, name: str, most: int) -> Pair:
     """``value`` as a pair of ints in 0..``most``, one per team (NumPy's integers read as ints),
     else :class:`PositionError`."""
-    ints = [as_int(x) for x in value] if isinstance(value, (tuple, list)) else []
+    ints = [as_int(x) for x in value] if isinstance(value, (tuple, list)) and len(value) == 2 else []
     if len(ints) != 2 or not all(x is not None and 0 <= x <= most for x in ints):
         raise PositionError(f"bad {name} {show(value)}: expected two ints in 0..{most}, one per team")
     return (ints[0], ints[1])  # type: ignore[return-value]
