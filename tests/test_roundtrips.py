@@ -120,7 +120,8 @@ def test_every_from_json_takes_the_object_its_text_and_its_bytes(name, x):
     obj = _dict_form(x)
     text = jsonio.dumps(obj)
     cls = type(x)
-    for form in (obj, text, text.encode(), bytearray(text.encode()), " \n" + text):
+    data = text.encode()
+    for form in (obj, text, data, bytearray(data), memoryview(data), " \n" + text):
         assert cls.from_json(form) == x, (name, type(form).__name__)
 
 

@@ -191,14 +191,14 @@ def decoded(
     >>> decoded(b"{", "the thing", OptionError)
     Traceback (most recent call last):
     ...
-    scopa.errors.OptionError: the thing b'{' is not valid JSON: not JSON: Expecting property name ...
+    scopa.errors.OptionError: the thing b'{' is not valid JSON: Expecting property name ...
     """
     if isinstance(obj, (bytes, bytearray, memoryview)) or (text and isinstance(obj, str)):
         source = bytes(obj) if isinstance(obj, memoryview) else obj
         try:
             return loads(source, max_chars=max_chars)
         except JSONInputError as exc:
-            raise error(f"{what} {show(source)} is not valid JSON: {exc}") from None
+            raise error(f"{what} {show(source)} is not valid JSON: {exc.why}") from None
     return obj
 
 

@@ -125,11 +125,7 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
     ...
     scopa.errors.CardError: duplicate card '7d': in hand 0 and in hand 1
     """
-    if isinstance(obj, (str, bytes, bytearray)):
-        try:
-            obj = jsonio.loads(obj, max_chars=1 << 20)
-        except jsonio.JSONInputError as exc:
-            raise PositionError(f"position {show(obj)} is not valid JSON: {exc.why}") from None
+    obj = jsonio.decoded(obj, "position", PositionError, 1 << 20)
     if not isinstance(obj, Mapping):
         raise PositionError(f"a JSON position must be an object, got {show(obj)}")
     unknown = unknown_keys(obj, _FIELDS_V2)
@@ -381,11 +377,7 @@ def view_from_json(obj: object) -> PlayerView:
     >>> v.hand_sizes, str(v.hand), [(seat, str(m)) for seat, m in v.history]
     ((2, 2), '7d Kc', [(0, 'As')])
     """
-    if isinstance(obj, (str, bytes, bytearray)):
-        try:
-            obj = jsonio.loads(obj, max_chars=1 << 20)
-        except jsonio.JSONInputError as exc:
-            raise PositionError(f"view {show(obj)} is not valid JSON: {exc.why}") from None
+    obj = jsonio.decoded(obj, "view", PositionError, 1 << 20)
     if not isinstance(obj, Mapping):
         raise PositionError(f"a view must be a JSON object, got {show(obj)}")
     d = dict(obj)
