@@ -49,7 +49,7 @@ from scopa.arena import (
 )
 from scopa.events import Event
 from scopa.protocol import Protocol
-from scopa.review import PlayReview, Review, review  # noqa: F401
+from scopa.review import PlayReview, Review, load_review, review  # noqa: F401
 
 
 @pytest.mark.parametrize(
@@ -382,3 +382,19 @@ def test_numpy_numbers_are_taken_as_seconds_and_node_counts():
     for bad in (np.bool_(True), True, "2"):
         with pytest.raises(ScopaError, match="bad time"):
             Limit(time=bad)
+
+
+def test_load_record_and_load_review_take_json_bytes_as_from_json_does():
+    # load_record(b'{...}') read the bytes as no record ("a record must be a JSON object, got
+    # b'..."), and a hand record's bytes as a match record's, while its text was read
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    hand = State.deal("scopa", seed=1).play("3dx3c").record()
+    m = Match("scopa", seed=1)
+    record = m.record({"Event": "x"})
+    for x, back in ((hand, lambda r: r.hands[0]), (record, lambda r: r)):
+        data = jsonio.dumps(x.to_json()).encode()
+        assert back(records.load_record(data)) == x == back(records.load_record(bytearray(data)))
+    rv = review(s.play("Kc"), time_limit=0.2)
+    assert load_review(jsonio.dumps(rv.to_json()).encode()) == rv
+    with pytest.raises(records.RecordError, match="is not valid JSON"):
+        records.load_record(b"{nope")

@@ -769,9 +769,10 @@ def record_file(name: str) -> Path | str:
     return Path(name) if name else name
 
 
-def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchRecord:
-    """A record from a file path, JSON text or a decoded object: a match record, or a single
-    hand record (returned as a match record of one hand). Validated by replaying every play.
+def load_record(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> MatchRecord:
+    """A record from a file path, JSON text (or its UTF-8 bytes) or a decoded object: a match
+    record, or a single hand record (returned as a match record of one hand). Validated by
+    replaying every play.
 
     >>> hand = State.deal("scopa", seed=1).play("3dx3c").record()
     >>> rec = load_record(hand.to_json())        # a hand record: a match record of one hand
@@ -795,14 +796,16 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> MatchReco
 
 
 def read_json(
-    source: str | os.PathLike[str] | Mapping[str, Any],
+    source: str | bytes | os.PathLike[str] | Mapping[str, Any],
     what: str = "the record",
     error: type[ScopaError] = RecordError,
 ) -> Any:
-    """``source`` decoded: a file path's JSON, JSON text (a string that starts with ``{``), or
-    an object as it is; at most :data:`MAX_RECORD_BYTES`. ``error`` naming ``what`` and the file
-    when it cannot be read or is not JSON (:func:`load_record`'s and
-    :func:`scopa.review.load_review`'s reading)."""
+    """``source`` decoded: a file path's JSON, JSON text (a string that starts with ``{``, or
+    UTF-8 bytes, as every ``from_json`` takes them), or an object as it is; at most
+    :data:`MAX_RECORD_BYTES`. ``error`` naming ``what`` and the file when it cannot be read or is
+    not JSON (:func:`load_record`'s and :func:`scopa.review.load_review`'s reading)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return jsonio.decoded(source, what, error, MAX_RECORD_BYTES)
     obj: Any = _json_text(source, what, error) if isinstance(source, str) else source
     if obj is not _NOT_TEXT and not isinstance(obj, os.PathLike):
         return obj

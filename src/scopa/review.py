@@ -536,11 +536,11 @@ class Review:
         return annotated(record, notes)
 
 
-def load_review(source: str | os.PathLike[str] | Mapping[str, Any]) -> Review:
+def load_review(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Review:
     """A review from a file path (:meth:`Review.save`, ``scopa review --json``'s output), JSON
-    text or a decoded object (:meth:`Review.from_json`): :class:`OptionError` naming the file or
-    the field that is wrong. Files of up to :data:`~scopa.records.MAX_RECORD_BYTES` are read, a
-    review of thousands of hands.
+    text (or its UTF-8 bytes) or a decoded object (:meth:`Review.from_json`): :class:`OptionError`
+    naming the file or the field that is wrong. Files of up to
+    :data:`~scopa.records.MAX_RECORD_BYTES` are read, a review of thousands of hands.
 
     >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     >>> r = review(s.play("Kc"), time_limit=0.1)
