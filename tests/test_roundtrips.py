@@ -398,3 +398,14 @@ def test_load_record_and_load_review_take_json_bytes_as_from_json_does():
     assert load_review(jsonio.dumps(rv.to_json()).encode()) == rv
     with pytest.raises(records.RecordError, match="is not valid JSON"):
         records.load_record(b"{nope")
+
+
+def test_a_score_written_under_other_rules_keeps_its_points_and_reads_back():
+    # HandScore.to_json(rules) left re_bello and napola out when the rules had them off, even
+    # when the score had points in them: its JSON said points [4, 0] over categories summing to
+    # [3, 0], and from_json refused it ("bad points [4, 0]: the categories sum to [3, 0]")
+    score = HandScore.from_piles(Rules.preset("scopa", re_bello=True), ["Kd", "7d"], ["Ad"])
+    assert score.re_bello == (1, 0)
+    j = score.to_json(Rules.preset("scopa"))
+    assert j["categories"]["re_bello"] == {"points": [1, 0]} and "napola" not in j["categories"]
+    assert HandScore.from_json(j) == score

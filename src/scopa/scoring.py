@@ -217,7 +217,9 @@ class HandScore:
         """The score as JSON: ``{"points": [a, b], "categories": {...}}``, each category with
         its points and the counts it was decided on (cards, coins, primiera totals — null for
         a team lacking a suit when every suit is required — and scope); ``re_bello`` and
-        ``napola`` only when ``rules`` has them on (always when ``rules`` is not given).
+        ``napola`` only when ``rules`` has them on (always when ``rules`` is not given), or when
+        the score has points in them (rules that do not match it do not drop its points:
+        :meth:`from_json` reads back every JSON this writes).
 
         >>> s = HandScore.from_piles(Rules.preset("scopa"), ["7d", "7c", "7s", "6b"], ["Ad"], scope=(1, 0))
         >>> s.to_json(Rules.preset("scopa"))["categories"]["primiera"]
@@ -229,7 +231,7 @@ class HandScore:
             cat: {"points": list(getattr(self, cat))}
             | {key: list(getattr(self, name)) for name, key in _JSON_KEYS[cat].items()}
             for cat in CATEGORIES
-            if cat not in _OPTIONAL or rules is None or getattr(rules, cat)
+            if cat not in _OPTIONAL or rules is None or getattr(rules, cat) or any(getattr(self, cat))
         }
         return {"points": list(self.points), "categories": cats}
 
