@@ -409,3 +409,18 @@ def test_a_score_written_under_other_rules_keeps_its_points_and_reads_back():
     j = score.to_json(Rules.preset("scopa"))
     assert j["categories"]["re_bello"] == {"points": [1, 0]} and "napola" not in j["categories"]
     assert HandScore.from_json(j) == score
+
+
+def test_a_view_built_by_hand_reads_numpy_integers_as_ints():
+    # dataclasses.replace(view, seat=np.int64(0)) was "bad view: seat np.int64(0): expected a
+    # seat in 0..1" when first used, and so were turn, scope, hand_sizes, stock_size and dealer
+    i = np.int64
+    view = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").view(0)
+    built = dataclasses.replace(
+        view, seat=i(0), turn=i(0), scope=(i(0), i(0)), hand_sizes=(i(2), i(2)), stock_size=i(0), dealer=i(1)
+    )
+    assert built == view and built.legal_moves() == view.legal_moves()
+    assert all(
+        type(n) is int for n in (built.seat, built.turn, built.stock_size, *built.scope, *built.hand_sizes)
+    )
+    assert eval(repr(built)) == built

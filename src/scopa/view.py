@@ -14,6 +14,7 @@ from typing import Any
 
 import scopa_core as core
 from scopa.card import CardSet
+from scopa.errors import plain_int
 from scopa.move import Move
 from scopa.rules import Rules
 
@@ -60,6 +61,18 @@ class PlayerView:
     last_capture: int | None
     dealer: int | None
     out_of_play: CardSet
+
+    def __post_init__(self) -> None:
+        # (a view built by hand with NumPy's integers: kept as the ints they are, so that its
+        # checks take them and its repr pastes back; the rest is checked when it is first used)
+        for name in ("seat", "turn", "stock_size", "last_capture", "dealer"):
+            value = getattr(self, name)
+            if type(value) is not int and value is not None:
+                object.__setattr__(self, name, plain_int(value))
+        for name in ("scope", "hand_sizes"):
+            value = getattr(self, name)
+            if isinstance(value, tuple) and any(type(x) is not int for x in value):
+                object.__setattr__(self, name, tuple(map(plain_int, value)))
 
     @classmethod
     def _from_state(cls, state: object, seat: int) -> PlayerView:
