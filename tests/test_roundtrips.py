@@ -70,6 +70,12 @@ def test_dumps_refuses_a_non_finite_number_by_a_scopa_error_naming_it(value, nam
     assert f"cannot write {named} as strict JSON {where}".replace("  ", " ").rstrip() in str(info.value)
 
 
+def test_dumps_refuses_a_value_json_has_no_form_for_by_a_scopa_error():
+    # (json's own TypeError, "Object of type set is not JSON serializable", not a ScopaError)
+    with pytest.raises(jsonio.JSONOutputError, match=r"cannot write \{'a': \{1\}\} as JSON: .*type set"):
+        jsonio.dumps({"a": {1}})
+
+
 def test_dumps_refuses_a_container_holding_itself_by_a_scopa_error():
     loop: list[object] = []
     loop.append(loop)

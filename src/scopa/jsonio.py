@@ -282,7 +282,8 @@ def check_object(
 def dumps(obj: Any) -> str:
     """Strict, compact JSON text of ``obj``: ASCII only (so it is UTF-8 whatever it holds);
     a NaN or an infinity, which strict JSON cannot write, is a :class:`JSONOutputError` naming
-    the value and where it is (a container that holds itself, too).
+    the value and where it is (a container that holds itself, and a value JSON has no form
+    for, such as a set, are one too).
 
     >>> print(dumps({"card": "7♦", "value": 1.5}))
     {"card":"7\\u2666","value":1.5}
@@ -293,6 +294,8 @@ def dumps(obj: Any) -> str:
     """
     try:
         return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    except TypeError as exc:  # (json's "Object of type set is not JSON serializable")
+        raise JSONOutputError(f"cannot write {show(obj)} as JSON: {exc}") from None
     except ValueError:  # (json's "Out of range float values are not JSON compliant")
         where = _non_finite(obj, set())
         if where is None:  # (not a number: a container that holds itself)
