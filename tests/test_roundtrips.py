@@ -383,6 +383,8 @@ def test_numpy_numbers_are_taken_as_seconds_and_node_counts():
     assert Limit.of(time_limit=i(1)) == Limit(time=1)
     assert Limit(time=3).remaining_time(i(1)) == 2.0 and Limit(nodes=9).remaining_nodes(i(3)) == 6
     assert Protocol(max_time=i(5)).max_time == 5.0
+    # NumPy's float32 and float16 are no Python floats (float64 is): refused as they were not numbers
+    assert Limit(time=np.float32(1.5)) == Limit(time=1.5) and Limit(time=np.float16(2)) == Limit(time=2)
     s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     assert review(s.play("Kc"), time_limit=i(1)).plays[0].loss == 1.0
     for bad in (np.bool_(True), True, "2"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, overload
@@ -102,13 +103,15 @@ def plain_number(value: Any) -> Any:
     its repr pastes back and its checks read it as the number it is).
 
     >>> import numpy as np
-    >>> plain_number(np.int64(3)), plain_number(np.float64(0.5)), plain_number(True), plain_number("x")
+    >>> plain_number(np.int64(3)), plain_number(np.float32(0.5)), plain_number(True), plain_number("x")
     (3, 0.5, True, 'x')
     """
     n = as_int(value)
     if n is not None:
         return n
-    return float(value) if isinstance(value, float) and type(value) is not float else value
+    if isinstance(value, float) or not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return float(value) if isinstance(value, float) and type(value) is not float else value
+    return float(value)  # (NumPy's float64 is a float, its float32 and float16 only Real)
 
 
 @overload
