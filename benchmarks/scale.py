@@ -117,7 +117,13 @@ def batch_rows(n: int, k: int) -> list[str]:
     out = {r["id"]: r["value"] for r in solve_many(items, workers=2)}
     results["local pool, 2 processes"] = (out, time.perf_counter() - t0)
     if Client is not None:
-        cluster_args = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
+        cluster_args = {
+            "n_workers": 2,
+            "threads_per_worker": 1,
+            "processes": True,
+            "host": "127.0.0.1",
+            "dashboard_address": "127.0.0.1:0",
+        }
         with LocalCluster(**cluster_args) as cluster:
             with Client(cluster) as client:
                 client.run(lambda: __import__("scopa"))  # workers warmed (imported) before the clock

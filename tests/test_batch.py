@@ -81,7 +81,11 @@ def hang_guard() -> Iterator[None]:
 
 
 def _local_cluster() -> Any:
-    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    # (this machine's addresses only, the web pages on a free port: dashboard_address=None still
+    # took 8787, and a second cluster warned that it was in use)
+    return distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+    )
 
 
 @pytest.fixture(scope="module")
