@@ -432,3 +432,23 @@ def test_a_view_built_by_hand_reads_numpy_integers_as_ints():
         type(n) is int for n in (built.seat, built.turn, built.stock_size, *built.scope, *built.hand_sizes)
     )
     assert eval(repr(built)) == built
+
+
+def test_a_number_past_a_floats_range_is_refused_not_an_overflow():
+    # plain_number turned any real number into a float: a Fraction past a float's range raised
+    # OverflowError from Limit(time=), review(time_limit=), Protocol(max_time=) and real()
+    # (before plain_number they were refused as numbers of no type taken)
+    from fractions import Fraction
+
+    from scopa.errors import plain_number, real
+
+    huge = Fraction(10**400)
+    assert plain_number(huge) is huge and math.isnan(real(huge))
+    assert plain_number(Fraction(1, 2)) == 0.5
+    for make in (
+        lambda: Limit(time=huge),
+        lambda: Protocol(max_time=huge),
+        lambda: Limit().remaining_time(huge),
+    ):
+        with pytest.raises(ScopaError, match="Fraction"):
+            make()

@@ -99,8 +99,9 @@ def plain_int(value: Any) -> Any:
 
 def plain_number(value: Any) -> Any:
     """``value`` as Python's number if it is NumPy's (or another type's) integer or float: an
-    int (:func:`as_int`) or a float; else as it is (what a result built by hand keeps, so that
-    its repr pastes back and its checks read it as the number it is).
+    int (:func:`as_int`) or a float; else as it is, and so is a number past a float's range (what
+    a result built by hand keeps, so that its repr pastes back and its checks read it as the
+    number it is, or refuse it).
 
     >>> import numpy as np
     >>> plain_number(np.int64(3)), plain_number(np.float32(0.5)), plain_number(True), plain_number("x")
@@ -111,7 +112,10 @@ def plain_number(value: Any) -> Any:
         return n
     if isinstance(value, float) or not isinstance(value, numbers.Real) or isinstance(value, bool):
         return float(value) if isinstance(value, float) and type(value) is not float else value
-    return float(value)  # (NumPy's float64 is a float, its float32 and float16 only Real)
+    try:
+        return float(value)  # (NumPy's float64 is a float, its float32 and float16 only Real)
+    except (OverflowError, ValueError, TypeError):  # (a Fraction past a float's range: as it is)
+        return value
 
 
 @overload
