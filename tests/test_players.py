@@ -472,6 +472,26 @@ def test_pimc_weighs_the_opponents_reply_by_the_model(weight, exact):
         assert all(math.isclose(got[k], want[k], abs_tol=1e-9) for k in want), (got, want)
 
 
+def test_pimc_asks_a_model_subclass_for_its_own_reply_weighing():
+    # the players' speed change kept the reply logits of OpponentModel's own reading: a subclass
+    # with its own reply_probabilities or move_logits (an OpponentModel is taken) was no longer
+    # asked, its weighing silently replaced by the base class's
+    calls = []
+
+    @dataclasses.dataclass(frozen=True)
+    class FirstReply(OpponentModel):
+        def reply_probabilities(self, moves, table, unseen, opts=0):
+            calls.append(len(moves))
+            return [1.0] + [0.0] * (len(moves) - 1)
+
+    s = State.from_string("scopa 3sKs/2bQb Js3c 7c7s7b5d5c5s -/- 0/0 0 - 1")
+    player = PIMCPlayer(exact_plays=40, depth=3, reply_weight=1.0, model=FirstReply())
+    got = {(c, m): v for c, m, v in player.sample_values(s.masks, s.rules)}
+    assert calls and got
+    plain = PIMCPlayer(exact_plays=40, depth=3, reply_weight=1.0)
+    assert got != {(c, m): v for c, m, v in plain.sample_values(s.masks, s.rules)}
+
+
 def test_pimc_reply_weight_leaves_four_players_and_the_last_play_to_the_solver():
     # Four players, or a last play that ends the hand: the solver's values, whatever the weight.
     import scopa_core as core

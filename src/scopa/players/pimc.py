@@ -57,6 +57,17 @@ _POOL_LOCK = threading.Lock()
 _LOGITS_KEPT = 1 << 16
 
 
+def _own_logits(model: OpponentModel) -> bool:
+    """Whether ``model`` weighs the replies as :class:`OpponentModel` does (its logits may be
+    kept, :meth:`PIMCPlayer._logit_cache`): a subclass that has its own ``move_logits`` or
+    ``reply_probabilities`` is asked for them."""
+    kind = type(model)
+    return (
+        kind.move_logits is OpponentModel.move_logits
+        and kind.reply_probabilities is OpponentModel.reply_probabilities
+    )
+
+
 class _Cut(Exception):
     """A sample's search stopped by the limit (the sample is left out of the means)."""
 
@@ -306,7 +317,11 @@ class PIMCPlayer:
         for x in pos[2]:
             unseen |= 1 << x
         moves = [(rc, rm) for rc, rm, _ in replies]
-        probs = _probabilities(self.model._cached_logits(moves, pos[1], opts, self._logit_cache()), unseen)
+        model = self.model
+        if _own_logits(model):
+            probs = _probabilities(model._cached_logits(moves, pos[1], opts, self._logit_cache()), unseen)
+        else:  # (a subclass's own weighing of the replies is asked, as it always was)
+            probs = model.reply_probabilities(moves, pos[1], unseen, opts)
         best = max(v for _, _, v in replies)
         expected = sum(p * v for p, (_, _, v) in zip(probs, replies, strict=True))
         return (1 - w) * best + w * expected
