@@ -83,6 +83,14 @@ def test_dumps_refuses_a_container_holding_itself_by_a_scopa_error():
         jsonio.dumps({"a": loop})
 
 
+def test_dumps_says_what_json_refused_when_no_number_is_at_fault():
+    # an int too long for Python to write (over 4,300 digits) is json's ValueError too: it was
+    # said to be "a container in it holds itself", which nothing was
+    with pytest.raises(jsonio.JSONOutputError, match="integer string conversion") as info:
+        jsonio.dumps({"a": [10**5000]})
+    assert "holds itself" not in str(info.value)
+
+
 # ------------------------------------------------------------------ from_json's input kinds
 
 

@@ -296,12 +296,11 @@ def dumps(obj: Any) -> str:
         return json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     except TypeError as exc:  # (json's "Object of type set is not JSON serializable")
         raise JSONOutputError(f"cannot write {show(obj)} as JSON: {exc}") from None
-    except ValueError:  # (json's "Out of range float values are not JSON compliant")
+    except ValueError as exc:  # (json's "Out of range float values are not JSON compliant")
         where = _non_finite(obj, set())
-        if where is None:  # (not a number: a container that holds itself)
-            raise JSONOutputError(
-                f"cannot write {show(obj)} as JSON: a container in it holds itself"
-            ) from None
+        if where is None:  # (no such number: a container that holds itself, an int too long)
+            why = "a container in it holds itself" if "Circular reference" in str(exc) else str(exc)
+            raise JSONOutputError(f"cannot write {show(obj)} as JSON: {why}") from None
         value, path, key = where
         at = f" (a key of the object at {path or 'the top'})" if key else f" (at {path})" if path else ""
         raise JSONOutputError(
