@@ -400,6 +400,20 @@ def test_numpy_numbers_are_taken_as_seconds_and_node_counts():
             Limit(time=bad)
 
 
+def test_determinize_reads_numpy_integers_as_seats_and_hands():
+    # docs/api/formats.md: NumPy's integers are read as ints wherever an int is taken; the seats
+    # and the hand masks of determinize's fixed were refused ("cannot give seat np.int64(1) ...")
+    from scopa.players import determinize
+
+    s = State.deal("scopa", seed=1)
+    mask = s.hands[1].mask
+    want = determinize(s.view(0), random.Random(1), {1: mask})
+    for fixed in ({np.int64(1): mask}, {1: np.uint64(mask)}, {np.int32(1): np.int64(mask)}):
+        assert determinize(s.view(0), random.Random(1), fixed) == want  # type: ignore[arg-type]
+    with pytest.raises(ScopaError, match="cannot give seat"):
+        determinize(s.view(0), random.Random(1), {np.bool_(True): mask})  # type: ignore[dict-item]
+
+
 def test_load_record_and_load_review_take_json_bytes_as_from_json_does():
     # load_record(b'{...}') read the bytes as no record ("a record must be a JSON object, got
     # b'..."), and a hand record's bytes as a match record's, while its text was read

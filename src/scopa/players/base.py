@@ -81,6 +81,8 @@ def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | No
         raise OptionError(f"bad rng {show(rng)}: expected a random.Random")
     if fixed is not None and not isinstance(fixed, dict):
         raise PositionError(f"bad fixed {show(fixed)}: expected a dict of seat: hand mask, or None")
+    if fixed:  # (NumPy's integers read as the ints they are, seats and masks alike)
+        fixed = {errors.plain_int(seat): errors.plain_int(mask) for seat, mask in fixed.items()}
     return _determinize(view, rng, fixed)
 
 
