@@ -239,7 +239,7 @@ class ArenaResult:
 
     @classmethod
     def from_json(cls, obj: Any) -> ArenaResult:
-        """Rebuild a result from :meth:`to_json`'s output (decoded JSON), checked as a result
+        """Rebuild a result from :meth:`to_json`'s output, checked as a result
         built by hand is: :class:`OptionError` naming a field missing, unknown or bad. The JSON
         of a run stopped early (:meth:`ArenaInterrupted.to_json`) gives the result of the deals
         that finished. The object may be given decoded, as JSON text or as its UTF-8 bytes."""

@@ -453,7 +453,7 @@ class Review:
 
     @classmethod
     def from_json(cls, obj: Any) -> Review:
-        """Rebuild a review from :meth:`to_json`'s output (decoded JSON): each play as
+        """Rebuild a review from :meth:`to_json`'s output: each play as
         :meth:`PlayReview.from_json` reads it, the summary checked against the plays';
         :class:`OptionError` naming the play and the field that is wrong. A review without
         ``rules`` (written before reviews carried them) is read with none. The object may be

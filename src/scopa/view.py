@@ -130,8 +130,9 @@ class PlayerView:
 
     @classmethod
     def from_json(cls, obj: object) -> PlayerView:
-        """A view from its JSON format, decoded or as text (:func:`scopa.notation.view_from_json`,
-        which says the format); raises :class:`~scopa.errors.PositionError` naming what is wrong."""
+        """A view from its JSON format, decoded, as JSON text or as its UTF-8 bytes
+        (:func:`scopa.notation.view_from_json`, which says the format); raises
+        :class:`~scopa.errors.PositionError` naming what is wrong."""
         from scopa.notation import view_from_json
 
         return view_from_json(obj)
