@@ -53,8 +53,9 @@ Posterior = tuple[list[dict[int, int]], list[float]]
 
 _POOL_LOCK = threading.Lock()
 
-#: The most reply logits a thread keeps (:meth:`PIMCPlayer._logit_cache`; about 200 bytes each).
-_LOGITS_KEPT = 1 << 16
+#: The most reply logits a thread keeps (:meth:`PIMCPlayer._logit_cache`): about 450 bytes each,
+#: 2 MB in all; a hand of 2-player Scopa asks for about 450 (then the cache starts again).
+_LOGITS_KEPT = 1 << 12
 
 
 def _own_logits(model: OpponentModel) -> bool:
