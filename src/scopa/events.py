@@ -103,7 +103,7 @@ class Event:
         wanted = _FIELDS[self.type]
         for name in ("seat", "team", "count"):  # (NumPy's integers kept as ints: the repr pastes back)
             object.__setattr__(self, name, plain_int(getattr(self, name)))
-        if isinstance(self.points, (tuple, list)):
+        if isinstance(self.points, tuple):  # (a list is refused as before: points are a pair)
             object.__setattr__(self, "points", tuple(map(plain_int, self.points)))
         for name in ("seat", "team", "card", "cards", "count", "points"):
             value = getattr(self, name)
