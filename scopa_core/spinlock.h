@@ -4,6 +4,8 @@
 #ifndef SCOPA_SPINLOCK_H
 #define SCOPA_SPINLOCK_H
 
+#include <stdint.h>
+
 #if defined(_MSC_VER)
 #include <intrin.h>
 static inline void scopa_lock(char *l) {
@@ -26,13 +28,14 @@ static inline void scopa_unlock(char *l) { __atomic_store_n(l, (char)0, __ATOMIC
 #endif
 
 /* Relaxed 64-bit loads and stores of words other threads write (the table of moves being
-   searched): whole words, never torn, no ordering implied. */
+   searched): whole words, never torn, no ordering implied. uint64_t, as the core declares them:
+   on 64-bit Linux it is unsigned long, not unsigned long long, and GCC 14 refuses the mismatch. */
 #if defined(_MSC_VER)
-static inline unsigned long long scopa_load64(const unsigned long long *p) { return *(const volatile unsigned long long *)p; }
-static inline void scopa_store64(unsigned long long *p, unsigned long long v) { *(volatile unsigned long long *)p = v; }
+static inline uint64_t scopa_load64(const uint64_t *p) { return *(const volatile uint64_t *)p; }
+static inline void scopa_store64(uint64_t *p, uint64_t v) { *(volatile uint64_t *)p = v; }
 #else
-static inline unsigned long long scopa_load64(const unsigned long long *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-static inline void scopa_store64(unsigned long long *p, unsigned long long v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline uint64_t scopa_load64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void scopa_store64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 #endif
 
 #endif
