@@ -81,7 +81,8 @@ def _load() -> tuple[ModuleType, str]:
     except ImportError as exc:  # exercised only on a broken build
         warnings.warn(
             f"scopa_core: the compiled core could not be imported ({exc}); "
-            "using the pure-Python twin, which is about 100x slower",
+            "using the pure-Python twin, which is about 100x slower (SCOPA_NO_EXTENSIONS=1 "
+            "selects it without this warning)",
             RuntimeWarning,
             stacklevel=3,
         )

@@ -572,3 +572,30 @@ def test_a_portable_build_after_a_popcnt_one_is_another_mode(tmp_path, monkeypat
         assert not (portable == "1" and setup["hardware_popcount"]())
     # (a note of the release build before: "release", the same mode)
     assert modes == {"": "release", "0": "release", "1": "release portable"}, modes
+
+
+@pytest.mark.skipif(os.name == "nt", reason="MSVC ignores CC: the failing compiler is set through CC")
+def test_a_build_without_a_c_compiler_says_how_to_install_the_twin(tmp_path, monkeypatch):
+    # The packaging audit: pip install . without a C compiler ended with the compiler's own
+    # error ("Command '['/bin/false', ...]' returned non-zero exit status 1"), which named
+    # neither the need nor the way round it (SCOPA_NO_EXTENSIONS=1, a build without the core)
+    import runpy
+    from pathlib import Path
+
+    from setuptools import Distribution, Extension
+    from setuptools.errors import PlatformError
+
+    root = Path(__file__).resolve().parent.parent
+    build_core = runpy.run_path(str(root / "setup.py"), run_name="setup_directives")["BuildCore"]
+    (tmp_path / "tiny.c").write_text("int tiny(void) { return 1; }\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CC", "false")  # (a compiler that fails: none there)
+    dist = Distribution({"name": "tiny", "ext_modules": [Extension("tiny", ["tiny.c"])]})
+    command = build_core(dist)
+    command.build_temp, command.build_lib = str(tmp_path / "temp"), str(tmp_path / "lib")
+    command.ensure_finalized()
+    with pytest.raises(PlatformError) as info:
+        command.run()
+    message = str(info.value)
+    assert "could not be built" in message and "needs a C compiler" in message, message
+    assert "SCOPA_NO_EXTENSIONS=1 pip install" in message and "false" in message, message
