@@ -396,10 +396,13 @@ def _review(args: argparse.Namespace, console: Console) -> int:
 
 def _progress(console: Console, label: str) -> Progress:
     """A progress bar on ``console`` that goes when done, drawn only on a terminal (rich's
-    left an empty line in a file or a pipe: an arena's output began with one)."""
+    left an empty line in a file or a pipe: an arena's output began with one). Elsewhere it is
+    disabled and writes to a console of its own that nothing reads: rich before 14.3 wrote that
+    line even for a disabled bar (scopa batch's errors began with it on rich 13)."""
+    shown = console.is_terminal
     return Progress(
         TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=console, transient=True, disable=not console.is_terminal,
+        console=console if shown else Console(file=io.StringIO()), transient=True, disable=not shown,
     )  # fmt: skip
 
 
