@@ -81,14 +81,8 @@ def determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | No
         raise OptionError(f"bad rng {show(rng)}: expected a random.Random")
     if fixed is not None and not isinstance(fixed, dict):
         raise PositionError(f"bad fixed {show(fixed)}: expected a dict of seat: hand mask, or None")
-    if fixed:  # (NumPy's integers read as the ints they are, seats and masks alike)
-        fixed = {errors.plain_int(seat): errors.plain_int(mask) for seat, mask in fixed.items()}
-    return _determinize(view, rng, fixed)
-
-
-def _determinize(view: PlayerView, rng: random.Random, fixed: dict[int, int] | None = None) -> State:
-    """:func:`determinize` of a view the caller has checked."""
-    fixed = fixed or {}
+    # (NumPy's integers read as the ints they are, seats and masks alike)
+    fixed = {errors.plain_int(seat): errors.plain_int(mask) for seat, mask in (fixed or {}).items()}
     pool = view.unseen.mask
     for seat, mask in fixed.items():
         other = isinstance(seat, int) and seat != view.seat and 0 <= seat < len(view.hand_sizes)
@@ -112,7 +106,7 @@ class _Sampler:
     """The hidden cards of one view dealt again and again, the players' per-sample path: what
     does not change from one sample to the next (the unseen cards, the public parts of the
     position) is worked out once. :meth:`draw` takes ``fixed`` hands as checked (by
-    :func:`_determinize`, or made from the view by an inference) and deals as
+    :func:`determinize`, or made from the view by an inference) and deals as
     :func:`determinize` does, with the same draws of ``rng``."""
 
     __slots__ = ("_need", "_rest", "_seat", "_sizes", "_own", "_unseen")
