@@ -318,9 +318,9 @@ class PIMCPlayer:
         for x in pos[2]:
             unseen |= 1 << x
         moves = [(rc, rm) for rc, rm, _ in replies]
-        model = self.model
-        if _own_logits(model):
-            probs = _probabilities(model._cached_logits(moves, pos[1], opts, self._logit_cache()), unseen)
+        model, cache = self.model, self._logit_cache()
+        if cache is not None:
+            probs = _probabilities(model._cached_logits(moves, pos[1], opts, cache), unseen)
         else:  # (a subclass's own weighing of the replies is asked, as it always was)
             probs = model.reply_probabilities(moves, pos[1], unseen, opts)
         best = max(v for _, _, v in replies)
@@ -358,12 +358,13 @@ class PIMCPlayer:
             out.append((c, m, worst))
         return out
 
-    def _logit_cache(self) -> dict[tuple[int, int, int, int], Any]:
+    def _logit_cache(self) -> dict[tuple[int, int, int, int], Any] | None:
         """This thread's cache of :attr:`model`'s logits of the replies (:meth:`_weighed`): the
-        samples of one position, and the positions of one hand, ask for the same ones."""
+        samples of one position, and the positions of one hand, ask for the same ones. None for
+        a model that weighs the replies its own way (:func:`_own_logits`: asked each time)."""
         held = getattr(self._local, "logits", None)
-        if held is None or held[0] is not self.model or len(held[1]) > _LOGITS_KEPT:
-            held = self._local.logits = (self.model, {})
+        if held is None or held[0] is not self.model or (held[1] is not None and len(held[1]) > _LOGITS_KEPT):
+            held = self._local.logits = (self.model, {} if _own_logits(self.model) else None)
         return held[1]
 
     def _nodes_here(self) -> int:
