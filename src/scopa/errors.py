@@ -110,10 +110,10 @@ def plain_number(value: Any) -> Any:
     n = as_int(value)
     if n is not None:
         return n
-    if isinstance(value, float) or not isinstance(value, numbers.Real) or isinstance(value, bool):
-        return float(value) if isinstance(value, float) and type(value) is not float else value
-    try:
-        return float(value)  # (NumPy's float64 is a float, its float32 and float16 only Real)
+    if type(value) is float or isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return value
+    try:  # (NumPy's float64, a float's subclass; its float32 and float16, only Real; a Fraction)
+        return float(value)
     except (OverflowError, ValueError, TypeError):  # (a Fraction past a float's range: as it is)
         return value
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 import scopa_core as core
-from scopa.errors import LimitError, as_int, plain_number, show
+from scopa.errors import LimitError, as_int, plain_number, real, show
 
 __all__ = ["Clock", "CoreLimits", "Limit", "StopFlag"]
 
@@ -150,12 +150,10 @@ class Limit:
 
 
 def _check_time(given: object, what: str) -> float:
-    t = plain_number(given)  # (NumPy's numbers too)
-    number = isinstance(t, (int, float)) and not isinstance(t, bool)
-    # (comparisons only: NaN and infinities fail them, and an int too large for a float is no error)
-    if not (number and 0 < t <= _TIME_MAX):
+    t = real(given)  # (NumPy's numbers too; NaN for what is no number, or past a float's range)
+    if not 0 < t <= _TIME_MAX:  # (NaN and infinities fail it)
         raise LimitError(f"bad {what} {show(given)}: expected seconds, a number in (0, 1e9], or None")
-    return float(t)
+    return t
 
 
 def _check_nodes(n: object, what: str) -> int:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import LimitError, ScopaError, article, plain_number, show
+from scopa.errors import LimitError, ScopaError, article, real, show
 from scopa.events import EVENT_TYPES
 from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
@@ -702,11 +702,10 @@ def check_max_time(max_time: object, error: type[ScopaError] = LimitError) -> fl
     """
     if max_time is None:
         return None
-    seconds = plain_number(max_time)  # (NumPy's numbers too)
-    number = isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
-    if not (number and 0 < seconds <= MAX_MAX_TIME):
+    seconds = real(max_time)  # (NumPy's numbers too; NaN for what is no number)
+    if not 0 < seconds <= MAX_MAX_TIME:
         raise error(f"bad max_time {show(max_time)}: expected seconds in (0, 1e6] or None")
-    return float(seconds)
+    return seconds
 
 
 class Protocol:

@@ -630,9 +630,7 @@ def check_time_per_play(time_limit: object, allow_none: bool = False) -> None:
     """
     if time_limit is None and allow_none:
         return
-    seconds = plain_number(time_limit)  # (NumPy's numbers too)
-    ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
-    if not (ok and 0 < seconds <= MAX_TIME_PER_PLAY):
+    if not 0 < real(time_limit) <= MAX_TIME_PER_PLAY:  # (NumPy's numbers too; NaN for no number)
         expected = f"seconds per play in (0, {MAX_TIME_PER_PLAY:g}]" + (", or None" if allow_none else "")
         raise LimitError(f"bad time_limit {show(time_limit)}: expected {expected}")
 
@@ -664,7 +662,7 @@ def review(
     [False, False, False]
     """
     check_time_per_play(time_limit)
-    time_limit = float(plain_number(time_limit))  # (NumPy's numbers too)
+    time_limit = real(time_limit)  # (a float: NumPy's numbers too)
     seed = check_seed(seed, OptionError)
     check_progress(progress)
     lim = Limit.of(limit)
