@@ -84,6 +84,20 @@ def as_int(value: object) -> int | None:
         return None
 
 
+def int_pair(value: object) -> tuple[int, int] | None:
+    """``value`` as a pair of ints if it is a list or a tuple of two integers (not bools;
+    NumPy's read as ints, :func:`as_int`), else None: a pair one per team (scores, scope).
+
+    >>> import numpy as np
+    >>> int_pair([np.int64(2), 3]), int_pair((1, True)), int_pair([1, 2, 3]), int_pair("ab")
+    ((2, 3), None, None, None)
+    """
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        return None
+    a, b = as_int(value[0]), as_int(value[1])
+    return None if a is None or b is None else (a, b)
+
+
 def plain_int(value: Any) -> Any:
     """``value``, or the int it stands for if it is an integer of another type than int
     (NumPy's, :func:`as_int`): what a player's options keep and the arena's names write, so a

@@ -40,7 +40,17 @@ from typing import Any
 import scopa_core as core
 from scopa import jsonio
 from scopa import match as _match
-from scopa.errors import OptionError, PositionError, ScopaError, as_int, count, listed, show, unknown_keys
+from scopa.errors import (
+    OptionError,
+    PositionError,
+    ScopaError,
+    as_int,
+    count,
+    int_pair,
+    listed,
+    show,
+    unknown_keys,
+)
 from scopa.files import TooLarge, read_limited, write_atomic
 from scopa.move import Move
 from scopa.rules import Rules
@@ -163,10 +173,10 @@ def _check_score(score: Any, name: str = "score") -> tuple[int, int] | None:
     (``name``: the field, in the message)."""
     if score is None:
         return None
-    points = [as_int(x) for x in score] if isinstance(score, (list, tuple)) and len(score) == 2 else []
-    if len(points) != 2 or not all(x is not None and x >= 0 for x in points):
+    points = int_pair(score)
+    if points is None or min(points) < 0:
         raise RecordError(f"bad {name} {show(score)}: expected two ints (the points per team) or null")
-    return (points[0], points[1])  # type: ignore[return-value]
+    return points
 
 
 def _replay(deal: State, plays: Sequence[Move | str], where: str | None = None) -> tuple[list[Move], State]:

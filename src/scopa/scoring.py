@@ -24,7 +24,7 @@ from scopa.errors import (
     OptionError,
     PositionError,
     RulesError,
-    as_int,
+    int_pair,
     listed,
     plain_int,
     show,
@@ -84,10 +84,10 @@ _JSON_KEYS: dict[str, dict[str, str]] = {
 def _pair(value: Any, name: str, most: int) -> Pair:
     """``value`` as a pair of ints in 0..``most``, one per team (NumPy's integers read as ints),
     else :class:`PositionError`."""
-    ints = [as_int(x) for x in value] if isinstance(value, (tuple, list)) and len(value) == 2 else []
-    if len(ints) != 2 or not all(x is not None and 0 <= x <= most for x in ints):
+    ints = int_pair(value)
+    if ints is None or not all(0 <= x <= most for x in ints):
         raise PositionError(f"bad {name} {show(value)}: expected two ints in 0..{most}, one per team")
-    return (ints[0], ints[1])  # type: ignore[return-value]
+    return ints
 
 
 def _count(mask: int) -> int:
@@ -280,12 +280,11 @@ class HandScore:
         if m0 & m1:
             both = CardSet(m0 & m1)
             raise CardError(f"{listed('card', [str(c) for c in both], be=True)} in both piles")
-        pair = isinstance(scope, (tuple, list)) and len(scope) == 2
         most = rules.most_scope  # (20 for every rule set was taken: 18 in Scopa, whose table holds 4)
-        ints = [as_int(s) for s in scope] if pair else []  # (NumPy's integers too)
-        if not pair or any(s is None or not 0 <= s <= most for s in ints):
+        ints = int_pair(scope)  # (NumPy's integers too)
+        if ints is None or not all(0 <= s <= most for s in ints):
             raise PositionError(
                 f"bad scope {show(scope)}: expected two ints in 0..{most}, one per team (a team makes at"
                 f" most {most} plays in a hand of {rules.game})"
             )
-        return cls._from_masks(rules, m0, m1, (ints[0], ints[1]))  # type: ignore[arg-type]
+        return cls._from_masks(rules, m0, m1, ints)
