@@ -16,6 +16,7 @@ calling thread, which keeps its solver after the run, for the next one, until th
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import os
@@ -381,7 +382,7 @@ def _first_done_on_dask(chunks: list[_DaskChunk]) -> _DaskChunk:
             continue
         try:
             dask_wait(waiting, timeout=CANCEL_POLL, return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
-        except TimeoutError:
+        except (TimeoutError, asyncio.TimeoutError):  # (not the same class before Python 3.11)
             pass
         except CancelledError:  # (its FuturesCancelledError: the cancelled chunk is settled next)
             if not any(f.cancelled() for f in waiting):
