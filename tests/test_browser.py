@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +99,22 @@ def browser() -> Iterator[Any]:
 
 def state(d: Any) -> str:
     return d.find_element(By.ID, "status").get_attribute("data-state")
+
+
+def downloaded_record(d: Any, ready: Callable[[Any], bool], timeout: float = 30) -> Any:
+    """The JSON of the record the download link holds, once ``ready`` says it is the one
+    expected (the link is made from the engine's answer, asked after each change of the match)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        text = d.execute_async_script(
+            "const done = arguments[0], a = document.getElementById('download');"
+            "if (!a.href) { done(null); return; }"
+            "fetch(a.href).then(r => r.text()).then(done);"
+        )
+        if text is not None and ready(json.loads(text)):
+            return json.loads(text)
+        assert time.monotonic() < deadline, f"the download link's record never was the one expected: {text}"
+        time.sleep(0.1)
 
 
 def wait_for(d: Any, states: tuple[str, ...], timeout: float = 60) -> str:
@@ -270,13 +286,13 @@ def test_a_whole_scopa_hand_with_a_capture_choice_undo_score_and_review(server, 
         "Before play 1" in d.find_element(By.ID, "review-board").text
         or "Before play 2" in d.find_element(By.ID, "review-board").text
     )
-    # the record, downloaded: a valid scopa-record of the hand just played
-    text = d.execute_async_script(
-        "const done = arguments[0];"
-        "fetch(document.getElementById('download').href).then(r => r.text()).then(done);"
-    )
-    record = scopa.load_record(json.loads(text))
-    assert len(record.hands) == 1 and record.hands[0].score is not None
+    # the record, downloaded: the engine's scopa-record (match_record) of the hand just played,
+    # the link updated once the engine has answered (its data-plays: the plays it holds)
+    raw = downloaded_record(d, lambda r: len(r["hands"]) == 1 and r["hands"][0]["score"] is not None)
+    record = scopa.load_record(raw)
+    assert len(record.hands[0].plays) == int(d.find_element(By.ID, "download").get_attribute("data-plays"))
+    assert {"Event", "Date", "Player0", "Player1"} <= set(record.tags)
+    assert "dealer" in raw["hands"][0]  # (the engine's record: the app's own wrote no dealer)
     assert not console_errors(d)
     shots(d, tmp_path, "desktop-review")
 

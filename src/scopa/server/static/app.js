@@ -888,27 +888,45 @@ function drawFull(position, title, name = seatName) {
 
 // ------------------------------------------------------------------ records
 
-function matchRecord() {
-  const m = game.match;
-  if (!m) return null;
-  const hands = m.hands.map((h) => ({ deal: h.deal, plays: h.plays, score: h.points }));
-  const current = m.position.history;
-  if (m.winner === null && current && current.plays.length) hands.push({ deal: current.start, plays: current.plays, score: null });
+// The record to download is the engine's (match_record: records own the format), asked again
+// whenever the match changes; the link leads to the latest answer only.
+function recordTags() {
   const tags = { Event: "scopa serve", Date: new Date().toISOString().slice(0, 10).replaceAll("-", ".") };
-  m.position.hands.forEach((_, seat) => (tags[`Player${seat}`] = seat === game.seat ? "You" : `Computer (${game.player})`));
-  return { format: "scopa-record", version: 1, rules: m.rules, target: m.target, tags, hands };
+  game.match.position.hands.forEach((_, seat) => (tags[`Player${seat}`] = seat === game.seat ? "You" : `Computer (${game.player})`));
+  return tags;
 }
 
 let downloadUrl = null;
-function updateDownload() {
-  const record = matchRecord();
+let downloadFor = null; // the match whose record the link holds, or is asked for
+async function updateDownload() {
+  const m = game.match;
+  if (m === downloadFor) return;
+  downloadFor = m;
+  let text = null;
+  // (a new match before its first play: no record yet; the engine gone: no link until it is back)
+  if (m && (m.hands.length || (m.position.history && m.position.history.plays.length))) {
+    try {
+      const { record } = await game.engine.ask({ cmd: "match_record", match: m, tags: recordTags() });
+      text = JSON.stringify(record, null, 1);
+    } catch (err) {
+      if (downloadFor === m) downloadFor = null; // (asked again at the next update)
+    }
+  }
+  if (downloadFor !== m && downloadFor !== null) return; // (a later match's record is asked)
   const a = $("download");
   if (downloadUrl) URL.revokeObjectURL(downloadUrl);
-  downloadUrl = record ? URL.createObjectURL(new Blob([JSON.stringify(record, null, 1)], { type: "application/json" })) : null;
-  // (no match, no record: not a link, so not in the tab order either)
+  downloadUrl = text ? URL.createObjectURL(new Blob([text], { type: "application/json" })) : null;
+  // (no record: not a link, so not in the tab order either)
   if (downloadUrl) a.href = downloadUrl;
   else a.removeAttribute("href");
-  a.setAttribute("aria-disabled", record ? "false" : "true");
+  a.setAttribute("aria-disabled", text ? "false" : "true");
+  a.dataset.plays = text ? String(countPlays(m)) : "";
+}
+
+// the plays of the match so far (every hand's): what the link's record holds, for a script to wait on
+function countPlays(m) {
+  const current = m.position.history ? m.position.history.plays.length : 0;
+  return m.hands.reduce((n, h) => n + h.plays.length, 0) + (m.winner === null ? current : 0);
 }
 
 const replay = { hands: [], hand: 0, step: 0, name: (seat) => `seat ${seat}`, loading: 0 };
