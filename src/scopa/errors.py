@@ -8,6 +8,8 @@ import operator
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, overload
 
+import numpy as np
+
 from scopa_core._checks import CoreError, ScopaError  # (below scopa: the core raises them too)
 
 __all__ = [
@@ -76,8 +78,8 @@ def as_int(value: object) -> int | None:
     """
     if type(value) is int:
         return value
-    if isinstance(value, (bool, float, str, bytes)) or not hasattr(type(value), "__index__"):
-        return None
+    if isinstance(value, (bool, float, str, bytes, np.bool_)) or not hasattr(type(value), "__index__"):
+        return None  # (older NumPy's bools have an __index__, deprecated: 1.23's does)
     try:
         return int(operator.index(value))  # type: ignore[arg-type]
     except Exception:  # (what its __index__ raises: not an integer after all)
