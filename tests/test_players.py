@@ -1172,6 +1172,40 @@ def test_one_pimc_player_serves_several_threads_at_once(threads):
     assert all(move in state.legal_moves() for state, move in moves)
 
 
+def test_one_ismcts_player_serves_several_threads_at_once(monkeypatch):
+    # docs/players.md: one player may serve several threads at once. An audit of threads:
+    # ISMCTS picked its move by self.last_visits, which another thread's search ending between
+    # this search's counts and its pick had replaced with its own position's counts: a KeyError
+    # (the other position's moves) or a move chosen by another search. Here another thread's
+    # choose runs at that very point, and each thread must get the move it gets alone.
+    import builtins
+    import threading
+
+    import scopa.players.ismcts as ismcts
+
+    a, b = State.deal("scopa", seed=0), State.deal("scopa", seed=1)
+    options = {"iterations": 60, "time_limit": None, "seed": 5}
+    alone = ISMCTSPlayer(**options)  # (the same random stream, drawn in the same order)
+    want = (alone.choose(a.view(a.turn)), alone.choose(b.view(b.turn)))
+    shared = ISMCTSPlayer(**options)
+    got: dict[str, object] = {}
+
+    def other() -> None:
+        got["b"] = shared.choose(b.view(b.turn))
+
+    def pick(*args, key=None, **kwargs):
+        if key is not None and "b" not in got:  # (the pick of the move; max's other uses pass)
+            got["b"] = None
+            worker = threading.Thread(target=other)
+            worker.start()
+            worker.join()
+        return builtins.max(*args, key=key, **kwargs)
+
+    monkeypatch.setattr(ismcts, "max", pick, raising=False)
+    got["a"] = shared.choose(a.view(a.turn))
+    assert (got["a"], got["b"]) == want
+
+
 def test_pimc_on_threads_under_a_node_limit_does_not_follow_the_scheduling():
     # found by an audit: each pool thread valued its slices with its own solver, whose table
     # held whatever that thread had searched before, so under a node limit the samples counted

@@ -166,14 +166,16 @@ class ISMCTSPlayer:
                 break
             if lim.stopped:
                 break
-        self.last_iterations = done
-        self.last_visits = {
+        visits = {
             m: root.children[(m.card.index, m.capture_mask)].visits
             if (m.card.index, m.capture_mask) in root.children
             else 0
             for m in moves
         }
-        return max(moves, key=lambda m: self.last_visits[m])
+        self.last_iterations = done
+        self.last_visits = visits
+        # (this search's own counts: another thread's search may have replaced last_visits)
+        return max(moves, key=visits.__getitem__)
 
     def _root_bias(self, view: PlayerView, moves: list[Move]) -> dict[tuple[int, int], float]:
         """Progressive bias at the root: ``prior`` times the greedy player's rating of each
