@@ -245,12 +245,13 @@ cdef int mtdf_loop(SState* S, const Pos* p, const Info* info, int* lo, int* hi, 
             scopa_lock(&b.lock)
             b.testing[me] = NO_TEST
             if not S.aborted:
+                # (lo and hi written as poll reads them, outside the lock: whole words)
                 if lo[0] > b.lo:
-                    b.lo = lo[0]
+                    scopa_flag_write(&b.lo, lo[0])
                     b.card = card[0]
                     b.cap = cap[0]
                 if hi[0] < b.hi:
-                    b.hi = hi[0]
+                    scopa_flag_write(&b.hi, hi[0])
                 if b.lo >= b.hi and S.done != NULL:
                     scopa_flag_write(<int*>S.done, 1)
             scopa_unlock(&b.lock)

@@ -64,7 +64,18 @@ cdef TTEntry* tt_find(SState* S, const Key* k, TTEntry* copy) noexcept nogil:
     scopa_lock(&b.lock)
     e = tt_slot(S, k)
     if e != NULL:
-        copy[0] = e[0]
+        # field by field, not the lock: a copy of the whole entry read the first slot's lock
+        # byte, which other threads spinning on it write at the same time (a data race)
+        copy.w[0] = e.w[0]
+        copy.w[1] = e.w[1]
+        copy.sig_a = e.sig_a
+        copy.sig_b = e.sig_b
+        copy.capture = e.capture
+        copy.lower = e.lower
+        copy.upper = e.upper
+        copy.card = e.card
+        copy.depth = e.depth
+        copy.epoch = e.epoch
     scopa_unlock(&b.lock)
     return copy if e != NULL else NULL
 

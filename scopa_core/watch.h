@@ -23,9 +23,17 @@ static double scopa_now(void) {
 }
 #endif
 
-/* The stop word is read and written through volatile accesses, so a search loop sees a
-   write made by another thread (it is read every few thousand nodes, never cached). */
+/* The stop word (and the other words that threads of a search set for one another: a
+   parallel solve's done word and pooled bounds) is read and written whole, as a relaxed atomic,
+   so a search loop sees a write made by another thread (it is read every few thousand nodes,
+   never cached). Plain volatile accesses were a data race under C11 (ThreadSanitizer said so).
+   MSVC's volatile accesses of an aligned int are whole (its /volatile:ms, the default on x86). */
+#if defined(_MSC_VER)
 static inline int scopa_flag_read(const int *p) { return *(const volatile int *)p; }
 static inline void scopa_flag_write(int *p, int v) { *(volatile int *)p = v; }
+#else
+static inline int scopa_flag_read(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void scopa_flag_write(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+#endif
 
 #endif

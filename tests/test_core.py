@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 import sysconfig
 
 import numpy as np
@@ -599,3 +600,89 @@ def test_a_build_without_a_c_compiler_says_how_to_install_the_twin(tmp_path, mon
     message = str(info.value)
     assert "could not be built" in message and "needs a C compiler" in message, message
     assert "SCOPA_NO_EXTENSIONS=1 pip install" in message and "false" in message, message
+
+
+_RACE_SCRIPT = """
+import random, sys, threading
+import scopa_core as core
+from scopa_core import _core
+assert core.IMPLEMENTATION == "cython" and _core.__file__.startswith(sys.argv[1]), _core.__file__
+
+def position(seed):  # Scopone scientifico played at random down to 20 plays left: a parallel solve
+    rng, (hands, table, stock) = random.Random(seed), core.deal(4, 10, 0, 0, seed)
+    pos = (hands, table, stock, (0, 0), (0, 0), 0, -1)
+    while sum(core.popcount(h) for h in pos[0]) + len(pos[2]) > 20:
+        pos = core.apply_move(pos, *rng.choice(core.legal_moves(pos[0][pos[5]], pos[1], 0)), 0, 10)
+    return pos
+
+for seed in range(4):
+    pos = position(seed)
+    want = core.Solver(8).solve(pos, 0, 10, pv=False)[1]
+    assert core.Solver(8).solve(pos, 0, 10, threads=2)[1] == want
+    flag = core.StopFlag()  # set from another thread while the two search (or after: no matter)
+    setter = threading.Timer(0.01 * seed, flag.set)
+    setter.start()
+    r = core.Solver(8).solve(pos, 0, 10, threads=2, stop=flag)
+    setter.join()
+    assert r[1] <= want <= r[2], (r, want)
+print("solved")
+"""
+
+
+@pytest.mark.skipif(TWIN_RUN, reason="the compiled core's build is checked in the compiled core's run")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="GCC's ThreadSanitizer, on Linux")
+def test_a_threaded_solve_has_no_data_race(tmp_path):
+    # An audit of threads (2026-12-06) built the core with ThreadSanitizer: a parallel solve's
+    # threads raced on the first slot's lock byte (a shared table's entry copied whole, its lock
+    # with it, while other threads spun on that lock) and on the words they set for one another
+    # (the stop flag, the done word, the pooled bounds: volatile accesses, a data race in C11).
+    # The release C is built here with -fsanitize=thread and run under it: no race reported.
+    import runpy
+    import shlex
+    import subprocess
+    from pathlib import Path
+
+    from Cython.Compiler import Main
+
+    root = Path(__file__).resolve().parent.parent
+    cc = shlex.split(sysconfig.get_config_var("CC") or "cc")
+    quiet = {"capture_output": True, "text": True}
+    try:
+        found = subprocess.run([*cc, "-print-file-name=libtsan.so"], **quiet, timeout=60)
+    except OSError:
+        pytest.skip("no C compiler")
+    libtsan = found.stdout.strip()
+    if found.returncode != 0 or not os.path.isabs(libtsan):
+        pytest.skip("no GCC ThreadSanitizer runtime (libtsan.so)")
+    env = {
+        **os.environ,
+        "LD_PRELOAD": libtsan,
+        "TSAN_OPTIONS": "report_signal_unsafe=0",
+        "SCOPA_NO_EXTENSIONS": "0",
+        "PYTHONPATH": str(tmp_path),
+    }
+    probe = subprocess.run([sys.executable, "-c", "pass"], env=env, **quiet, timeout=120)
+    if probe.returncode != 0 or "ThreadSanitizer" in probe.stderr:
+        pytest.skip(f"ThreadSanitizer does not run Python here: {probe.stderr.strip()[-300:]}")
+    directives = runpy.run_path(str(root / "setup.py"), run_name="setup_directives")["compiler_directives"]
+    package = tmp_path / "scopa_core"
+    package.mkdir()
+    for source in (root / "scopa_core").glob("*.py"):
+        (package / source.name).write_bytes(source.read_bytes())
+    options = Main.CompilationOptions(
+        Main.default_options,
+        output_file=str(tmp_path / "_core.c"),
+        compiler_directives=directives(False),
+        include_path=[str(root / "scopa_core")],
+        language_level=3,
+    )
+    assert Main.compile(str(root / "scopa_core" / "_core.pyx"), options).num_errors == 0
+    module = package / ("_core" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+    build = [*cc, "-shared", "-fPIC", "-O1", "-g", "-fsanitize=thread", str(tmp_path / "_core.c")]
+    build += ["-I", sysconfig.get_paths()["include"], "-I", str(root / "scopa_core"), "-o", str(module)]
+    built = subprocess.run(build, **quiet, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    script = [sys.executable, "-c", _RACE_SCRIPT, str(package)]  # (in tmp_path: no other scopa_core first)
+    run = subprocess.run(script, env=env, cwd=tmp_path, **quiet, timeout=600)
+    assert "ThreadSanitizer" not in run.stderr, run.stderr[:6000]
+    assert run.returncode == 0 and run.stdout.split() == ["solved"], run.stderr[-3000:]
