@@ -3,6 +3,11 @@
 Every player implements ``choose(view) -> Move``. All are deterministic for a given seed
 (the time-limited ones as long as the time limit does not cut their search).
 
+One player may serve several threads at once (a server's requests): each thread searches
+with a search memory of its own, each call plays by its own search, and a seeded player's
+moves then depend on the order in which the threads draw from its one random stream; its
+``last_samples``, ``last_iterations`` and ``last_visits`` tell of the call that ended last.
+
 >>> import scopa
 >>> from scopa.players import GreedyPlayer
 >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
