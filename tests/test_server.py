@@ -856,6 +856,35 @@ def test_ctrl_c_stops_an_http_search_at_once(server):
     assert replies and replies[0][0] == 200 and replies[0][1]["exact"] is False
 
 
+def test_a_second_ctrl_c_ends_the_server_without_a_traceback(server):
+    # Found by an audit (interruptions at random moments): Ctrl-C twice, as people press it,
+    # made uvicorn force its exit and skip the app's shutdown; its lifespan task, cancelled as
+    # the event loop closed, was logged as an error with two tracebacks (the KeyboardInterrupt
+    # and the CancelledError), and the search pools were not shut down. A request whose body
+    # never comes holds the first Ctrl-C's end up (uvicorn waits for it), so the second one
+    # lands while the server shuts down
+    import signal
+    import socket
+
+    s = server("--log-level", "info")
+    host, port = s.base.removeprefix("http://").split(":")
+    held = socket.create_connection((host, int(port)), timeout=30)
+    held.sendall(b"POST /api HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
+    assert s.get("/health")[0] == 200  # (the request above read meanwhile)
+    assert s.proc.stderr is not None
+    s.proc.send_signal(signal.SIGINT)
+    err = ""
+    while "Shutting down" not in err:  # (uvicorn's line, as it begins to wait for the request)
+        line = s.proc.stderr.readline()
+        assert line, err
+        err += line
+    s.proc.send_signal(signal.SIGINT)
+    held.close()
+    err += s.proc.communicate(timeout=60)[1]
+    assert s.proc.returncode == 130, err
+    assert "Traceback" not in err, err  # (the request cut short is said in a line: not an error's trace)
+
+
 def test_a_request_slow_to_read_does_not_hold_up_other_clients(monkeypatch):
     # Found by an audit: requests were read on the event loop, and reading a record replays
     # it (0.2 s a 64 KB message): one client's messages delayed every other's ping by seconds.

@@ -958,6 +958,11 @@ def _stopping_server(config: Any, searches: _Searches) -> Any:
                 await asyncio.sleep(0.02)
             await asyncio.sleep(0.05)  # (the replies written)
             await super().shutdown(sockets)
+            if self.force_exit and not self.lifespan.shutdown_event.is_set():
+                # (a second Ctrl-C: uvicorn skips the app's shutdown, whose lifespan task,
+                # cancelled as the loop closed, was logged as an error with tracebacks; the
+                # app's shutdown stops the searches and lets the pools go, at once)
+                await self.lifespan.shutdown()
 
     return Server(config)
 
