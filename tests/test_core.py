@@ -7,6 +7,9 @@ import os
 import random
 import sys
 import sysconfig
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -500,12 +503,10 @@ def test_twin_modules_import_in_any_order(module, no_ext):
         pytest.skip("the compiled core is not built here")
 
 
-def test_the_debug_build_compiles(tmp_path):
-    # setup.py's debug build (SCOPA_DEBUG=1: bounds, wraparound and initialisation checks on,
-    # Python's division) once failed in Cython: an int division that only C division types.
-    # Its C is generated here with setup.py's own directives, outside the source tree.
+def _cythonize_core(c_file: Path, debug: bool) -> Callable[[bool], dict[str, Any]]:
+    """The core's C generated at ``c_file`` (outside the source tree) with setup.py's own
+    directives for the debug or the release build; setup.py's ``compiler_directives``."""
     import runpy
-    from pathlib import Path
 
     from Cython.Compiler import Main
 
@@ -513,13 +514,21 @@ def test_the_debug_build_compiles(tmp_path):
     directives = runpy.run_path(str(root / "setup.py"), run_name="setup_directives")["compiler_directives"]
     options = Main.CompilationOptions(
         Main.default_options,
-        output_file=str(tmp_path / "_core.c"),
-        compiler_directives=directives(True),
+        output_file=str(c_file),
+        compiler_directives=directives(debug),
         include_path=[str(root / "scopa_core")],
         language_level=3,
     )
-    result = Main.compile(str(root / "scopa_core" / "_core.pyx"), options)
-    assert result.num_errors == 0 and (tmp_path / "_core.c").stat().st_size > 100_000
+    assert Main.compile(str(root / "scopa_core" / "_core.pyx"), options).num_errors == 0
+    return directives
+
+
+def test_the_debug_build_compiles(tmp_path):
+    # setup.py's debug build (SCOPA_DEBUG=1: bounds, wraparound and initialisation checks on,
+    # Python's division) once failed in Cython: an int division that only C division types.
+    # Its C is generated here with setup.py's own directives, outside the source tree.
+    directives = _cythonize_core(tmp_path / "_core.c", debug=True)
+    assert (tmp_path / "_core.c").stat().st_size > 100_000
     assert directives(True)["cdivision"] is False and directives(False)["boundscheck"] is False
 
 
@@ -637,12 +646,9 @@ def test_a_threaded_solve_has_no_data_race(tmp_path):
     # with it, while other threads spun on that lock) and on the words they set for one another
     # (the stop flag, the done word, the pooled bounds: volatile accesses, a data race in C11).
     # The release C is built here with -fsanitize=thread and run under it: no race reported.
-    import runpy
     import shlex
     import subprocess
     from pathlib import Path
-
-    from Cython.Compiler import Main
 
     root = Path(__file__).resolve().parent.parent
     cc = shlex.split(sysconfig.get_config_var("CC") or "cc")
@@ -664,19 +670,11 @@ def test_a_threaded_solve_has_no_data_race(tmp_path):
     probe = subprocess.run([sys.executable, "-c", "pass"], env=env, **quiet, timeout=120)
     if probe.returncode != 0 or "ThreadSanitizer" in probe.stderr:
         pytest.skip(f"ThreadSanitizer does not run Python here: {probe.stderr.strip()[-300:]}")
-    directives = runpy.run_path(str(root / "setup.py"), run_name="setup_directives")["compiler_directives"]
     package = tmp_path / "scopa_core"
     package.mkdir()
     for source in (root / "scopa_core").glob("*.py"):
         (package / source.name).write_bytes(source.read_bytes())
-    options = Main.CompilationOptions(
-        Main.default_options,
-        output_file=str(tmp_path / "_core.c"),
-        compiler_directives=directives(False),
-        include_path=[str(root / "scopa_core")],
-        language_level=3,
-    )
-    assert Main.compile(str(root / "scopa_core" / "_core.pyx"), options).num_errors == 0
+    _cythonize_core(tmp_path / "_core.c", debug=False)
     module = package / ("_core" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
     build = [*cc, "-shared", "-fPIC", "-O1", "-g", "-fsanitize=thread", str(tmp_path / "_core.c")]
     build += ["-I", sysconfig.get_paths()["include"], "-I", str(root / "scopa_core"), "-o", str(module)]
