@@ -177,6 +177,55 @@ def test_a_finished_run_leaves_no_worker_behind():
     assert set(multiprocessing.active_children()) <= before
 
 
+#: Set in the calling process by the test below: a forked worker would find it set too.
+_SET_IN_THE_CALLER: list[str] = []
+
+
+def _seen_in_the_worker(_: int) -> list[str]:
+    return list(_SET_IN_THE_CALLER)
+
+
+def test_a_local_pools_workers_are_new_interpreters_not_forks_of_the_caller():
+    # The run's own pool forked the calling process (Linux's default before Python 3.14), threads
+    # and all (pytest's faulthandler watchdog here, a Dask client's, a server's, a caller's own):
+    # Python 3.12 warns that the child may deadlock. Its workers now start as new interpreters
+    # (START_METHOD, as on macOS and Windows), which import what they run: nothing of the
+    # caller's memory is in them.
+    _SET_IN_THE_CALLER.append("forked")
+    try:
+        got = list(map_chunks(_seen_in_the_worker, range(4), workers=2, chunksize=1))
+    finally:
+        _SET_IN_THE_CALLER.clear()
+    assert got == [[], [], [], []]
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 12), reason="Python 3.12 is the first to warn of fork with threads"
+)
+def test_a_batch_run_with_a_thread_running_forks_nothing(tmp_path):
+    # The warning itself, in a program of its own: a thread runs while a local pool starts its
+    # workers. (-W error does not make that warning an error: the interpreter drops it once
+    # issued; "always" shows it, a module's DeprecationWarning being hidden by default.)
+    script = tmp_path / "threaded.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import threading
+            from scopa.batch import map_chunks
+
+            if __name__ == "__main__":
+                done = threading.Event()
+                threading.Thread(target=done.wait, daemon=True).start()
+                print(sorted(map_chunks(abs, range(-6, 0), workers=2, chunksize=1)))
+                done.set()
+            """
+        )
+    )
+    ran = _guarded([sys.executable, "-W", "always::DeprecationWarning", str(script)])
+    assert ran.returncode == 0 and ran.stdout == "[1, 2, 3, 4, 5, 6]\n", ran.stderr
+    assert "fork" not in ran.stderr, ran.stderr
+
+
 def test_a_killed_worker_of_the_local_pool_loses_nothing():
     # A worker process killed mid-run breaks the pool: a new one runs the lost chunks again.
     results: list[tuple[int, int]] = []
@@ -501,6 +550,19 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _starting_workers(pid: int) -> list[int]:
+    """The pids of ``pid``'s worker processes that have begun as new interpreters (from /proc)."""
+    out = []
+    for child in _children(pid):
+        try:
+            with open(f"/proc/{child}/cmdline", "rb") as f:
+                if b"spawn_main" in f.read():
+                    out.append(child)
+        except OSError:
+            continue
+    return out
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -545,6 +607,75 @@ def test_the_workers_of_a_killed_batch_command_end_with_it(tmp_path, how):
             pass
         proc.wait()
     assert proc.returncode == -how
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the workers in /proc (Linux)")
+def test_a_worker_takes_no_ctrl_c_while_it_starts(tmp_path):
+    # A worker is a new interpreter, its imports taking tenths of a second before its
+    # initializer ignores SIGINT: Ctrl-C then (the terminal sends it to the whole group) printed
+    # a KeyboardInterrupt's traceback from each worker starting. The run starts its workers with
+    # SIGINT blocked. Here SIGINT goes to the workers alone, again and again from the moment
+    # they exist, and the run goes on to its end as if nothing had come.
+    src, out = tmp_path / "easy.jsonl", tmp_path / "out.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "position": EASY}) + "\n" for i in range(40)))
+    cmd = [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--workers", "2"]
+    proc = subprocess.Popen(
+        [*cmd, "--chunksize", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    sent = 0
+    try:
+        deadline = time.monotonic() + 120  # (a hang guard)
+        while proc.poll() is None and time.monotonic() < deadline:
+            for pid in _starting_workers(proc.pid):
+                try:
+                    os.kill(pid, signal.SIGINT)
+                    sent += 1
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.01)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    assert proc.returncode == 0 and "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert sent > 0 and len(out.read_text().splitlines()) == 40
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the workers in /proc (Linux)")
+def test_ctrl_c_as_the_workers_start_stops_the_run_at_once(tmp_path):
+    # Ctrl-C to the whole group as the first worker starts: the KeyboardInterrupt came inside
+    # the pool's submit (SIGINT taken by another thread of the command: NumPy's), and left a
+    # worker that never got its start (its EOFError's traceback), or the chunk's future not yet
+    # the run's, the pool then shut down as one that had finished, waiting for that chunk (a
+    # full deal: hours). The Ctrl-C is taken once the submission is done.
+    src, out = tmp_path / "full.jsonl", tmp_path / "out.jsonl"
+    with open(src, "w") as f:
+        for i in range(8):
+            s = scopa.State.deal("scopone_scientifico", seed=i)
+            f.write(json.dumps({"id": i, "position": s.to_string()}) + "\n")
+    cmd = [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--workers", "2"]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _starting_workers(proc.pid) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.002)
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)  # hang guard
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
 def test_a_pool_that_breaks_between_two_submissions_is_replaced(monkeypatch):
@@ -598,30 +729,36 @@ def test_a_process_pool_passed_in_that_breaks_is_a_batch_error():
     assert 3 not in got and len(set(got)) == len(got)
 
 
-def test_a_chunk_that_keeps_killing_its_worker_raises():
+def test_a_chunk_that_keeps_killing_its_worker_raises(tmp_path):
     # A chunk whose worker dies every time (os._exit, a crash in native code) once broke the
     # pool forever: the pool was replaced and the chunk rerun without end. It runs alone after
-    # its second loss and raises BatchError naming its items after the third.
-    code = textwrap.dedent(
-        """
-        import os
-        from scopa.batch import BatchError, map_chunks
+    # its second loss and raises BatchError naming its items after the third. (A script, as
+    # the docs ask, its function found by the workers importing it again: under python -c no
+    # worker could load it, and every chunk was lost.)
+    script = tmp_path / "killer.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os
+            from scopa.batch import BatchError, map_chunks
 
-        def fn(x):
-            if x == 3:
-                os._exit(1)
-            return x
+            def fn(x):
+                if x == 3:
+                    os._exit(1)
+                return x
 
-        got = []
-        try:
-            for r in map_chunks(fn, range(6), workers=2):
-                got.append(r)
-        except BatchError as exc:
-            print("BatchError:", exc)
-        print(sorted(got))
-        """
+            if __name__ == "__main__":
+                got = []
+                try:
+                    for r in map_chunks(fn, range(6), workers=2):
+                        got.append(r)
+                except BatchError as exc:
+                    print("BatchError:", exc)
+                print(sorted(got))
+            """
+        )
     )
-    done = _guarded([sys.executable, "-c", code])
+    done = _guarded([sys.executable, str(script)])
     assert done.returncode == 0, done.stderr
     assert "BatchError: the chunk of items [3] was lost 3 times with its worker process" in done.stdout
     got = json.loads(done.stdout.splitlines()[-1])

@@ -17,8 +17,10 @@ calling thread, which keeps its solver after the run, for the next one, until th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
+import multiprocessing
 import os
 import signal
 import stat
@@ -38,6 +40,7 @@ from concurrent.futures import (
 )
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
+from types import FrameType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -139,14 +142,26 @@ def _check_workers(workers: object, or_none: str = "") -> int:
 #: seconds between a local worker's looks at whether the process that made its pool is alive
 PARENT_POLL = 0.5
 
+#: How the run's own local pool starts its worker processes, on every system: each a new
+#: interpreter (as on macOS and Windows), never a fork of the calling process, which may hold
+#: threads (a Dask client's, a server's, a caller's own: Python 3.12 warns that a fork then may
+#: deadlock the child). A worker finds the jobs' function and classes by importing their
+#: modules; a script's own are found by importing the script again, hence the
+#: ``if __name__ == "__main__":`` it needs (docs/tutorials/batch.md).
+START_METHOD = "spawn"
+
 
 def _worker_init() -> None:
     """A local worker's initializer. Ctrl-C reaches the whole process group, but only the
-    parent handles it (it stops the workers), so no worker prints a KeyboardInterrupt. And
+    parent handles it (it stops the workers), so no worker prints a KeyboardInterrupt: SIGINT,
+    held back since the worker started (:func:`_ctrl_c_held`: its imports take a few tenths of a
+    second), is ignored from here on. And
     a worker ends when its parent is gone (killed, or ended by a signal it does not handle,
     such as ``timeout``'s SIGTERM): an orphan would wait for work forever, holding the
     parent's standard output and error open."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # (a SIGINT held back until now is dropped: ignored)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     parent = os.getppid()
     threading.Thread(target=_watch_parent, args=(parent,), name="scopa-parent-watch", daemon=True).start()
 
@@ -158,7 +173,49 @@ def _watch_parent(parent: int) -> None:
 
 
 def _pool(n: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=n, initializer=_worker_init)
+    context = multiprocessing.get_context(START_METHOD)
+    return ProcessPoolExecutor(max_workers=n, initializer=_worker_init, mp_context=context)
+
+
+@contextlib.contextmanager
+def _ctrl_c_held(held: bool) -> Iterator[None]:
+    """Ctrl-C held back while the calling thread submits to the run's own pool (``held``), which
+    starts its worker processes then, and taken when the submission is done:
+
+    - a new worker takes no Ctrl-C while it imports, until :func:`_worker_init` ignores it:
+      SIGINT is blocked in this thread, whose signal mask a new process keeps (each worker
+      starting printed a KeyboardInterrupt's traceback; Python's resource tracker starts its
+      own process so);
+    - this process takes it after the submission, not inside it: SIGINT's handler only notes it
+      meanwhile (in the main thread, the one it raises KeyboardInterrupt in), since another
+      thread (NumPy's, a progress bar's) takes SIGINT while this one blocks it. Raised inside,
+      it left a worker that never got its start (an ``EOFError`` traceback) or a chunk running
+      that the run did not know of, its pool's shutdown waiting for it to its end.
+
+    Unix; elsewhere only the handler waits."""
+    if not held:
+        yield
+        return
+    came: list[tuple[int, FrameType | None]] = []
+    handler = signal.getsignal(signal.SIGINT)
+    main = threading.current_thread() is threading.main_thread()
+    previous = handler if callable(handler) and main else None
+    if previous is not None:
+        signal.signal(signal.SIGINT, lambda signum, frame: came.append((signum, frame)))
+    mask = (
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        if hasattr(signal, "pthread_sigmask")
+        else None
+    )
+    try:
+        yield
+    finally:
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # (one waiting is noted now)
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+            if came:
+                previous(*came[0])
 
 
 def executor_for(executor: Executor | str | None = None, workers: int | None = None) -> tuple[Executor, bool]:
@@ -170,7 +227,7 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
       does not take the connection within :data:`CONNECT_TIMEOUT` seconds raises
       :class:`BatchError` (one that takes it and then does not answer is waited for);
     - ``None``: a local process pool of ``workers`` processes (every core by default, at most
-      :data:`MAX_WORKERS`); with
+      :data:`MAX_WORKERS`), each a new interpreter (:data:`START_METHOD`); with
       ``workers=1``, the calling process itself. ``workers`` with an executor is a BatchError.
     """
     workers = _check_executor(executor, workers)
@@ -572,7 +629,8 @@ def _run(
             if on_dask is not None:
                 pending[_dask_submit(on_dask, _run_chunk_on_dask, run_id, fn, chunk)] = (chunk, lost)
             else:
-                pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
+                with _ctrl_c_held(owned and isinstance(ex, ProcessPoolExecutor)):  # (workers start)
+                    pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
         except BrokenProcessPool:  # (a worker died since the last look: its chunk's future says
             if not owned or not isinstance(ex, ProcessPoolExecutor):  # which, in step)
                 raise _callers_pool_broke(chunk) from None
