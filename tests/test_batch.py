@@ -226,6 +226,47 @@ def test_a_batch_run_with_a_thread_running_forks_nothing(tmp_path):
     assert "fork" not in ran.stderr, ran.stderr
 
 
+def test_a_chunk_that_cannot_be_sent_or_loaded_is_a_batch_error_saying_so(tmp_path):
+    # A function (or a player's class) defined in a notebook, at the prompt or in python -c is
+    # not in a new interpreter: the pool's own loading killed the worker, three times, and the
+    # run said "lost 3 times ... a crash", each worker's traceback on standard error. A lambda
+    # was the pool's PicklingError. Both are BatchErrors that say what to do.
+    code = textwrap.dedent(
+        """
+        from scopa.arena import arena
+        from scopa.batch import BatchError, map_chunks
+
+        def double(x):
+            return 2 * x
+
+        class Lowest:
+            def choose(self, view):
+                return min(view.legal_moves(), key=lambda m: m.card.value)
+
+        for run in (
+            lambda: list(map_chunks(double, range(4), workers=2)),
+            lambda: arena("scopa", Lowest(), "greedy", deals=2, jobs=2),
+            lambda: list(map_chunks(lambda x: x, range(4), workers=2)),
+        ):
+            try:
+                run()
+            except BatchError as exc:
+                print("BatchError:", exc)
+        """
+    )
+    done = _guarded([sys.executable, "-c", code])
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    fn, player, unpicklable = done.stdout.splitlines()
+    assert fn.startswith("BatchError: a worker process could not load the chunk of items [")
+    assert "Can't get attribute 'double' on <module '__main__'" in fn and "python -c" in fn
+    assert "a worker process could not load" in player and "Can't get attribute 'Lowest'" in player
+    assert unpicklable.startswith("BatchError: cannot send the chunk of items [0] to the worker processes")
+    # a player of a module the workers import plays there as here
+    here = arena("scopa", CapturesFirst(), "greedy", deals=4, seed=3)
+    there = arena("scopa", CapturesFirst(), "greedy", deals=4, seed=3, jobs=2)
+    assert (there.diff, there.points, there.categories) == (here.diff, here.points, here.categories)
+
+
 def test_a_killed_worker_of_the_local_pool_loses_nothing():
     # A worker process killed mid-run breaks the pool: a new one runs the lost chunks again.
     results: list[tuple[int, int]] = []

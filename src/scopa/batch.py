@@ -40,6 +40,7 @@ from concurrent.futures import (
 )
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
+from multiprocessing.reduction import ForkingPickler
 from types import FrameType
 from typing import Any
 from urllib.parse import urlsplit
@@ -450,6 +451,38 @@ def _run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
     return [fn(item) for item in chunk]
 
 
+class _NotLoaded(Exception):
+    """A chunk that a local worker process could not load: ``fn`` or a class of its items is
+    not found in a new interpreter (defined in a notebook, at Python's prompt, in ``python -c``,
+    or under a script's ``if __name__ == "__main__":``)."""
+
+
+def _pickled(fn: Callable[[Any], Any], chunk: list[Any], shown: list[Any]) -> bytes:
+    """``(fn, chunk)`` pickled for a local worker process (:func:`_run_pickled`), here, where a
+    function or an item that does not pickle is a BatchError (the pool's own pickling, in its
+    thread, made it the chunk's PicklingError)."""
+    try:
+        return bytes(ForkingPickler.dumps((fn, chunk)))
+    except Exception as exc:  # (PicklingError, TypeError, AttributeError: whatever it holds)
+        raise BatchError(
+            f"cannot send the chunk of items {show(shown)} to the worker processes"
+            f" ({type(exc).__name__}: {exc}): expected a function defined at the top level of a"
+            " module (not a lambda, nor one defined in another function), and items that pickle;"
+            " or workers=1 (the arena's jobs=1), in this process"
+        ) from None
+
+
+def _run_pickled(data: bytes) -> list[Any]:
+    """:func:`_run_chunk` in a local worker process, of the chunk :func:`_pickled` made. A chunk
+    that cannot be loaded here is :class:`_NotLoaded`, which the run says (the pool's own loading
+    killed the worker: the chunk was lost 3 times, as a crash, with a traceback each time)."""
+    try:
+        fn, chunk = ForkingPickler.loads(data)
+    except Exception as exc:
+        raise _NotLoaded(f"{type(exc).__name__}: {exc}") from None
+    return _run_chunk(fn, chunk)
+
+
 #: On a Dask worker: the stop flags of the jobs running there, by the id of their run; and the
 #: runs stopped lately (a chunk that starts after its run was stopped stops at once).
 _dask_stops: dict[str, list[StopFlag]] = {}
@@ -548,9 +581,14 @@ def map_chunks(
     chunks finish (not in input order: results should carry their ids). At most ``in_flight``
     chunks are submitted at once (default: four per local worker or per thread of a Dask
     cluster, counted at the start; one in the calling process), so a
-    long input is read as it goes. ``fn`` and the items must pickle (a module-level function).
+    long input is read as it goes. ``fn`` and the items must pickle (a module-level function),
+    and on local worker processes, each a new interpreter (:data:`START_METHOD`), be found there:
+    a function or class defined in a notebook, at Python's prompt or in ``python -c`` is not
+    (a script's own, outside its ``if __name__ == "__main__":``, is: the workers import it).
 
-    Bad arguments raise :class:`BatchError` at the call, before anything runs. A chunk whose
+    Bad arguments raise :class:`BatchError` at the call, before anything runs. A chunk that
+    does not pickle, or that a local worker cannot load, ends the run with a BatchError saying
+    so. A chunk whose
     ``fn`` raises ends the run with that exception, after the results already finished are
     yielded; so does Ctrl-C (KeyboardInterrupt), at once, and a local pool's workers are then
     stopped (they ignore Ctrl-C themselves, so only this process reports it).
@@ -628,9 +666,12 @@ def _run(
         try:
             if on_dask is not None:
                 pending[_dask_submit(on_dask, _run_chunk_on_dask, run_id, fn, chunk)] = (chunk, lost)
+            elif isinstance(ex, ProcessPoolExecutor):
+                data = _pickled(fn, chunk, shown(chunk))
+                with _ctrl_c_held(owned):  # (the pool starts its workers as it needs them)
+                    pending[ex.submit(_run_pickled, data)] = (chunk, lost)
             else:
-                with _ctrl_c_held(owned and isinstance(ex, ProcessPoolExecutor)):  # (workers start)
-                    pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
+                pending[ex.submit(_run_chunk, fn, chunk)] = (chunk, lost)
         except BrokenProcessPool:  # (a worker died since the last look: its chunk's future says
             if not owned or not isinstance(ex, ProcessPoolExecutor):  # which, in step)
                 raise _callers_pool_broke(chunk) from None
@@ -681,6 +722,16 @@ def _run(
         try:
             ready.extend(done.result())
             return
+        except _NotLoaded as exc:
+            raise BatchError(
+                f"a worker process could not load the chunk of items {show(shown(chunk))} ({exc}):"
+                " a worker is a new interpreter, which finds a function or a class by importing"
+                " its module, and one defined in a notebook, at Python's prompt, in python -c or"
+                ' under `if __name__ == "__main__":` is not there; expected the function (the'
+                " arena's players) in a module the workers can import (a .py file, imported), or"
+                " workers=1 (the arena's jobs=1), in this process; the results finished so far"
+                " were handed over"
+            ) from None
         except BrokenProcessPool:
             if not owned or not isinstance(ex, ProcessPoolExecutor):
                 raise _callers_pool_broke(chunk) from None
