@@ -107,8 +107,8 @@ def batch_rows(n: int, k: int) -> list[str]:
     items = [(i, endgame(8000 + i, k)) for i in range(n)]
     rows = []
     results = {}
-    # the pools first: a forked worker inherits this process's solver, table and all, so the
-    # one-process run (which fills it) comes last
+    # the pools first, the one-process run (which fills this process's solver and table) last:
+    # a worker once was a fork of this process, its table and all (now a new interpreter)
     try:
         from distributed import Client, LocalCluster
     except ImportError:  # pragma: no cover - scopa[dask] not installed

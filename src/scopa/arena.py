@@ -13,7 +13,11 @@ A side is a player's name (``"pimc"``), a name with options (``("pimc", {"sample
 a player object (anything with ``choose(view)``; each game gets a fresh copy of it), or a
 factory ``(seed, seat) -> Player``. The deals run on any
 :class:`concurrent.futures.Executor` (``executor=``, a Dask cluster's too, see
-:mod:`scopa.batch`); objects and factories must then pickle.
+:mod:`scopa.batch`); objects and factories must then pickle. With ``jobs=N`` each worker process
+is a new interpreter, which finds a player's class or a factory by importing its module: one
+defined in a notebook or at Python's prompt plays with ``jobs=1`` or on a Dask cluster only
+(``jobs=N`` raises :class:`~scopa.batch.BatchError` saying so), and a script's, at its top
+level, needs the script's ``if __name__ == "__main__":`` around the call.
 """
 
 from __future__ import annotations

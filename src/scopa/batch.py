@@ -1,9 +1,10 @@
 """Batch work on any executor: many positions solved, analyzed or reviewed, in parallel.
 
 The one way the package runs many jobs: the work is cut into chunks, each chunk sent to a
-:class:`concurrent.futures.Executor` — a local process pool by default, or a Dask cluster
-through ``distributed.Client(...).get_executor()`` or the ``"dask://HOST:PORT"`` shorthand —
-and the results are yielded as they finish, each with its input's id. In the workers the
+:class:`concurrent.futures.Executor` — a local pool of processes by default (each a new
+interpreter, :data:`START_METHOD`: a script needs its ``if __name__ == "__main__":``), or a
+Dask cluster through ``distributed.Client(...).get_executor()`` or the ``"dask://HOST:PORT"``
+shorthand — and the results are yielded as they finish, each with its input's id. In the workers the
 solver (and its table, 128 MB) is kept between chunks; with ``workers=1`` the jobs run in the
 calling thread, which keeps its solver after the run, for the next one, until the thread ends (as
 :func:`scopa.solve` keeps its own). The arena and ``scopa batch`` use it too.
