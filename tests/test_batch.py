@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import os
 import random
 import signal
@@ -738,7 +739,8 @@ def test_a_pool_that_breaks_between_two_submissions_is_replaced(monkeypatch):
                 raise BrokenProcessPool("a worker ended (the test)")
             return super().submit(*args, **kwargs)
 
-    monkeypatch.setattr(scopa.batch, "_pool", lambda n: Refusing(max_workers=n))
+    spawn = multiprocessing.get_context(scopa.batch.START_METHOD)  # (as the run's own: no fork)
+    monkeypatch.setattr(scopa.batch, "_pool", lambda n: Refusing(max_workers=n, mp_context=spawn))
     refuse.update({2, 3, 7})
     got = list(scopa.batch.map_chunks(abs, range(-12, 0), workers=2, chunksize=1, in_flight=2))
     assert sorted(got) == list(range(1, 13)) and calls[0] == 12 + 3  # (each refused chunk once more)
@@ -759,7 +761,7 @@ def test_a_process_pool_passed_in_that_breaks_is_a_batch_error():
     # results that finished; the pool is broken for good.
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(2)
+    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))  # (no fork: 3.12 warns)
     got: list[int] = []
     try:
         with pytest.raises(BatchError, match=r"the process pool passed in as the executor broke \(a worker"):
