@@ -268,6 +268,29 @@ def test_a_chunk_that_cannot_be_sent_or_loaded_is_a_batch_error_saying_so(tmp_pa
     assert (there.diff, there.points, there.categories) == (here.diff, here.points, here.categories)
 
 
+def test_a_script_without_its_main_guard_is_told_so(tmp_path):
+    # The local workers are new interpreters that import the script (spawn, since the pool
+    # stopped forking): one that starts its run outside `if __name__ == "__main__":` starts it
+    # again in every worker, which multiprocessing refuses, and the run said "lost 3 times ... a
+    # crash, os._exit or out of memory". It names the script, the line and the guard.
+    script = tmp_path / "unguarded.py"
+    body = (
+        "from scopa.batch import map_chunks\n\n"
+        "def run():\n    return sorted(map_chunks(abs, range(-4, 0), workers=2))\n\n"
+    )
+    script.write_text(body + "print(run())\n")
+    done = _guarded([sys.executable, str(script)])
+    assert done.returncode == 1, done.stderr
+    # (the error's line, not the last: the resource tracker may warn of semaphores after it)
+    last = next(x for x in done.stderr.splitlines() if x.startswith("scopa.batch.BatchError: "))
+    assert last.startswith("scopa.batch.BatchError: the local worker processes died as they started")
+    assert f"the script {str(script)!r} again" in last and "its line 6 starts this run" in last
+    # the same script guarded runs; so does one whose run is a function called under the guard
+    script.write_text(body + 'if __name__ == "__main__":\n    print(run())\n')
+    done = _guarded([sys.executable, str(script)])
+    assert done.returncode == 0 and done.stdout == "[1, 2, 3, 4]\n", done.stderr
+
+
 def test_a_killed_worker_of_the_local_pool_loses_nothing():
     # A worker process killed mid-run breaks the pool: a new one runs the lost chunks again.
     results: list[tuple[int, int]] = []

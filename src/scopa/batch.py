@@ -17,6 +17,7 @@ calling thread, which keeps its solver after the run, for the next one, until th
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 import inspect
@@ -25,6 +26,7 @@ import multiprocessing
 import os
 import signal
 import stat
+import sys
 import threading
 import time
 import uuid
@@ -172,6 +174,59 @@ def _watch_parent(parent: int) -> None:
     while os.getppid() == parent:  # (an orphan is given another parent: init or a subreaper)
         time.sleep(PARENT_POLL)
     os._exit(1)
+
+
+def _unguarded_call() -> tuple[str, int] | None:
+    """Where the script run as ``__main__`` started this run outside ``if __name__ ==
+    "__main__":``, as its path and line (the line of its top level that led here); None when it
+    did so under that guard, or the run was not started from a script's top level (a notebook,
+    Python's prompt, ``python -c``, a thread), or the script cannot be read. A local worker
+    imports the script again (:data:`START_METHOD`) and, unguarded, its top level starts the run
+    again there, which multiprocessing refuses: each worker dies as it starts."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    frame: Any = sys._getframe()
+    line = None
+    while frame is not None:  # (the outermost frame of the script's top level: its line)
+        if main is not None and frame.f_globals is vars(main) and frame.f_code.co_name == "<module>":
+            line = frame.f_lineno
+        frame = frame.f_back
+    if not isinstance(path, str) or line is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_main_test(node.test) and node.body:
+            if node.body[0].lineno <= line <= (node.body[-1].end_lineno or line):
+                return None
+    return path, line
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    """Whether ``test`` is ``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    names = [x.id for x in sides if isinstance(x, ast.Name)]
+    texts = [x.value for x in sides if isinstance(x, ast.Constant)]
+    return names == ["__name__"] and texts == ["__main__"]
+
+
+def _check_guard() -> None:
+    """A BatchError saying so if the run's own pool broke because the script that started it
+    has no ``if __name__ == "__main__":`` around its run (:func:`_unguarded_call`)."""
+    where = _unguarded_call()
+    if where is not None:
+        path, line = where
+        raise BatchError(
+            f"the local worker processes died as they started: each imports the script {path!r}"
+            f" again (a new interpreter), and its line {line} starts this run there too, outside"
+            ' `if __name__ == "__main__":`, which multiprocessing refuses; expected the script\'s'
+            ' run under `if __name__ == "__main__":` (docs/tutorials/batch.md)'
+        )
 
 
 def _pool(n: int) -> ProcessPoolExecutor:
@@ -736,6 +791,7 @@ def _run(
         except BrokenProcessPool:
             if not owned or not isinstance(ex, ProcessPoolExecutor):
                 raise _callers_pool_broke(chunk) from None
+            _check_guard()
         except ValueError as exc:  # (a Dask executor's, the caller's or one made from dask://)
             if not _lost_by_dask(exc):
                 raise
@@ -800,6 +856,8 @@ def _run(
             try:
                 fill()
                 if not pending and held:  # (the pool broke with nothing running: a worker gone idle)
+                    if owned and isinstance(ex, ProcessPoolExecutor):
+                        _check_guard()
                     idle_breaks += 1
                     if idle_breaks >= MAX_LOST:
                         raise BatchError(
