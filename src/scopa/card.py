@@ -7,9 +7,9 @@ Suits: ``d`` coins (denari, ♦), ``c`` cups (coppe, ♥), ``s`` swords (spade, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from functools import total_ordering
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 from scopa.errors import CardError, as_int, show
 
@@ -20,6 +20,7 @@ RANKS = "A234567JQK"
 _SUIT_SYMBOLS = {"♦": "d", "♥": "c", "♠": "s", "♣": "b", "♢": "d", "♡": "c", "♤": "s", "♧": "b"}
 _PRIMIERA = (16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
 _SUIT_NAMES = ("coins", "cups", "swords", "clubs")
+_T = TypeVar("_T")
 
 
 @total_ordering
@@ -172,16 +173,58 @@ _BY_TEXT: dict[str, Card] = {}
 _BY_TEXT.update(_spellings())
 
 
+def _by_suit(items: Sequence[_T]) -> list[tuple[tuple[_T, ...], ...]]:
+    """For each suit, a table of its 1,024 subsets: at ``m`` (the suit's 10 bits of a mask) the
+    items of the suit's cards in ``m``, ascending (``items`` by card index)."""
+    out = []
+    for suit in range(4):
+        table: list[tuple[_T, ...]] = [()] * 1024
+        for m in range(1, 1024):
+            top = m.bit_length() - 1
+            table[m] = table[m ^ 1 << top] + (items[10 * suit + top],)
+        out.append(tuple(table))
+    return out
+
+
+# (a mask's cards by suit, 10 bits at a time: four look-ups, not a Python loop over its cards)
+_INDEXES = _by_suit(range(40))
+_NAMES_BY_SUIT = _by_suit(_NAMES)
+_TEXT_BY_SUIT = [tuple("".join(names) for names in table) for table in _NAMES_BY_SUIT]
+
+
 def bits(mask: int) -> Iterator[int]:
     """Indexes of the cards in ``mask``, ascending.
 
     >>> list(bits(0b1010))
     [1, 3]
     """
+    if mask.__class__ is int and 0 <= mask < 1 << 40:
+        a, b, c, d = _INDEXES
+        return iter(a[mask & 1023] + b[mask >> 10 & 1023] + c[mask >> 20 & 1023] + d[mask >> 30])
+    return _bits(mask)
+
+
+def _bits(mask: int) -> Iterator[int]:
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+
+
+def _mask_names(mask: int) -> list[str]:
+    """The names of the cards of ``mask`` (a 40-bit card mask), ascending.
+
+    >>> _mask_names(0b1000001)
+    ['Ad', '7d']
+    """
+    a, b, c, d = _NAMES_BY_SUIT
+    return [*a[mask & 1023], *b[mask >> 10 & 1023], *c[mask >> 20 & 1023], *d[mask >> 30]]
+
+
+def _mask_text(mask: int) -> str:
+    """The names of the cards of ``mask`` (a 40-bit card mask), ascending, joined: ``"Ad7d"``."""
+    a, b, c, d = _TEXT_BY_SUIT
+    return a[mask & 1023] + b[mask >> 10 & 1023] + c[mask >> 20 & 1023] + d[mask >> 30]
 
 
 def cards_mask(cards: Iterable[CardLike], what: str = "cards") -> int:
@@ -312,7 +355,7 @@ class CardSet(Set[Card]):
         return cls._from_mask(mask)
 
     def __str__(self) -> str:
-        return " ".join(str(c) for c in self)
+        return " ".join(_mask_names(self.mask))
 
     def __repr__(self) -> str:
         return f"CardSet.parse('{self}')"

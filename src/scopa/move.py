@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import total_ordering
 
-from scopa.card import _BY_TEXT, _NAMES, DECK, Card, CardLike, bits, cards_mask
+from scopa.card import _BY_TEXT, _NAMES, DECK, Card, CardLike, _mask_text, bits, cards_mask
 from scopa.errors import CardError, InvalidMoveError, show
 
 __all__ = ["Move"]
@@ -130,7 +130,7 @@ class Move:
         """Move notation, e.g. ``"7dx3c4s"``."""
         if not self._mask:
             return _NAMES[self._card.index]
-        return _NAMES[self._card.index] + "x" + "".join([_NAMES[i] for i in bits(self._mask)])
+        return _NAMES[self._card.index] + "x" + _mask_text(self._mask)
 
     __str__ = notation
 

@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from scopa import jsonio
-from scopa.card import _NAMES, CardSet, bits, cards_mask
+from scopa.card import _NAMES, CardSet, _mask_names, _mask_text, cards_mask
 from scopa.errors import PositionError, ScopaError, count, listed, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import _NUMBER, Rules
@@ -70,8 +70,7 @@ MAX_STRING = 2000
 _NEGATIVE = re.compile(r"-[1-9][0-9]{0,5}")  # (not "-0": one number, one spelling)
 
 
-def _names(mask: int) -> list[str]:
-    return [_NAMES[i] for i in bits(mask)]
+_names = _mask_names
 
 
 def state_to_dict(state: State) -> dict[str, Any]:
@@ -218,10 +217,10 @@ def state_to_string(state: State) -> str:
     return " ".join(
         [
             str(state.rules),
-            "/".join(_cards(_names(h)) for h in hands),
-            _cards(_names(table)),
+            "/".join([_mask_text(h) or "-" for h in hands]),
+            _mask_text(table) or "-",
             _cards([_NAMES[c] for c in stock]),
-            "/".join(_cards(_names(p)) for p in piles),
+            f"{_mask_text(piles[0]) or '-'}/{_mask_text(piles[1]) or '-'}",
             f"{scope[0]}/{scope[1]}",
             str(turn),
             "-" if last < 0 else str(last),
