@@ -55,3 +55,27 @@ def test_player_move(benchmark, name, game):
     first = moves()
     assert benchmark.pedantic(moves, rounds=3, iterations=1) == first  # (the same work each round)
     benchmark.extra_info["moves_per_round"] = len(views)
+
+
+@pytest.mark.parametrize("game", ["scopa", "scopone_scientifico"])
+def test_greedy_games(benchmark, game):
+    """The greedy player's whole hands against itself, its capture tables emptied first: what
+    a new process pays (test_player_move asks again in the same positions, whose tables it
+    keeps from the round before)."""
+    from scopa.players import greedy
+
+    seeds = random.Random(7).sample(range(1 << 30), 4)
+
+    def hands():
+        greedy._CAPTURES.clear()
+        player, moves = GreedyPlayer(), []
+        for seed in seeds:
+            s = scopa.State.deal(game, seed=seed)
+            while not s.is_over:
+                m = player.choose(s.view(s.turn))
+                moves.append(m)
+                s = s.play(m)
+        return moves
+
+    first = hands()
+    assert benchmark.pedantic(hands, rounds=5, iterations=1) == first

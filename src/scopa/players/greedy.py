@@ -174,10 +174,10 @@ def _by_rank(table: int, opts: int, w: GreedyWeights, sweeps: bool) -> tuple[tup
         best: list[tuple[float, int] | None] = []
         for rank in range(1, 11):
             top: tuple[float, int] | None = None
-            # a card of the rank that is not on the table (if all four are, none is unseen)
-            card = next(
-                (rank - 1 + 10 * suit for suit in range(4) if not table >> (rank - 1 + 10 * suit) & 1), -1
-            )
+            # a card of the rank that is not on the table, the lowest (if all four are, none is
+            # unseen)
+            free = core.RANK_MASK[rank] & ~table
+            card = (free & -free).bit_length() - 1
             for cap in core.captures(card, table, opts) if card >= 0 else ():
                 v = w.value(cap, opts) + (
                     w.sweep if sweeps and sweep_scores(card, cap, table, opts, False) else 0.0
