@@ -54,7 +54,22 @@ REQUESTS = {
     ],
 }
 
+
+def _hands_with_views() -> list[Any]:
+    """Four hands played through (the first legal move each time), the mover's view of each
+    state taken, as a game loop does: every state is new."""
+    out = []
+    for seed in range(4):
+        for game in ("scopa", "scopone_scientifico"):
+            s = scopa.State.deal(game, seed=seed)
+            while not s.is_over:
+                out.append(s.view(s.turn))
+                s = s.play(s.legal_moves()[0])
+    return out
+
+
 PATHS: dict[str, Callable[[], list[Any]]] = {
+    "hands_with_views": _hands_with_views,
     "legal_moves": lambda: [s.legal_moves() for s in STATES],
     "play": lambda: [s.play(m) for s, m in zip(STATES, MOVES, strict=True)],
     "view": lambda: [s.view(s.turn) for s in STATES],

@@ -484,3 +484,14 @@ def test_a_states_score_is_the_checked_score_of_its_piles():
             )
             c0, c1 = s.masks[3]
             assert s.score() == HandScore._from_masks(r, c0, c1, s.scope)
+
+
+def test_history_carried_along_equals_history_made_afresh():
+    # (a state's history, once asked for, is carried to the states after it: the same plays as
+    # its pickled copy, which makes them again from the plays' cards)
+    s = State.deal("scopa", seed=11)
+    assert s.history == ()
+    while not s.is_over:
+        s = s.play(s.legal_moves()[-1])
+        assert s.history == pickle.loads(pickle.dumps(s)).history
+        assert all(type(m) is Move for _, m in s.history)

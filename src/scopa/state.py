@@ -75,6 +75,7 @@ class State:
         "_dealer",
         "_history",
         "_origin",
+        "_moves",
     )
     _rules: Rules
     _opts: int
@@ -88,6 +89,7 @@ class State:
     _dealer: int | None
     _history: tuple[tuple[int, int, int], ...]
     _origin: State | None
+    _moves: tuple[tuple[int, Move], ...] | None  # (the history as Moves, once made: see history)
 
     # ------------------------------------------------------------------ construction
 
@@ -100,6 +102,7 @@ class State:
         history: tuple[tuple[int, int, int], ...] = (),
         origin: State | None = None,
         opts: int | None = None,
+        moves: tuple[tuple[int, Move], ...] | None = None,
     ) -> State:
         obj = object.__new__(cls)
         hands, table, stock, captured, scope, turn, last = pos
@@ -116,6 +119,7 @@ class State:
         put(obj, "_dealer", dealer)
         put(obj, "_history", history)
         put(obj, "_origin", origin)
+        put(obj, "_moves", moves)
         return obj
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -369,6 +373,7 @@ class State:
         """:meth:`play` of a move already resolved (legal here: :meth:`resolve` gave it)."""
         card, mask = m._card.index, m._mask
         pos = core.apply_move(self.masks, card, mask, self._opts, self._rules.hand_size)
+        moves = self._moves
         return State._make(
             self._rules,
             pos,
@@ -376,6 +381,9 @@ class State:
             self._history + ((self._turn, card, mask),),
             self._origin if self._origin is not None else (None if self._history else self),
             self._opts,
+            # (the history's Moves, once asked for, carried along: a game's views, one a play,
+            # need not make them all again each time)
+            None if moves is None or m.__class__ is not Move else moves + ((self._turn, m),),
         )
 
     @property
@@ -386,7 +394,11 @@ class State:
         a ``history`` field, starts with an empty one. The history is carried along but is
         not part of the position: states that differ only in history are equal.
         """
-        return tuple((seat, Move._from_core(c, m)) for seat, c, m in self._history)
+        moves = self._moves
+        if moves is None:
+            moves = tuple((seat, Move._from_core(c, m)) for seat, c, m in self._history)
+            object.__setattr__(self, "_moves", moves)
+        return moves
 
     @property
     def origin(self) -> State:
