@@ -31,6 +31,8 @@ LONG_CALLS = {
     "solve on 2 threads": "scopa.Solver(16, threads=2)"
     ".solve(scopa.State.deal('scopone_scientifico', seed=1))",
     "analyze": "scopa.Solver(16).analyze(scopa.State.deal('scopone_scientifico', seed=1))",
+    "analyze on 2 threads": "scopa.Solver(16, threads=2)"
+    ".analyze(scopa.State.deal('scopone_scientifico', seed=1))",
     "playouts": "scopa.random_playouts('scopone_scientifico', 50_000_000, seed=1)",
     "rollouts": "scopa_core.rollouts(scopa.State.deal('scopa', seed=1).masks, 0, 3, 20_000_000, 1)",
     "pimc": "scopa.players.PIMCPlayer(samples=10**9, time_limit=None, exact_plays=40)"

@@ -756,21 +756,33 @@ class Solver:
         out: dict[int, int] = {}
         nodes = [0] * n
 
+        # (the helper threads do not see Ctrl-C, which the main thread's search polls for: the
+        # flag stops theirs when this thread's wait is interrupted, or one of them fails)
+        halt = core.StopFlag()
+
         def work(k: int) -> None:
             sv = solvers[k]
             for i in range(k, len(moves), n):
+                if halt.is_set():
+                    return
                 c, m = moves[i]
                 child = core.apply_move(pos, c, m, opts, block)
                 if not any(child[0]) and not child[2]:
                     row0, row1 = core.score(child[3][0], child[3][1], child[4][0], child[4][1], opts)
                     out[i] = sigma * (sum(row0) - sum(row1))
                     continue
-                r = sv.solve(child, opts, block, pv=False)
+                r = sv.solve(child, opts, block, stop=halt, pv=False)
                 out[i] = -r[1]  # the next seat is on the other team
                 nodes[k] += r[6]
 
-        with ThreadPoolExecutor(max_workers=n) as pool:
+        pool = ThreadPoolExecutor(max_workers=n)
+        try:
             list(pool.map(work, range(n)))
+        except BaseException:  # (Ctrl-C: the searches still running stop in milliseconds)
+            halt.set()
+            raise
+        finally:
+            pool.shutdown(wait=True)
         return [(c, m, out[i]) for i, (c, m) in enumerate(moves)], sum(nodes)
 
     def _anytime_analyze(self, state: State, lim: Limit, progress: Progress | None) -> Analysis:
