@@ -19,9 +19,11 @@ import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 
 import scopa
 from scopa import State
+from scopa.batch import START_METHOD  # (workers as the batch runs start theirs: no fork)
 
 
 def endgame(seed: int, k: int = 7) -> State:
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [("full", args.seed * 100000 + i, times) for i in range(args.deals)]
     jobs += [("k7", args.seed * 100000 + 50000 + i, times) for i in range(args.endgames)]
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=get_context(START_METHOD)) as pool:
         rows = list(pool.map(run_one, jobs))
     wall = time.perf_counter() - t0
     print(

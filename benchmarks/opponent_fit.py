@@ -21,11 +21,13 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import fields
+from multiprocessing import get_context
 
 import numpy as np
 from baselines import PIMC_BEFORE
 
 import scopa_core as core
+from scopa.batch import START_METHOD  # (workers as the batch runs start theirs: no fork)
 from scopa.players import PIMCPlayer
 from scopa.players.base import sweepers
 from scopa.players.inference import OpponentModel
@@ -143,7 +145,7 @@ def main() -> None:
     t0 = time.perf_counter()
     share = -(-args.hands // args.jobs)
     tasks = [(args.game, min(share, args.hands - i * share), args.seed + i) for i in range(args.jobs)]
-    with ProcessPoolExecutor(args.jobs) as pool:
+    with ProcessPoolExecutor(args.jobs, mp_context=get_context(START_METHOD)) as pool:
         choices = [c for part in pool.map(selfplay, [t for t in tasks if t[1] > 0]) for c in part]
     opts = State.deal(args.game, seed=1).rules.core_options
     default = OpponentModel()

@@ -16,8 +16,10 @@ import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 
 import scopa
+from scopa.batch import START_METHOD  # (workers as the batch runs start theirs: no fork)
 from scopa.players import PIMCPlayer, RandomPlayer
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY, review
 
@@ -80,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         plays = [n for g, _, n in rows if g == game]
         print(f"| {game} | {len(secs)} | {plays[0]} | {statistics.median(secs):.1f} | {max(secs):.1f} |")
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=get_context(START_METHOD)) as pool:
         jobs = [(s, args.time) for s in range(args.deals)]
         results = [r for deal in pool.map(duplicate, jobs) for r in deal]
     print()
