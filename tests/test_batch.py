@@ -291,6 +291,29 @@ def test_a_script_without_its_main_guard_is_told_so(tmp_path):
     assert done.returncode == 0 and done.stdout == "[1, 2, 3, 4]\n", done.stderr
 
 
+def test_a_package_run_by_python_m_is_not_told_of_a_missing_guard(tmp_path):
+    # A package's __main__.py (python -m pkg) is not run again in a spawned worker
+    # (multiprocessing skips it), so its run needs no guard; a worker dying there (os._exit, a
+    # crash, out of memory) was said to be the missing `if __name__ == "__main__":`, and its
+    # chunk was not run again.
+    pkg = tmp_path / "unguardedpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "jobs.py").write_text("import os\n\ndef fn(x):\n    if x == 3:\n        os._exit(1)\n    return x\n")
+    (pkg / "__main__.py").write_text(
+        "from scopa.batch import BatchError, map_chunks\n"
+        "from unguardedpkg.jobs import fn\n\n"
+        "try:\n    list(map_chunks(fn, range(6), workers=2))\n"
+        "except BatchError as exc:\n    print(exc)\n"
+    )
+    path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    done = _guarded(
+        [sys.executable, "-m", "unguardedpkg"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": path}
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("the chunk of items [3] was lost 3 times with its worker process"), done.stdout
+
+
 def test_a_killed_worker_of_the_local_pool_loses_nothing():
     # A worker process killed mid-run breaks the pool: a new one runs the lost chunks again.
     results: list[tuple[int, int]] = []

@@ -23,6 +23,7 @@ import contextlib
 import inspect
 import json
 import multiprocessing
+import multiprocessing.spawn
 import os
 import signal
 import stat
@@ -185,6 +186,15 @@ def _unguarded_call() -> tuple[str, int] | None:
     again there, which multiprocessing refuses: each worker dies as it starts."""
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
+    # (where multiprocessing's spawn does not run __main__ again in a worker, nothing is
+    # started there: a package's __main__.py run by python -m, a directory or zip run, IPython's
+    # launcher, a frozen Windows program; multiprocessing.spawn.get_preparation_data and prepare)
+    name = getattr(getattr(main, "__spec__", None), "name", None)
+    if name is not None and (name == "__main__" or name.endswith(".__main__")):
+        return None
+    frozen = sys.platform == "win32" and (multiprocessing.spawn.WINEXE or multiprocessing.spawn.WINSERVICE)
+    if frozen or isinstance(path, str) and os.path.splitext(os.path.basename(path))[0] == "ipython":
+        return None
     frame: Any = sys._getframe()
     line = None
     while frame is not None:  # (the outermost frame of the script's top level: its line)
@@ -708,6 +718,7 @@ def _run(
     held: list[tuple[list[Any], int]] = []  # chunks a broken pool refused: for the next pool
     ready: list[Any] = []  # results not yet yielded
     idle_breaks = 0  # pools found broken with nothing running in them, one after another
+    started = False  # a chunk has finished: the workers start (a broken pool is no missing guard)
     on_dask = _client_executor(ex)  # (its chunks go through its client: see _DaskChunk)
     run_id = uuid.uuid4().hex  # (on Dask, the name its workers know the run's stop flags by)
 
@@ -772,11 +783,12 @@ def _run(
             del pending[f]
 
     def step() -> None:
-        nonlocal ex
+        nonlocal ex, started
         done = _first_done(pending)
         chunk, lost = pending.pop(done)
         try:
             ready.extend(done.result())
+            started = True
             return
         except _NotLoaded as exc:
             raise BatchError(
@@ -791,7 +803,8 @@ def _run(
         except BrokenProcessPool:
             if not owned or not isinstance(ex, ProcessPoolExecutor):
                 raise _callers_pool_broke(chunk) from None
-            _check_guard()
+            if not started:
+                _check_guard()
         except ValueError as exc:  # (a Dask executor's, the caller's or one made from dask://)
             if not _lost_by_dask(exc):
                 raise
@@ -856,7 +869,7 @@ def _run(
             try:
                 fill()
                 if not pending and held:  # (the pool broke with nothing running: a worker gone idle)
-                    if owned and isinstance(ex, ProcessPoolExecutor):
+                    if owned and isinstance(ex, ProcessPoolExecutor) and not started:
                         _check_guard()
                     idle_breaks += 1
                     if idle_breaks >= MAX_LOST:
