@@ -903,16 +903,18 @@ async function updateDownload() {
   if (m === downloadFor) return;
   downloadFor = m;
   let text = null;
+  let failed = false;
   // (a new match before its first play: no record yet; the engine gone: no link until it is back)
   if (m && (m.hands.length || (m.position.history && m.position.history.plays.length))) {
     try {
       const { record } = await game.engine.ask({ cmd: "match_record", match: m, tags: recordTags() });
       text = JSON.stringify(record, null, 1);
     } catch (err) {
-      if (downloadFor === m) downloadFor = null; // (asked again at the next update)
+      failed = true;
     }
   }
-  if (downloadFor !== m && downloadFor !== null) return; // (a later match's record is asked)
+  if (downloadFor !== m) return; // (a later match's record is asked, or its ask failed)
+  if (failed) downloadFor = null; // (asked again at the next update)
   const a = $("download");
   if (downloadUrl) URL.revokeObjectURL(downloadUrl);
   downloadUrl = text ? URL.createObjectURL(new Blob([text], { type: "application/json" })) : null;
