@@ -35,7 +35,8 @@ def test_the_download_link_never_takes_an_older_matchs_late_record():
     globalThis.URL.revokeObjectURL = () => {};
     globalThis.Blob = class { constructor(parts) { this.text = parts.join(""); } };
     const answers = [];
-    const game = { seat: 0, player: "pimc", engine: { ask: () => new Promise((ok, no) => answers.push({ ok, no })) } };
+    const ask = () => new Promise((ok, no) => answers.push({ ok, no }));
+    const game = { seat: 0, player: "pimc", engine: { ask } };
     const match = (plays) => ({ hands: [], winner: null, position: { hands: [0, 0], history: { plays } } });
     (async () => {
       const m1 = match(["a"]), m2 = match(["a", "b"]);

@@ -299,7 +299,9 @@ def test_a_package_run_by_python_m_is_not_told_of_a_missing_guard(tmp_path):
     pkg = tmp_path / "unguardedpkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "jobs.py").write_text("import os\n\ndef fn(x):\n    if x == 3:\n        os._exit(1)\n    return x\n")
+    (pkg / "jobs.py").write_text(
+        "import os\n\ndef fn(x):\n    if x == 3:\n        os._exit(1)\n    return x\n"
+    )
     (pkg / "__main__.py").write_text(
         "from scopa.batch import BatchError, map_chunks\n"
         "from unguardedpkg.jobs import fn\n\n"
@@ -311,7 +313,8 @@ def test_a_package_run_by_python_m_is_not_told_of_a_missing_guard(tmp_path):
         [sys.executable, "-m", "unguardedpkg"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": path}
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("the chunk of items [3] was lost 3 times with its worker process"), done.stdout
+    lost = "the chunk of items [3] was lost 3 times with its worker process"
+    assert done.stdout.startswith(lost), done.stdout
 
 
 def test_a_killed_worker_of_the_local_pool_loses_nothing():
