@@ -4,6 +4,7 @@ result once when a worker dies, a killed ``scopa batch`` resumed, the arena with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import multiprocessing
@@ -16,6 +17,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -594,21 +596,38 @@ def test_ctrl_c_in_the_calling_process_stops_at_once(fn):
     assert _calls == [0, 1, 2] and got == [0, 1]
 
 
+def _full_deals(path: Path, n: int) -> None:
+    """Batch input of ``n`` whole Scopone scientifico deals (each solve far longer than a test)."""
+    with open(path, "w") as f:
+        for i in range(n):
+            s = scopa.State.deal("scopone_scientifico", seed=i)
+            f.write(json.dumps({"id": i, "position": s.to_string()}) + "\n")
+
+
+@contextlib.contextmanager
+def _group(cmd: list[str]) -> Iterator[subprocess.Popen[str]]:
+    """``cmd`` started as the leader of a process group of its own; whatever is left of the group
+    (a worker that outlived the parent, once) killed at the end."""
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        yield proc
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_one_ctrl_c_stops_the_batch_command_quietly(tmp_path, workers):
     # Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during 40-card deals
     # that take far longer than the test: one press stops the run, exit 130, no traceback (the
     # workers ignore SIGINT, the parent stops them), and no worker is left holding stderr.
     src, out = tmp_path / "full.jsonl", tmp_path / "out.jsonl"
-    with open(src, "w") as f:
-        for i in range(40):  # five chunks: each Ctrl-C once ended only one
-            s = scopa.State.deal("scopone_scientifico", seed=i)
-            f.write(json.dumps({"id": i, "position": s.to_string()}) + "\n")
+    _full_deals(src, 40)  # five chunks: each Ctrl-C once ended only one
     cmd = [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--workers", workers]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-    try:
+    with _group(cmd) as proc:
         deadline = time.monotonic() + 60
         while not out.exists() and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
@@ -616,12 +635,6 @@ def test_one_ctrl_c_stops_the_batch_command_quietly(tmp_path, workers):
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=60)  # hang guard
-    finally:
-        try:  # whatever is left of the group (a worker that outlived the parent, once)
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
@@ -669,16 +682,10 @@ def test_the_workers_of_a_killed_batch_command_end_with_it(tmp_path, how):
     # timeout or docker stop): its local pool's workers end too, within a second or so, instead of
     # waiting for work forever holding its output open (the reader of its output would hang)
     src, out = tmp_path / "full.jsonl", tmp_path / "out.jsonl"
-    with open(src, "w") as f:
-        for i in range(8):
-            s = scopa.State.deal("scopone_scientifico", seed=i)
-            f.write(json.dumps({"id": i, "position": s.to_string()}) + "\n")
+    _full_deals(src, 8)
     cmd = [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--workers", "2"]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
     workers: list[int] = []
-    try:
+    with _group(cmd) as proc:
         deadline = time.monotonic() + 60
         while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
@@ -691,12 +698,6 @@ def test_the_workers_of_a_killed_batch_command_end_with_it(tmp_path, how):
         while any(_alive(p) for p in workers) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not any(_alive(p) for p in workers), "a worker outlived its parent"
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
     assert proc.returncode == -how
 
 
@@ -710,12 +711,8 @@ def test_a_worker_takes_no_ctrl_c_while_it_starts(tmp_path):
     src, out = tmp_path / "easy.jsonl", tmp_path / "out.jsonl"
     src.write_text("".join(json.dumps({"id": i, "position": EASY}) + "\n" for i in range(40)))
     cmd = [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--workers", "2"]
-    proc = subprocess.Popen(
-        [*cmd, "--chunksize", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
-    )  # fmt: skip
     sent = 0
-    try:
+    with _group([*cmd, "--chunksize", "1"]) as proc:
         deadline = time.monotonic() + 120  # (a hang guard)
         while proc.poll() is None and time.monotonic() < deadline:
             for pid in _starting_workers(proc.pid):
@@ -726,12 +723,6 @@ def test_a_worker_takes_no_ctrl_c_while_it_starts(tmp_path):
                     pass
             time.sleep(0.01)
         _, err = proc.communicate(timeout=60)
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
     assert proc.returncode == 0 and "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert sent > 0 and len(out.read_text().splitlines()) == 40
 
@@ -744,27 +735,15 @@ def test_ctrl_c_as_the_workers_start_stops_the_run_at_once(tmp_path):
     # the run's, the pool then shut down as one that had finished, waiting for that chunk (a
     # full deal: hours). The Ctrl-C is taken once the submission is done.
     src, out = tmp_path / "full.jsonl", tmp_path / "out.jsonl"
-    with open(src, "w") as f:
-        for i in range(8):
-            s = scopa.State.deal("scopone_scientifico", seed=i)
-            f.write(json.dumps({"id": i, "position": s.to_string()}) + "\n")
+    _full_deals(src, 8)
     cmd = [sys.executable, "-m", "scopa", "batch", "solve", str(src), "-o", str(out), "--workers", "2"]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-    try:
+    with _group(cmd) as proc:
         deadline = time.monotonic() + 60
         while not _starting_workers(proc.pid) and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.002)
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=60)  # hang guard
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
