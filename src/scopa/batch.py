@@ -782,6 +782,11 @@ def _run(
             ready.extend(f.result())
             del pending[f]
 
+    def guard() -> None:
+        # the run's own pool broke before any chunk finished: a script without its main guard?
+        if owned and isinstance(ex, ProcessPoolExecutor) and not started:
+            _check_guard()
+
     def step() -> None:
         nonlocal ex, started
         done = _first_done(pending)
@@ -803,8 +808,7 @@ def _run(
         except BrokenProcessPool:
             if not owned or not isinstance(ex, ProcessPoolExecutor):
                 raise _callers_pool_broke(chunk) from None
-            if not started:
-                _check_guard()
+            guard()
         except ValueError as exc:  # (a Dask executor's, the caller's or one made from dask://)
             if not _lost_by_dask(exc):
                 raise
@@ -869,8 +873,7 @@ def _run(
             try:
                 fill()
                 if not pending and held:  # (the pool broke with nothing running: a worker gone idle)
-                    if owned and isinstance(ex, ProcessPoolExecutor) and not started:
-                        _check_guard()
+                    guard()
                     idle_breaks += 1
                     if idle_breaks >= MAX_LOST:
                         raise BatchError(

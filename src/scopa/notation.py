@@ -70,9 +70,6 @@ MAX_STRING = 2000
 _NEGATIVE = re.compile(r"-[1-9][0-9]{0,5}")  # (not "-0": one number, one spelling)
 
 
-_names = _mask_names
-
-
 def state_to_dict(state: State) -> dict[str, Any]:
     """The JSON position format of ``state`` as a dict: every field, and ``history`` when the
     state has one (``{"start": position string, "plays": [move, ...]}``).
@@ -93,10 +90,10 @@ def _position_dict(state: State) -> dict[str, Any]:
     hands, table, stock, piles, scope, turn, last = state.masks
     d: dict[str, Any] = {
         "rules": state.rules.to_json(),
-        "hands": [_names(h) for h in hands],
-        "table": _names(table),
+        "hands": [_mask_names(h) for h in hands],
+        "table": _mask_names(table),
         "stock": [_NAMES[c] for c in stock],
-        "captured": [_names(piles[0]), _names(piles[1])],
+        "captured": [_mask_names(piles[0]), _mask_names(piles[1])],
         "scope": list(scope),
         "turn": turn,
         "last_capture": None if last < 0 else last,
@@ -200,9 +197,9 @@ def _short(x: Any) -> str:
 # ---------------------------------------------------------------------- position string
 
 
-def _cards(mask_or_list: Any) -> str:
-    text = "".join(mask_or_list)
-    return text or "-"
+def _cards(mask: int) -> str:
+    """A position string's field of cards: their names joined, ``-`` for none."""
+    return _mask_text(mask) or "-"
 
 
 def state_to_string(state: State) -> str:
@@ -217,10 +214,10 @@ def state_to_string(state: State) -> str:
     return " ".join(
         [
             str(state.rules),
-            "/".join([_mask_text(h) or "-" for h in hands]),
-            _mask_text(table) or "-",
-            _cards([_NAMES[c] for c in stock]),
-            f"{_mask_text(piles[0]) or '-'}/{_mask_text(piles[1]) or '-'}",
+            "/".join([_cards(h) for h in hands]),
+            _cards(table),
+            "".join([_NAMES[c] for c in stock]) or "-",  # (the stock in its order, top first)
+            f"{_cards(piles[0])}/{_cards(piles[1])}",
             f"{scope[0]}/{scope[1]}",
             str(turn),
             "-" if last < 0 else str(last),
@@ -350,17 +347,19 @@ def view_to_dict(view: PlayerView) -> dict[str, Any]:
     return {
         "rules": view.rules.to_json(),
         "seat": view.seat,
-        "hands": [_names(view.hand.mask) if i == view.seat else k for i, k in enumerate(view.hand_sizes)],
-        "table": _names(view.table.mask),
+        "hands": [
+            _mask_names(view.hand.mask) if i == view.seat else k for i, k in enumerate(view.hand_sizes)
+        ],
+        "table": _mask_names(view.table.mask),
         "stock": view.stock_size,
-        "captured": [_names(view.captured[0].mask), _names(view.captured[1].mask)],
+        "captured": [_mask_names(view.captured[0].mask), _mask_names(view.captured[1].mask)],
         "scope": list(view.scope),
         "turn": view.turn,
         "last_capture": view.last_capture,
         "dealer": view.dealer,
         "history": [[seat, str(m)] for seat, m in view.history],
         # (a composed position's cards out of play, which the seat knows: only when there are some)
-        **({"out_of_play": _names(view.out_of_play.mask)} if view.out_of_play else {}),
+        **({"out_of_play": _mask_names(view.out_of_play.mask)} if view.out_of_play else {}),
     }
 
 
@@ -431,7 +430,7 @@ def view_from_json(obj: object) -> PlayerView:
         raise PositionError(f"field 'out_of_play' must be a list of cards, got {show(out)}")
     out_mask = cards_mask(out, "out_of_play")
     if out_mask & known:
-        both = _names(out_mask & known)
+        both = _mask_names(out_mask & known)
         raise PositionError(
             f"out_of_play {listed('card', both, be=True)} in the view too:"
             " expected cards in no hand, pile or table"
@@ -446,7 +445,7 @@ def view_from_json(obj: object) -> PlayerView:
     sizes = [len(h) if seat == me else h for seat, h in enumerate(hands)]
     masks, stand_in_stock = stand_ins(sizes, me, 0, free, stock)
     full = dict(d)
-    full["hands"] = [h if seat == me else _names(masks[seat]) for seat, h in enumerate(hands)]
+    full["hands"] = [h if seat == me else _mask_names(masks[seat]) for seat, h in enumerate(hands)]
     full["stock"] = [_NAMES[c] for c in stand_in_stock]
     full.pop("history", None)
     full.pop("seat", None)
