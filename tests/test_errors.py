@@ -392,15 +392,17 @@ def test_numpy_integers_are_taken_where_the_python_api_takes_an_int():
     assert type(scopa.Limit.of(node_limit=i(50)).nodes) is int
     level = scopa.players.level(i(2), seed=i(9))
     assert (level.level, level.seed) == (2, 9) and type(level.level) is int
+    # (no time limit: one that cuts the sampling, as on the twin under load, makes the two
+    # players' choices differ whatever their arguments)
     pimc = scopa.players.make_player(
-        "pimc", seed=i(4), samples=i(8), depth=i(6), exact_plays=i(10), threads=i(1)
+        "pimc", seed=i(4), samples=i(8), depth=i(6), exact_plays=i(10), threads=i(1), time_limit=None
     )
     assert [type(x) for x in (pimc.seed, pimc.samples, pimc.depth, pimc.exact_plays, pimc.threads)] == [
         int
     ] * 5
     s = scopa.State.deal("scopa", seed=11)
     assert pimc.choose(s.view(s.turn)) == scopa.players.make_player(
-        "pimc", seed=4, samples=8, depth=6, exact_plays=10
+        "pimc", seed=4, samples=8, depth=6, exact_plays=10, time_limit=None
     ).choose(s.view(s.turn))
     assert scopa.players.make_player("ismcts", seed=i(1), iterations=i(50)).iterations == 50
     assert scopa.Solver(tt_size_mb=i(1), threads=i(1)).tt_size_mb == 1
