@@ -545,6 +545,9 @@ class PIMCPlayer:
         # a bounded search checks its limit between batches; an unbounded one takes them all at once
         step = self.threads * 4 if deadline is not None or lim.bounded else left
         first = None
+        # (set when this call raises, Ctrl-C among others: the pool's slices value no further
+        # sample, where they would have gone on through theirs after the call had ended)
+        halt = core.StopFlag()
         while left > 0 and not (used and lim.stopped):
             size = 1 if lim.stopped else min(step, left)  # stopped already: the one sample
             batch = [self._draw(view, posterior, sampler) for _ in range(size)]
@@ -553,15 +556,20 @@ class PIMCPlayer:
             share = -(-len(batch) // self.threads)
             slices = [batch[i : i + share] for i in range(0, len(batch), share)]
             n_slices = len(slices)
-            parts = self._pool.map(
-                self._value_slice,
-                slices,
-                [rules] * n_slices,
-                [lim.stop] * n_slices,
-                [deadline] * n_slices,
-                solvers[:n_slices],
-            )
-            valued = [row for part in parts for row in part]
+            try:
+                parts = self._pool.map(
+                    self._value_slice,
+                    slices,
+                    [rules] * n_slices,
+                    [lim.stop] * n_slices,
+                    [deadline] * n_slices,
+                    solvers[:n_slices],
+                    [halt] * n_slices,
+                )
+                valued = [row for part in parts for row in part]
+            except BaseException:
+                halt.set()
+                raise
             cut = False
             for pos, (rows, n) in zip(batch, valued, strict=True):
                 nodes += n
@@ -590,10 +598,16 @@ class PIMCPlayer:
         stop: Any = None,
         deadline: float | None = None,
         solver: Any = None,
+        halt: Any = None,
     ) -> list[tuple[list[tuple[int, int, float]] | None, int]]:
         """Samples valued in order in one thread of the pool, by ``solver`` (the slice's, see
-        :meth:`_parallel_samples`)."""
-        return [self._value_sample(pos, rules, stop, deadline, solver) for pos in batch]
+        :meth:`_parallel_samples`); none after ``halt`` (a StopFlag) is set: the call failed."""
+        out = []
+        for pos in batch:
+            if halt is not None and halt.is_set():
+                break
+            out.append(self._value_sample(pos, rules, stop, deadline, solver))
+        return out
 
     def _value_sample(
         self, pos: tuple[Any, ...], rules: Rules, stop: Any, deadline: float | None, solver: Any = None
