@@ -112,6 +112,39 @@ def test_rules_replace_and_json():
         r.target = 3  # type: ignore[misc]
 
 
+def test_rules_are_taken_in_every_form_the_library_writes_them():
+    # RULES §9. ArenaResult.game and a record's Rules tag write a variant's rules as a position
+    # string does (scopa;napola=true), which arena(), State.deal and Match refused ("unknown
+    # game 'scopa;napola=true'"): every function that takes rules reads them by Rules.of.
+    from scopa.arena import arena
+    from scopa.simulate import random_playouts
+
+    r = Rules.preset("scopa").replace(napola=True, target=21)
+    forms = [r, str(r), r.to_json(), scopa.jsonio.dumps(r.to_json())]
+    assert str(r) == "scopa;target=21;napola=true"
+    assert all(Rules.of(f) == r for f in forms)
+    assert Rules.of("scopone") == Rules.preset("scopone")
+    for f in forms:
+        assert scopa.State.deal(f, seed=3) == scopa.State.deal(r, seed=3)
+        assert scopa.Match(f, seed=3).rules == r
+    result = arena("scopa;napola=true", "greedy", "greedy", deals=1, seed=1)
+    assert result.game == "scopa;napola=true" and result.rules == Rules.preset("scopa", napola=True)
+    again = arena(result.game, "greedy", "greedy", deals=1, seed=1)
+    assert (again.game, again.points, again.categories) == (result.game, result.points, result.categories)
+    assert random_playouts("scopa;napola=true", 2, seed=1) == random_playouts(result.rules, 2, seed=1)
+    cases = [
+        ("scopa;napola", "bad rule option 'napola' in 'scopa;napola'"),
+        ("scopa;target=0", "bad target 0"),
+        ("briscola;napola=true", "unknown game 'briscola'"),
+        (" scopa;napola=true", "unknown game ' scopa'"),  # (no space taken, as in a preset's name)
+        ("scopa;napola=true;napola=false", "rule option 'napola' given twice"),
+    ]
+    for text, message in cases:
+        for call in (Rules.of, scopa.State.deal, scopa.Match):
+            with pytest.raises(scopa.RulesError, match=message):
+                call(text)
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [

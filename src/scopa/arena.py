@@ -530,7 +530,7 @@ def arena(
     """
     from scopa.batch import map_chunks
 
-    r = rules if isinstance(rules, Rules) else Rules.from_json(rules)
+    r = Rules.of(rules)
     for spec in (player_a, player_b):
         _check_spec(spec)
     n_deals, n_jobs = as_int(deals), as_int(jobs)

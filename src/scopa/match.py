@@ -125,7 +125,7 @@ class Match:
     """
 
     def __init__(self, rules: Rules | str, seed: int | None = None, dealer: int | None = None) -> None:
-        self.rules = rules if isinstance(rules, Rules) else Rules.from_json(rules)
+        self.rules = Rules.of(rules)
         if seed is None:
             seed = secrets.randbits(53)  # (a JSON number JavaScript holds exactly: below 2**53)
         seed = check_seed(seed, PositionError)

@@ -226,6 +226,31 @@ class Rules:
             options[key] = _option_value(value)
         return cls.preset(name, **options)
 
+    @classmethod
+    def of(cls, rules: object) -> Rules:
+        """Rules from any form this library writes them in: a :class:`Rules` as it is, a
+        preset's name, the text form of :meth:`__str__` (position strings, a record's ``Rules``
+        tag and :attr:`ArenaResult.game <scopa.arena.ArenaResult.game>` write it), or a rules
+        object of :meth:`to_json`, decoded or as JSON text. :meth:`State.deal
+        <scopa.State.deal>`, :class:`~scopa.Match`, :func:`~scopa.arena.arena` and the other
+        functions that take rules take them so.
+
+        >>> Rules.of("scopa;napola=true") == Rules.of({"preset": "scopa", "napola": True})
+        True
+        >>> r = Rules.preset("scopone", target=21)
+        >>> Rules.of(str(r)) == Rules.of(r.to_json()) == Rules.of(r) == r
+        True
+        >>> Rules.of("scopa;target=eleven")
+        Traceback (most recent call last):
+        ...
+        scopa.errors.RulesError: bad target 'eleven': expected an int in 1..10000
+        """
+        if isinstance(rules, Rules):
+            return rules
+        if isinstance(rules, str) and ";" in rules and rules.lstrip()[:1] not in ("{", '"'):
+            return cls.parse(rules)
+        return cls.from_json(rules)
+
     def hand_rules(self) -> Rules:
         """These rules with their preset's target: the rules of a hand, whose play and score the
         target (a match's) does not change.

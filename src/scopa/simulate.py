@@ -112,7 +112,7 @@ def random_playouts(rules: Rules | str, n: int, seed: int | None = None) -> Play
     >>> p.points.shape, bool((p.points == p.breakdown.sum(axis=2)).all())
     ((1000, 2), True)
     """
-    r = rules if isinstance(rules, Rules) else Rules.from_json(rules)
+    r = Rules.of(rules)
     hands = as_int(n)
     if hands is None or not 0 <= hands <= MAX_HANDS:
         raise OptionError(f"bad number of hands {show(n)}: expected an int in 0..{MAX_HANDS}")

@@ -140,7 +140,7 @@ class State:
         a table with three or more kings is dealt again (RULES §6). ``seed=None``
         draws a random seed.
         """
-        rules = _rules(rules)
+        rules = Rules.of(rules)
         n = rules.players
         seat = as_int(dealer)
         if seat is None or not 0 <= seat < n:
@@ -178,7 +178,7 @@ class State:
         >>> [str(m) for m in s.legal_moves()]
         ['7dx3c4s']
         """
-        rules = _rules(rules)
+        rules = Rules.of(rules)
         n = rules.players
         if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) or len(hands) != n:
             raise PositionError(f"bad hands {show(hands)}: expected {n} hands, one per seat")
@@ -570,12 +570,6 @@ def _restore(text: str, history: tuple[tuple[int, int, int], ...], origin: str |
     s = State.from_string(text)
     start = None if origin is None else State.from_string(origin)
     return State._make(s._rules, s.masks, s._dealer, history, start)
-
-
-def _rules(rules: Rules | str) -> Rules:
-    if isinstance(rules, Rules):
-        return rules
-    return Rules.from_json(rules)
 
 
 def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> None:
