@@ -431,6 +431,37 @@ def test_numpy_integers_are_taken_where_the_python_api_takes_an_int():
             scopa.Rules.preset("scopa", target=bad)
 
 
+def test_numpy_bools_are_taken_where_the_python_api_takes_a_bool():
+    # the open list: NumPy's ints were taken for the target while NumPy's bools were refused
+    # for the boolean rule options ("bad napola np.True_"), as for PIMC's and the scoring's
+    # flags: an option grid made with NumPy (np.array([True, False])) holds np.bool_. They are
+    # read as the bools they are, and kept as bools, so reprs paste back (RULES §9).
+    t, f = np.bool_(True), np.bool_(False)
+    rules = scopa.Rules.preset("scopa", napola=t, re_bello=f, primiera_requires_all_suits=f)
+    assert rules == scopa.Rules.preset("scopa", napola=True, primiera_requires_all_suits=False)
+    assert type(rules.napola) is bool and type(rules.re_bello) is bool
+    assert rules.to_json() == {"preset": "scopa", "primiera_requires_all_suits": False, "napola": True}
+    assert eval(repr(rules), {"Rules": scopa.Rules}) == rules
+    aces = scopa.Rules.preset("scopone").replace(ace_takes_all=t, ace_sweep_is_scopa=t)
+    assert aces.ace_sweep_is_scopa is True  # (its check reads the bool: it needs ace_takes_all)
+    pimc = scopa.players.PIMCPlayer(4, infer=f, deal_inference=t, time_limit=None)
+    assert (pimc.infer, pimc.deal_inference) == (False, True) and type(pimc.infer) is bool
+    assert scopa.StopFlag(set=t).is_set() and not scopa.StopFlag(set=f).is_set()
+    from scopa.scoring import primiera_total
+
+    cards = scopa.CardSet.parse("7d 6c As")
+    assert primiera_total(cards, requires_all_suits=f) == primiera_total(cards, requires_all_suits=False)
+    assert primiera_total(cards, requires_all_suits=t) is None
+    # NumPy's ints, arrays and other truthy values are not bools
+    for bad in (np.int64(1), np.array([True]), 1, "true"):
+        with pytest.raises(errors.RulesError, match="bad napola"):
+            scopa.Rules.preset("scopa", napola=bad)
+        with pytest.raises(errors.OptionError, match="bad infer"):
+            scopa.players.PIMCPlayer(infer=bad)
+        with pytest.raises(errors.LimitError, match="bad set"):
+            scopa.StopFlag(set=bad)
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -86,6 +86,21 @@ def as_int(value: object) -> int | None:
         return None
 
 
+def as_bool(value: object) -> bool | None:
+    """``value`` as a bool if it is True or False, Python's or NumPy's (what an option grid
+    made with NumPy holds), else None: the one reading of a boolean argument of the Python API.
+
+    >>> import numpy as np
+    >>> as_bool(True), as_bool(np.bool_(False)), as_bool(1), as_bool("true"), as_bool(None)
+    (True, False, None, None, None)
+    """
+    if value is True or value is False:
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return None
+
+
 def int_pair(value: object) -> tuple[int, int] | None:
     """``value`` as a pair of ints if it is a list or a tuple of two integers (not bools;
     NumPy's read as ints, :func:`as_int`), else None: a pair one per team (scores, scope).

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 import scopa_core as core
-from scopa.errors import LimitError, as_int, plain_number, real, show
+from scopa.errors import LimitError, as_bool, as_int, plain_number, real, show
 
 __all__ = ["Clock", "CoreLimits", "Limit", "StopFlag"]
 
@@ -44,9 +44,10 @@ class StopFlag(core.StopFlag):
     __slots__ = ()
 
     def __init__(self, set: bool = False) -> None:  # noqa: A002 - the repr's name
-        if set is not True and set is not False:
+        flag = as_bool(set)
+        if flag is None:
             raise LimitError(f"bad set {show(set)}: expected True or False")
-        super().__init__(set)
+        super().__init__(flag)
 
     def __reduce__(self) -> tuple[type[StopFlag], tuple[bool]]:
         return (StopFlag, (self.is_set(),))

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import scopa_core as core
 from scopa import jsonio
-from scopa.errors import RulesError, as_int, show
+from scopa.errors import RulesError, as_bool, as_int, show
 
 __all__ = ["PRESETS", "Rules"]
 
@@ -105,8 +105,10 @@ class Rules:
             raise RulesError(f"bad capture_rule {show(self.capture_rule)}: expected 'free' or 'fewest'")
         for name in _BOOL_OPTIONS:
             value = getattr(self, name)
-            if not isinstance(value, bool):
+            flag = as_bool(value)  # (NumPy's bools too, kept as a bool)
+            if flag is None:
                 raise RulesError(f"bad {name} {show(value)}: expected True or False")
+            object.__setattr__(self, name, flag)
         if self.ace_sweep_is_scopa and not self.ace_takes_all:
             raise RulesError("ace_sweep_is_scopa=True needs ace_takes_all=True")
         if self.redeal_on_kings and _GEOMETRY[self.game][2] == 0:

@@ -24,6 +24,7 @@ from scopa.errors import (
     OptionError,
     PositionError,
     RulesError,
+    as_bool,
     int_pair,
     listed,
     plain_int,
@@ -48,7 +49,7 @@ def primiera_total(cards: Iterable[CardLike], requires_all_suits: bool = True) -
     >>> primiera_total(CardSet.parse("7d 6c As Kb Qb"))    # 21 + 18 + 16 + 10
     65
     """
-    if requires_all_suits is not True and requires_all_suits is not False:
+    if as_bool(requires_all_suits) is None:
         raise OptionError(f"bad requires_all_suits {show(requires_all_suits)}: expected True or False")
     total = core.primiera(cards_mask(cards), core.OPT_PRIMIERA_ALL_SUITS if requires_all_suits else 0)
     return None if total < 0 else total

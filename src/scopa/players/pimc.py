@@ -13,7 +13,7 @@ from itertools import accumulate
 from typing import Any
 
 import scopa_core as core
-from scopa.errors import OptionError, PositionError, as_int, show
+from scopa.errors import OptionError, PositionError, as_bool, as_int, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import (
@@ -161,7 +161,7 @@ class PIMCPlayer:
             raise OptionError(
                 f"bad exact_plays {show(exact_plays)}: expected an int in 0..{MAX_PLAYS} or None"
             )
-        if not isinstance(infer, bool):
+        if as_bool(infer) is None:
             raise OptionError(f"bad infer {show(infer)}: expected True or False")
         if model is not None and not isinstance(model, OpponentModel):
             raise OptionError(f"bad model {show(model)}: expected an OpponentModel or None")
@@ -176,17 +176,17 @@ class PIMCPlayer:
         self.exact_plays = exact
         self.depth = depth
         self.tie = tie
-        self.infer = infer
+        self.infer = as_bool(infer)
         self.model = model if model is not None else OpponentModel()
         self.deal_model = model if model is not None else FOUR_PLAYER_MODEL
         n_threads = as_int(threads)
         if n_threads is None or not 1 <= n_threads <= 64:
             raise OptionError(f"bad threads {show(threads)}: expected an int in 1..64")
         self.threads = n_threads
-        if not isinstance(deal_inference, bool):
+        if as_bool(deal_inference) is None:
             raise OptionError(f"bad deal_inference {show(deal_inference)}: expected True or False")
         candidates = check_budget("candidates", candidates, most=MAX_CANDIDATES)
-        self.deal_inference = deal_inference
+        self.deal_inference = as_bool(deal_inference)
         self.candidates = candidates
         self._rng = random.Random(seed)
         self._tt_size_mb = tt_size_mb
