@@ -106,6 +106,10 @@ class Match:
     comes from ``seed`` and the hand's number, so a match is reproducible (``seed=None``
     draws a seed, kept in :attr:`seed`). A match holds at most :data:`MAX_HANDS` hands.
 
+    A match changes as it is played: threads that share one must take turns (a lock of their
+    own around each call); what it hands out (its states, its hands' scores, its rules) are
+    immutable values that any thread may keep and read.
+
     Attributes:
         rules: the rules of every hand.
         seed: the match's seed: the hands still to come are dealt from it (and so were all
