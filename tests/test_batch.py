@@ -270,6 +270,107 @@ def test_a_chunk_that_cannot_be_sent_or_loaded_is_a_batch_error_saying_so(tmp_pa
     assert (there.diff, there.points, there.categories) == (here.diff, here.points, here.categories)
 
 
+def test_what_cannot_come_back_from_a_worker_is_a_batch_error_saying_so(tmp_path):
+    # A job raising an exception whose __init__ takes other arguments than its args (a common
+    # pattern), or returning a result that does not pickle or load back, broke the pool's
+    # sending: the chunk ran three times and the run said "lost 3 times ... a crash, os._exit or
+    # out of memory". An item found but whose loading raised was said to be a function defined
+    # in a notebook. Each is now a BatchError that says what happened (the job's own traceback
+    # in its chain), after the results finished so far; the arena's messages name deals.
+    (tmp_path / "jobs.py").write_text(
+        textwrap.dedent(
+            """
+            import threading
+
+            class Odd(Exception):
+                def __init__(self, text, code):
+                    super().__init__(text)
+                    self.code = code
+
+            class Half:  # pickles, but does not load: __reduce__ gives one of two arguments
+                def __init__(self, a, b):
+                    self.a = a
+                def __reduce__(self):
+                    return (Half, (self.a,))
+
+            class Brittle:  # pickles, but its loading raises (found all the same)
+                def __init__(self):
+                    self.x = 1
+                def __setstate__(self, state):
+                    raise ValueError("cannot be loaded")
+
+            def odd(x):
+                if x == 5:
+                    raise Odd("bad item 5", 2)
+                return x
+
+            def half(x):
+                return Half(x, 1)
+
+            def lock(x):
+                return threading.Lock()
+
+            def ident(x):
+                return x
+            """
+        )
+    )
+    (tmp_path / "run.py").write_text(
+        textwrap.dedent(
+            """
+            import traceback
+            import jobs
+            from scopa.batch import BatchError, map_chunks
+
+            if __name__ == "__main__":
+                for fn, items in ((jobs.odd, range(8)), (jobs.half, [1]), (jobs.lock, [1]),
+                                  (jobs.ident, [jobs.Brittle()])):
+                    got = []
+                    try:
+                        for x in map_chunks(fn, items, workers=2, chunksize=1, in_flight=1):
+                            got.append(x)
+                    except BatchError as exc:
+                        chain = "".join(traceback.format_exception(exc))
+                        print(sorted(got), "|", exc, "|", "raise Odd(" in chain)
+            """
+        )
+    )
+    done = _guarded([sys.executable, str(tmp_path / "run.py")], cwd=tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    odd, half, lock, brittle = done.stdout.splitlines()
+    ran = "the chunk of items [5] ran, but"
+    assert odd.startswith(f"[0, 1, 2, 3, 4] | {ran} a job raised Odd: 'bad item 5',")
+    assert "which cannot be sent back to this process (TypeError: " in odd
+    assert "expected exceptions that pickle" in odd
+    assert odd.endswith("| True")  # (the job's traceback, from its worker, in the error's chain)
+    ran = "the chunk of items [1] ran, but its results cannot"
+    assert half.startswith(f"[] | {ran} be loaded in this process")
+    assert lock.startswith(f"[] | {ran} be sent back to this process")
+    assert "cannot pickle '_thread.lock' object" in lock
+    assert "could not load the chunk of items [<jobs.Brittle object" in brittle
+    assert "ValueError: cannot be loaded" in brittle
+    assert "loading its function or items there raised" in brittle
+    assert "notebook" not in brittle
+    # the arena names a chunk's deals, not their tuples of rules, players and seeds
+    code = textwrap.dedent(
+        """
+        from scopa.arena import arena
+        from scopa.batch import BatchError
+
+        class Lowest:
+            def choose(self, view):
+                return min(view.legal_moves(), key=lambda m: m.card.value)
+
+        try:
+            arena("scopa", Lowest(), "greedy", deals=2, jobs=2)
+        except BatchError as exc:
+            print(exc)
+        """
+    )
+    done = _guarded([sys.executable, "-c", code])
+    assert done.stdout.startswith("a worker process could not load the chunk of items ['deal "), done.stderr
+
+
 def test_a_script_without_its_main_guard_is_told_so(tmp_path):
     # The local workers are new interpreters that import the script (spawn, since the pool
     # stopped forking): one that starts its run outside `if __name__ == "__main__":` starts it

@@ -557,7 +557,8 @@ def arena(
         chunk = max(1, min(8, deals // 16))
     names = (side_name(player_a), side_name(player_b))
     try:
-        for done, (i, res) in enumerate(map_chunks(_deal_job, tasks, executor, workers, chunk), 1):
+        run = map_chunks(_deal_job, tasks, executor, workers, chunk, name=_deal_name)
+        for done, (i, res) in enumerate(run, 1):
             results[i] = res
             if progress:
                 progress(done, deals)
@@ -565,6 +566,12 @@ def arena(
         finished = [deal for deal in results if deal]
         raise ArenaInterrupted(_measure(r, names, finished) if finished else None, deals) from None
     return _measure(r, names, results)
+
+
+def _deal_name(task: tuple[Any, ...]) -> str:
+    """What a batch error message shows of a deal's task: its number (from 0), not its rules,
+    players and seed."""
+    return f"deal {task[0]}"
 
 
 def _measure(r: Rules, names: tuple[str, str], results: list[list[Game]]) -> ArenaResult:

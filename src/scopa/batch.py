@@ -520,7 +520,30 @@ def _run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
 class _NotLoaded(Exception):
     """A chunk that a local worker process could not load: ``fn`` or a class of its items is
     not found in a new interpreter (defined in a notebook, at Python's prompt, in ``python -c``,
-    or under a script's ``if __name__ == "__main__":``)."""
+    or under a script's ``if __name__ == "__main__":``), or, when ``found``, found but its
+    loading raised (an item's ``__setstate__``, a module that fails on import)."""
+
+    def __init__(self, text: str, found: bool) -> None:
+        super().__init__(text, found)  # (both in args: the exception is pickled back)
+        self.found = found
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class _NotReturned(Exception):
+    """What a local worker process ran cannot come back to the run: the results of its chunk,
+    or the exception a job raised, do not pickle there (or, results, load here); the pool's
+    own sending broke the pool, and the chunk ran three times, as if its worker had died."""
+
+
+def _round_trips(exc: BaseException) -> str | None:
+    """None if ``exc`` comes back whole through pickle, else why not."""
+    try:
+        ForkingPickler.loads(ForkingPickler.dumps(exc))
+    except Exception as why:  # (an __init__ of other arguments than args, an attribute that
+        return f"{type(why).__name__}: {why}"  # does not pickle)
+    return None
 
 
 def _pickled(fn: Callable[[Any], Any], chunk: list[Any], shown: list[Any]) -> bytes:
@@ -538,15 +561,51 @@ def _pickled(fn: Callable[[Any], Any], chunk: list[Any], shown: list[Any]) -> by
         ) from None
 
 
-def _run_pickled(data: bytes) -> list[Any]:
-    """:func:`_run_chunk` in a local worker process, of the chunk :func:`_pickled` made. A chunk
-    that cannot be loaded here is :class:`_NotLoaded`, which the run says (the pool's own loading
-    killed the worker: the chunk was lost 3 times, as a crash, with a traceback each time)."""
+def _run_pickled(data: bytes) -> bytes:
+    """:func:`_run_chunk` in a local worker process, of the chunk :func:`_pickled` made; its
+    results pickled here (:func:`_results` loads them). A chunk that cannot be loaded here is
+    :class:`_NotLoaded`, and results or a job's exception that cannot go back are
+    :class:`_NotReturned`, which the run says (the pool's own loading and sending broke the
+    pool: the chunk was lost 3 times, as a crash, with a traceback each time)."""
     try:
         fn, chunk = ForkingPickler.loads(data)
     except Exception as exc:
-        raise _NotLoaded(f"{type(exc).__name__}: {exc}") from None
-    return _run_chunk(fn, chunk)
+        # (pickle looks a function or class up by its module and name: AttributeError when the
+        # module has no such name, ModuleNotFoundError when there is no such module)
+        missing = isinstance(exc, (AttributeError, ModuleNotFoundError))
+        raise _NotLoaded(f"{type(exc).__name__}: {exc}", found=not missing) from None
+    try:
+        out = _run_chunk(fn, chunk)
+    except Exception as exc:
+        why = _round_trips(exc)
+        if why is None:
+            raise
+        raise _NotReturned(
+            f"a job raised {type(exc).__qualname__}: {show(str(exc))}, which cannot be sent back to"
+            f" this process ({why}): expected exceptions that pickle (an exception whose __init__"
+            " takes its args as given to Exception.__init__, and attributes that pickle)"
+        ) from exc  # (the job's exception goes along, in the pool's traceback text)
+    try:
+        return bytes(ForkingPickler.dumps(out))  # (loaded by _results: a failure is named there)
+    except Exception as why:
+        raise _NotReturned(
+            f"its results cannot be sent back to this process ({type(why).__name__}: {why}):"
+            " expected results that pickle"
+        ) from None
+
+
+def _results(future: Future[Any]) -> list[Any]:
+    """The results of a chunk's finished ``future``: :func:`_run_pickled`'s come as bytes."""
+    out = future.result()
+    if not isinstance(out, bytes):
+        return list(out)
+    try:
+        return list(ForkingPickler.loads(out))
+    except Exception as why:
+        raise _NotReturned(
+            f"its results cannot be loaded in this process ({type(why).__name__}: {why}): expected"
+            " results that load as they were pickled"
+        ) from None
 
 
 #: On a Dask worker: the stop flags of the jobs running there, by the id of their run; and the
@@ -642,6 +701,8 @@ def map_chunks(
     workers: int | None = None,
     chunksize: int | None = None,
     in_flight: int | None = None,
+    *,
+    name: Callable[[Any], Any] | None = None,
 ) -> Iterator[Any]:
     """``fn(item)`` for every item, in chunks of ``chunksize`` on the executor, yielded as the
     chunks finish (not in input order: results should carry their ids). At most ``in_flight``
@@ -654,7 +715,8 @@ def map_chunks(
 
     Bad arguments raise :class:`BatchError` at the call, before anything runs. A chunk that
     does not pickle, or that a local worker cannot load, ends the run with a BatchError saying
-    so. A chunk whose
+    so; so do a local worker's results, or an exception a job raised there, that cannot be sent
+    back (the job's traceback in the error's chain). A chunk whose
     ``fn`` raises ends the run with that exception, after the results already finished are
     yielded; so does Ctrl-C (KeyboardInterrupt), at once, and a local pool's workers are then
     stopped (they ignore Ctrl-C themselves, so only this process reports it).
@@ -669,14 +731,18 @@ def map_chunks(
     itself; a chunk it gives up on (its KilledWorker), or one the executor cancels (a client
     that lost its scheduler, a pool shut down under the run), raises BatchError. On Dask the run
     fetches each chunk's results itself, trying a failed fetch again (:data:`FETCH_TIMEOUT`
-    seconds a try at most): one that fails :data:`MAX_LOST` times raises BatchError."""
+    seconds a try at most): one that fails :data:`MAX_LOST` times raises BatchError. Such a
+    message shows a chunk's items, or ``name(item)`` of each when ``name`` is given (called in
+    this process: an id, where the items are large)."""
     if not callable(fn):
         raise BatchError(f"bad fn {show(fn)}: expected a function of one item")
+    if name is not None and not callable(name):
+        raise BatchError(f"bad name {show(name)}: expected a function of one item, or None")
     size = _count(chunksize, "chunksize") or 1
     in_flight = _count(in_flight, "in_flight")
     workers = _check_executor(executor, workers)
     it = _iterator(items, "an iterable")
-    return _run_lazy(fn, it, executor, workers, size, in_flight, None)
+    return _run_lazy(fn, it, executor, workers, size, in_flight, name)
 
 
 def _run_lazy(
@@ -779,7 +845,10 @@ def _run(
     def finished() -> None:
         """Moves the results of the chunks that have finished out of ``pending`` into ``ready``."""
         for f in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
-            ready.extend(f.result())
+            try:
+                ready.extend(_results(f))
+            except _NotReturned:  # (left for step to say, unless the run is ending anyway)
+                continue
             del pending[f]
 
     def guard() -> None:
@@ -792,10 +861,22 @@ def _run(
         done = _first_done(pending)
         chunk, lost = pending.pop(done)
         try:
-            ready.extend(done.result())
+            ready.extend(_results(done))
             started = True
             return
+        except _NotReturned as exc:
+            raise BatchError(
+                f"the chunk of items {show(shown(chunk))} ran, but {exc}; the results finished so far"
+                " were handed over"
+            ) from exc
         except _NotLoaded as exc:
+            if exc.found:
+                raise BatchError(
+                    f"a worker process could not load the chunk of items {show(shown(chunk))} ({exc}):"
+                    " loading its function or items there raised; expected items that load as they"
+                    " were pickled, or workers=1 (the arena's jobs=1), in this process; the results"
+                    " finished so far were handed over"
+                ) from None
             raise BatchError(
                 f"a worker process could not load the chunk of items {show(shown(chunk))} ({exc}):"
                 " a worker is a new interpreter, which finds a function or a class by importing"
