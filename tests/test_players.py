@@ -1242,37 +1242,42 @@ def test_pimc_on_threads_under_a_node_limit_does_not_follow_the_scheduling():
     assert play(0) == play(1)
 
 
-def test_pimc_on_threads_that_raises_values_no_more_samples_in_its_pool():
+@pytest.mark.parametrize("how", ["a slice fails", "Ctrl-C"])
+def test_pimc_on_threads_that_raises_values_no_more_samples_in_its_pool(how):
     # a call that raised (Ctrl-C, or a sample's search failing) left the pool's other slice
-    # valuing the rest of its samples after the call had ended, on solvers not used again: the
-    # slices now stop at their next sample. Each slice holds 32 samples (50 ms each here); the
-    # first to reach its second sample raises, when both are under way (a slice not started
-    # yet is cancelled by the pool itself).
+    # valuing the rest of its samples after the call had ended, on solvers not used again; a
+    # failing slice was not even seen before the slices ahead of it in the map had finished.
+    # Samples 0-31 are the first slice's, 32-63 the second's (50 ms each here); at its second
+    # sample the second slice fails, or the process gets SIGINT (the call waits in the main
+    # thread, which raises KeyboardInterrupt): the first slice stops at its next sample.
+    import itertools
+    import os
+    import signal
     import threading
     import time
 
     player = PIMCPlayer(samples=64, seed=1, time_limit=None, threads=2)
     state = State.deal("scopa", seed=3)
-    calls, lock, mine = [], threading.Lock(), threading.local()
+    calls, lock, numbers = [], threading.Lock(), itertools.count()
 
     def value(pos, rules, stop, deadline, solver=None):
-        mine.n = getattr(mine, "n", 0) + 1
         with lock:
             calls.append(pos)
-            raising = mine.n == 2 and not any(isinstance(c, str) for c in calls)
-            if raising:
-                calls.append("raised")
-        if raising:
-            raise RuntimeError("boom")
+        if pos == 33:
+            if how == "Ctrl-C":
+                os.kill(os.getpid(), signal.SIGINT)
+            else:
+                raise RuntimeError("boom")
         time.sleep(0.05)
         return [], 0
 
+    player._draw = lambda view, posterior, sampler: next(numbers)
     player._value_sample = value
-    with pytest.raises(RuntimeError, match="boom"):
+    with pytest.raises(KeyboardInterrupt if how == "Ctrl-C" else RuntimeError):
         player.choose(state.view(state.turn))
     player._pool.shutdown(wait=True)  # (whatever the pool still had to do, done)
-    assert "raised" in calls
-    assert len(calls) < 16  # without the stop: 35 (32 samples of the other slice)
+    assert 33 in calls
+    assert len(calls) < 10  # without the stop: 34 (the first slice's 32 samples, then two)
 
 
 @pytest.mark.parametrize(

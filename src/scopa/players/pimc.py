@@ -601,12 +601,18 @@ class PIMCPlayer:
         halt: Any = None,
     ) -> list[tuple[list[tuple[int, int, float]] | None, int]]:
         """Samples valued in order in one thread of the pool, by ``solver`` (the slice's, see
-        :meth:`_parallel_samples`); none after ``halt`` (a StopFlag) is set: the call failed."""
+        :meth:`_parallel_samples`); none after ``halt`` (a StopFlag) is set: the call, or
+        another of its slices, failed (this one sets it when it fails)."""
         out = []
-        for pos in batch:
-            if halt is not None and halt.is_set():
-                break
-            out.append(self._value_sample(pos, rules, stop, deadline, solver))
+        try:
+            for pos in batch:
+                if halt is not None and halt.is_set():
+                    break
+                out.append(self._value_sample(pos, rules, stop, deadline, solver))
+        except BaseException:  # (at once: the call learns of it only when its map reaches
+            if halt is not None:  # this slice, after the slices before it)
+                halt.set()
+            raise
         return out
 
     def _value_sample(
