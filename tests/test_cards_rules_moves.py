@@ -57,6 +57,20 @@ def test_card_bad_index_and_type():
         Card.parse(7)  # type: ignore[arg-type]
 
 
+def test_bits_takes_card_masks_only():
+    # a negative mask was an endless generator, a bigger one gave indexes past the deck, and
+    # NumPy's ints an AttributeError
+    import numpy as np
+
+    from scopa.card import bits
+
+    assert list(bits(0b1010)) == list(bits(np.int64(0b1010))) == [1, 3]
+    assert list(bits((1 << 40) - 1)) == list(range(40))
+    for bad in (-1, 1 << 40, 2**70, "x", None, 1.0, True, []):
+        with pytest.raises(scopa.CardError, match=r"bad card mask .*: expected an int in 0\.\.2\*\*40-1"):
+            bits(bad)  # type: ignore[arg-type]
+
+
 def test_cardset():
     s = CardSet(["Kc", "7d", "Ad"])
     assert str(s) == "Ad 7d Kc" and len(s) == 3 and "7♦" in s and "zz" not in s

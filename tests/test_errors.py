@@ -251,6 +251,7 @@ def _view(**changes: object) -> scopa.PlayerView:
         ),
         (lambda: _score().difference(2), errors.OptionError, "bad team 2: expected 0 or 1"),
         (lambda: _score().difference(True), errors.OptionError, "bad team True"),
+        (lambda: _score().difference(np.bool_(True)), errors.OptionError, "bad team np.True_"),
         (lambda: scopa.scoring.primiera_total(["7d"], "x"), errors.OptionError, "bad requires_all_suits 'x'"),  # type: ignore[arg-type]
         (
             lambda: scopa.Match.from_record({}),
@@ -259,6 +260,12 @@ def _view(**changes: object) -> scopa.PlayerView:
         ),  # type: ignore[arg-type]
         (lambda: scopa.Match("scopa", seed=1).record(5), errors.OptionError, "bad tags 5"),  # type: ignore[arg-type]
         (lambda: _hand().annotate(None), errors.PositionError, "bad notes None"),  # type: ignore[arg-type]
+        # (an AttributeError before: 'NoneType' object has no attribute 'origin')
+        (
+            lambda: scopa.HandRecord.from_state(None),  # type: ignore[arg-type]
+            scopa.RecordError,
+            "bad state None: expected a scopa.State",
+        ),
         (lambda: scopa.records.annotated(_hand_match(), None), errors.PositionError, "bad notes None"),  # type: ignore[arg-type]
         # (a records audit: notes past the record's hands were dropped; save("") said "Is a directory")
         (
@@ -407,6 +414,8 @@ def test_numpy_integers_are_taken_where_the_python_api_takes_an_int():
     assert scopa.players.make_player("ismcts", seed=i(1), iterations=i(50)).iterations == 50
     assert scopa.Solver(tt_size_mb=i(1), threads=i(1)).tt_size_mb == 1
     assert scopa.random_playouts("scopa", i(3), seed=i(2)) == scopa.random_playouts("scopa", 3, seed=2)
+    score = scopa.HandScore.from_piles(scopa.Rules.preset("scopa"), ["7d", "7c"], ["Ad"])
+    assert score.difference(i(1)) == score.difference(1) == -score.difference(np.uint8(0))  # (was refused)
     # a match's target (RULES §5), e.g. drawn with NumPy: "bad target np.int64(21)" before
     rules = scopa.Rules.preset("scopa", target=i(21))
     assert type(rules.target) is int and rules == scopa.Rules.preset("scopa", target=21)

@@ -193,22 +193,19 @@ _TEXT_BY_SUIT = [tuple("".join(names) for names in table) for table in _NAMES_BY
 
 
 def bits(mask: int) -> Iterator[int]:
-    """Indexes of the cards in ``mask``, ascending.
+    """Indexes of the cards in ``mask`` (a 40-bit card mask: an int, or NumPy's), ascending.
+    Raises :class:`CardError` for anything else.
 
     >>> list(bits(0b1010))
     [1, 3]
     """
-    if mask.__class__ is int and 0 <= mask < 1 << 40:
-        a, b, c, d = _INDEXES
-        return iter(a[mask & 1023] + b[mask >> 10 & 1023] + c[mask >> 20 & 1023] + d[mask >> 30])
-    return _bits(mask)
-
-
-def _bits(mask: int) -> Iterator[int]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+    if mask.__class__ is not int or not 0 <= mask < 1 << 40:
+        number = as_int(mask)
+        if number is None or not 0 <= number < 1 << 40:
+            raise CardError(f"bad card mask {show(mask)}: expected an int in 0..2**40-1")
+        mask = number
+    a, b, c, d = _INDEXES
+    return iter(a[mask & 1023] + b[mask >> 10 & 1023] + c[mask >> 20 & 1023] + d[mask >> 30])
 
 
 def _mask_names(mask: int) -> list[str]:

@@ -375,6 +375,8 @@ class HandRecord:
     @classmethod
     def from_state(cls, state: State) -> HandRecord:
         """The record of ``state``'s hand so far: its :attr:`State.origin` and history."""
+        if not isinstance(state, State):
+            raise RecordError(f"bad state {show(state)}: expected a scopa.State")
         why = _is_deal(state.origin)
         if why is not None:
             raise RecordError(

@@ -25,6 +25,7 @@ from scopa.errors import (
     PositionError,
     RulesError,
     as_bool,
+    as_int,
     int_pair,
     listed,
     plain_int,
@@ -237,11 +238,12 @@ class HandScore:
         return {"points": list(self.points), "categories": cats}
 
     def difference(self, team: int = 0) -> int:
-        """Points of ``team`` (0 or 1) minus points of the other team."""
-        if type(team) is not int or team not in (0, 1):
+        """Points of ``team`` (0 or 1; NumPy's ints too) minus points of the other team."""
+        t = as_int(team)
+        if t is None or t not in (0, 1):
             raise OptionError(f"bad team {show(team)}: expected 0 or 1")
         p = self.points
-        return p[team] - p[1 - team]
+        return p[t] - p[1 - t]
 
     @classmethod
     def _from_masks(cls, rules: Rules, cap0: int, cap1: int, scope: Pair, checked: bool = False) -> HandScore:
