@@ -63,6 +63,7 @@ __all__ = [
     "review_many",
     "run_jsonl",
     "solve_many",
+    "thread_pool",
 ]
 
 

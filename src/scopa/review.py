@@ -84,6 +84,7 @@ __all__ = [
     "REVIEW_FORMAT",
     "Review",
     "check_time_per_play",
+    "format_text",
     "load_review",
     "review",
 ]
