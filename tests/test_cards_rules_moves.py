@@ -146,6 +146,12 @@ def test_rules_are_taken_in_every_form_the_library_writes_them():
     again = arena(result.game, "greedy", "greedy", deals=1, seed=1)
     assert (again.game, again.points, again.categories) == (result.game, result.points, result.categories)
     assert random_playouts("scopa;napola=true", 2, seed=1) == random_playouts(result.rules, 2, seed=1)
+    # (HandScore.from_piles and HandScore.to_json(rules) took a Rules only: "bad rules 'scopa'")
+    piles = (["Ad", "2d", "3d", "7d"], ["7c"])
+    score = scopa.HandScore.from_piles(r, *piles)
+    for f in forms:
+        assert scopa.HandScore.from_piles(f, *piles) == score and score.to_json(f) == score.to_json(r)
+    assert "napola" not in scopa.HandScore.from_piles("scopa", [], []).to_json("scopa")["categories"]
     cases = [
         ("scopa;napola", "bad rule option 'napola' in 'scopa;napola'"),
         ("scopa;target=0", "bad target 0"),

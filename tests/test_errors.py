@@ -220,7 +220,9 @@ def _view(**changes: object) -> scopa.PlayerView:
         ),  # type: ignore[arg-type]
         (lambda: HandScore.from_piles(RULES, [], [], (True, 0)), errors.PositionError, "bad scope (True, 0)"),
         (lambda: HandScore.from_piles(RULES, [], [], None), errors.PositionError, "bad scope None"),  # type: ignore[arg-type]
-        (lambda: HandScore.from_piles("scopa", [], [], (0, 0)), errors.RulesError, "bad rules 'scopa'"),  # type: ignore[arg-type]
+        (lambda: HandScore.from_piles("briscola", [], []), errors.RulesError, "unknown game 'briscola'"),
+        (lambda: HandScore.from_piles(5, [], []), errors.RulesError, "bad rules 5"),  # type: ignore[arg-type]
+        (lambda: _score().to_json(5), errors.RulesError, "bad rules 5"),  # type: ignore[arg-type]
         (lambda: review(scopa.State.deal("scopa", seed=1), limit="x"), errors.LimitError, "bad limit 'x'"),  # type: ignore[arg-type]
         (lambda: review(scopa.State.deal("scopa", seed=1), seed="x"), errors.OptionError, "bad seed 'x'"),  # type: ignore[arg-type]
         (lambda: card("7d", size="x"), errors.OptionError, "bad size 'x'"),  # type: ignore[arg-type]
@@ -279,6 +281,7 @@ def _view(**changes: object) -> scopa.PlayerView:
             "cannot write the record to '': expected a file name",
         ),
         (lambda: format_text(_review(), names=["x"]), errors.OptionError, "bad names ['x']"),
+        (lambda: format_text(None), errors.OptionError, "bad review None: expected a scopa.review.Review"),  # type: ignore[arg-type]
         (
             lambda: format_text(_review(), first_hand=0),
             errors.OptionError,

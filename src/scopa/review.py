@@ -763,6 +763,8 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
     then the totals per seat (named by ``names``, one string a seat, or "seat N"); the
     review's hands numbered from ``first_hand`` (a match's hand reviewed alone keeps its
     number)."""
+    if not isinstance(r, Review):
+        raise OptionError(f"bad review {show(r)}: expected a scopa.review.Review")
     first = as_int(first_hand)
     if first is None or first < 1:
         raise OptionError(f"bad first_hand {show(first_hand)}: expected an int >= 1")

@@ -23,7 +23,6 @@ from scopa.errors import (
     CardError,
     OptionError,
     PositionError,
-    RulesError,
     as_bool,
     as_int,
     int_pair,
@@ -215,20 +214,21 @@ class HandScore:
         """``{category: (team0, team1)}`` for every category, in :data:`CATEGORIES` order."""
         return {c: getattr(self, c) for c in CATEGORIES}
 
-    def to_json(self, rules: Rules | None = None) -> dict[str, Any]:
+    def to_json(self, rules: Rules | str | None = None) -> dict[str, Any]:
         """The score as JSON: ``{"points": [a, b], "categories": {...}}``, each category with
         its points and the counts it was decided on (cards, coins, primiera totals — null for
         a team lacking a suit when every suit is required — and scope); ``re_bello`` and
         ``napola`` only when ``rules`` has them on (always when ``rules`` is not given), or when
         the score has points in them (rules that do not match it do not drop its points:
-        :meth:`from_json` reads back every JSON this writes).
+        :meth:`from_json` reads back every JSON this writes). ``rules`` in any form
+        :meth:`Rules.of <scopa.Rules.of>` reads.
 
         >>> s = HandScore.from_piles(Rules.preset("scopa"), ["7d", "7c", "7s", "6b"], ["Ad"], scope=(1, 0))
         >>> s.to_json(Rules.preset("scopa"))["categories"]["primiera"]
         {'points': [1, 0], 'totals': [81, None]}
         """
-        if rules is not None and not isinstance(rules, Rules):
-            raise RulesError(f"bad rules {show(rules)}: expected a scopa.Rules or None")
+        if rules is not None:
+            rules = Rules.of(rules)
         cats: dict[str, Any] = {
             cat: {"points": list(getattr(self, cat))}
             | {key: list(getattr(self, name)) for name, key in _JSON_KEYS[cat].items()}
@@ -266,18 +266,22 @@ class HandScore:
     @classmethod
     def from_piles(
         cls,
-        rules: Rules,
+        rules: Rules | str,
         pile0: Iterable[CardLike],
         pile1: Iterable[CardLike],
         scope: Pair = (0, 0),
     ) -> HandScore:
-        """Score two teams' piles and scope counts under ``rules``.
+        """Score two teams' piles and scope counts under ``rules`` (in any form
+        :meth:`Rules.of <scopa.Rules.of>` reads: a :class:`~scopa.Rules`, a preset's name, the
+        text form ``scopa;napola=true``).
+
+        >>> HandScore.from_piles("scopa;napola=true", ["Ad", "2d", "3d"], ["7c"]).napola
+        (3, 0)
 
         Raises :class:`CardError` when a card is unknown or in both piles,
         :class:`PositionError` for a bad ``scope``, :class:`RulesError` for bad ``rules``.
         """
-        if not isinstance(rules, Rules):
-            raise RulesError(f"bad rules {show(rules)}: expected a scopa.Rules (Rules.preset(name))")
+        rules = Rules.of(rules)
         m0 = cards_mask(pile0, "team 0's pile")
         m1 = cards_mask(pile1, "team 1's pile")
         if m0 & m1:
