@@ -383,6 +383,41 @@ def test_solver_results_of_a_random_endgame_round_trip(trail):
         _same_everywhere(limit)
 
 
+def test_numpy_strings_are_kept_as_strs_so_reprs_paste_back():
+    # NumPy's strings (np.str_, a str subclass: an option grid or a DataFrame's cells) were kept
+    # as given, so reprs wrote Rules(game=np.str_('scopa'), ...), which does not paste back with
+    # `from scopa import *`; and Rules.preset(np.str_("scopa")) was cached as the preset, so
+    # every later Rules.preset("scopa") in the process (every State's rules) wrote so too
+    s = np.str_
+    names = {"np": None}  # (no NumPy in the names a repr may use)
+    exec("from scopa import *; from scopa.events import Event; from scopa.arena import ArenaResult", names)
+    del names["np"]
+    from scopa.rules import _PRESETS
+
+    cached = dict(_PRESETS)
+    _PRESETS.clear()  # (the presets made afresh: the first call, with np.str_, makes the one kept)
+    try:
+        first = Rules.preset(s("scopone"))
+        assert type(Rules.preset("scopone").game) is str
+        assert type(State.deal("scopone", seed=1).rules.game) is str
+    finally:
+        _PRESETS.clear()
+        _PRESETS.update(cached)
+    values = [
+        first,
+        Rules.preset(s("scopa"), capture_rule=s("fewest")),
+        Rules(s("scopa4")),
+        Rules.parse(s("scopa;napola=true")),
+        events.Event(type=s("scopa"), seat=1, team=1),
+        Annotation(s("good"), s("!")),
+        MatchRecord(Rules.preset("scopa"), (), {s("Event"): s("club night")}),
+        arena(s("scopa"), s("random"), s("random"), deals=1, seed=1),
+    ]
+    for x in values:
+        assert eval(repr(x), names) == x, repr(x)
+        assert "np." not in repr(x), repr(x)
+
+
 def test_numpy_numbers_are_taken_as_seconds_and_node_counts():
     # Limit(time=np.int64(2)) was "bad time np.int64(2): expected seconds", where Limit(time=2)
     # was taken; so were review's time_limit, Protocol's max_time and Limit.remaining_*'s figures

@@ -46,6 +46,7 @@ from scopa.errors import (
     check_seed,
     plain_int,
     plain_number,
+    plain_str,
     show,
 )
 from scopa.players import Player, make_player
@@ -124,6 +125,7 @@ class ArenaResult:
         # counts adding up; the pairs as tuples and the categories read-only: a result hashes)
         # (a game's rules as a position string writes them: any name was taken, and a variant's
         # options were dropped, its results told from a preset's by nothing)
+        object.__setattr__(self, "game", plain_str(self.game))  # (NumPy's strings: as strs)
         try:
             canonical = isinstance(self.game, str) and str(Rules.parse(self.game).hand_rules()) == self.game
         except ScopaError:
@@ -142,6 +144,7 @@ class ArenaResult:
             n = 3 if name.endswith("wins") else 2
             object.__setattr__(self, name, tuple(map(plain_number, _tuple(name, getattr(self, name), n))))
         object.__setattr__(self, "diff", plain_number(self.diff))
+        object.__setattr__(self, "names", tuple(map(plain_str, self.names)))
         if not all(isinstance(n, str) and n.strip() for n in self.names):  # ("" was taken)
             raise OptionError(f"bad names {show(self.names)}: expected two non-empty strings")
         for name, total in (("hand_wins", self.games), ("pair_wins", deals)):
@@ -331,11 +334,11 @@ def side_name(spec: Any) -> str:
     ('pimc(samples=8)', 'greedy', 'pimc(...)')
     """
     if isinstance(spec, str):
-        return spec
+        return str.__str__(spec)  # (NumPy's strings as strs: the result's repr pastes back)
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str):
         options = spec[1] if isinstance(spec[1], Mapping) else {}
         if not options:
-            return spec[0]
+            return str.__str__(spec[0])
         written = _short_text(
             lambda: f"{spec[0]}({', '.join(f'{k}={plain_int(v)!r}' for k, v in options.items())})"
         )

@@ -128,6 +128,18 @@ def plain_int(value: Any) -> Any:
     return value if n is None else n
 
 
+def plain_str(value: Any) -> Any:
+    """``value`` as Python's str if it is a str of a subclass (NumPy's ``np.str_``, a pandas
+    cell), else as it is: what a value object keeps of a string it is given, so that its repr
+    pastes back with ``from scopa import *`` alone and a cached value is not taken over by it.
+
+    >>> import numpy as np
+    >>> plain_str(np.str_("scopa")), type(plain_str(np.str_("scopa"))), plain_str(3)
+    ('scopa', <class 'str'>, 3)
+    """
+    return str.__str__(value) if isinstance(value, str) and type(value) is not str else value
+
+
 def plain_number(value: Any) -> Any:
     """``value`` as Python's number if it is NumPy's (or another type's) integer or float: an
     int (:func:`as_int`) or a float; else as it is, and so is a number past a float's range (what

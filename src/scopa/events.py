@@ -21,7 +21,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.card import Card, CardSet
-from scopa.errors import OptionError, listed, plain_int, show, unknown_keys
+from scopa.errors import OptionError, listed, plain_int, plain_str, show, unknown_keys
 from scopa.move import Move
 from scopa.state import State, require_state
 
@@ -98,6 +98,7 @@ class Event:
 
     def __post_init__(self) -> None:
         # (an event built by hand or read from JSON has the fields of its type, each of its kind)
+        object.__setattr__(self, "type", plain_str(self.type))  # (NumPy's strings: as strs)
         if not isinstance(self.type, str) or self.type not in _FIELDS:
             raise OptionError(f"bad event type {show(self.type)}: expected one of {', '.join(EVENT_TYPES)}")
         wanted = _FIELDS[self.type]

@@ -48,6 +48,7 @@ from scopa.errors import (
     count,
     int_pair,
     listed,
+    plain_str,
     show,
     unknown_keys,
 )
@@ -111,6 +112,8 @@ class Annotation:
     mark: str | None = None
 
     def __post_init__(self) -> None:
+        for name in ("comment", "mark"):  # (NumPy's strings kept as strs: the repr pastes back)
+            object.__setattr__(self, name, plain_str(getattr(self, name)))
         if self.mark is not None and (not isinstance(self.mark, str) or self.mark not in MARKS):
             raise RecordError(f"bad mark {show(self.mark)}: expected one of {', '.join(MARKS)}")
         if self.comment is not None and (
@@ -160,7 +163,7 @@ def check_tags(tags: Any) -> dict[str, str]:
             else:
                 why = f"it holds the control character {bad!r} (a tag is one line of text)"
             raise RecordError(f"bad tag {name} {show(value)}: {why}")
-        out[name] = value
+        out[plain_str(name)] = plain_str(value)  # (NumPy's strings kept as strs)
     return out
 
 

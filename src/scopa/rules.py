@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import scopa_core as core
 from scopa import jsonio
-from scopa.errors import RulesError, as_bool, as_int, show
+from scopa.errors import RulesError, as_bool, as_int, plain_str, show
 
 __all__ = ["PRESETS", "Rules"]
 
@@ -95,6 +95,8 @@ class Rules:
     scopa_on_last_play: bool = False
 
     def __post_init__(self) -> None:
+        for name in ("game", "capture_rule"):  # (NumPy's strings kept as strs: the repr pastes back)
+            object.__setattr__(self, name, plain_str(getattr(self, name)))
         if not isinstance(self.game, str) or self.game not in _GEOMETRY:
             raise RulesError(f"unknown game {show(self.game)}: expected one of {', '.join(PRESETS)}")
         target = as_int(self.target)  # (NumPy's integers too, kept as an int)
@@ -128,6 +130,7 @@ class Rules:
         """
         if not isinstance(name, str) or name not in _GEOMETRY:
             raise RulesError(f"unknown game {show(name)}: expected one of {', '.join(PRESETS)}")
+        name = plain_str(name)  # (a str of a subclass, np.str_, cached would be every preset's game)
         base = _PRESETS.get(name) if cls is Rules else None
         if base is None:
             base = cls(game=name, redeal_on_kings=_GEOMETRY[name][2] > 0)
