@@ -622,3 +622,23 @@ def test_a_game_run_again_hears_its_signals_again():
         game = Game(match=match, human=match.state.turn, players={}, console=Console(file=quiet), ask=eof)
         game._ending, game._signalled = True, 15  # (as a run that met SIGTERM at its end leaves it)
         assert game.run() == 0 and game._signalled is None
+
+
+def test_card_text_and_its_siblings_take_notation_and_refuse_bad_input_by_scopa_errors():
+    # (a review of the API: card_text(None) was an AttributeError and an unknown deck a KeyError,
+    # where scopa.svg.card, its sibling, takes a card's notation and names a bad deck)
+    from scopa.terminal import card_text, cards_text, move_text
+
+    assert card_text("7d").plain == card_text(scopa.Card.parse("7d")).plain == "7♦"
+    assert move_text("7dx3c4s", deck="italian").plain == "7d takes 3c 4s"
+    assert cards_text(["7d", scopa.Card.parse("Ac")]).plain == "7♦ A♥"
+    with pytest.raises(scopa.OptionError, match="unknown deck 'spanish': expected one of french, italian"):
+        card_text("7d", deck="spanish")
+    with pytest.raises(scopa.OptionError, match=r"unknown deck \[\]"):
+        move_text("7d", deck=[])  # type: ignore[arg-type]
+    with pytest.raises(scopa.CardError, match="got None"):
+        card_text(None)  # type: ignore[arg-type]
+    with pytest.raises(scopa.CardError, match="bad cards None"):
+        cards_text(None)  # type: ignore[arg-type]
+    with pytest.raises(scopa.InvalidMoveError, match="bad move None"):
+        move_text(None)  # type: ignore[arg-type]

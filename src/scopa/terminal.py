@@ -26,7 +26,7 @@ from rich.text import Text
 
 from scopa import match as _match
 from scopa.card import Card, CardSet
-from scopa.errors import OptionError, ScopaError, count
+from scopa.errors import CardError, OptionError, ScopaError, count, show
 from scopa.events import Event
 from scopa.match import Match
 from scopa.move import Move
@@ -94,13 +94,25 @@ def suits_shown(encoding: str) -> str:
     return "french"
 
 
-def card_text(card: Card, deck: str = "french") -> Text:
-    """A card with its suit mark, in its suit's colour."""
-    return Text(f"{card.rank}{DECKS[deck][card.suit]}", style=f"bold {COLOURS[card.suit]}")
+def card_text(card: Card | str, deck: str = "french") -> Text:
+    """A card (a :class:`Card` or its notation) with its suit mark, in its suit's colour;
+    ``deck``: one of :data:`DECKS`. Raises :class:`CardError` or :class:`OptionError` naming
+    a bad one.
+
+    >>> card_text("7d").plain, card_text("7d", deck="italian").plain
+    ('7♦', '7d')
+    """
+    card = Card.parse(card)
+    marks = DECKS.get(deck) if isinstance(deck, str) else None
+    if marks is None:
+        raise OptionError(f"unknown deck {show(deck)}: expected one of {', '.join(DECKS)}")
+    return Text(f"{card.rank}{marks[card.suit]}", style=f"bold {COLOURS[card.suit]}")
 
 
-def cards_text(cards: Iterable[Card], deck: str = "french") -> Text:
+def cards_text(cards: Iterable[Card | str], deck: str = "french") -> Text:
     """Cards side by side (``-`` for none)."""
+    if isinstance(cards, str) or not isinstance(cards, Iterable):
+        raise CardError(f"bad cards {show(cards)}: expected a list of cards (Cards or card strings)")
     out = Text()
     for i, c in enumerate(cards):
         if i:
@@ -109,8 +121,10 @@ def cards_text(cards: Iterable[Card], deck: str = "french") -> Text:
     return out if len(out) else Text("-", style="dim")
 
 
-def move_text(move: Move, deck: str = "french") -> Text:
-    """A move with suit marks: the card, and what it takes."""
+def move_text(move: Move | str, deck: str = "french") -> Text:
+    """A move (a :class:`Move` or its notation) with suit marks: the card, and what it takes."""
+    if not isinstance(move, Move):
+        move = Move.parse(move)
     out = card_text(move.card, deck)
     if move.is_capture:
         out.append(" takes ").append_text(cards_text(sorted(move.captures), deck))
