@@ -35,6 +35,11 @@ def test_six_fixed_levels():
     for bad in ("fast", 0, -1.0, True):  # checked when the player is made, not at its first move
         with pytest.raises(scopa.ScopaError, match="bad time_limit"):
             make_player("level2", time_limit=bad)
+        with pytest.raises(scopa.ScopaError, match="bad time_limit"):
+            level(2, time_limit=bad)
+    # level() takes the time_limit make_player("level2", ...) and LevelPlayer take (a TypeError)
+    assert repr(level(2, seed=3, time_limit=0.05)) == repr(make_player("level2", seed=3, time_limit=0.05))
+    assert level(2, time_limit=0.05).time_limit == 0.05
 
 
 def test_one_table_in_every_game():

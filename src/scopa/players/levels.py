@@ -194,9 +194,14 @@ def _is_scopa(view: PlayerView, move: Move) -> bool:
     )
 
 
-def level(n: int, *, seed: int | None = None) -> LevelPlayer:
-    """The player of level ``n`` (1 to 6)."""
-    return LevelPlayer(n, seed=seed)
+def level(n: int, *, seed: int | None = None, time_limit: float | None = None) -> LevelPlayer:
+    """The player of level ``n`` (1 to 6): :class:`LevelPlayer`, whose ``time_limit`` can only
+    lower the level's own time cap, as ``make_player("level3", time_limit=...)`` takes it.
+
+    >>> level(3, seed=1, time_limit=0.05)
+    LevelPlayer(3, seed=1, time_limit=0.05)
+    """
+    return LevelPlayer(n, seed=seed, time_limit=time_limit)
 
 
 def level_names() -> list[str]:
