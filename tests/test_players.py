@@ -1289,6 +1289,7 @@ def test_pimc_on_threads_that_raises_values_no_more_samples_in_its_pool(how):
         ISMCTSPlayer(iterations=300, time_limit=None, seed=3, playout="random"),
         scopa.players.LevelPlayer(3, seed=1, time_limit=0.01),
         scopa.players.level(1, seed=4),
+        scopa.players.level(2, seed=5, time_limit=0.02),
         GreedyPlayer(),
     ],
 )

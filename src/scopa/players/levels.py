@@ -183,7 +183,7 @@ class LevelPlayer:
     def __repr__(self) -> str:
         if self.time_limit is None:
             return f"level({self.level}, seed={self.seed!r})"
-        return f"LevelPlayer({self.level}, seed={self.seed!r}, time_limit={self.time_limit!r})"
+        return f"level({self.level}, seed={self.seed!r}, time_limit={self.time_limit!r})"
 
 
 def _is_scopa(view: PlayerView, move: Move) -> bool:
@@ -199,7 +199,7 @@ def level(n: int, *, seed: int | None = None, time_limit: float | None = None) -
     lower the level's own time cap, as ``make_player("level3", time_limit=...)`` takes it.
 
     >>> level(3, seed=1, time_limit=0.05)
-    LevelPlayer(3, seed=1, time_limit=0.05)
+    level(3, seed=1, time_limit=0.05)
     """
     return LevelPlayer(n, seed=seed, time_limit=time_limit)
 
