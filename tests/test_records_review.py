@@ -1555,3 +1555,21 @@ def test_a_path_that_is_no_path_is_refused_as_a_record_error():
 
     with pytest.raises(RecordError, match=r"cannot read the record .*NoPath.*: expected .*__fspath__"):
         load_record(NoPath())
+
+
+def test_the_review_module_and_the_review_function_are_both_reachable_as_documented():
+    # scopa.review (and `import scopa.review as rv`) is the function, which shadows the
+    # module's attribute on the package; the module's names come with `from scopa.review import`
+    # (the module's docstring says so: an API review found docstrings naming scopa.review.X)
+    import importlib
+    import sys
+
+    import scopa.review as rv
+    from scopa.review import DEFAULT_TIME, PlayReview, Review, load_review
+    from scopa.review import review as function
+
+    assert rv is scopa.review is function and callable(rv)
+    module = importlib.import_module("scopa.review")
+    assert module is sys.modules["scopa.review"] and module.DEFAULT_TIME == DEFAULT_TIME > 0
+    assert (scopa.Review, scopa.PlayReview, scopa.load_review) == (Review, PlayReview, load_review)
+    assert "``import scopa.review as rv``" in (module.__doc__ or "")

@@ -20,6 +20,11 @@ Losses are in the solver's unit: a final score difference for the mover's team, 
 negative (0 for a best move). :func:`review` returns plain objects; the command line, the
 engine protocol and batch work format them.
 
+At the package level ``scopa.review`` is the function :func:`review`, not this module (so is
+``import scopa.review as rv``: Python's ``import a.b as c`` takes the package's attribute);
+take this module's other names with ``from scopa.review import Review, DEFAULT_TIME, ...``
+(``Review``, ``PlayReview`` and ``load_review`` are also ``scopa.Review`` and so on).
+
 >>> import scopa
 >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
 >>> r = review(s.play("Kc"), time_limit=0.1)
