@@ -211,6 +211,18 @@ def test_move_notation_round_trip():
     assert pickle.loads(pickle.dumps(m)) == m
 
 
+def test_parse_takes_its_own_type_back_as_card_parse_does():
+    # an API review: Card.parse(card) gave the card, Move.parse(move) and CardSet.parse(cards)
+    # were refused ("bad move Move.parse('7dx3c')"), so code taking "a move or its notation"
+    # needed its own isinstance test
+    m, cs, c = Move.parse("7dx3c"), CardSet.parse("7d Kc"), Card.parse("7d")
+    assert Move.parse(m) is m and CardSet.parse(cs) is cs and Card.parse(c) is c
+    with pytest.raises(scopa.InvalidMoveError, match="bad move"):
+        Move.parse(c)  # (a card is not a move: its notation is)
+    with pytest.raises(scopa.CardError, match="cards must be a string"):
+        CardSet.parse(c)
+
+
 @pytest.mark.parametrize("bad", ["", "x3c", "7dx", "7dx3", "7dx7d", "7dx3c3c", "hello"])
 def test_move_parse_errors(bad):
     with pytest.raises(scopa.InvalidMoveError) as info:

@@ -291,8 +291,11 @@ class CardSet(Set[Card]):
         raise AttributeError("CardSet is immutable")
 
     @classmethod
-    def parse(cls, text: str) -> CardSet:
-        """Parse space- or comma-separated cards (``"7d Kc"``), or ``""``/``"-"`` for none."""
+    def parse(cls, text: str | CardSet) -> CardSet:
+        """Parse space- or comma-separated cards (``"7d Kc"``), or ``""``/``"-"`` for none; a
+        :class:`CardSet` is returned as it is (as :meth:`Card.parse` does)."""
+        if isinstance(text, CardSet):
+            return text
         if not isinstance(text, str):
             raise CardError(f"cards must be a string like '7d Kc', got {show(text)}")
         parts = text.replace(",", " ").split()

@@ -64,8 +64,9 @@ class Move:
         return (Move.parse, (str(self),))
 
     @classmethod
-    def parse(cls, text: str) -> Move:
-        """Parse move notation: ``"7d"`` or ``"7dx3c4s"`` (suit symbols and any case accepted).
+    def parse(cls, text: str | Move) -> Move:
+        """Parse move notation: ``"7d"`` or ``"7dx3c4s"`` (suit symbols and any case accepted);
+        a :class:`Move` is returned as it is (as :meth:`Card.parse <scopa.Card.parse>` does).
 
         >>> Move.parse("zz")
         Traceback (most recent call last):
@@ -87,6 +88,8 @@ class Move:
                     else:
                         if not mask >> card.index & 1:
                             return cls._from_core(card.index, mask)
+        if isinstance(text, Move):
+            return text
         if not isinstance(text, str):
             raise InvalidMoveError(f"bad move {show(text)}: expected notation like '7d' or '7dx3c4s'")
         t = text.strip()
