@@ -54,6 +54,13 @@ def check_position(pos: tuple, block: int) -> None:
 _BUSY = "this Solver is searching for another thread: use one per thread, or scopa.Solver, which waits"
 
 
+#: What one table entry takes in Python: a dict slot, its key (a tuple of the position's masks,
+#: which holds a tuple of them) and its value (a list: two bounds and a move tuple); about 460
+#: bytes measured with tracemalloc (tests/test_core.py), so ``tt_size_mb``
+#: bounds the table's memory as the compiled core's does (it assumed 200: 2.3 times over).
+ENTRY_BYTES = 512
+
+
 class SolverAborted(Exception):
     """Raised inside the search when a limit stops it (node limit, time limit, stop flag)."""
 
@@ -77,7 +84,7 @@ class Solver:
     def __init__(self, tt_size_mb: int = 64) -> None:
         _checks.check_int(tt_size_mb, "tt_size_mb", 1, 65536)
         self.tt_size_mb = tt_size_mb
-        self._max_entries = tt_size_mb * (1 << 20) // 200
+        self._max_entries = tt_size_mb * (1 << 20) // ENTRY_BYTES
         self._tt: dict[tuple, list] = {}
         self._context: tuple | None = None
         self.nodes = 0

@@ -684,3 +684,35 @@ def test_a_threaded_solve_has_no_data_race(tmp_path):
     run = subprocess.run(script, env=env, cwd=tmp_path, **quiet, timeout=600)
     assert "ThreadSanitizer" not in run.stderr, run.stderr[:6000]
     assert run.returncode == 0 and run.stdout.split() == ["solved"], run.stderr[-3000:]
+
+
+def test_the_twins_table_holds_no_more_than_its_size_in_memory():
+    # The soak audit: the twin capped its table at tt_size_mb * 2**20 / 200 entries, while an
+    # entry (a dict slot, a key tuple holding a tuple, a list of two bounds and a move) takes
+    # about 460 bytes: 2.3 times the size asked for. A twin table's traced memory per entry is
+    # now within the ENTRY_BYTES it is sized by.
+    import gc
+    import tracemalloc
+
+    import scopa
+    from scopa.players import GreedyPlayer
+    from scopa_core import _twin_solver
+
+    greedy, st = GreedyPlayer(), scopa.State.deal("scopa", seed=3)
+    while sum(len(h) for h in st.hands) + len(st.stock) > 30:
+        st = st.play(greedy.choose(st.view(st.turn)))
+    sv = _twin_solver.Solver(1)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        sv.solve(st.masks, st.rules.core_options, st.rules.hand_size, node_limit=20_000)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    entries = sv.tt_entries()
+    assert entries >= 500, entries
+    # a full table of 1 MB, at the bytes an entry took here (10% spare: sizes vary a little
+    # with the masks and Python's version); it was 2.4 MB
+    assert grown / entries * sv._max_entries <= 1.1 * (1 << 20), (grown, entries, sv._max_entries)
