@@ -995,6 +995,8 @@ def test_bad_limits_and_settings_raise_at_the_call(tmp_path):
         map_chunks(abs, [1], chunksize=0)
     with pytest.raises(BatchError, match="bad in_flight 0"):
         map_chunks(abs, [1], in_flight=0)
+    with pytest.raises(BatchError, match="bad name 'id': expected a function of one item, or None"):
+        map_chunks(abs, [1], name="id")  # type: ignore[arg-type]
     with pytest.raises(BatchError, match="bad items 5: expected an iterable"):
         solve_many(5)  # type: ignore[arg-type]
     with pytest.raises(BatchError, match="bad items 'scopa 7dKc"):
