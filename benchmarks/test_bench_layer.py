@@ -52,6 +52,11 @@ REQUESTS = {
         json.dumps({"cmd": "view", "id": 1, "position": t, "seat": s.turn})
         for t, s in zip(TEXTS, STATES, strict=True)
     ],
+    # (a client that sends the position as JSON with its history, which the engine replays)
+    "play_with_history": [
+        json.dumps({"cmd": "play", "id": 1, "position": s.to_dict(), "move": str(m)})
+        for s, m in zip(STATES, MOVES, strict=True)
+    ],
 }
 
 

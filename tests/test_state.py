@@ -495,3 +495,56 @@ def test_history_carried_along_equals_history_made_afresh():
         s = s.play(s.legal_moves()[-1])
         assert s.history == pickle.loads(pickle.dumps(s)).history
         assert all(type(m) is Move for _, m in s.history)
+
+
+def _replayed_one_by_one(state, plays):
+    """What State._replay gives, made with play one play at a time (its reference)."""
+    for i, move in enumerate(plays):
+        try:
+            state = state.play(move)
+        except scopa.ScopaError as exc:
+            return state, i, exc
+    return state, len(plays), None
+
+
+@pytest.mark.parametrize("game", ["scopa", "scopone_scientifico", "scopa4"])
+def test_a_history_replayed_at_once_is_the_one_played_one_by_one(game):
+    # A position's JSON history is replayed without a State made for each play (a play request
+    # with 20 plays of history spent three quarters of its time there): the same states, the
+    # same history and origin, and the same error at the same play, as play gives one by one.
+    # Plays are written every way play takes them: whole, a card alone (laid down, or its one
+    # capture, or ambiguous), Move objects, other spellings, and some that are not legal.
+    import random
+
+    rng = random.Random(7)
+    seen = {"error": 0, "over": 0, "card alone": 0, "whole": 0, "not legal": 0}
+    for seed in range(40):
+        start = scopa.State.deal(game, seed=seed, dealer=seed % 2)
+        if seed % 5 == 4:  # (a start with a history of its own: origin and history carried on)
+            start = start.play(start.legal_moves()[0])
+        s, plays = start, []
+        while not s.is_over and rng.random() < 0.99:
+            move = rng.choice(s.legal_moves())
+            spelled = rng.choice([str(move), move, str(move).upper(), str(move.card)])
+            seen["card alone" if spelled == str(move.card) and move.is_capture else "whole"] += 1
+            if rng.random() < 0.03:  # (not legal: a capture the rules refuse, or no move)
+                wrong = [
+                    f"{move.card}x{t}" for t in s.table if f"{move.card}x{t}" not in map(str, s.legal_moves())
+                ]
+                spelled = rng.choice([*wrong, "zz", "7dx7d", 5, "Kcx3c"])
+                seen["not legal"] += bool(wrong) and spelled in wrong
+            plays.append(spelled)
+            try:
+                s = s.play(spelled)
+            except scopa.ScopaError:
+                break
+        if s.is_over and rng.random() < 0.5:
+            plays.append("7d")  # (the hand is over)
+            seen["over"] += 1
+        got, want = start._replay(plays), _replayed_one_by_one(start, plays)
+        seen["error"] += want[2] is not None
+        assert got[0] == want[0] and got[1] == want[1], (seed, plays)
+        assert got[0].history == want[0].history and got[0].origin == want[0].origin
+        assert got[0].to_json() == want[0].to_json()
+        assert (type(got[2]), str(got[2])) == (type(want[2]), str(want[2])), (seed, plays)
+    assert all(seen.values()), seen  # (each way in was met)

@@ -175,11 +175,9 @@ def _with_history(state: State, history: Any) -> State:
         s = state_from_json(start)
     else:
         raise PositionError(f"bad history start {_short(start)}: expected a position string or object")
-    for i, move in enumerate(plays):
-        try:
-            s = s.play(move)
-        except ScopaError as exc:
-            raise PositionError(f"bad history: play {i + 1} ({show(move)}) cannot be made: {exc}") from None
+    s, made, exc = s._replay(plays)
+    if exc is not None:
+        raise PositionError(f"bad history: play {made + 1} ({show(plays[made])}) cannot be made: {exc}")
     if s != state or s.rules != state.rules:
         raise PositionError(
             f"bad history: its plays lead to {show(s.to_string())}, "

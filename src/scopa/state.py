@@ -23,6 +23,7 @@ from scopa.errors import (
     IllegalMoveError,
     InvalidMoveError,
     PositionError,
+    ScopaError,
     as_int,
     check_seed,
     count,
@@ -384,6 +385,46 @@ class State:
             # (the history's Moves, once asked for, carried along: a game's views, one a play,
             # need not make them all again each time)
             None if moves is None or m.__class__ is not Move else moves + ((self._turn, m),),
+        )
+
+    def _replay(self, plays: Sequence[str | Move]) -> tuple[State, int, ScopaError | None]:
+        """``plays`` made in order, each checked as :meth:`play` checks it, without a State
+        made for each (a position's JSON history replayed, in ``notation``): the state after
+        the plays made, how many, and the error of the next one (None when all are made). A
+        capture or a lay-down that is legal as written moves the masks on; anything else (a
+        card alone that captures, a move that is not legal, the hand over) goes through
+        :meth:`play`, which resolves it or raises."""
+        base, pos, opts, block = self, self.masks, self._opts, self._rules.hand_size
+        added: list[tuple[int, int, int]] = []
+        for done, move in enumerate(plays):
+            try:
+                m = Move.parse(move) if isinstance(move, str) else move
+                if isinstance(m, Move):
+                    card, mask, turn = m._card.index, m._mask, pos[5]
+                    if pos[0][turn] >> card & 1:
+                        caps = core.captures(card, pos[1], opts)
+                        if mask in caps if caps else not mask:
+                            pos = core.apply_move(pos, card, mask, opts, block)
+                            added.append((turn, card, mask))
+                            continue
+                base = base._extended(pos, added).play(move)
+            except ScopaError as exc:
+                return base._extended(pos, added), done, exc
+            pos, added = base.masks, []
+        return base._extended(pos, added), len(plays), None
+
+    def _extended(self, pos: tuple[Any, ...], added: list[tuple[int, int, int]]) -> State:
+        """This state moved on to ``pos`` by the plays ``added``, checked: :meth:`_after`'s
+        State after the last of them."""
+        if not added:
+            return self
+        return State._make(
+            self._rules,
+            pos,
+            self._dealer,
+            self._history + tuple(added),
+            self._origin if self._origin is not None else (None if self._history else self),
+            self._opts,
         )
 
     @property
