@@ -60,6 +60,21 @@ REQUESTS = {
 }
 
 
+def _match_of_four_hands() -> scopa.Match:
+    """A 2-player Scopa match of four hands and a play, the first legal move each time: what
+    ``match_play`` reads back each time (docs/benchmarks.md, "A match sent back")."""
+    m = scopa.Match(scopa.Rules.preset("scopa", target=100), seed=3)
+    while len(m.history) < 4:
+        m.play(m.state.legal_moves()[0])
+    m.play(m.state.legal_moves()[0])
+    return m
+
+
+MATCH = _match_of_four_hands()
+MATCH_JSON = MATCH.to_json()
+RECORD_JSON = MATCH.record().to_json()
+
+
 def _hands_with_views() -> list[Any]:
     """Four hands played through (the first legal move each time), the mover's view of each
     state taken, as a game loop does: every state is new."""
@@ -84,6 +99,8 @@ PATHS: dict[str, Callable[[], list[Any]]] = {
     "from_json": lambda: [scopa.State.from_json(t) for t in JSONS],
     "view_to_json": lambda: [v.to_json() for v in VIEWS],
     "move_notation": lambda: [str(m) for m in MOVES],
+    "match_from_json": lambda: [scopa.Match.from_json(MATCH_JSON)],
+    "load_record": lambda: [scopa.load_record(RECORD_JSON)],
     **{
         f"protocol_{cmd}": (lambda lines=lines: [PROTOCOL.handle(x) for x in lines])
         for cmd, lines in REQUESTS.items()

@@ -190,18 +190,13 @@ def _replay(deal: State, plays: Sequence[Move | str], where: str | None = None) 
         text = f"play {j + 1} ({show(str(play) if isinstance(play, Move) else play)})"
         return text if where is None else f"{where}, {text}"
 
-    state = deal
-    moves = []
-    for j, play in enumerate(plays):
+    state, made, exc = deal._replay(plays)  # (each play checked where it is made)
+    if exc is not None:
+        play = plays[made]
         if state.is_over:
-            raise RecordError(f"{at(j, play)}: the hand is already over")
-        try:
-            m = state.resolve(play)
-        except ScopaError as exc:
-            raise RecordError(f"{at(j, play)}: {exc}") from None
-        moves.append(m)
-        state = state._after(m)
-    return moves, state
+            raise RecordError(f"{at(made, play)}: the hand is already over")
+        raise RecordError(f"{at(made, play)}: {exc}")
+    return [m for _, m in state.history[len(deal._history) :]], state
 
 
 def _score_mismatch(
