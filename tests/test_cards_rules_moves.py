@@ -127,7 +127,7 @@ def test_rules_replace_and_json():
 
 
 def test_rules_are_taken_in_every_form_the_library_writes_them():
-    # RULES §9. ArenaResult.game and a record's Rules tag write a variant's rules as a position
+    # docs/rules.md §9. ArenaResult.game and a record's Rules tag write a variant's rules as a position
     # string does (scopa;napola=true), which arena(), State.deal and Match refused ("unknown
     # game 'scopa;napola=true'"): every function that takes rules reads them by Rules.of.
     from scopa.arena import arena
