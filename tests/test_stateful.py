@@ -28,6 +28,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 import scopa
 from scopa import Match, Move, Rules, ScopaError, State
 from scopa.errors import PositionError
+from scopa.events import play as play_events
 from scopa.protocol import Protocol, schema
 from scopa.records import HandRecord, load_record
 
@@ -122,13 +123,17 @@ class HandModel:
     def over(self) -> bool:
         return not self.stock and not any(self.hands)
 
-    def play(self, move: Move) -> None:
+    def play(self, move: Move) -> list[dict[str, Any]]:
+        """Play ``move``; return the events it should give (docs/engine-protocol.md, Events)."""
         card, caps = str(move.card), frozenset(str(c) for c in move.captures)
         assert (card, caps) in self.legal(), f"the engine played {move}, illegal in the model"
         self.plays.append(str(move))
         team = self.turn % 2
+        events: list[dict[str, Any]] = []
+        scope = list(self.scope)
         self.hands[self.turn].discard(card)
         if caps:
+            events.append({"type": "capture", "seat": self.turn, "team": team, "card": card, "cards": caps})
             self.table -= caps
             self.piles[team] |= caps | {card}
             self.last = team
@@ -141,15 +146,25 @@ class HandModel:
                     self.scope[team] += 1
         else:
             self.table.add(card)
+        if self.scope != scope:
+            events.append({"type": "scopa", "seat": self.turn, "team": team})
         self.turn = (self.turn + 1) % self.n
         if not any(self.hands):
             if self.stock:  # RULES §2: refills, the seat to move first
                 for k in range(self.n):
-                    self.hands[(self.turn + k) % self.n] = set(self.stock[k * self.hs : (k + 1) * self.hs])
+                    seat = (self.turn + k) % self.n
+                    self.hands[seat] = set(self.stock[k * self.hs : (k + 1) * self.hs])
+                    events.append({"type": "refill", "seat": seat, "count": self.hs})
                 self.stock = self.stock[self.n * self.hs :]
             elif self.table and self.last is not None:  # RULES §3.7
+                events.append(
+                    {"type": "table_to_last_capturer", "team": self.last, "cards": frozenset(self.table)}
+                )
                 self.piles[self.last] |= self.table
                 self.table = set()
+        if self.over:
+            events.append({"type": "hand_over", "points": total(self.score())})
+        return events
 
     def check(self, state: State) -> None:
         assert [{str(c) for c in h} for h in state.hands] == self.hands
@@ -209,6 +224,16 @@ def score_piles(rules: Rules, piles: list[set[str]], scope: list[int]) -> dict[s
         "re_bello": one("Kd" in piles[0], "Kd" in piles[1]) if rules.re_bello else (0, 0),
         "napola": (napola(piles[0]), napola(piles[1])) if rules.napola else (0, 0),
     }
+    return out
+
+
+def event_key(e: dict[str, Any]) -> dict[str, Any]:
+    """An event as the model writes one: cards as sets, points as tuples."""
+    out = dict(e)
+    if "cards" in out:
+        out["cards"] = frozenset(out["cards"])
+    if "points" in out:
+        out["points"] = tuple(out["points"])
     return out
 
 
@@ -295,11 +320,19 @@ def bad_moves(state: State, draw: Any) -> Any:
 # ----------------------------------------------------------------------------------- 1. a match
 
 
+def finished(m: Match) -> bool:
+    """Whether ``m`` is won, or stopped undecided at scopa.match.MAX_HANDS hands."""
+    return m.is_over or len(m.hands) >= scopa.match.MAX_HANDS
+
+
 class MatchMachine(RuleBasedStateMachine):
     """A Match played, undone, copied, saved and resumed, against the model."""
 
     @initialize(rules=rules_strategy(), seed=st.integers(0, 2**64 - 1), dealer=st.none() | st.integers(0, 3))
     def start(self, rules: Rules, seed: int, dealer: int | None) -> None:
+        self._begin(rules, seed, dealer)
+
+    def _begin(self, rules: Rules, seed: int, dealer: int | None) -> None:
         if dealer is not None:
             dealer %= rules.players
         self.explicit_dealer = dealer is not None
@@ -329,12 +362,23 @@ class MatchMachine(RuleBasedStateMachine):
             return 0 if a > b else 1
         return None
 
-    def _apply_model(self, move: Move) -> None:
-        self.model.play(move)
+    @property
+    def stopped(self) -> bool:
+        """The match stops undecided after scopa.match.MAX_HANDS hands (docs/records.md)."""
+        return self.winner is None and len(self.points) >= scopa.match.MAX_HANDS
+
+    @property
+    def done(self) -> bool:
+        return self.winner is not None or self.stopped
+
+    def _apply_model(self, move: Move) -> list[dict[str, Any]]:
+        events = self.model.play(move)
         if self.model.over:
             self.points.append(total(self.model.score()))
             self.finished_plays.append(list(self.model.plays))
-            if self.winner is None:
+            if self.stopped:
+                event("match: stopped at MAX_HANDS")
+            elif self.winner is None:
                 i = len(self.points)
                 deal = self.match.state
                 check_deal(deal, (self.first + i) % self.n)
@@ -343,6 +387,10 @@ class MatchMachine(RuleBasedStateMachine):
                 self.seen_deals[i] = deal
                 self.deals.append(deal)
                 self.model = HandModel(deal)
+                events.append({"type": "deal", "seat": deal.dealer})
+            elif self.winner is not None:
+                events.append({"type": "match_over", "team": self.winner, "points": self.scores})
+        return events
 
     def _play_all(self, move: Move | str) -> None:
         state_before = self.match.state
@@ -352,7 +400,8 @@ class MatchMachine(RuleBasedStateMachine):
             other_after, other_events = other.play_events(move)
             assert other_after == after and other_events == events
         finished = len(self.points)
-        self._apply_model(resolved)
+        expected = self._apply_model(resolved)
+        assert [event_key(e.to_json()) for e in events] == [event_key(e) for e in expected]
         assert after is self.match.state
         kinds = [e.type for e in events]
         assert ("hand_over" in kinds) == (len(self.points) > finished)
@@ -364,23 +413,23 @@ class MatchMachine(RuleBasedStateMachine):
 
     # -------------------------------------------------------------- rules
 
-    @precondition(lambda self: not self.match.is_over)
+    @precondition(lambda self: not self.done)
     @rule(i=st.integers(0, 10**6))
     def play_legal(self, i: int) -> None:
         moves = self.match.state.legal_moves()
         self._play_all(moves[i % len(moves)])
 
-    @precondition(lambda self: not self.match.is_over)
+    @precondition(lambda self: not self.done)
     @rule(choices=st.lists(st.integers(0, 10**6), min_size=10, max_size=40))
     def play_many(self, choices: list[int]) -> None:
         """Several plays at once, to reach the ends of hands and of the match."""
         for i in choices:
-            if self.match.is_over:
+            if self.done:
                 break
             moves = self.match.state.legal_moves()
             self._play_all(moves[i % len(moves)])
 
-    @precondition(lambda self: not self.match.is_over)
+    @precondition(lambda self: not self.done)
     @rule(i=st.integers(0, 10**6), how=st.sampled_from(["str", "notation", "card"]))
     def play_legal_as_text(self, i: int, how: str) -> None:
         moves = self.match.state.legal_moves()
@@ -397,7 +446,7 @@ class MatchMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def play_illegal(self, data: st.DataObject) -> None:
         state = self.match.state
-        move = bad_moves(state, data.draw) if not self.match.is_over else data.draw(st.sampled_from(DECK))
+        move = bad_moves(state, data.draw) if not self.done else data.draw(st.sampled_from(DECK))
         if move is None:
             return
         before = self.match.to_json()
@@ -412,6 +461,14 @@ class MatchMachine(RuleBasedStateMachine):
             return
         assert self.match.to_json() == before
         assert self.match.state is state
+
+    @rule(k=st.integers(2, 45))
+    def undo_many(self, k: int) -> None:
+        """Several plays taken back, across the ends of hands."""
+        for _ in range(k):
+            if not self.model.plays and len(self.deals) == 1 and len(self.points) < len(self.deals):
+                break
+            self.undo()
 
     @rule()
     def undo(self) -> None:
@@ -461,6 +518,33 @@ class MatchMachine(RuleBasedStateMachine):
             assert resumed.to_json() == self.match.to_json()
             self._shadow("record", resumed)
 
+    @rule(seed=st.integers(0, 2**64 - 1), choices=st.lists(st.integers(0, 10**6), max_size=40))
+    def resume_with_another_seed(self, seed: int, choices: list[int]) -> None:
+        """A match resumed from its record with another seed: the same hands so far; the hands
+        to come dealt from that seed, and its JSON without a seed once a deal is not the seed's."""
+        rec = self.match.record()
+        if not rec.hands:
+            return
+        other = Match.from_record(rec, seed=seed)
+        assert other.scores == self.match.scores and other.winner == self.match.winner
+        assert other.hands == self.match.hands and other.history == self.match.history
+        if self.model.plays or self.done:  # (the record holds the hand in play)
+            assert other.state == self.match.state and other.state.history == self.match.state.history
+        mine = [Match(self.rules, seed=seed, dealer=self.first)._deal(i) for i in range(len(rec.hands))]
+        assert ("seed" in other.to_json()) == all(h.deal == d for h, d in zip(rec.hands, mine, strict=True))
+        for i in choices:
+            obj = other.to_json()
+            again = Match.from_json(obj)
+            if "seed" in obj:
+                assert again == other
+            else:
+                assert again.to_json() == obj
+            if finished(other):
+                break
+            moves = other.state.legal_moves()
+            other.play(moves[i % len(moves)])
+            forty_cards(other.state)
+
     @rule(how=st.sampled_from(["copy", "copy()", "deepcopy", "pickle"]), i=st.integers(0, 10**6))
     def copies_go_apart(self, how: str, i: int) -> None:
         def make() -> Match:
@@ -477,7 +561,7 @@ class MatchMachine(RuleBasedStateMachine):
         assert other.to_json() == before
         # whatever is done to the copy leaves the original as it was
         for _ in range(3):
-            if other.is_over:
+            if finished(other):
                 break
             moves = other.state.legal_moves()
             other.play(moves[i % len(moves)])
@@ -531,7 +615,7 @@ class MatchMachine(RuleBasedStateMachine):
         state = m.state
         forty_cards(state)
         # the current hand, card by card
-        if m.is_over:
+        if self.done:
             assert state is m.hands[-1] and state.is_over
         self.model.check(state)
         # every finished hand: its points by the model, the history, the scores (RULES §4, §5)
@@ -569,6 +653,30 @@ TestMatch = MatchMachine.TestCase
 TestMatch.settings = SETTINGS
 
 
+class LimitedMatchMachine(MatchMachine):
+    """The match machine with scopa.match.MAX_HANDS made small and targets larger: matches stop
+    undecided at the limit (docs/records.md), and are undone, saved and resumed there."""
+
+    @initialize(
+        rules=rules_strategy(max_target=30),
+        seed=st.integers(0, 2**64 - 1),
+        dealer=st.none() | st.integers(0, 3),
+        limit=st.integers(1, 3),
+    )
+    def start(self, rules: Rules, seed: int, dealer: int | None, limit: int) -> None:  # type: ignore[override]
+        self.saved_limit = scopa.match.MAX_HANDS
+        scopa.match.MAX_HANDS = limit
+        self._begin(rules, seed, dealer)
+
+    def teardown(self) -> None:
+        if hasattr(self, "saved_limit"):
+            scopa.match.MAX_HANDS = self.saved_limit
+
+
+TestLimitedMatch = LimitedMatchMachine.TestCase
+TestLimitedMatch.settings = SETTINGS
+
+
 # ----------------------------------------------------------------------------------- 2. a state
 
 
@@ -596,9 +704,11 @@ class StateMachine(RuleBasedStateMachine):
     def play(self, i: int) -> None:
         moves = self.state.legal_moves()
         before = self.state
-        self.state = self.state.play(moves[i % len(moves)])
+        self.state, events = play_events(before, moves[i % len(moves)])
+        assert self.state == before.play(moves[i % len(moves)])
         assert self.state.undo() == before  # (before is unchanged: states are values)
-        self.model.play(moves[i % len(moves)])
+        expected = self.model.play(moves[i % len(moves)])
+        assert [event_key(e.to_json()) for e in events] == [event_key(e) for e in expected]
         self.trail.append(self.state)
 
     @rule(data=st.data())
