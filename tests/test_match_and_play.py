@@ -202,6 +202,12 @@ def test_a_match_level_after_max_hands_stops_there(monkeypatch):
         scopa.IllegalMoveError, match=r"after 2 hands, the most a match holds \(.*MAX_HANDS = 2\)"
     ):
         m.play("7d")
+    # play_out says so too, without asking for a move in the hand over (it asked: the user's
+    # function met a finished hand, an IndexError from legal_moves()[0] here)
+    asked = []
+    with pytest.raises(scopa.IllegalMoveError, match=r"after 2 hands, the most a match holds"):
+        m.play_out(lambda s: asked.append(s) or s.legal_moves()[0])
+    assert asked == []
     back = Match.from_json(m.to_json())
     assert back.to_json() == m.to_json() and back.state == m.state
     resumed = Match.from_record(m.record(), seed=1)

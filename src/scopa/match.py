@@ -220,10 +220,7 @@ class Match:
         if self.is_over:
             raise IllegalMoveError(f"the match is over: team {self.winner} won {self._scores}")
         if self._at_limit():
-            raise IllegalMoveError(
-                f"the match stops undecided at {self._scores[0]}-{self._scores[1]} after {len(self.hands)} "
-                f"hands, the most a match holds (scopa.match.MAX_HANDS = {MAX_HANDS})"
-            )
+            raise self._limit_reached()
         nxt, events = play_events(self._state, move)
         if nxt.is_over:
             self._finish(nxt)
@@ -235,6 +232,13 @@ class Match:
         self._state = nxt
         return nxt, events
 
+    def _limit_reached(self) -> IllegalMoveError:
+        """What a play is told once the match has stopped undecided at :data:`MAX_HANDS`."""
+        return IllegalMoveError(
+            f"the match stops undecided at {self._scores[0]}-{self._scores[1]} after {len(self.hands)} "
+            f"hands, the most a match holds (scopa.match.MAX_HANDS = {MAX_HANDS})"
+        )
+
     def _finish(self, final: State) -> None:
         score = final.score()
         self.history.append(score)
@@ -243,10 +247,14 @@ class Match:
         self._scores = (self._scores[0] + p[0], self._scores[1] + p[1])
 
     def play_out(self, choose: Callable[[State], Move | str]) -> int:
-        """Play the rest of the match, asking ``choose(state)`` for every move; return the winner."""
+        """Play the rest of the match, asking ``choose(state)`` for every move; return the
+        winner. A match that stops undecided at :data:`MAX_HANDS` raises :class:`IllegalMoveError`
+        naming the limit, as :meth:`play` does, without asking ``choose`` about the hand over."""
         if not callable(choose):
             raise OptionError(f"bad choose {show(choose)}: expected a function (state) -> move")
         while not self.is_over:
+            if self._at_limit():
+                raise self._limit_reached()
             self.play(choose(self._state))
         winner = self.winner
         assert winner is not None
