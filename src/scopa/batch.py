@@ -599,9 +599,9 @@ def _results(future: Future[Any]) -> list[Any]:
     """The results of a chunk's finished ``future``: :func:`_run_pickled`'s come as bytes."""
     out = future.result()
     if not isinstance(out, bytes):
-        return list(out)
+        return out  # type: ignore[no-any-return]
     try:
-        return list(ForkingPickler.loads(out))
+        return ForkingPickler.loads(out)  # type: ignore[no-any-return]
     except Exception as why:
         raise _NotReturned(
             f"its results cannot be loaded in this process ({type(why).__name__}: {why}): expected"

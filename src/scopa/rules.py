@@ -130,7 +130,6 @@ class Rules:
         """
         if not isinstance(name, str) or name not in _GEOMETRY:
             raise RulesError(f"unknown game {show(name)}: expected one of {', '.join(PRESETS)}")
-        name = plain_str(name)  # (a str of a subclass, np.str_, cached would be every preset's game)
         base = _PRESETS.get(name) if cls is Rules else None
         if base is None:
             base = cls(game=name, redeal_on_kings=_GEOMETRY[name][2] > 0)

@@ -123,8 +123,7 @@ def cards_text(cards: Iterable[Card | str], deck: str = "french") -> Text:
 
 def move_text(move: Move | str, deck: str = "french") -> Text:
     """A move (a :class:`Move` or its notation) with suit marks: the card, and what it takes."""
-    if not isinstance(move, Move):
-        move = Move.parse(move)
+    move = Move.parse(move)
     out = card_text(move.card, deck)
     if move.is_capture:
         out.append(" takes ").append_text(cards_text(sorted(move.captures), deck))
