@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import doctest
 import importlib
 import json
 import math
 import os
+import pickle
 import pkgutil
 import random
 import re
@@ -67,7 +69,7 @@ def test_match_is_reproducible_and_validates():
     before = m.state
     with pytest.raises(scopa.InvalidMoveError, match="'Kx'"):
         m.play("Kx")  # unparseable notation is also refused
-    assert m.state is before and m.history == []
+    assert m.state is before and m.history == ()
 
 
 def finished_hands(m: Match, n: int) -> Match:
@@ -511,3 +513,18 @@ def test_matches_are_equal_when_they_would_go_on_alike():
     assert played == m
     with pytest.raises(TypeError, match="unhashable"):
         hash(m)
+
+
+def test_a_match_changes_only_by_its_own_methods():
+    m = Match("scopa", seed=5)
+    finished_hands(m, 1)
+    for name, value in (("rules", Rules.preset("scopone")), ("seed", 6), ("first_dealer", 1)):
+        with pytest.raises(AttributeError):
+            setattr(m, name, value)
+    assert m.rules == Rules.preset("scopa") and m.seed == 5
+    assert isinstance(m.history, tuple) and isinstance(m.hands, tuple) and len(m.hands) == 1
+    with pytest.raises(AttributeError):
+        m.history.pop()  # type: ignore[attr-defined]
+    back = Match.from_json(m.to_json())
+    assert back == m and back.history == m.history and back.hands == m.hands
+    assert pickle.loads(pickle.dumps(m)) == m and copy.copy(m) == m

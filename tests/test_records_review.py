@@ -48,7 +48,7 @@ def test_records_round_trip_and_replay(game, tmp_path):
         and back.tags["Result"] == "{}-{}".format(*m.scores)
     )
     finals = [states[-1] for states in back.replay()]
-    assert finals == m.hands and all(s.is_over for s in finals)
+    assert tuple(finals) == m.hands and all(s.is_over for s in finals)
     # RULES §5: hands and dealers in order, each deal a whole deck
     assert [h.dealer for h in back.hands] == [
         (m.first_dealer + i) % m.rules.players for i in range(len(m.hands))
@@ -187,7 +187,7 @@ def test_match_undo_goes_back_across_hands():
     assert m.state.history == () and len(m.hands) == 1
     final = m.hands[0]
     m.undo()
-    assert m.hands == [] and m.scores == (0, 0) and m.state == final.undo()
+    assert m.hands == () and m.scores == (0, 0) and m.state == final.undo()
     m.play(final.history[-1][1])
     assert len(m.hands) == 1 and m.hands[0] == final
     fresh = Match("scopa", seed=2)

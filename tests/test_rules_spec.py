@@ -1365,7 +1365,7 @@ def test_match_random_first_dealer():
     assert len(dealers) >= 2
     m = scopa.Match(r, seed=11)
     assert m.state.turn == (m.dealer + 1) % 4
-    assert tuple(m.scores) == (0, 0) and m.history == [] and not m.is_over and m.winner is None
+    assert tuple(m.scores) == (0, 0) and m.history == () and not m.is_over and m.winner is None
 
 
 def test_ace_sweep_on_last_play_is_not_scopa():

@@ -110,14 +110,8 @@ class Match:
     own around each call); what it hands out (its states, its hands' scores, its rules) are
     immutable values that any thread may keep and read.
 
-    Attributes:
-        rules: the rules of every hand.
-        seed: the match's seed: the hands still to come are dealt from it (and so were all
-            the hands so far, unless the match was resumed from a record, or rebuilt from
-            JSON without a seed: see :meth:`to_json`).
-        history: the :class:`HandScore` of each finished hand, in order.
-        hands: each finished hand's last position (its ``origin`` is the deal and its
-            ``history`` every play).
+    Its :attr:`rules`, :attr:`seed` and :attr:`first_dealer` are fixed, and :attr:`history`
+    and :attr:`hands` are tuples of the hands so far: a match changes only by its own methods.
 
     >>> m = Match("scopa", seed=1)
     >>> m.dealer, m.state.turn
@@ -129,21 +123,21 @@ class Match:
     """
 
     def __init__(self, rules: Rules | str, seed: int | None = None, dealer: int | None = None) -> None:
-        self.rules = Rules.of(rules)
+        self._rules = rules = Rules.of(rules)
         if seed is None:
             seed = secrets.randbits(53)  # (a JSON number JavaScript holds exactly: below 2**53)
         seed = check_seed(seed, PositionError)
-        self.seed = seed
-        n = self.rules.players
+        self._seed = seed
+        n = rules.players
         if dealer is None:
             dealer = _derive(seed, "dealer") % n
         elif (seat := as_int(dealer)) is None or not 0 <= seat < n:
             raise PositionError(f"bad dealer {show(dealer)}: expected a seat in 0..{n - 1}")
         else:
             dealer = seat
-        self.first_dealer = dealer
-        self.history: list[HandScore] = []
-        self.hands: list[State] = []
+        self._first_dealer = dealer
+        self._history: list[HandScore] = []
+        self._hands: list[State] = []
         self._scores = (0, 0)
         self._state = self._deal(0)
         self._seeded = True  # every hand so far was dealt from the seed
@@ -153,8 +147,8 @@ class Match:
         shared them, and a hand finished on the copy broke the original)."""
         new = object.__new__(type(self))  # (a subclass's copy is its own)
         new.__dict__.update(self.__dict__)
-        new.history = list(self.history)
-        new.hands = list(self.hands)
+        new._history = list(self._history)
+        new._hands = list(self._hands)
         return new
 
     def copy(self) -> Match:
@@ -166,6 +160,34 @@ class Match:
         (0, 1)
         """
         return self.__copy__()
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of every hand (fixed for the match: a new :class:`Match` plays others)."""
+        return self._rules
+
+    @property
+    def seed(self) -> int:
+        """The match's seed: the hands still to come are dealt from it (and so were all the
+        hands so far, unless the match was resumed from a record, or rebuilt from JSON without
+        a seed: see :meth:`to_json`)."""
+        return self._seed
+
+    @property
+    def first_dealer(self) -> int:
+        """The dealer of the first hand."""
+        return self._first_dealer
+
+    @property
+    def history(self) -> tuple[HandScore, ...]:
+        """The :class:`HandScore` of each finished hand, in order."""
+        return tuple(self._history)
+
+    @property
+    def hands(self) -> tuple[State, ...]:
+        """Each finished hand's last position, in order (its ``origin`` is the deal and its
+        ``history`` every play)."""
+        return tuple(self._hands)
 
     def _deal(self, number: int) -> State:
         dealer = (self.first_dealer + number) % self.rules.players
@@ -195,7 +217,7 @@ class Match:
 
     def _at_limit(self) -> bool:
         """Whether the match has played :data:`MAX_HANDS` hands without a winner (and so stops)."""
-        return len(self.hands) >= MAX_HANDS and not self.is_over
+        return len(self._hands) >= MAX_HANDS and not self.is_over
 
     @property
     def winner(self) -> int | None:
@@ -227,7 +249,7 @@ class Match:
             if self.winner is not None:
                 events.append(Event("match_over", team=self.winner, points=self._scores))
             elif not self._at_limit():
-                nxt = self._deal(len(self.hands))
+                nxt = self._deal(len(self._hands))
                 events.append(Event("deal", seat=nxt.dealer))
         self._state = nxt
         return nxt, events
@@ -235,14 +257,14 @@ class Match:
     def _limit_reached(self) -> IllegalMoveError:
         """What a play is told once the match has stopped undecided at :data:`MAX_HANDS`."""
         return IllegalMoveError(
-            f"the match stops undecided at {self._scores[0]}-{self._scores[1]} after {len(self.hands)} "
+            f"the match stops undecided at {self._scores[0]}-{self._scores[1]} after {len(self._hands)} "
             f"hands, the most a match holds (scopa.match.MAX_HANDS = {MAX_HANDS})"
         )
 
     def _finish(self, final: State) -> None:
         score = final.score()
-        self.history.append(score)
-        self.hands.append(final)
+        self._history.append(score)
+        self._hands.append(final)
         p = score.points
         self._scores = (self._scores[0] + p[0], self._scores[1] + p[1])
 
@@ -265,13 +287,13 @@ class Match:
         match is over), the last play of the hand before, which is then unfinished again.
         Returns the new current state; raises :class:`PositionError` with nothing to undo."""
         state = self._state
-        if state.history and not (self.hands and state is self.hands[-1]):
+        if state.history and not (self._hands and state is self._hands[-1]):
             self._state = state.undo()
             return self._state
-        if not self.hands:
+        if not self._hands:
             raise PositionError("nothing to undo: no play has been made in this match")
-        last = self.hands.pop()
-        score = self.history.pop()
+        last = self._hands.pop()
+        score = self._history.pop()
         p = score.points
         self._scores = (self._scores[0] - p[0], self._scores[1] - p[1])
         self._state = last.undo()
@@ -284,8 +306,8 @@ class Match:
 
         if tags is not None and not isinstance(tags, Mapping):
             raise OptionError(f"bad tags {show(tags)}: expected a mapping of tag names to strings")
-        hands = [HandRecord.from_state(h) for h in self.hands]
-        if self._state.history and not (self.hands and self._state is self.hands[-1]):
+        hands = [HandRecord.from_state(h) for h in self._hands]
+        if self._state.history and not (self._hands and self._state is self._hands[-1]):
             hands.append(HandRecord.from_state(self._state))
         return MatchRecord(self.rules, tuple(hands), dict(tags or {}))
 
@@ -301,7 +323,7 @@ class Match:
         first = record.hands[0].dealer if record.hands else None
         m = cls(record.rules, seed=seed, dealer=first)
         n = record.rules.players
-        m.hands, m.history = [], []
+        m._hands, m._history = [], []
         m._scores = (0, 0)
         for i, h in enumerate(record.hands):
             final = h.final()
@@ -317,7 +339,7 @@ class Match:
             else:
                 m._state = final
         if m._state.is_over and not m.is_over and not m._at_limit():
-            m._state = m._deal(len(m.hands))
+            m._state = m._deal(len(m._hands))
         return m
 
     # ------------------------------------------------------------------ JSON
@@ -342,7 +364,7 @@ class Match:
             **seed,
             "first_dealer": self.first_dealer,
             "scores": list(self._scores),
-            "hands_played": len(self.hands),
+            "hands_played": len(self._hands),
             "dealer": self.dealer,
             "winner": self.winner,
             "position": self._state.to_dict(),
@@ -352,7 +374,7 @@ class Match:
                     "plays": [str(m) for _, m in h.history],
                     "points": list(s.points),
                 }
-                for h, s in zip(self.hands, self.history, strict=True)
+                for h, s in zip(self._hands, self._history, strict=True)
             ],
         }
 
@@ -436,7 +458,7 @@ class Match:
             m._state = state
         for key, value in (
             ("scores", list(m._scores)),
-            ("hands_played", len(m.hands)),
+            ("hands_played", len(m._hands)),
             ("winner", m.winner),
             ("dealer", m.dealer),
         ):
@@ -483,7 +505,7 @@ class Match:
         if not state.is_over:
             raise PositionError(f"bad hand {i + 1}: its plays do not finish the hand")
         self._finish(state)
-        self._state = state if self.is_over or self._at_limit() else self._deal(len(self.hands))
+        self._state = state if self.is_over or self._at_limit() else self._deal(len(self._hands))
 
     def __eq__(self, other: object) -> bool:
         """Matches are equal when they would go on alike: the same rules, seed (the deals to
@@ -498,5 +520,5 @@ class Match:
     def __repr__(self) -> str:
         return (
             f"<Match {self.rules.game} to {self.rules.target}: {self._scores[0]}-{self._scores[1]} "
-            f"after {count(len(self.history), 'hand')}>"
+            f"after {count(len(self._history), 'hand')}>"
         )
