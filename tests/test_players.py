@@ -843,6 +843,9 @@ def test_arena_errors():
         arena("scopa", "greedy", "greedy", deals=0)
     with pytest.raises(scopa.ScopaError, match="bad player"):
         arena("scopa", ("pimc",), "greedy", deals=2)  # type: ignore[arg-type]
+    # its options by name, as review's and batch's are (arena("scopa", a, b, 2, 1) read which?)
+    with pytest.raises(TypeError, match="positional"):
+        arena("scopa", "greedy", "greedy", 2)  # type: ignore[misc]
 
 
 def test_make_player_takes_greedy_weights():

@@ -511,6 +511,7 @@ def arena(
     rules: Rules | str,
     player_a: PlayerSpec,
     player_b: PlayerSpec,
+    *,
     deals: int = 100,
     seed: int = 0,
     jobs: int = 1,
