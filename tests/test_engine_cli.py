@@ -286,7 +286,8 @@ def test_play_command_through_a_match():
 def test_engine_view_history_feeds_pimc_inference():
     # The opponent (seat 1) laid down the ace of swords while the settebello lay on the table:
     # with the history in the view PIMC infers it holds no seven (RULES §4), without it it cannot.
-    from scopa.engine import Engine, view_from_json
+    from scopa.engine import Engine
+    from scopa.notation import view_from_json
     from scopa.players.inference import OpponentModel, hand_posterior
 
     view = {

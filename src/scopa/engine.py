@@ -33,7 +33,6 @@ from typing import IO, Any
 from scopa import jsonio
 from scopa.files import OutputError, read_lines, write_all
 from scopa.limit import StopFlag
-from scopa.notation import view_from_json
 from scopa.protocol import (
     DEFAULT_MAX_TIME,
     MAX_LINE,
@@ -45,7 +44,7 @@ from scopa.protocol import (
     stop_searches,
 )
 
-__all__ = ["PROTOCOL_VERSION", "QUEUE_SIZE", "Engine", "serve", "view_from_json"]
+__all__ = ["PROTOCOL_VERSION", "QUEUE_SIZE", "Engine", "serve"]
 
 #: Searches that may wait while one runs; one more is refused with a ``Busy`` error.
 QUEUE_SIZE = 16
