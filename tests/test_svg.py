@@ -477,3 +477,11 @@ def test_a_variant_positions_picture_names_its_rule_options():
     assert "scopa;re_bello=true;napola=true: seat 1 to move" in "".join(root.itertext())
     plain = ET.fromstring(svg.position(scopa.State.deal("scopa", seed=1)))
     assert plain.get("aria-label", "").startswith("scopa, seat 1 to move")
+
+
+def test_the_module_offers_its_renderers_alone():
+    # (xml.sax's escape and quoteattr were module names as well, and card's argument went by "c")
+    assert not hasattr(svg, "escape") and not hasattr(svg, "quoteattr")
+    assert svg.card("Kb") == svg.card(scopa.Card.parse("Kb"))
+    with pytest.raises(TypeError):
+        svg.card(c="Kb")  # type: ignore[call-arg]

@@ -27,14 +27,15 @@ import math
 import numbers
 from collections.abc import Iterable
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape as _escape
+from xml.sax.saxutils import quoteattr as _quoteattr
 
 from scopa.card import Card
 from scopa.errors import OptionError, show
 from scopa.state import State
 from scopa.view import PlayerView
 
-__all__ = ["COLOURS", "DECKS", "card", "card_back", "position"]
+__all__ = ["COLOURS", "DECKS", "MAX_SIZE", "MIN_SIZE", "card", "card_back", "position"]
 
 #: The decks cards can be drawn in.
 DECKS = ("french", "italian", "spanish")
@@ -161,7 +162,7 @@ def _label(c: Card, deck: str) -> str:
 def _card_g(c: Card, deck: str, x: float, y: float, scale: float, extra: str = "") -> str:
     return (
         f'<g class="card" data-card="{c}" transform="translate({x:.2f} {y:.2f}) scale({scale:.4f})"{extra}>'
-        f"<title>{escape(_label(c, deck))} ({c})</title>{_face(c, deck)}</g>"
+        f"<title>{_escape(_label(c, deck))} ({c})</title>{_face(c, deck)}</g>"
     )
 
 
@@ -174,8 +175,8 @@ def _back_g(x: float, y: float, scale: float) -> str:
     )
 
 
-def card(c: Card | str, *, deck: str = "french", size: float = 60) -> str:
-    """One card as an SVG document, ``size`` pixels wide.
+def card(c: Card | str, /, *, deck: str = "french", size: float = 60) -> str:
+    """One card (a :class:`~scopa.Card` or its text) as an SVG document, ``size`` pixels wide.
 
     >>> card("Kb", deck="italian").count('data-card="Kb"'), "Re" in card("Kb", deck="italian")
     (1, True)
@@ -186,7 +187,7 @@ def card(c: Card | str, *, deck: str = "french", size: float = 60) -> str:
     k = size / _W
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{size:g}" height="{_H * k:g}" '
-        f'viewBox="0 0 {_W:g} {_H:g}" role="img" aria-label={quoteattr(_label(cd, deck))}>'
+        f'viewBox="0 0 {_W:g} {_H:g}" role="img" aria-label={_quoteattr(_label(cd, deck))}>'
         f"{_card_g(cd, deck, 0, 0, 1)}</svg>"
     )
 
@@ -355,10 +356,10 @@ def position(
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="scopa-position" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-        f"aria-label={quoteattr(_aria(src, is_view, over, deck))}>",
+        f"aria-label={_quoteattr(_aria(src, is_view, over, deck))}>",
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="#1b5e20" rx="{10 * fs:.3g}"/>',
         f'<text x="{width / 2:.1f}" y="{18 * fs:.1f}" font-size="{title_fs:g}" text-anchor="middle" {font}>'
-        f"{escape(title)}</text>",
+        f"{_escape(title)}</text>",
     ]
     for place in places:
         s, cards, label = seats[place]
@@ -380,7 +381,7 @@ def position(
         lx, anchor = (width - pad, ' text-anchor="end"') if place == "right" else (x0, "")
         parts.append(
             f'<text x="{lx:.1f}" y="{y0 - 5 * fs:.1f}" font-size="{12 * fs:g}"{anchor} {font}{weight}>'
-            f"{escape(label)}</text></g>"
+            f"{_escape(label)}</text></g>"
         )
     # the table in the middle, in rows of (nearly) equal length
     tw = gap * max(0, per - 1) + cw
