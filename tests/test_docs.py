@@ -252,6 +252,34 @@ def test_every_public_module_is_on_an_api_page():
     assert modules - shown == set(), "no API page shows these (docs/api/*.md)"
 
 
+def test_every_library_name_the_docs_give_is_public_and_rendered():
+    # the API pages render what each module's __all__ lists (mkdocs.yml: filters: public); a
+    # name the prose gives a user (`scopa.records.annotated`, `scopa.batch.MAX_LOST`) must be one
+    import importlib
+
+    found = set()
+    for page in PAGES:
+        found |= set(re.findall(r"`(scopa(?:\.\w+)+)", page.read_text(encoding="utf-8")))
+    found -= {"scopa.animate"}  # (the browser app's localStorage key, docs/app.md)
+    assert len(found) > 50
+    hidden = []
+    for name in sorted(found):
+        parts = name.split(".")
+        i = len(parts)
+        while True:
+            try:
+                module = importlib.import_module(".".join(parts[:i]))
+                break
+            except ImportError:
+                i -= 1
+        if i == len(parts):
+            continue
+        first = parts[i]
+        if not hasattr(module, first) or first not in getattr(module, "__all__", [first]):
+            hidden.append(name)
+    assert hidden == [], "the docs name these, which are missing or not in their module's __all__"
+
+
 def test_the_protocol_page_documents_the_match_and_the_events():
     # found by an app audit: engine-protocol.md named neither the match's fields nor the events'
     # (an app reads `scores`, `winner`, `hand_over`'s `points` to show the score: they were only

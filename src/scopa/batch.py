@@ -56,6 +56,12 @@ from scopa.limit import Limit, StopFlag
 from scopa.state import State
 
 __all__ = [
+    "CONNECT_TIMEOUT",
+    "FETCH_TIMEOUT",
+    "MAX_LOST",
+    "MAX_WORKERS",
+    "PARENT_POLL",
+    "START_METHOD",
     "BatchError",
     "analyze_many",
     "executor_for",

@@ -66,6 +66,7 @@ __all__ = [
     "HandRecord",
     "MatchRecord",
     "RecordError",
+    "annotated",
     "load_record",
     "schema",
 ]

@@ -43,7 +43,16 @@ from scopa.move import Move
 from scopa.records import ReadOnlyDict
 from scopa.state import State, require_state
 
-__all__ = ["Analysis", "MoveValue", "SearchInfo", "SolveResult", "Solver", "analyze", "solve"]
+__all__ = [
+    "EXACT_FIRST_SECONDS",
+    "Analysis",
+    "MoveValue",
+    "SearchInfo",
+    "SolveResult",
+    "Solver",
+    "analyze",
+    "solve",
+]
 
 #: Share of a bounded search's time and nodes that the iterative deepening may use before
 #: the exact search starts.

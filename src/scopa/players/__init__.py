@@ -23,13 +23,14 @@ from scopa.players.base import Player, check_options, check_seed, determinize
 from scopa.players.greedy import GreedyPlayer, GreedyWeights
 from scopa.players.inference import OpponentModel
 from scopa.players.ismcts import ISMCTSPlayer
-from scopa.players.levels import LEVELS, LevelPlayer, level, level_names, make_level
+from scopa.players.levels import LEVELS, LevelConfig, LevelPlayer, level, level_names, make_level
 from scopa.players.pimc import PIMCPlayer
 from scopa.players.simple import RandomPlayer
 
 __all__ = [
     "LEVELS",
     "PLAYERS",
+    "LevelConfig",
     "LevelPlayer",
     "level",
     "level_names",

@@ -50,7 +50,7 @@ from scopa.players.base import _legal, check_budget, check_options, check_seed, 
 from scopa.players.pimc import REPLY_WEIGHT, PIMCPlayer
 from scopa.view import PlayerView
 
-__all__ = ["LEVELS", "LevelPlayer", "level", "level_names"]
+__all__ = ["LEVELS", "LevelConfig", "LevelPlayer", "level", "level_names"]
 
 
 _MAKE_LOCK = threading.Lock()
