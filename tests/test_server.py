@@ -1494,3 +1494,43 @@ def test_clients_beyond_the_file_descriptors_make_one_line_a_second_not_millions
         if p.poll() is None:
             p.kill()
         p.wait()
+
+
+def test_every_response_says_nosniff_and_the_apps_page_forbids_inline_script(server):
+    # found by a security audit: the app's files, /health, /api and the refusals had no
+    # X-Content-Type-Options (only the card pictures and the 404s did), and the app's page no
+    # Content-Security-Policy (an injected <script> or a third-party script would have run)
+    s = server("--cors", "https://app.example")
+    asked = [
+        (b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n", b"200"),
+        (b"GET /index.html HTTP/1.1\r\nHost: localhost\r\n\r\n", b"200"),
+        (b"GET /app.js HTTP/1.1\r\nHost: localhost\r\n\r\n", b"200"),
+        (b"GET /style.css HTTP/1.1\r\nHost: localhost\r\n\r\n", b"200"),
+        (b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", b"200"),
+        (b'POST /api HTTP/1.1\r\nHost: localhost\r\nContent-Length: 13\r\n\r\n{"cmd":"x"}  ', b"400"),
+        (b"GET /api HTTP/1.1\r\nHost: localhost\r\n\r\n", b"405"),
+        (b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n", b"405"),
+        (b"GET /ws HTTP/1.1\r\nHost: localhost\r\n\r\n", b"426"),
+        (b"GET /health HTTP/1.1\r\nHost: evil.example\r\n\r\n", b"403"),
+        (b"GET /nowhere HTTP/1.1\r\nHost: localhost\r\n\r\n", b"404"),
+        (
+            b"OPTIONS /api HTTP/1.1\r\nHost: localhost\r\nOrigin: https://app.example\r\n"
+            b"Access-Control-Request-Method: POST\r\n\r\n",
+            b"200",
+        ),
+    ]
+    for head, status in asked:
+        out = _raw(s, head)
+        first, _, rest = out.partition(b"\r\n")
+        headers = rest.split(b"\r\n\r\n", 1)[0].lower()
+        assert first.split()[1] == status, (head, out[:300])
+        assert b"x-content-type-options: nosniff" in headers, (head, out[:400])
+        csp = re.search(rb"content-security-policy: ([^\r\n]*)", headers)
+        if b"content-type: text/html" in headers:
+            assert csp is not None, (head, out[:400])
+            policy = {d.split()[0]: d.split()[1:] for d in csp.group(1).decode().split("; ")}
+            assert policy["default-src"] == ["'self'"] and policy["script-src"] == ["'self'"]
+            assert policy["object-src"] == ["'none'"] and policy["frame-ancestors"] == ["'none'"]
+            assert not any("unsafe" in v or "*" in v for vs in policy.values() for v in vs), policy
+        else:
+            assert csp is None or b"text/html" not in headers

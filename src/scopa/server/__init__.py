@@ -404,6 +404,49 @@ class _LocalNames:
         await self.app(scope, receive, send)
 
 
+#: The Content-Security-Policy of the app's pages (any ``text/html`` response): its own scripts,
+#: styles, pictures and connections (the WebSocket ``/ws`` and ``POST /api``: ``'self'`` takes
+#: ``ws:``/``wss:`` of the same host) and nothing else, no inline script or style, no plugin, not
+#: framed by another site's page (a click made on it through a frame: ``frame-ancestors``).
+#: ``data:`` pictures for the page's empty icon (``<link rel="icon" href="data:,">``); ``blob:``
+#: connections for reading back the record the download link holds (a ``blob:`` URL is made by
+#: the page itself: another site's cannot be read).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
+class _SecurityHeaders:
+    """ASGI middleware: every HTTP response (and a WebSocket handshake's refusal) says
+    ``X-Content-Type-Options: nosniff`` (a browser takes its ``Content-Type`` as it is: a 404
+    naming the address asked for, or a reply quoting a request, is never read as a page), and
+    an HTML one, the app's page, carries :data:`CONTENT_SECURITY_POLICY`. A header the response
+    already has is kept."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] in ("http.response.start", "websocket.http.response.start"):
+                headers = list(message.get("headers") or [])
+                names = {name.lower() for name, _ in headers}
+                if b"x-content-type-options" not in names:
+                    headers.append((b"x-content-type-options", b"nosniff"))
+                kind = next((v for n, v in headers if n.lower() == b"content-type"), b"")
+                if kind.lower().startswith(b"text/html") and b"content-security-policy" not in names:
+                    headers.append((b"content-security-policy", CONTENT_SECURITY_POLICY.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
 async def _refuse(scope: Any, receive: Any, send: Any, status: int, why: str) -> None:
     """Answer an HTTP request or a WebSocket handshake with ``status`` and ``why`` in plain
     text (a handshake through the ASGI denial response; a server without it can only close,
@@ -770,7 +813,8 @@ def create_app(config: ServerConfig | None = None) -> Any:
                     return no_such(scope)
 
         routes.append(Mount("/", app=AppFiles(directory=str(static), html=True), name="app"))
-    middleware = [Middleware(_LocalNames, hosts=cfg.hosts)]
+    # (the headers outermost: the Host check's refusals and CORS's answers say nosniff too)
+    middleware = [Middleware(_SecurityHeaders), Middleware(_LocalNames, hosts=cfg.hosts)]
     if cfg.cors_origins:
         middleware.append(
             Middleware(
