@@ -64,7 +64,7 @@ from scopa.protocol import (
 )
 from scopa.version import __version__
 
-__all__ = ["INLINE_BYTES", "SHUTDOWN_GRACE", "ServerConfig", "create_app", "run"]
+__all__ = ["CONTENT_SECURITY_POLICY", "INLINE_BYTES", "SHUTDOWN_GRACE", "ServerConfig", "create_app", "run"]
 
 log = logging.getLogger("scopa.server")
 
