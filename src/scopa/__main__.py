@@ -927,7 +927,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-queued", type=_positive, default=64, help="searches waiting, over all connections (default 64)"
     )
     srv.add_argument(
-        "--cors", action="append", metavar="ORIGIN", help="allow this origin (repeatable; * for any; null, pages opened from files, lets any site's sandboxed frame in too)"
+        "--cors",
+        action="append",
+        metavar="ORIGIN",
+        help=(
+            "allow this origin (repeatable; * for any; null, pages opened from files, lets any"
+            " site's sandboxed frame in too)"
+        ),
     )
     srv.add_argument(
         "--allow-host",
