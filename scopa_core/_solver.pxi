@@ -109,7 +109,8 @@ cdef class _SolveHelper:
         r.guess = self.guess
         r.iterations = 0
         PyThread_acquire_lock(r.finished, WAIT_LOCK)   # free while no thread runs
-        if PyThread_start_new_thread(_helper_thread, r) == -1:
+        # (an unsigned thread id: PYTHREAD_INVALID_THREAD_ID, (unsigned long)-1, when it failed)
+        if PyThread_start_new_thread(_helper_thread, r) == <unsigned long>-1:
             PyThread_release_lock(r.finished)
             return False
         self.running = True

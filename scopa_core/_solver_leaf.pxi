@@ -122,7 +122,7 @@ cdef int leaf_search(SState* S, const Pos* p, int alpha, int beta) noexcept nogi
     cdef LeafEntry* e = NULL
     cdef uint64_t k0 = 0, k1 = 0, h, best_cap = 0
     cdef unsigned int k2 = 0
-    cdef int left, lower, upper, tt_card = -1, best_card = -1, ds
+    cdef int left = 0, lower, upper, tt_card = -1, best_card = -1, ds  # (left: set where e is)
     if p.stock_pos >= p.stock_len:
         left = scopa_popcount(p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3])
         if S.lt_min <= left <= S.lt_max:

@@ -10,7 +10,8 @@ cdef void make_key(const Pos* p, const Info* info, uint64_t neutral, Key* k) noe
     to such swaps, which have equal values, get one key.
     """
     cdef uint64_t cls, bits, inplay
-    cdef int v, loc, j, cnt[5]
+    cdef int v, loc, j
+    cdef int cnt[5]
     k.m[0] = p.hands[0]
     k.m[1] = p.hands[1]
     k.m[2] = p.hands[2]
