@@ -215,6 +215,11 @@ class Match:
         """True once a team has won."""
         return self.winner is not None
 
+    def _stopped(self) -> bool:
+        """Whether the match has stopped (won, or undecided at :data:`MAX_HANDS`): its current
+        state is then its last finished hand's end, not a hand of its own."""
+        return self.is_over or self._at_limit()
+
     def _at_limit(self) -> bool:
         """Whether the match has played :data:`MAX_HANDS` hands without a winner (and so stops)."""
         return len(self._hands) >= MAX_HANDS and not self.is_over
@@ -287,7 +292,7 @@ class Match:
         match is over), the last play of the hand before, which is then unfinished again.
         Returns the new current state; raises :class:`PositionError` with nothing to undo."""
         state = self._state
-        if state.history and not (self._hands and state is self._hands[-1]):
+        if state.history and not self._stopped():
             self._state = state.undo()
             return self._state
         if not self._hands:
@@ -307,7 +312,7 @@ class Match:
         if tags is not None and not isinstance(tags, Mapping):
             raise OptionError(f"bad tags {show(tags)}: expected a mapping of tag names to strings")
         hands = [HandRecord.from_state(h) for h in self._hands]
-        if self._state.history and not (self._hands and self._state is self._hands[-1]):
+        if self._state.history and not self._stopped():
             hands.append(HandRecord.from_state(self._state))
         return MatchRecord(self.rules, tuple(hands), dict(tags or {}))
 
@@ -338,7 +343,7 @@ class Match:
                 m._state = final
             else:
                 m._state = final
-        if m._state.is_over and not m.is_over and not m._at_limit():
+        if m._state.is_over and not m._stopped():
             m._state = m._deal(len(m._hands))
         return m
 
@@ -437,7 +442,7 @@ class Match:
             state = state_from_json(position)
         except ScopaError as exc:
             raise PositionError(f"bad match position: {exc}") from None
-        if m.is_over or m._at_limit():
+        if m._stopped():
             if state != m._state:
                 why = "is over" if m.is_over else f"stops after {MAX_HANDS} hands (scopa.match.MAX_HANDS)"
                 raise PositionError(f"bad match position: the match {why}, so it must be the last hand's end")
@@ -505,7 +510,7 @@ class Match:
         if not state.is_over:
             raise PositionError(f"bad hand {i + 1}: its plays do not finish the hand")
         self._finish(state)
-        self._state = state if self.is_over or self._at_limit() else self._deal(len(self._hands))
+        self._state = state if self._stopped() else self._deal(len(self._hands))
 
     def __eq__(self, other: object) -> bool:
         """Matches are equal when they would go on alike: the same rules, seed (the deals to
