@@ -500,6 +500,47 @@ def test_bad_event_and_hand_score_json_is_refused_naming_the_field():
         scopa.events.Event.from_json({"type": "capture", "seat": 0, "team": 0, "card": "Zz", "cards": ["3c"]})
 
 
+def test_a_hand_score_built_by_hand_keeps_each_figure_in_the_range_a_hand_allows():
+    # RULES §4 and §7: carte, denari, re_bello score at most 1 point a team, napola 0 or 3..10,
+    # counts and primiera totals are never negative; a score built by hand (or read from JSON)
+    # outside those ranges is refused naming the field (mutation testing: each bound was loose)
+    good = scopa.HandScore.from_piles(Rules.preset("scopa"), ["7d", "7c", "7s", "6b"], ["Ad"], scope=(1, 0))
+    bad = [
+        ("bad carte (2, 0)", {"carte": (2, 0)}),
+        ("bad denari (2, 0)", {"denari": (2, 0)}),
+        ("bad re_bello (2, 0)", {"re_bello": (2, 0)}),
+        ("bad napola (1, 0)", {"napola": (1, 0)}),
+        ("bad cards (-1, 1)", {"cards": (-1, 1)}),
+        ("bad primiera_totals (-1, None)", {"primiera_totals": (-1, None)}),
+        ("bad primiera_totals 81", {"primiera_totals": 81}),
+    ]
+    for message, fields in bad:
+        with pytest.raises(scopa.PositionError, match=re.escape(message)):
+            scopa.HandScore(**dict(good.__dict__, **fields))
+    # the totals given as NumPy's ints are read as the ints they are
+    again = scopa.HandScore(**dict(good.__dict__, primiera_totals=(np.int64(81), None)))
+    assert again == good and type(again.primiera_totals[0]) is int
+
+
+def test_a_hand_score_tells_each_team_its_lead_and_reads_back_its_extremes():
+    # RULES §4: team 0 takes settebello, primiera, carte and a scopa, team 1 nothing; the
+    # difference is seen from team 0 unless another team is named (mutation testing: it was only
+    # checked on a drawn score, where every difference is 0)
+    s = scopa.HandScore.from_piles(Rules.preset("scopa"), ["7d", "7c", "7s", "6b"], ["Ad"], scope=(1, 0))
+    assert s.points == (4, 0)
+    assert s.difference() == s.difference(0) == 4 and s.difference(1) == -4
+    # RULES §4 (primiera_requires_all_suits=False): an empty pile's total is 0, not None
+    free = Rules.preset("scopa", primiera_requires_all_suits=False)
+    deck = [str(c) for c in scopa.card.DECK]
+    assert scopa.HandScore.from_piles(free, deck, []).primiera_totals == (84, 0)
+    assert scopa.HandScore.from_piles(free, [], deck).primiera_totals == (0, 84)
+    # Scopone scientifico deals no table cards: a team can make 20 scope in a hand, which the
+    # score's JSON reads back (RULES §2, §4)
+    sci = Rules.preset("scopone_scientifico")
+    most = scopa.HandScore.from_piles(sci, deck[:20], deck[20:], scope=(20, 0))
+    assert scopa.HandScore.from_json(json.loads(json.dumps(most.to_json(sci)))) == most
+
+
 def test_matches_are_equal_when_they_would_go_on_alike():
     # the open list: Match had no __eq__ (a match read back from its JSON was not equal to it);
     # RULES §5: the deals to come are the seed's, so the seed is part of what is compared

@@ -885,6 +885,9 @@ def test_primiera_missing_suit():
     assert scopa.primiera_total(["7d", "7c", "7s"], requires_all_suits=True) is None
     assert scopa.primiera_total(["7d", "7c", "7s"], requires_all_suits=False) == 63
     assert scopa.primiera_total(["Ad", "Kd"], requires_all_suits=False) == 16
+    # an empty pile lacks every suit: no total when all are required, else a total of 0
+    assert scopa.primiera_total([]) is None
+    assert scopa.primiera_total([], requires_all_suits=False) == 0
 
 
 def full_partition(pile0):
