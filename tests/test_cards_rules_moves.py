@@ -170,6 +170,7 @@ def test_rules_are_taken_in_every_form_the_library_writes_them():
     [
         ({"capture_rule": "most"}, "bad capture_rule 'most'"),
         ({"target": 0}, "bad target 0"),
+        ({"target": 10_001}, "bad target 10001"),
         ({"target": "11"}, "bad target '11'"),
         ({"napola": 1}, "bad napola 1"),
         ({"colour": "red"}, "unknown rule option 'colour'"),
@@ -181,11 +182,36 @@ def test_rules_errors(kwargs, message):
         Rules.preset("scopa").replace(**kwargs)
 
 
+def test_rules_target_extremes_are_taken():
+    # RULES §5 (docs/rules.md §9): a match's target is an int from 1 up to 10_000
+    for target in (1, 10_000):
+        r = Rules.preset("scopa", target=target)
+        assert r.target == target and Rules.of(str(r)) == r
+
+
 def test_rules_unknown_preset():
     with pytest.raises(scopa.RulesError, match="unknown game 'briscola'"):
         Rules.preset("briscola")
+    # (made directly too, not only through preset: a KeyError escaped otherwise)
+    with pytest.raises(scopa.RulesError, match="unknown game 'briscola'"):
+        Rules(game="briscola")
+    with pytest.raises(scopa.RulesError, match="bad rules 5"):
+        Rules.parse(5)  # type: ignore[arg-type]
     with pytest.raises(scopa.RulesError, match="no 'preset'"):
         Rules.from_json({"capture_rule": "fewest"})
+
+
+def test_a_subclass_of_rules_gets_its_own_presets():
+    # Rules.preset caches the presets' Rules; a subclass's presets are its own instances, and
+    # they never replace the Rules' presets (docs/rules.md §9: Rules.preset(name) fixes the game)
+    class HouseRules(Rules):
+        pass
+
+    assert type(Rules.preset("scopa4")) is Rules
+    house = HouseRules.preset("scopa4")
+    assert type(house) is HouseRules and str(house) == "scopa4" and house.players == 4
+    assert type(HouseRules.preset("scopa4", napola=True)) is HouseRules
+    assert type(Rules.preset("scopa4")) is Rules
 
 
 def test_core_options_bits():
