@@ -449,6 +449,19 @@ def test_a_view_goes_to_json_and_back_as_the_other_values_do():
         PlayerView.from_json({**js, "zz": 1})
 
 
+def test_the_view_of_a_whole_hand_of_40_plays_reads_back_from_its_json():
+    # RULES §2: Scopone scientifico deals all 40 cards, so a finished hand's view holds 40 plays,
+    # the most a history has (mutation testing: a bound refusing the 40th play survived)
+    from scopa.view import PlayerView
+
+    s = State.deal("scopone_scientifico", seed=2)
+    while not s.is_over:
+        s = s.play(s.legal_moves()[0])
+    v = s.view(1)
+    assert len(v.history) == 40
+    assert PlayerView.from_json(v.to_json()) == v
+
+
 def test_a_states_score_is_the_checked_score_of_its_piles():
     # (State.score builds its HandScore without the range checks, its piles being apart and its
     # scope in range: the checked construction of the same figures agrees, and does not refuse)
