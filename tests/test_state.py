@@ -462,6 +462,39 @@ def test_the_view_of_a_whole_hand_of_40_plays_reads_back_from_its_json():
     assert PlayerView.from_json(v.to_json()) == v
 
 
+@pytest.mark.parametrize("game", ["scopa", "scopone"])
+def test_a_json_view_is_checked_at_each_bound(game):
+    # (mutation testing: the bounds of turn, seat, hands and stock could move by one unseen)
+    s = State.deal(game, seed=4)
+    n = s.rules.players
+    js = s.view(n - 1).to_json()
+    assert view_from_json(js).seat == n - 1  # (the last seat's view, taken)
+    for change, message in [
+        ({"turn": n}, f"bad turn {n}: expected a seat in 0..{n - 1}"),
+        ({"seat": n}, f"bad seat {n}: expected the viewer's seat in 0..{n - 1}"),
+        ({"hands": js["hands"] + [3]}, f"expected {n} entries, one per seat"),
+        ({"hands": js["hands"][:-1]}, f"expected {n} entries, one per seat"),
+        ({"stock": 41}, "number of cards in 0..40, got 41"),
+        ({"stock": -1}, "number of cards in 0..40, got -1"),
+    ]:
+        with pytest.raises(scopa.PositionError, match=re.escape(message)):
+            view_from_json({**js, **change})
+
+
+@pytest.mark.parametrize("kind", ["position", "view"])
+def test_json_text_of_a_position_or_a_view_is_taken_up_to_one_mib(kind):
+    # a request's position or view is read from at most 2**20 characters of JSON text
+    s = State.deal("scopa", seed=5)
+    if kind == "position":
+        text, read = s.to_json(), State.from_json
+    else:
+        text, read = json.dumps(s.view(0).to_json()), view_from_json
+    whole = text + " " * ((1 << 20) - len(text))
+    assert len(whole) == 1 << 20 and read(whole) is not None
+    with pytest.raises(scopa.PositionError, match="at most 1048576 accepted"):
+        read(whole + " ")
+
+
 def test_a_states_score_is_the_checked_score_of_its_piles():
     # (State.score builds its HandScore without the range checks, its piles being apart and its
     # scope in range: the checked construction of the same figures agrees, and does not refuse)
