@@ -396,8 +396,10 @@ class Review:
     def summary(self) -> dict[str, Any]:
         """Per seat and per team: the plays reviewed, the points they lost (the fair loss in
         all and per hand reviewed; the exact loss over the plays the solver valued exactly),
-        mistakes and blunders; and the worst plays. ``hands_reviewed``: the hands with a play
-        reviewed (all of them unless a limit cut the review short)."""
+        mistakes and blunders (``?`` and ``??`` plays, counted apart); and the five worst plays,
+        the biggest loss first. ``hands_reviewed``: every hand of the review, a hand dealt but not
+        yet played too, unless a limit cut the review short; then the hands with a play
+        reviewed."""
 
         # (hands the review reached: all when no limit cut it, a hand dealt but not yet played
         # too; else one its limit cut short counts, one it never reached not)
