@@ -144,7 +144,8 @@ def test_default_limit_and_maximum(engine):
     e = engine("--max-time", "0.5")
     e.send({"cmd": "hello", "id": 1})
     hello = e.reply_to(1)
-    assert hello["protocol"] == 2 and hello["max_time_ms"] == 500 and "stop" in hello["commands"]
+    assert hello["protocol"] == 2 and hello["position_format"] == 2  # (docs/engine-protocol.md)
+    assert hello["max_time_ms"] == 500 and "stop" in hello["commands"]
     t0 = time.monotonic()
     e.send({"cmd": "analyze", "id": 2, "position": FULL})
     a = e.reply_to(2)

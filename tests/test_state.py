@@ -389,6 +389,7 @@ def test_one_way_to_take_a_position():
         ({"rules": "scopa", "hands": [["7d"], ["Kc"]], "turn": 0, "scope": []}, "bad scope []"),
         ({"rules": "scopa", "hands": [["7d"], ["Kc"]], "turn": 0, "captured": []}, "captured"),
         ([1], "a JSON position must be an object, got [1]"),
+        ({"rules": "scopa", "hands": [["7d"], ["Kc"]], "turn": 0, "captured": ["Ac", []]}, "got 'Ac' inside"),
     ],
 )
 def test_json_positions_refuse_what_they_do_not_say(obj, message):
@@ -469,6 +470,7 @@ def test_a_json_view_is_checked_at_each_bound(game):
     n = s.rules.players
     js = s.view(n - 1).to_json()
     assert view_from_json(js).seat == n - 1  # (the last seat's view, taken)
+    held = js["hands"][n - 1][0]  # (a card of the viewer's hand: not played)
     for change, message in [
         ({"turn": n}, f"bad turn {n}: expected a seat in 0..{n - 1}"),
         ({"seat": n}, f"bad seat {n}: expected the viewer's seat in 0..{n - 1}"),
@@ -476,9 +478,16 @@ def test_a_json_view_is_checked_at_each_bound(game):
         ({"hands": js["hands"][:-1]}, f"expected {n} entries, one per seat"),
         ({"stock": 41}, "number of cards in 0..40, got 41"),
         ({"stock": -1}, "number of cards in 0..40, got -1"),
+        ({"history": [[n, "7d"]]}, f"bad history entry [{n}, '7d']: expected [seat in 0..{n - 1}, move]"),
+        (
+            {"history": [[0, held]]},
+            f"bad history entry [0, '{held}']: the played card must now be on the table",
+        ),
     ]:
         with pytest.raises(scopa.PositionError, match=re.escape(message)):
             view_from_json({**js, **change})
+    with pytest.raises(scopa.InvalidMoveError, match=re.escape("bad history entry [0, 'zz']: bad move 'zz'")):
+        view_from_json({**js, "history": [[0, "zz"]]})
 
 
 @pytest.mark.parametrize("kind", ["position", "view"])
@@ -530,6 +539,31 @@ def test_a_states_score_is_the_checked_score_of_its_piles():
             )
             c0, c1 = s.masks[3]
             assert s.score() == HandScore._from_masks(r, c0, c1, s.scope)
+
+
+def test_a_json_positions_history_must_lead_to_it_from_a_start_of_either_form():
+    # (mutation testing of notation.py: a history leading elsewhere, or a start given as a
+    # position object, were in no test)
+    s = State.deal("scopa", seed=3)
+    first, other = s.legal_moves()[:2]
+    after = s.play(first)
+    d = json.loads(after.to_json())
+    as_object = dict(d, history={"start": json.loads(s.to_json()), "plays": [str(first)]})
+    back = State.from_json(as_object)
+    assert back == after and back.history == after.history and back.origin == s
+    with pytest.raises(
+        scopa.PositionError, match="bad history: its plays lead to 'scopa .*not to this position"
+    ):
+        State.from_json(dict(d, history={"start": s.to_string(), "plays": [str(other)]}))
+    with pytest.raises(scopa.PositionError, match="bad history start .*expected a position string or object"):
+        State.from_json(dict(d, history={"start": json.loads(after.to_json()), "plays": []}))
+
+
+def test_a_position_strings_error_quotes_the_string_once():
+    for text in ("scopa x", "scopa 7dKc/2cAs 3c4s - -/- 0/0 5 - 1"):
+        with pytest.raises(scopa.PositionError) as exc:
+            State.from_string(text)
+        assert str(exc.value).count(repr(text)) == 1, exc.value
 
 
 def test_history_carried_along_equals_history_made_afresh():
