@@ -1,6 +1,7 @@
 """The measuring tools of benchmarks/ that the strength figures rest on: the opponent model's
 maximum-likelihood fit (opponent_fit.py), the references that see hidden cards
-(information.py), the levels' ratings and move times (levels.py), the PIMC variants
+(information.py), the levels' ratings and move times (levels.py), mutation testing of the tests
+(mutation.py), the PIMC variants
 screened against PIMC (pimc_variants.py), how fast the searches stop (stopping.py), and what a
 stop flag alone costs a search (flag_only.py)."""
 
@@ -30,6 +31,7 @@ import fuzz  # noqa: E402
 import greedy_tune  # noqa: E402
 import information  # noqa: E402
 import levels  # noqa: E402
+import mutation  # noqa: E402
 import opponent_fit  # noqa: E402
 import pimc_variants  # noqa: E402
 import report  # noqa: E402
@@ -469,3 +471,63 @@ def test_fuzz_plays_as_many_engine_lines_as_its_share_of_the_inputs(monkeypatch,
     played.clear()
     assert fuzz.main(["--replay", "engine:1:1:140"]) == 0 and played == [140]
     capsys.readouterr()
+
+
+def test_mutation_testing_finds_one_change_at_a_time_and_leaves_messages_alone(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "def f(x):\n"
+        "    if x > 1 and not x == 5:\n"
+        "        return x + 1\n"
+        "    raise ValueError(f'bad x {x - 1}')\n"
+        "\n"
+        "class C:\n"
+        "    def __repr__(self):\n"
+        "        return 'C(' + str(1) + ')'\n"
+    )
+    found = mutation.mutants(module)
+    assert [m.id for m in found] == list(range(len(found)))
+    whats = sorted(m.what for m in found)
+    assert whats == sorted(
+        [
+            "negate the if `x > 1 and (not x == 5)`",
+            "And -> Or in `x > 1 and (not x == 5)`",
+            "Gt -> GtE in `x > 1`",
+            "1 -> 2",
+            "1 -> 0",
+            "drop the not of `not x == 5`",
+            "Eq -> NotEq in `x == 5`",
+            "5 -> 6",
+            "5 -> 4",
+            "return x + 1 -> return None",
+            "Add -> Sub in `x + 1`",
+            "1 -> 2",
+            "1 -> 0",
+            "raise -> pass",
+        ]
+    ), whats  # (nothing in the message's f-string, nothing in __repr__)
+    source = module.read_bytes()
+    for m in found:
+        compile(m.apply(source), "m.py", "exec")
+    assert mutation.spread(found, 3) == [found[0], found[len(found) // 3], found[2 * len(found) // 3]]
+
+
+def test_mutation_testing_runs_the_tests_on_a_copy_and_tells_killed_from_survived():
+    # a history leading elsewhere is refused (raise -> pass lets it through: killed); the view's
+    # stock bound is not what that test reads (survived); the checkout is never written to
+    path = mutation.ROOT / "src" / "scopa" / "notation.py"
+    before = path.read_bytes()
+    found = mutation.mutants(path)
+
+    def span(m):
+        return before[m.start : m.end].decode()
+
+    refuse = next(m for m in found if m.what == "raise -> pass" and "its plays lead to" in span(m))
+    bound = next(
+        m for m in found if m.what == "40 -> 41" and "stock <= 40" in before.decode().splitlines()[m.line - 1]
+    )
+    test = "tests/test_state.py::test_a_json_positions_history_must_lead_to_it_from_a_start_of_either_form"
+    results = list(mutation.run("src/scopa/notation.py", [test], [refuse, bound], 300, {}))
+    assert [(m, status) for m, status, _, _ in results] == [(refuse, "killed"), (bound, "survived")], results
+    assert "1 passed" in results[1][3]
+    assert path.read_bytes() == before
