@@ -569,3 +569,20 @@ def test_a_match_changes_only_by_its_own_methods():
     back = Match.from_json(m.to_json())
     assert back == m and back.history == m.history and back.hands == m.hands
     assert pickle.loads(pickle.dumps(m)) == m and copy.copy(m) == m
+
+
+def test_play_returns_the_new_current_state():
+    m = Match("scopa", seed=8)
+    for _ in range(40):  # (past the first hand's end: the next hand's deal is returned)
+        assert m.play(m.state.legal_moves()[0]) is m.state
+    assert len(m.hands) == 1 and m.state.history != ()
+
+
+def test_a_match_json_without_seed_or_first_dealer_reads_the_first_dealer_from_its_first_hand():
+    # RULES §5: the dealer moves on each hand; a match saved without them (a client that dropped
+    # both) is dealt by its first hand's dealer, not by its last one's
+    m = finished_hands(Match("scopa", seed=7), 2)
+    assert [h.dealer for h in m.hands] == [0, 1]
+    bare = {k: v for k, v in m.to_json().items() if k not in ("seed", "first_dealer")}
+    back = Match.from_json(bare)
+    assert back.first_dealer == 0 and back.hands == m.hands and back.state == m.state
