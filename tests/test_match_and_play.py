@@ -586,3 +586,10 @@ def test_a_match_json_without_seed_or_first_dealer_reads_the_first_dealer_from_i
     bare = {k: v for k, v in m.to_json().items() if k not in ("seed", "first_dealer")}
     back = Match.from_json(bare)
     assert back.first_dealer == 0 and back.hands == m.hands and back.state == m.state
+
+
+def test_play_out_refuses_what_is_not_a_function_before_any_play():
+    m = Match("scopa", seed=9)
+    with pytest.raises(scopa.OptionError, match="bad choose 'first': expected a function"):
+        m.play_out("first")  # type: ignore[arg-type]
+    assert m.state.history == () and m.hands == ()
