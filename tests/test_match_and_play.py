@@ -593,3 +593,23 @@ def test_play_out_refuses_what_is_not_a_function_before_any_play():
     with pytest.raises(scopa.OptionError, match="bad choose 'first': expected a function"):
         m.play_out("first")  # type: ignore[arg-type]
     assert m.state.history == () and m.hands == ()
+
+
+def test_a_match_jsons_position_is_checked_against_its_hands():
+    # (mutation testing of match.py: each of these was refused by a later check or a NameError)
+    m = Match(Rules.preset("scopa", target=1), seed=3)
+    while not m.is_over:
+        m.play(m.state.legal_moves()[0])
+    j = m.to_json()
+    without = {k: v for k, v in j.items() if k != "position"}
+    for obj, message in [
+        (without, "match lacks its 'position' (the current hand)"),
+        ({**j, "position": {"rules": "scopa"}}, "bad match position: position lacks required fields"),
+        (
+            {**j, "position": Match("scopa", seed=3).state.to_dict()},
+            "bad match position: the match is over, so it must be the last hand's end",
+        ),
+    ]:
+        with pytest.raises(scopa.PositionError, match=re.escape(message)):
+            Match.from_json(obj)
+    assert Match.from_json(j) == m
