@@ -166,6 +166,24 @@ def test_validation_names_the_hand_the_play_and_the_reason():
         js["hands"][0]["deal"] = deal.play(take).to_string()
 
     assert "cards were already captured (a position after plays, not a deal)" in _bad(mid_hand)
+
+    def taken_by_team_0(js):  # (mutation testing: a deal whose cards team 0 alone took was read as 38 cards)
+        s = State.from_string(js["hands"][0]["deal"])
+        while not (s.team_to_move == 0 and any(m.is_capture for m in s.legal_moves())):
+            s = s.play(next((m for m in s.legal_moves() if not m.is_capture), s.legal_moves()[0]))
+        s = s.play(next(m for m in s.legal_moves() if m.is_capture))
+        assert s.captured[0] and not s.captured[1]
+        js["hands"][0]["deal"] = s.to_string()
+
+    assert "cards were already captured (a position after plays, not a deal)" in _bad(taken_by_team_0)
+    # a record's text is read up to MAX_RECORD_BYTES characters, 32 MiB (docs/records.md)
+    from scopa.records import MAX_RECORD_BYTES
+
+    assert MAX_RECORD_BYTES == 32 << 20
+    with pytest.raises(RecordError, match=f"at most {MAX_RECORD_BYTES} accepted"):
+        load_record("{" + " " * MAX_RECORD_BYTES)
+    with pytest.raises(RecordError, match="not a match record nor a hand record"):
+        load_record("{" + " " * (MAX_RECORD_BYTES - 2) + "}")
     # JSON text that is not an object is JSON, not a file name
     for text in ("[1, 2]", "[" + "1, " * 200 + "1]"):  # (the long one is no file name either)
         with pytest.raises(RecordError, match=r"a record must be a JSON object, got \[1, "):
