@@ -876,6 +876,9 @@ def test_a_record_larger_than_the_limit_is_refused_on_load_and_on_save(tmp_path,
     path = tmp_path / "g.json"
     rec.save(path)
     size = path.stat().st_size
+    monkeypatch.setattr(scopa.records, "MAX_RECORD_BYTES", size)  # (at the limit: taken both ways)
+    rec.save(tmp_path / "g.json")
+    assert load_record(path) == rec
     monkeypatch.setattr(scopa.records, "MAX_RECORD_BYTES", size - 1)
     with pytest.raises(RecordError, match=f"larger than {size - 1} bytes"):
         load_record(path)
@@ -1344,6 +1347,8 @@ def test_records_of_more_hands_than_a_match_holds_are_refused(monkeypatch):
     while len(m.hands) < 3:
         m.play(m.state.legal_moves()[0])
     js = m.record().to_json()
+    monkeypatch.setattr(scopa.match, "MAX_HANDS", 3)  # (as many as it holds: taken)
+    assert load_record(js) == m.record()
     monkeypatch.setattr(scopa.match, "MAX_HANDS", 2)
     with pytest.raises(
         RecordError, match=r"a record of 3 hands: a match holds at most 2 \(scopa.match.MAX_HANDS\)"
