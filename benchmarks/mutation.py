@@ -6,7 +6,8 @@ a ``return X`` made ``return None``, a ``raise`` made ``pass``; error messages, 
 annotations are left alone), and the tests given run against it with ``pytest -x``: a mutant
 they pass *survived*, a sign that no test pins what the line does (or that the change is
 equivalent: a bound no input reaches, a message's wording). The checkout is never written to:
-the mutants are made in a copy of it (its built core included) in a temporary directory.
+the mutants are made in a copy of it in a temporary directory, with the compiled core this Python
+imports (built in place, or installed from a wheel as CI does).
 
     python benchmarks/mutation.py src/scopa/scoring.py --tests tests/test_rules_spec.py --max 100
     python benchmarks/mutation.py src/scopa/notation.py --list
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import json
 import os
 import shutil
@@ -224,6 +226,16 @@ def spread(found: list[Mutant], n: int | None) -> list[Mutant]:
     return [found[int(i * len(found) / n)] for i in range(n)]
 
 
+def _with_compiled_core(target: Path) -> None:
+    """Put the compiled core this Python imports into ``target`` (a copy's ``scopa_core``) when
+    the checkout has none built in place (a wheel installed elsewhere, as in CI)."""
+    spec = importlib.util.find_spec("scopa_core")
+    for where in (spec.submodule_search_locations or []) if spec else []:
+        for built in Path(where).glob("_core.*"):
+            if built.suffix in (".so", ".pyd") and not (target / built.name).exists():
+                shutil.copy2(built, target / built.name)
+
+
 def run(
     module: str,
     tests: list[str],
@@ -237,6 +249,7 @@ def run(
     with tempfile.TemporaryDirectory(prefix="scopa-mutation-") as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(ROOT, copy, ignore=SKIP, symlinks=True)
+        _with_compiled_core(copy / "scopa_core")
         target = copy / module
         pristine = target.read_bytes()
         run_env = dict(

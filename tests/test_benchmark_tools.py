@@ -531,3 +531,17 @@ def test_mutation_testing_runs_the_tests_on_a_copy_and_tells_killed_from_survive
     assert [(m, status) for m, status, _, _ in results] == [(refuse, "killed"), (bound, "survived")], results
     assert "1 passed" in results[1][3]
     assert path.read_bytes() == before
+
+
+def test_mutation_testing_gives_its_copy_the_compiled_core_this_python_imports(tmp_path):
+    # CI installs a wheel and builds nothing in the checkout: the copy's tests found no
+    # scopa_core._core (tests/conftest.py asks for it unless SCOPA_NO_EXTENSIONS is set)
+    mutation._with_compiled_core(tmp_path)
+    built = [p.name for p in tmp_path.iterdir()]
+    if scopa_core.IMPLEMENTATION == "cython":
+        assert len(built) == 1 and built[0].startswith("_core.") and built[0].endswith((".so", ".pyd"))
+        before = (tmp_path / built[0]).stat().st_mtime_ns
+        mutation._with_compiled_core(tmp_path)  # (one there already: kept)
+        assert (tmp_path / built[0]).stat().st_mtime_ns == before
+    else:
+        assert built == [] or all(name.startswith("_core.") for name in built)
