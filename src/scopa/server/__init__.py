@@ -732,21 +732,14 @@ def create_app(config: ServerConfig | None = None) -> Any:
                     )
                 text = svg.card(card, deck=deck)
         except ScopaError as exc:
-            return Response(
-                str(exc),
-                status_code=404,
-                media_type="text/plain",
-                headers={"X-Content-Type-Options": "nosniff"},
-            )
-        headers = {"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"}
+            return Response(str(exc), status_code=404, media_type="text/plain")
+        headers = {"Cache-Control": "max-age=3600"}  # (nosniff: every response, _SecurityHeaders)
         return Response(text, media_type="image/svg+xml", headers=headers)
 
     async def no_card(request: HTTPRequest) -> Response:
         path = show(request.url.path)
         why = f"no card picture at {path}: expected /cards/DECK/CARD.svg, like /cards/french/7d.svg"
-        return Response(
-            why, status_code=404, media_type="text/plain", headers={"X-Content-Type-Options": "nosniff"}
-        )
+        return Response(why, status_code=404, media_type="text/plain")
 
     async def no_ws(websocket: WebSocket) -> None:
         # (a handshake anywhere else was a 403 without a word, as an origin refused)
@@ -778,8 +771,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
             f"no such address: {scope['method']} {show(scope['path'])}: the protocol is POST /api"
             f" and the WebSocket /ws; GET /health, /cards/DECK/CARD.svg{app_at}"
         )
-        headers = {"X-Content-Type-Options": "nosniff"}
-        return Response(why, status_code=404, media_type="text/plain", headers=headers)
+        return Response(why, status_code=404, media_type="text/plain")
 
     async def nowhere(scope: Any, receive: Any, send: Any) -> None:
         # the router's own answer where no route's pattern matches: an address with a newline,
