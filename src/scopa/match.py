@@ -328,8 +328,6 @@ class Match:
         first = record.hands[0].dealer if record.hands else None
         m = cls(record.rules, seed=seed, dealer=first)
         n = record.rules.players
-        m._hands, m._history = [], []
-        m._scores = (0, 0)
         for i, h in enumerate(record.hands):
             final = h.final()
             if h.dealer != (m.first_dealer + i) % n:
