@@ -45,7 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from scopa import jsonio
 from scopa.batch import MAX_WORKERS
@@ -516,7 +516,7 @@ def create_app(config: ServerConfig | None = None) -> Any:
     from starlette.middleware.cors import CORSMiddleware
     from starlette.requests import ClientDisconnect
     from starlette.requests import Request as HTTPRequest
-    from starlette.responses import JSONResponse, Response
+    from starlette.responses import JSONResponse, RedirectResponse, Response
     from starlette.routing import Mount, Route, WebSocketRoute, request_response
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -798,11 +798,28 @@ def create_app(config: ServerConfig | None = None) -> Any:
                     if found is None:
                         return no_such(scope)
                 try:
-                    return await super().get_response(path, scope)
+                    response = await super().get_response(path, scope)
                 except HTTPException as exc:
                     if exc.status_code != 404:
                         raise
                     return no_such(scope)
+                if response.status_code == 307:  # a directory's address without its slash
+                    response = await self.to_directory(path, scope)
+                return response
+
+            async def to_directory(self, path: str, scope: Any) -> Response:
+                """The redirect of a directory's address without its ``/`` (``/.``, ``/a/..``):
+                to the directory's own path, not to the URL Starlette builds of the request,
+                whose host is the request's ``Host`` header (any name under ``--host 0.0.0.0``)
+                and whose path keeps the dots."""
+                found, _ = await anyio.to_thread.run_sync(self.lookup_path, path)
+                if not found:  # (gone since)
+                    return no_such(scope)
+                inside = os.path.relpath(found, os.path.realpath(str(static)))
+                where = "" if inside == "." else quote(inside.replace(os.sep, "/")) + "/"
+                query = scope.get("query_string", b"").decode("latin-1")
+                to = scope.get("root_path", "") + "/" + where + ("?" + query if query else "")
+                return RedirectResponse(to, status_code=307)
 
         routes.append(Mount("/", app=AppFiles(directory=str(static), html=True), name="app"))
     # (the headers outermost: the Host check's refusals and CORS's answers say nosniff too)
