@@ -1559,3 +1559,78 @@ def test_a_directory_address_without_its_slash_redirects_to_the_directory_not_to
         assert b"x-content-type-options: nosniff" in headers, (target, out[:300])
     page = _raw(s, b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
     assert page.startswith(b"HTTP/1.1 200"), page[:300]
+
+
+def test_a_client_that_sends_part_of_a_request_is_timed_out_and_searches_are_not(server):
+    # An open item: uvicorn's h11 protocol has no timeout for a request's headers or body, so a
+    # client that sent part of a request (or nothing) held its connection for as long as it
+    # liked (200 of them held 12 s and more). Each wait below is a hang guard, not a timing.
+    import socket
+
+    s = server("--request-timeout", "0.5")
+    host, port = s.base.removeprefix("http://").split(":")
+
+    def opened() -> socket.socket:
+        return socket.create_connection((host, int(port)), timeout=20)
+
+    def rest(sock: socket.socket) -> bytes:
+        out = b""
+        while chunk := sock.recv(65536):
+            out += chunk
+        return out
+
+    with opened() as headers_cut, opened() as silent, opened() as body_cut:
+        headers_cut.sendall(b"GET /health HTTP/1.1\r\nHost: local")
+        body_cut.sendall(b'POST /api HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{"cmd"')
+        answer = rest(headers_cut)  # (the server closes each connection: recv gives b"")
+        assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
+        assert b"no whole request in 0.5 s" in answer and b"x-content-type-options: nosniff" in answer
+        assert rest(silent) == b"" and rest(body_cut) == b""
+    # a kept-alive connection whose requests each come whole is not cut between them
+    with opened() as kept:
+        for _ in range(3):
+            kept.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            got = b""
+            while b'"status":"ok"' not in got:
+                chunk = kept.recv(65536)
+                assert chunk, got
+                got += chunk
+            time.sleep(0.3)
+    # a search longer than the timeout is answered: the time is the client's to send, not ours
+    status, reply = s.post({"cmd": "solve", "id": 1, "position": FULL, "time_ms": 1200})
+    assert status == 200 and reply["id"] == 1 and reply["best"] and reply["seconds"] > 0.5, reply
+    # a WebSocket is timed out neither after its handshake nor between its messages
+    with connect(s.ws_url) as ws:
+        time.sleep(1.2)
+        ws.send(json.dumps({"cmd": "ping", "id": 2}))
+        assert ws_recv(ws)["id"] == 2
+    assert s.get("/health")[0] == 200
+
+
+@pytest.mark.parametrize("given", ["0", "-1", "3601", "nan", "x"])
+def test_serve_refuses_a_request_timeout_out_of_its_range(given):
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "serve", "--port", "0", "--request-timeout", given],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and f"bad seconds {given!r}: expected a number in (0, 3600]" in out.stderr
+
+
+def test_the_request_timeout_setting_is_checked_and_the_clis_default_is_the_servers():
+    from scopa.server import MAX_REQUEST_TIMEOUT, REQUEST_TIMEOUT, ServerConfig
+
+    assert (
+        ServerConfig().request_timeout == REQUEST_TIMEOUT
+        and ServerConfig(request_timeout=3600).request_timeout
+    )
+    for bad in (0, -1.0, MAX_REQUEST_TIMEOUT + 1, float("nan"), True, "30", None):
+        with pytest.raises(
+            scopa.OptionError, match=r"bad request_timeout .*: expected seconds in \(0, 3600\]"
+        ):
+            ServerConfig(request_timeout=bad)  # type: ignore[arg-type]
+    shown = subprocess.run(
+        [sys.executable, "-m", "scopa", "serve", "--help"], capture_output=True, text=True, timeout=60
+    ).stdout
+    assert f"(default {REQUEST_TIMEOUT:g}; at most {MAX_REQUEST_TIMEOUT:g})" in " ".join(shown.split())

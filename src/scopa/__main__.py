@@ -548,6 +548,7 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
         raise ScopaError(
             f"scopa serve needs the server extra: pip install '.[server]' from a clone ({exc})"
         ) from None
+    timeout = {} if args.request_timeout is None else {"request_timeout": args.request_timeout}
     config = ServerConfig(
         max_time=args.max_time or None,
         workers=args.workers,
@@ -556,6 +557,7 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
         max_queued=args.max_queued,
         cors_origins=tuple(args.cors or ()),
         hosts=tuple(args.allow_host or ()),
+        **timeout,
     )
     return run(args.host, args.port, config, log_level=args.log_level)
 
@@ -642,6 +644,14 @@ def _seconds(text: str) -> float:
     value = _float(text)
     if not 0 <= value <= 1e6:
         raise argparse.ArgumentTypeError(f"bad seconds {text!r}: expected a number in 0..1e6")
+    return value
+
+
+def _request_timeout(text: str) -> float:
+    """An argparse type: ``scopa serve --request-timeout``'s seconds, in (0, 3600]."""
+    value = _float(text)
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"bad seconds {text!r}: expected a number in (0, 3600]")
     return value
 
 
@@ -919,6 +929,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_count(MAX_LINE),
         default=64 * 1024,
         help=f"largest request (default 65536; at most {MAX_LINE}, the protocol's longest line)",
+    )
+    srv.add_argument(
+        "--request-timeout",
+        type=_request_timeout,
+        metavar="SECONDS",
+        # (scopa.server.REQUEST_TIMEOUT: that module is not imported but for scopa serve)
+        help="time a client may take to send a whole HTTP request (default 30; at most 3600)",
     )
     srv.add_argument(
         "--max-in-flight", type=_positive, default=8, help="unanswered requests per connection (default 8)"

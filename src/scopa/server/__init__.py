@@ -64,7 +64,16 @@ from scopa.protocol import (
 )
 from scopa.version import __version__
 
-__all__ = ["CONTENT_SECURITY_POLICY", "INLINE_BYTES", "SHUTDOWN_GRACE", "ServerConfig", "create_app", "run"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "INLINE_BYTES",
+    "MAX_REQUEST_TIMEOUT",
+    "REQUEST_TIMEOUT",
+    "SHUTDOWN_GRACE",
+    "ServerConfig",
+    "create_app",
+    "run",
+]
 
 log = logging.getLogger("scopa.server")
 
@@ -94,6 +103,11 @@ _INLINE_COMMANDS = (*INSTANT, "stop")
 SHUTDOWN_GRACE = 5
 #: How long shutdown waits for the stopped searches' replies to go out, seconds at most.
 REPLY_GRACE = 1.0
+#: The default of :attr:`ServerConfig.request_timeout`: seconds a client may take to send a
+#: whole HTTP request (its headers and its body), counted from the connection's start or from
+#: the end of the response before; the longest :data:`MAX_REQUEST_TIMEOUT`.
+REQUEST_TIMEOUT = 30.0
+MAX_REQUEST_TIMEOUT = 3600.0
 
 
 @dataclass(frozen=True)
@@ -114,9 +128,15 @@ class ServerConfig:
             a request reaching a loopback address may give in its ``Host`` header (a name
             of ``/etc/hosts`` for 127.0.0.1, a reverse proxy's public name); without a port,
             in any case.
+        request_timeout: seconds a client may take to send a whole HTTP request, headers
+            and body, from the connection's start or the end of the response before (a
+            WebSocket's handshake too; not its messages, nor the time a search takes): a
+            client slower than that is answered 408 (or, during its body, just closed), so
+            clients that send part of a request and wait cannot hold connections for ever.
 
-    Each number is an int >= 1 (``max_time`` seconds in (0, 1e6] or None); ``workers`` at
-    most 256; ``max_request_bytes`` at most 1 MiB, the protocol's longest line (:data:`MAX_LINE`).
+    Each number is an int >= 1 (``max_time`` seconds in (0, 1e6] or None, ``request_timeout``
+    seconds in (0, 3600]); ``workers`` at most 256; ``max_request_bytes`` at most 1 MiB, the
+    protocol's longest line (:data:`MAX_LINE`).
     """
 
     max_time: float | None = DEFAULT_MAX_TIME
@@ -126,9 +146,17 @@ class ServerConfig:
     max_queued: int = 64
     cors_origins: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()
+    request_timeout: float = REQUEST_TIMEOUT
 
     def __post_init__(self) -> None:
         check_max_time(self.max_time, OptionError)  # (the engine's range: the protocol refused more)
+        timeout = self.request_timeout
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not 0 < timeout <= MAX_REQUEST_TIMEOUT
+        ):
+            raise OptionError(f"bad request_timeout {show(timeout)}: expected seconds in (0, 3600]")
         for name, most in (("workers", MAX_WORKERS), ("max_request_bytes", MAX_LINE), ("max_in_flight", None),
                            ("max_queued", None)):  # fmt: skip
             value = getattr(self, name)
@@ -879,7 +907,7 @@ def run(
         # made the server hold 3 GB)
         ws_per_message_deflate=False,
         ws=_ws_protocol(),
-        http=_http_protocol(),
+        http=_http_protocol(cfg.request_timeout),
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
@@ -922,16 +950,73 @@ def _ws_protocol() -> Any:
     return Protocol
 
 
-def _http_protocol() -> Any:
+def _http_protocol(request_timeout: float = REQUEST_TIMEOUT) -> Any:
     """uvicorn's h11 HTTP protocol, made to hand a WebSocket the bytes that came after its
     handshake: uvicorn (0.55) rebuilt the handshake alone for the WebSocket protocol, so the
     frames a client sent in the same packet (it need not wait for the 101 to be read) were
     lost, and so were the replies to them. httptools' protocol, uvicorn's choice when
-    installed, loses them too: this one is used whatever is installed."""
+    installed, loses them too: this one is used whatever is installed.
+
+    It also times requests out (:attr:`ServerConfig.request_timeout`): uvicorn's h11 protocol
+    has no timeout for a request's headers or body, so a client that sent part of a request
+    (or nothing after connecting) held its connection for as long as it liked, and a few
+    thousand such clients every descriptor the server had."""
+    import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class Protocol(H11Protocol):
+        request_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self.watch()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self.watch()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self.watch()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.unwatch()
+            super().connection_lost(exc)
+
+        def watch(self) -> None:
+            """Time the request being sent, if one is (the client's turn: its request line,
+            headers or body); else no timer (a response being made or sent, a WebSocket)."""
+            sending = self.conn.their_state in (h11.IDLE, h11.SEND_BODY)
+            if not sending or self.transport.is_closing() or self.transport.get_protocol() is not self:
+                self.unwatch()
+            elif self.request_timer is None:
+                self.request_timer = self.loop.call_later(request_timeout, self.timed_out)
+
+        def unwatch(self) -> None:
+            if self.request_timer is not None:
+                self.request_timer.cancel()
+                self.request_timer = None
+
+        def timed_out(self) -> None:
+            self.request_timer = None
+            if self.transport.is_closing() or self.transport.get_protocol() is not self:
+                return
+            if (
+                self.conn.their_state is h11.IDLE
+                and self.conn.trailing_data[0]
+                and self.conn.our_state is h11.IDLE
+            ):
+                # (part of a request line or headers, no app called yet: say why before closing)
+                body = f"408 Request Timeout: no whole request in {request_timeout:g} s\n".encode()
+                self.transport.write(
+                    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                    b"x-content-type-options: nosniff\r\nconnection: close\r\n"
+                    b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+                )
+            self.transport.close()
+
         def handle_websocket_upgrade(self, event: Any) -> None:
+            self.unwatch()
             rest = bytes(self.conn.trailing_data[0])  # (what h11 read past the handshake)
             super().handle_websocket_upgrade(event)
             websocket: Any = self.transport.get_protocol()
