@@ -595,6 +595,32 @@ def test_play_out_refuses_what_is_not_a_function_before_any_play():
     assert m.state.history == () and m.hands == ()
 
 
+def test_play_out_keeps_the_plays_made_before_choose_fails_and_undo_takes_them_back():
+    # (its docstring: each play is made as play() makes it; the error propagates)
+    m = Match("scopa", seed=9)
+    asked: list[State] = []
+
+    def choose(s: State) -> str:
+        asked.append(s)
+        if len(asked) == 4:
+            return str(min(s.hands[1 - s.turn]))  # (a card of the other hand)
+        return str(s.legal_moves()[0])
+
+    with pytest.raises(scopa.IllegalMoveError):
+        m.play_out(choose)
+    assert len(m.state.history) == 3 and m.state == asked[-1]
+    for _ in range(3):
+        m.undo()
+    assert m.state == asked[0] and m.state.history == ()
+
+    def fails(s: State) -> str:
+        raise KeyError("the player's own error")
+
+    with pytest.raises(KeyError, match="own error"):
+        m.play_out(fails)
+    assert m.state == asked[0]
+
+
 def test_a_match_jsons_position_is_checked_against_its_hands():
     # (mutation testing of match.py: each of these was refused by a later check or a NameError)
     m = Match(Rules.preset("scopa", target=1), seed=3)

@@ -276,7 +276,12 @@ class Match:
     def play_out(self, choose: Callable[[State], Move | str]) -> int:
         """Play the rest of the match, asking ``choose(state)`` for every move; return the
         winner. A match that stops undecided at :data:`MAX_HANDS` raises :class:`IllegalMoveError`
-        naming the limit, as :meth:`play` does, without asking ``choose`` about the hand over."""
+        naming the limit, as :meth:`play` does, without asking ``choose`` about the hand over.
+
+        Each play is made as :meth:`play` makes it, one at a time: when ``choose`` raises, or
+        gives a move that is not legal (:class:`IllegalMoveError`), the error propagates and the
+        plays made before it stand (the match is where ``choose`` was asked; :meth:`undo` takes
+        them back one by one)."""
         if not callable(choose):
             raise OptionError(f"bad choose {show(choose)}: expected a function (state) -> move")
         while not self.is_over:
