@@ -131,8 +131,9 @@ class ServerConfig:
         request_timeout: seconds a client may take to send a whole HTTP request, headers
             and body, from the connection's start or the end of the response before (a
             WebSocket's handshake too; not its messages, nor the time a search takes): a
-            client slower than that is answered 408 (or, during its body, just closed), so
-            clients that send part of a request and wait cannot hold connections for ever.
+            client slower than that is answered 408 and closed (one that sent nothing,
+            closed), so clients that send part of a request and wait cannot hold connections
+            for ever.
 
     Each number is an int >= 1 (``max_time`` seconds in (0, 1e6] or None, ``request_timeout``
     seconds in (0, 3600]); ``workers`` at most 256; ``max_request_bytes`` at most 1 MiB, the
@@ -1001,12 +1002,10 @@ def _http_protocol(request_timeout: float = REQUEST_TIMEOUT) -> Any:
             self.request_timer = None
             if self.transport.is_closing() or self.transport.get_protocol() is not self:
                 return
-            if (
-                self.conn.their_state is h11.IDLE
-                and self.conn.trailing_data[0]
-                and self.conn.our_state is h11.IDLE
-            ):
-                # (part of a request line or headers, no app called yet: say why before closing)
+            begun = self.conn.their_state is h11.SEND_BODY or bool(self.conn.trailing_data[0])
+            if begun and self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+                # (part of a request, and no response begun: say why before closing; an app
+                # waiting for the body is told the client is gone, its answer dropped)
                 body = f"408 Request Timeout: no whole request in {request_timeout:g} s\n".encode()
                 self.transport.write(
                     b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
