@@ -1638,3 +1638,91 @@ def test_the_request_timeout_setting_is_checked_and_the_clis_default_is_the_serv
         [sys.executable, "-m", "scopa", "serve", "--help"], capture_output=True, text=True, timeout=60
     ).stdout
     assert f"(default {REQUEST_TIMEOUT:g}; at most {MAX_REQUEST_TIMEOUT:g})" in " ".join(shown.split())
+
+
+#: A server whose JSON writer, for a reply whose id starts with "slow", says so on standard error
+#: and then waits for a file to exist (30 s at most): a reply that takes as long as the test likes
+#: to write, and a point the test knows the writing has reached.
+_SLOW_WRITER = """
+import os, sys, time
+import scopa.jsonio as jsonio
+real, gate = jsonio.dumps, sys.argv.pop(1)
+def dumps(obj):
+    if isinstance(obj, dict) and str(obj.get("id", "")).startswith("slow"):
+        print("writing", obj["id"], file=sys.stderr, flush=True)
+        end = time.monotonic() + 30
+        while not os.path.exists(gate) and time.monotonic() < end:
+            time.sleep(0.01)
+    return real(obj)
+jsonio.dumps = dumps
+from scopa.__main__ import main
+sys.exit(main(["serve", "--port", "0", "--log-level", "warning"]))
+"""
+
+
+def test_replies_are_written_off_the_event_loop_so_a_long_one_holds_up_no_other(tmp_path):
+    # An open item: a reply's JSON was written on the event loop, so megabytes of replies (a
+    # match's record, a review) held up every other client's replies (a ping 0.41 s during
+    # 12 MB). Now a reply is written in the thread that made it; only ping's and hello's (tiny)
+    # on the loop. Each reply below waits at its writing until the test has had its answers.
+    import threading
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_WRITER, str(tmp_path / "gate")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        base = proc.stdout.readline().split("listening on ")[1].strip()
+        for n, (kind, req) in enumerate(
+            [
+                ("ws", {"cmd": "legal", "id": "slow-legal", "position": SMALL}),
+                ("ws", {"cmd": "solve", "id": "slow-solve", "position": SMALL}),
+                ("http", {"cmd": "legal", "id": "slow-legal", "position": SMALL}),
+                ("http", {"cmd": "solve", "id": "slow-solve", "position": SMALL}),
+            ]
+        ):
+            gate = tmp_path / "gate"
+            gate.unlink(missing_ok=True)
+            got: list[dict[str, Any]] = []
+            if kind == "ws":
+                with connect(base.replace("http://", "ws://") + "/ws") as ws:
+                    ws.send(json.dumps(req))
+                    assert proc.stderr.readline().split() == ["writing", req["id"]]
+                    ws.send(json.dumps({"cmd": "ping", "id": n}))
+                    got.append(ws_recv(ws, timeout=20))  # (the loop held up: no pong for 30 s)
+                    with connect(base.replace("http://", "ws://") + "/ws") as other:
+                        other.send(json.dumps({"cmd": "legal", "id": "other", "position": SMALL}))
+                        got.append(ws_recv(other, timeout=20))
+                    gate.touch()
+                    got.append(ws_recv(ws, timeout=20))
+            else:
+                slow: list[Any] = []
+                post = urllib.request.Request(base + "/api", data=json.dumps(req).encode())
+
+                def ask(post: Any = post, slow: list[Any] = slow) -> None:
+                    slow.append(json.loads(urllib.request.urlopen(post, timeout=30).read()))
+
+                t = threading.Thread(target=ask)
+                t.start()
+                assert proc.stderr.readline().split() == ["writing", req["id"]]
+                with urllib.request.urlopen(base + "/health", timeout=20) as r:
+                    got.append({"id": "health", **json.loads(r.read())})
+                other = urllib.request.Request(
+                    base + "/api",
+                    data=json.dumps({"cmd": "legal", "id": "other", "position": SMALL}).encode(),
+                )
+                got.append(json.loads(urllib.request.urlopen(other, timeout=20).read()))
+                gate.touch()
+                t.join(30)
+                got += slow
+            assert [g["id"] for g in got] == [n if kind == "ws" else "health", "other", req["id"]], (
+                kind,
+                got,
+            )
+            assert "error" not in got[-1] and got[-1]["id"] == req["id"], got[-1]
+    finally:
+        proc.terminate()
+        proc.wait(10)
