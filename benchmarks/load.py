@@ -11,6 +11,11 @@ Run: ``python benchmarks/load.py --clients 50 --hands 2 --workers 2 --time-ms 50
 ``--http-pings N`` also sends N ``ping`` requests one after another on one kept-alive HTTP
 connection to ``POST /api`` and prints their median round trip (each was about 44 ms while the
 server left Nagle's algorithm on; well under 1 ms since).
+
+``--slow-clients N`` first opens N connections that each send half a request line and wait,
+asks ``/health`` meanwhile, and prints how the server answered them and when the last was
+closed (``--request-timeout``, the server's, decides when): run
+``python benchmarks/load.py --clients 0 --slow-clients 500 --request-timeout 2``.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.request
 from typing import Any
 
 from websockets.asyncio.client import connect
@@ -95,6 +101,36 @@ def http_pings(address: str, n: int) -> None:
     )
 
 
+def slow_clients(address: str, n: int) -> None:
+    """``n`` connections that each send half a request line and wait for the server to end them."""
+    import socket
+
+    host, port = address.rsplit(":", 1)
+    t0 = time.perf_counter()
+    socks = []
+    for _ in range(n):
+        sock = socket.create_connection((host, int(port)), timeout=120)
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: local")
+        socks.append(sock)
+    t = time.perf_counter()
+    with urllib.request.urlopen(f"http://{address}/health", timeout=60) as r:
+        r.read()
+    health = time.perf_counter() - t
+    answers: dict[str, int] = {}
+    for sock in socks:
+        got = b""
+        while chunk := sock.recv(65536):
+            got += chunk
+        status = got.split(b"\r\n", 1)[0].decode() or "closed without an answer"
+        answers[status] = answers.get(status, 0) + 1
+        sock.close()
+    print(
+        f"{n} clients sending half a request line: {answers}; the last closed "
+        f"{time.perf_counter() - t0:.2f} s after the first connected; "
+        f"/health meanwhile {1000 * health:.1f} ms"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", type=int, default=50)
@@ -102,11 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--time-ms", type=float, default=50)
     ap.add_argument("--http-pings", type=int, default=0, help="pings on one kept-alive HTTP connection")
+    ap.add_argument("--slow-clients", type=int, default=0, help="connections that send half a request")
+    ap.add_argument("--request-timeout", type=float, default=30.0, help="the server's (scopa serve's)")
     args = ap.parse_args(argv)
     server = subprocess.Popen(
         [
             sys.executable, "-m", "scopa", "serve", "--port", "0", "--workers", str(args.workers),
-            "--max-in-flight", "8", "--max-queued", str(4 * args.clients), "--log-level", "warning",
+            "--max-in-flight", "8", "--max-queued", str(max(1, 4 * args.clients)), "--log-level", "warning",
+            "--request-timeout", str(args.request_timeout),
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -116,8 +155,13 @@ def main(argv: list[str] | None = None) -> int:
         line = server.stdout.readline()
         url = line.split("listening on ")[1].strip().replace("http://", "ws://") + "/ws"
         time.sleep(1.0)
+        address = url.removeprefix("ws://").removesuffix("/ws")
+        if args.slow_clients:
+            slow_clients(address, args.slow_clients)
         if args.http_pings:
-            http_pings(url.removeprefix("ws://").removesuffix("/ws"), args.http_pings)
+            http_pings(address, args.http_pings)
+        if not args.clients:
+            return 0
         stats = asyncio.run(main_async(args, url))
     finally:
         server.terminate()

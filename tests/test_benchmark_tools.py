@@ -2,11 +2,13 @@
 maximum-likelihood fit (opponent_fit.py), the references that see hidden cards
 (information.py), the levels' ratings and move times (levels.py), mutation testing of the tests
 (mutation.py), the PIMC variants
-screened against PIMC (pimc_variants.py), how fast the searches stop (stopping.py), and what a
-stop flag alone costs a search (flag_only.py)."""
+screened against PIMC (pimc_variants.py), how fast the searches stop (stopping.py), what a
+stop flag alone costs a search (flag_only.py), the server's memory over many requests
+(soak.py) and its slow clients (load.py)."""
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import math
@@ -31,11 +33,13 @@ import fuzz  # noqa: E402
 import greedy_tune  # noqa: E402
 import information  # noqa: E402
 import levels  # noqa: E402
+import load  # noqa: E402
 import mutation  # noqa: E402
 import opponent_fit  # noqa: E402
 import pimc_variants  # noqa: E402
 import report  # noqa: E402
 import review as review_bench  # noqa: E402  (benchmarks/review.py)
+import soak  # noqa: E402
 import stopping  # noqa: E402
 import strength  # noqa: E402
 
@@ -545,3 +549,39 @@ def test_mutation_testing_gives_its_copy_the_compiled_core_this_python_imports(t
         assert (tmp_path / built[0]).stat().st_mtime_ns == before
     else:
         assert built == [] or all(name.startswith("_core.") for name in built)
+
+
+def test_the_slope_is_the_least_squares_one():
+    assert soak.slope([(0, 100), (10, 120), (20, 140)]) == pytest.approx(2.0)
+    assert soak.slope([(0, 5), (1, 7), (2, 5), (3, 7)]) == pytest.approx(0.4)
+    assert soak.slope([(0, 100)]) == 0.0 and soak.slope([(3, 1), (3, 9)]) == 0.0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize(("cmd", "via"), [("solve", "http"), ("bestmove", "ws")])
+def test_the_soak_reads_the_servers_memory_between_whole_requests(cmd, via, capsys):
+    pytest.importorskip("uvicorn")
+    settings = argparse.Namespace(requests=60, warmup=10, every=20, cmd=cmd, via=via)
+    readings = soak.soak(settings)
+    assert [n for n, _ in readings] == [0, 20, 40, 60]
+    assert all(20 * 2**20 < b < 2**31 for _, b in readings), readings  # (a Python server's RSS)
+    out = capsys.readouterr().out
+    assert f"60 {cmd} requests over {via} (after 10 to warm up)" in out and "bytes a request" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "say"),
+    [(["--requests", "0"], "bad --requests 0"), (["--every", "-1"], "bad --every -1"),
+     (["--warmup", "-1"], "bad --warmup -1"), (["--cmd", "quit"], "invalid choice: 'quit'")],
+)  # fmt: skip
+def test_soak_refuses_a_bad_setting_before_the_server_starts(argv, say, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        soak.main(argv)
+    assert stopped.value.code == 2 and say in capsys.readouterr().err
+
+
+def test_load_ends_its_slow_clients_through_the_servers_request_timeout(capsys):
+    pytest.importorskip("uvicorn")
+    assert load.main(["--clients", "0", "--slow-clients", "3", "--request-timeout", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "3 clients sending half a request line: {'HTTP/1.1 408 Request Timeout': 3}" in out, out
