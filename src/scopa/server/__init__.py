@@ -133,7 +133,8 @@ class ServerConfig:
             WebSocket's handshake too; not its messages, nor the time a search takes): a
             client slower than that is answered 408 and closed (one that sent nothing,
             closed), so clients that send part of a request and wait cannot hold connections
-            for ever.
+            for ever. Kept by :func:`run` (``scopa serve``), whose HTTP protocol it is: the
+            app of :func:`create_app` served by another server has that server's timeouts.
 
     Each number is an int >= 1 (``max_time`` seconds in (0, 1e6] or None, ``request_timeout``
     seconds in (0, 3600]); ``workers`` at most 256; ``max_request_bytes`` at most 1 MiB, the
