@@ -4,7 +4,7 @@ maximum-likelihood fit (opponent_fit.py), the references that see hidden cards
 (mutation.py), the PIMC variants
 screened against PIMC (pimc_variants.py), how fast the searches stop (stopping.py), what a
 stop flag alone costs a search (flag_only.py), the server's memory over many requests
-(soak.py) and its slow clients (load.py)."""
+(soak.py), its slow clients (load.py) and its long replies (loop_gap.py)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ import greedy_tune  # noqa: E402
 import information  # noqa: E402
 import levels  # noqa: E402
 import load  # noqa: E402
+import loop_gap  # noqa: E402
 import mutation  # noqa: E402
 import opponent_fit  # noqa: E402
 import pimc_variants  # noqa: E402
@@ -585,3 +586,13 @@ def test_load_ends_its_slow_clients_through_the_servers_request_timeout(capsys):
     assert load.main(["--clients", "0", "--slow-clients", "3", "--request-timeout", "0.5"]) == 0
     out = capsys.readouterr().out
     assert "3 clients sending half a request line: {'HTTP/1.1 408 Request Timeout': 3}" in out, out
+
+
+def test_loop_gap_times_both_writers_on_the_same_text(capsys):
+    assert loop_gap.main(["--plays", "300", "--runs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "a reply of 300 plays" in out and "| `dumps` |" in out and "| `dumps_in_pieces` |" in out
+    assert len(scopa.jsonio.dumps(loop_gap.reply(300))) > 300 * 100  # (about 113 characters a play)
+    with pytest.raises(SystemExit) as stopped:
+        loop_gap.main(["--runs", "0"])
+    assert stopped.value.code == 2 and "bad --runs 0" in capsys.readouterr().err

@@ -83,6 +83,75 @@ def test_dumps_refuses_a_container_holding_itself_by_a_scopa_error():
         jsonio.dumps({"a": loop})
 
 
+_JSON_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=5),
+)
+
+
+def _json_values(leaves: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    # (lists and objects of up to 150 items: past dumps_in_pieces' 64, a long list's pieces)
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=150),
+            st.lists(inner, max_size=150).map(tuple),
+            st.dictionaries(st.text(max_size=4), inner, max_size=80),
+        ),
+        max_leaves=400,
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_values(_JSON_LEAVES))
+def test_dumps_in_pieces_writes_what_dumps_writes(value):
+    assert jsonio.dumps_in_pieces(value) == jsonio.dumps(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": [1.0] * 100 + [float("nan")]},
+        [[0] * 100, {"x": [float("inf")] * 70}],
+        {"a": [{1, 2}] * 70},
+        {"a": [0] * 70, 3: "an int key"},
+        {"a": [0] * 70, True: "a bool key"},
+        [10**5000] * 70,
+    ],
+)
+def test_dumps_in_pieces_fails_as_dumps_fails_or_writes_as_it_writes(value):
+    # (a value dumps refuses anywhere in a long list: the same JSONOutputError naming it; keys
+    # json spells its own way, left to dumps whole)
+    try:
+        expected = jsonio.dumps(value)
+    except jsonio.JSONOutputError as exc:
+        with pytest.raises(jsonio.JSONOutputError) as info:
+            jsonio.dumps_in_pieces(value)
+        assert str(info.value) == str(exc)
+    else:
+        assert jsonio.dumps_in_pieces(value) == expected
+
+
+def test_dumps_in_pieces_writes_a_long_list_in_calls_of_bounded_length(monkeypatch):
+    # each call of the C encoder holds the GIL until it returns: a reply of megabytes written in
+    # one held the server's event loop for its whole length (0.4 s for 10 MB)
+    play = {"seat": 0, "move": "7dx3c4s", "values": {"7dx3c4s": 1.25, "2c": -0.5}, "loss": 0.125}
+    reply = {"id": 1, "result": {"plays": [play] * 20_000, "hands": [[play] * 300] * 30}}
+    written: list[int] = []
+    real = jsonio._ENCODER.encode
+    monkeypatch.setattr(jsonio._ENCODER, "encode", lambda o: written.append(len(t := real(o))) or t)
+    text = jsonio.dumps_in_pieces(reply)
+    assert text == jsonio.dumps(reply) and len(text) > 2_000_000
+    assert len(written) > 50 and max(written) <= 2 * jsonio.PIECE_CHARS, (len(written), max(written))
+    loop: list[object] = [0] * 70
+    loop.append(loop)
+    with pytest.raises(jsonio.JSONOutputError, match="holds itself"):
+        jsonio.dumps_in_pieces({"a": loop})
+
+
 def test_dumps_says_what_json_refused_when_no_number_is_at_fault():
     # an int too long for Python to write (over 4,300 digits) is json's ValueError too: it was
     # said to be "a container in it holds itself", which nothing was

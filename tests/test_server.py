@@ -1646,7 +1646,7 @@ def test_the_request_timeout_setting_is_checked_and_the_clis_default_is_the_serv
 _SLOW_WRITER = """
 import os, sys, time
 import scopa.jsonio as jsonio
-real, gate = jsonio.dumps, sys.argv.pop(1)
+real, gate = jsonio.dumps_in_pieces, sys.argv.pop(1)
 def dumps(obj):
     if isinstance(obj, dict) and str(obj.get("id", "")).startswith("slow"):
         print("writing", obj["id"], file=sys.stderr, flush=True)
@@ -1654,7 +1654,7 @@ def dumps(obj):
         while not os.path.exists(gate) and time.monotonic() < end:
             time.sleep(0.01)
     return real(obj)
-jsonio.dumps = dumps
+jsonio.dumps_in_pieces = dumps
 from scopa.__main__ import main
 sys.exit(main(["serve", "--port", "0", "--log-level", "warning"]))
 """

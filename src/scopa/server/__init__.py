@@ -506,10 +506,11 @@ def _cheap(protocol: Protocol, req: Request) -> dict[str, Any]:
 
 
 def _cheap_text(protocol: Protocol, req: Request) -> str:
-    """:func:`_cheap`'s reply as JSON text, made in the thread that runs it: a reply can be
-    megabytes (a match's record, a review), and written on the event loop it held up every
-    other client's replies (a ping 0.41 s during 12 MB of replies)."""
-    return jsonio.dumps(_cheap(protocol, req))
+    """:func:`_cheap`'s reply as JSON text, made in the thread that runs it and in pieces
+    (:func:`scopa.jsonio.dumps_in_pieces`): a reply can be megabytes (a match's record, a
+    review), and written on the event loop, or in one call of the C encoder, which holds the
+    GIL, it held up every other client's replies (a ping 0.41 s during 12 MB of replies)."""
+    return jsonio.dumps_in_pieces(_cheap(protocol, req))
 
 
 async def _parse(protocol: Protocol, data: str | bytes, size: int) -> Request:
@@ -569,8 +570,8 @@ def create_app(config: ServerConfig | None = None) -> Any:
         return Response(text, status_code=status, media_type="application/json", headers=headers)
 
     async def encoded(reply: dict[str, Any]) -> str:
-        """``reply``'s JSON text, made in a thread (:func:`_cheap_text`)."""
-        return await asyncio.get_running_loop().run_in_executor(None, jsonio.dumps, reply)
+        """``reply``'s JSON text, made in a thread and in pieces (:func:`_cheap_text`)."""
+        return await asyncio.get_running_loop().run_in_executor(None, jsonio.dumps_in_pieces, reply)
 
     async def api(request: HTTPRequest) -> Response:
         if request.method != "POST":  # (not the browser app's 404: /api is the engine's)
