@@ -70,6 +70,35 @@ def test_deal_bad_seed():
         State.deal("scopa", seed=-3)
 
 
+def test_deal_defaults_to_dealer_0_so_seat_1_leads():
+    # RULES §2: the first player is the seat after the dealer; dealer 0 unless one is given
+    s = State.deal("scopa", seed=1)
+    assert (s.dealer, s.turn) == (0, 1) and s == State.deal("scopa", seed=1, dealer=0)
+
+
+def test_deal_without_a_seed_draws_one_in_the_seeds_range(monkeypatch):
+    # (seed=None draws a random seed: the largest draw is a seed deal takes, 2**64-1)
+    import secrets
+
+    monkeypatch.setattr(secrets, "randbits", lambda bits: (1 << bits) - 1)
+    assert State.deal("scopa") == State.deal("scopa", seed=2**64 - 1)
+
+
+@pytest.mark.parametrize("game", ["scopa4", "scopone"])
+def test_deal_hands_the_blocks_out_in_order_of_play(game):
+    # RULES §2: seats are numbered in order of play and the seat after the dealer plays first;
+    # it gets the deal's first block, the seat after it the second, and so on (the seeds'
+    # deals, and so the records that replay them, depend on it)
+    import scopa_core
+
+    r = Rules.preset(game)
+    for dealer in range(4):
+        s = State.deal(r, seed=5, dealer=dealer)
+        blocks, table, stock = scopa_core.deal(4, r.hand_size, r.table_size, r.core_options, 5)
+        assert [s._hands[(dealer + 1 + i) % 4] for i in range(4)] == list(blocks), dealer
+        assert (s._table, s._stock) == (table, tuple(stock))
+
+
 # ---------------------------------------------------------------- moves, RULES §3
 
 
@@ -158,6 +187,32 @@ def test_state_is_immutable_and_hashable():
     assert len({s, State.deal("scopa", seed=1)}) == 1
     assert pickle.loads(pickle.dumps(s)) == s
     assert eval(repr(s), {"State": State}) == s
+    # (a State is never equal to what is not one, and leaves the comparison to the other side)
+    from unittest.mock import ANY
+
+    assert (s == s.to_string()) is False and (s != s.to_string()) is True
+    assert s == ANY
+
+
+def test_str_of_a_state_shows_the_hands_table_stock_and_each_teams_pile():
+    s = State.deal("scopa", seed=1).play("3dx3c")
+    assert str(s) == (
+        "scopa, seat 0 to move\n"
+        "  hand 0: Qc 7s Qs\n"
+        "  hand 1: 2c 7c\n"
+        "  table: 5s Ks 6b\n"
+        "  stock: 30 cards\n"
+        "  team 0: 0 cards, 0 scope\n"
+        "  team 1: 2 cards, 0 scope"
+    )
+
+
+def test_undo_of_a_state_without_plays_is_refused():
+    s = State.deal("scopa", seed=1)
+    for start in (s, State.from_string(s.play("3dx3c").to_string())):
+        with pytest.raises(scopa.PositionError, match="nothing to undo: no play is recorded before"):
+            start.undo()
+    assert s.play("3dx3c").undo() == s
 
 
 # ---------------------------------------------------------------- scoring, RULES §4
@@ -201,6 +256,16 @@ def test_score_options():
 # ---------------------------------------------------------------- 4 players in teams, RULES §2
 
 
+def test_the_team_to_move_is_the_seats_team():
+    # RULES §2: seats 0 and 2 are team 0, seats 1 and 3 team 1
+    s = State.deal("scopone", seed=1, dealer=3)
+    teams = []
+    for _ in range(4):
+        teams.append((s.turn, s.team_to_move))
+        s = s.play(s.legal_moves()[0])
+    assert teams == [(0, 0), (1, 1), (2, 0), (3, 1)]
+
+
 def test_teams_of_four():
     s = pos(
         rules="scopone_scientifico", hands=[["7d"], ["2c"], ["3c"], ["4c"]], table=["7c"], turn=0, dealer=3
@@ -228,8 +293,29 @@ def test_teams_of_four():
         ({"hands": [[], []], "stock": ["Ad", "2d", "3d", "4d", "5d", "6d"]}, scopa.PositionError, "refills"),
         ({"hands": [["7d"], ["Kc"]], "last_capture": 2}, scopa.PositionError, "bad last_capture 2"),
         ({"hands": [["7d"], ["Kc"]], "dealer": 0}, scopa.PositionError, "dealer 0 means"),
+        ({"hands": [["7d"], ["Kc"]], "dealer": 2}, scopa.PositionError, "bad dealer 2"),
         ({"hands": [["7d"], ["Kc"]], "captured": [["Ad"], []]}, scopa.PositionError, "last_capture is null"),
-        ({"hands": [["7d"], ["Kc"]], "scope": [1, 0]}, scopa.PositionError, "empty pile"),
+        ({"hands": [["7d"], ["Kc"]], "captured": [[], ["Ad"]]}, scopa.PositionError, "last_capture is null"),
+        (
+            {"hands": [["7d"], ["Kc"]], "scope": [1, 0]},
+            scopa.PositionError,
+            "team 0 has 1 scope but an empty pile",
+        ),
+        (
+            {"hands": [["7d"], ["Kc"]], "captured": [["Ad"], []], "scope": [0, 1], "last_capture": 0},
+            scopa.PositionError,
+            "team 1 has 1 scope but an empty pile",
+        ),
+        (
+            {"hands": [["7d"], ["Kc"]], "captured": [[], ["Ad"]], "last_capture": 0},
+            scopa.PositionError,
+            "last_capture is team 0 but its pile is empty",
+        ),
+        (
+            {"hands": [["7d"], ["Kc"]], "captured": [["Ad"], []], "last_capture": 1},
+            scopa.PositionError,
+            "last_capture is team 1 but its pile is empty",
+        ),
         (  # RULES §2: scopone deals every card at once
             {"rules": "scopone", "hands": [["7d"], ["Kc"], ["Qc"], ["Jc"]], "stock": ["5d"]},
             scopa.PositionError,
@@ -260,9 +346,20 @@ def test_scope_is_at_most_one_a_play():
         State.from_json(d)
     with pytest.raises(scopa.PositionError, match=r"team 0 has 18 scope but has made 17 plays"):
         State.from_string("scopa 7d/Kc 3c4s - 5d/- 18/0 0 0 -")
+    with pytest.raises(scopa.PositionError, match=r"team 1 has 18 scope but has made 17 plays"):
+        State.from_string("scopa 7d/Kc 3c4s - -/5d 0/18 0 1 -")
+    assert State.from_string("scopa 7d/Kc 3c4s - -/5d 0/17 0 1 -").scope == (0, 17)
     s = State.from_string("scopa 7d/Kc 3c4s - 5d/- 17/0 0 0 -")
     t = s.play("7dx3c4s")
     assert t.scope == (18, 0) and State.from_string(t.to_string()) == t == State.from_json(t.to_json())
+
+
+def test_from_cards_defaults_to_a_position_before_any_capture():
+    # (only the hands and the turn are needed: no table, stock, piles or scope, no capture yet,
+    # the dealer unknown)
+    s = State.from_cards("scopa", [["7d"], ["Kc"]], turn=0)
+    assert (s.table, s.stock, s.captured, s.scope) == (set(), (), (set(), set()), (0, 0))
+    assert (s.last_capture, s.dealer) == (None, None)
 
 
 def test_from_cards_refuses_a_stock_or_piles_of_the_wrong_type():
@@ -576,6 +673,15 @@ def test_history_carried_along_equals_history_made_afresh():
         assert s.history == pickle.loads(pickle.dumps(s)).history
         assert all(type(m) is Move for _, m in s.history)
 
+    # a Move of a subclass played is recorded as the plain Move a history made afresh holds
+    class Spelled(Move):
+        pass
+
+    s = State.deal("scopa", seed=11)
+    assert s.history == ()
+    s = s.play(Spelled.parse(str(s.legal_moves()[0])))
+    assert [type(m) for _, m in s.history] == [Move]
+
 
 def _replayed_one_by_one(state, plays):
     """What State._replay gives, made with play one play at a time (its reference)."""
@@ -585,6 +691,17 @@ def _replayed_one_by_one(state, plays):
         except scopa.ScopaError as exc:
             return state, i, exc
     return state, len(plays), None
+
+
+def test_a_history_replayed_at_once_refuses_each_card_not_in_the_hand_as_play_does():
+    # (RULES §3: a seat plays a card of its hand; every card of the deck tried first, laid down
+    # and with each capture written, next to the cards of the hand and the table)
+    start = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    for card in scopa.DECK:
+        for move in (str(card), f"{card}x3c", f"{card}x3c4s", Move.parse(str(card))):
+            got, want = start._replay([move]), _replayed_one_by_one(start, [move])
+            assert got[:2] == want[:2] and got[0].history == want[0].history, move
+            assert (type(got[2]), str(got[2])) == (type(want[2]), str(want[2])), move
 
 
 @pytest.mark.parametrize("game", ["scopa", "scopone_scientifico", "scopa4"])
