@@ -977,6 +977,8 @@ def test_a_finished_hands_view_says_the_hand_is_over_to_every_seat():
         ({"rules": "scopa"}, "rules 'scopa': expected a scopa.Rules"),
         ({"hand_sizes": (3, 3, 3)}, r"hand_sizes \(3, 3, 3\): expected 2 ints"),
         ({"hand_sizes": (3, 2)}, "seat 1's hand holds 3 cards"),
+        ({"hand_sizes": None}, "hand_sizes None: expected 2 ints"),  # (not a TypeError when built)
+        ({"scope": None}, "scope None: expected two ints"),
         ({"scope": (40, 0)}, "team 0 has 40 scope but has made 0 play"),
         ({"dealer": 7}, "dealer 7"),
         ({"last_capture": 2}, "last_capture 2"),

@@ -257,13 +257,14 @@ def test_score_options():
 
 
 def test_the_team_to_move_is_the_seats_team():
-    # RULES §2: seats 0 and 2 are team 0, seats 1 and 3 team 1
+    # RULES §2: seats 0 and 2 are team 0, seats 1 and 3 team 1 (a seat's view says its team)
     s = State.deal("scopone", seed=1, dealer=3)
     teams = []
     for _ in range(4):
-        teams.append((s.turn, s.team_to_move))
+        teams.append((s.turn, s.team_to_move, s.view(s.turn).team))
         s = s.play(s.legal_moves()[0])
-    assert teams == [(0, 0), (1, 1), (2, 0), (3, 1)]
+    assert teams == [(0, 0, 0), (1, 1, 1), (2, 0, 0), (3, 1, 1)]
+    assert [State.deal("scopa", seed=1).view(seat).team for seat in (0, 1)] == [0, 1]
 
 
 def test_teams_of_four():
