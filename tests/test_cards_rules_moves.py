@@ -266,6 +266,8 @@ def test_move_parse_errors(bad):
         ("7dxx3c", "bad move '7dxx3c': captured cards 'x3c' are not whole cards"),
         ("7dx3cx4s", "bad move '7dx3cx4s': captured cards '3cx4s' are not whole cards"),
         ("Kc x Kd", "bad move 'Kc x Kd': captured cards ' Kd' are not whole cards"),
+        ("7dxzz", "bad move '7dxzz': unknown card 'zz': expected rank A234567JQK + suit dcsb, like '7d'"),
+        ("7dx3czz", "bad move '7dx3czz': unknown card 'zz': expected rank A234567JQK + suit dcsb, like '7d'"),
         ("7dX3c", "7dx3c"),
         ("7D", "7d"),
         ("7♦x3♥", "7dx3c"),
@@ -311,6 +313,7 @@ def test_cardset_pickles_copies_and_hashes_as_the_set_it_equals():
         (lambda: CardSet(3.5), "cards: expected a list of cards (Cards or card strings), got 3.5"),
         (lambda: CardSet(None), "expected a list of cards (Cards or card strings), got None"),
         (lambda: Move("7d", 5), "the captured cards: expected a list of cards"),
+        (lambda: Move("7d", ["3c", "7d"]), "bad move: 7d cannot capture itself"),
         (lambda: CardSet.parse("7d Kc 7d"), "duplicate card '7d' in cards: '7d Kc 7d'"),
         (lambda: Rules.from_json({"preset": "scopa", 1: True}), "option names are strings, got 1"),
         (lambda: Rules.preset("scopa").replace(game="scopa4"), "game 'scopa4' is not an option"),
@@ -338,6 +341,8 @@ def test_cards_and_moves_are_totally_ordered():
     assert m < n and m <= n and n > m and n >= m and not m >= n
     with pytest.raises(TypeError):
         assert a <= 3
+    with pytest.raises(TypeError):
+        assert m < 3
 
 
 @pytest.mark.parametrize(
@@ -349,11 +354,13 @@ def test_cards_and_moves_are_totally_ordered():
         (scopa.State.deal("scopa", seed=1), "_turn"),
     ],
 )
-def test_immutable_values_refuse_del(obj, attr):
+def test_immutable_values_refuse_del_and_set(obj, attr):
     # (a del went through: del Card.parse("7d").index emptied the deck's one 7d for the whole
     # process, and every later Card.parse("7d") failed with "no attribute 'index'")
     with pytest.raises(AttributeError, match="immutable"):
         delattr(obj, attr)
+    with pytest.raises(AttributeError, match="immutable"):
+        setattr(obj, attr, None)
     assert getattr(obj, attr) is not None
     assert str(Card.parse("7d")) == "7d" and Card.parse("7d").index == 6
 
