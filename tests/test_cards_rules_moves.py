@@ -33,6 +33,11 @@ def test_card_values():
     assert [c.primiera_value for c in scopa.DECK[:10]] == [16, 12, 13, 14, 15, 18, 21, 10, 10, 10]
     c = Card.parse("Qs")
     assert (c.suit, c.rank, c.suit_name) == ("s", "Q", "swords")
+    # every card's suit, in index order: Ad..Kd coins, then cups, swords, clubs
+    names = ["coins", "cups", "swords", "clubs"]
+    assert [(c.suit, c.suit_name) for c in scopa.DECK] == [
+        (s, n) for s, n in zip("dcsb", names, strict=True) for _ in range(10)
+    ]
 
 
 def test_card_repr_pastes_back():
@@ -65,6 +70,7 @@ def test_bits_takes_card_masks_only():
     from scopa.card import bits
 
     assert list(bits(0b1010)) == list(bits(np.int64(0b1010))) == [1, 3]
+    assert list(bits(np.int64(0))) == [] and list(bits(np.int64((1 << 40) - 1))) == list(range(40))
     assert list(bits((1 << 40) - 1)) == list(range(40))
     for bad in (-1, 1 << 40, 2**70, "x", None, 1.0, True, []):
         with pytest.raises(scopa.CardError, match=r"bad card mask .*: expected an int in 0\.\.2\*\*40-1"):
@@ -77,6 +83,7 @@ def test_cardset():
     assert s == {Card.parse("Ad"), Card.parse("7d"), Card.parse("Kc")}
     assert eval(repr(s), {"CardSet": CardSet}) == s
     assert CardSet.parse("-") == CardSet() and hash(s) == hash(CardSet(s.mask))
+    assert CardSet(0) == set() and CardSet((1 << 40) - 1) == set(scopa.DECK)
     with pytest.raises(scopa.CardError, match="duplicate card '7d'"):
         CardSet(["7d", "7♦"])
     # the set operators, sets sharing cards too (an audit: a | b raised "duplicate card 'Kc'")
@@ -312,6 +319,11 @@ def test_cardset_pickles_copies_and_hashes_as_the_set_it_equals():
     [
         (lambda: CardSet(3.5), "cards: expected a list of cards (Cards or card strings), got 3.5"),
         (lambda: CardSet(None), "expected a list of cards (Cards or card strings), got None"),
+        (lambda: CardSet("7d Kc"), "cards: expected a list of cards, got the string '7d Kc'"),
+        (lambda: CardSet([["7d"]]), "a card must be a string like '7d', got ['7d']"),
+        (lambda: CardSet(True), "expected cards or a card mask, got True"),
+        (lambda: CardSet(-1), "a card mask must be in 0..2**40-1, got -1"),
+        (lambda: CardSet(1 << 40), "a card mask must be in 0..2**40-1, got 1099511627776"),
         (lambda: Move("7d", 5), "the captured cards: expected a list of cards"),
         (lambda: Move("7d", ["3c", "7d"]), "bad move: 7d cannot capture itself"),
         (lambda: CardSet.parse("7d Kc 7d"), "duplicate card '7d' in cards: '7d Kc 7d'"),
