@@ -159,8 +159,13 @@ def test_fewest_rule_in_state():
 )
 def test_illegal_moves(move, message):
     s = pos(hands=[["7d", "Kc"], ["Ad", "2d"]], table=["3c", "4s"])
-    with pytest.raises(scopa.IllegalMoveError, match=message):
+    with pytest.raises(scopa.IllegalMoveError, match=message) as exc:
         s.play(move)
+    if "not in the hand" not in message:  # (it names the table, not the other hands or the stock)
+        assert str(exc.value).startswith(f"illegal move '{move}' (table 3c 4s): "), exc.value
+    if "captures nothing" in message:
+        with pytest.raises(scopa.IllegalMoveError, match=re.escape(f"illegal move '{move}' (table empty): ")):
+            pos(hands=[["7d", "Kc"], ["Ad", "2d"]]).play(move)
 
 
 def test_play_after_the_end():
@@ -207,12 +212,24 @@ def test_str_of_a_state_shows_the_hands_table_stock_and_each_teams_pile():
     )
 
 
-def test_undo_of_a_state_without_plays_is_refused():
+def test_undo_goes_back_one_play_and_refuses_a_state_without_plays():
     s = State.deal("scopa", seed=1)
     for start in (s, State.from_string(s.play("3dx3c").to_string())):
         with pytest.raises(scopa.PositionError, match="nothing to undo: no play is recorded before"):
             start.undo()
     assert s.play("3dx3c").undo() == s
+    one = s.play("3dx3c")
+    two = one.play(one.legal_moves()[0])
+    assert two.undo() == one and two.undo().history == one.history and two.undo().undo() == s
+
+
+def test_the_view_of_a_seat_out_of_range_is_refused():
+    s = State.deal("scopa", seed=1)
+    with pytest.raises(scopa.PositionError, match=r"bad seat 2: expected a seat in 0\.\.1"):
+        s.view(2)
+    for seat in (None, "x", -1):
+        with pytest.raises(scopa.PositionError, match=f"bad seat {re.escape(show(seat))}"):
+            s.view(seat)
 
 
 # ---------------------------------------------------------------- scoring, RULES §4
@@ -361,6 +378,19 @@ def test_from_cards_defaults_to_a_position_before_any_capture():
     s = State.from_cards("scopa", [["7d"], ["Kc"]], turn=0)
     assert (s.table, s.stock, s.captured, s.scope) == (set(), (), (set(), set()), (0, 0))
     assert (s.last_capture, s.dealer) == (None, None)
+
+
+def test_from_cards_refuses_a_bool_or_a_string_for_a_seat_or_a_count():
+    hands = [["7d"], ["Kc"]]
+    for given, message in (
+        ({"turn": True}, "bad turn True"),
+        ({"turn": "0"}, "bad turn '0'"),
+        ({"turn": 0, "scope": (True, 0)}, r"bad scope \(True, 0\)"),
+        ({"turn": 0, "last_capture": True}, "bad last_capture True"),
+        ({"turn": 0, "dealer": False}, "bad dealer False"),
+    ):
+        with pytest.raises(scopa.PositionError, match=message):
+            State.from_cards("scopa", hands, **given)
 
 
 def test_from_cards_refuses_a_stock_or_piles_of_the_wrong_type():
