@@ -1215,3 +1215,204 @@ def test_hello_gives_each_presets_options():
         assert Rules.preset(name, **options) == Rules.preset(name)
     assert hello["preset_options"]["scopone_scientifico"]["redeal_on_kings"] is False
     assert hello["preset_options"]["scopa"] == hello["options"]
+
+
+# ------------------------------------------------------------------ mutation testing of protocol.py
+
+
+def _own_reply(cmd: str) -> jsonschema.Draft202012Validator:
+    """A validator of ``cmd``'s own reply (the schema's ``reply`` takes any command's: a reply
+    whose field breaks its own command's schema may still match another command's)."""
+    (own,) = [r for r in schema()["$defs"]["reply"]["anyOf"] if r.get("description") == f"the reply to {cmd}"]
+    return jsonschema.Draft202012Validator({**schema(), "anyOf": [own]})
+
+
+def test_the_searches_are_the_five_the_docs_name():
+    # docs/engine-protocol.md "Thinking while reading": these run off the reading thread and a
+    # stop ends them; everything else is answered at once
+    searches = {"solve", "analyze", "bestmove", "evaluate", "review"}
+    assert {name for name, c in COMMANDS.items() if c.search} == searches
+    p = Protocol()
+    assert p.parse({"cmd": "bestmove", "view": _view()}).is_search
+    assert not p.parse({"cmd": "legal", "position": SMALL}).is_search
+
+
+def test_a_stop_by_id_stops_that_search_alone():
+    from scopa.protocol import stop_searches
+
+    p = Protocol()
+    reqs = [p.parse({"cmd": "solve", "id": i, "position": SMALL}) for i in ("a", "b", "c")]
+    flags = [scopa.StopFlag() for _ in reqs]
+    searches = list(zip(reqs, flags, strict=True))
+    assert stop_searches(searches, "b") == 1
+    assert [f.is_set() for f in flags] == [False, True, False]
+    assert stop_searches(searches, "b") == 0  # (stopped already: not counted again)
+    assert stop_searches(searches, "x") == 0 and not flags[0].is_set()
+    assert stop_searches(searches) == 2 and all(f.is_set() for f in flags)
+
+
+def test_a_failure_of_the_library_is_an_internal_error_reply_and_the_protocol_goes_on(monkeypatch, caplog):
+    p = Protocol()
+    monkeypatch.setattr(Protocol, "_cmd_legal", lambda *args: 1 // 0)
+    reply = check(p.handle(json.dumps({"cmd": "legal", "id": 7, "position": SMALL})))  # type: ignore[arg-type]
+    assert reply == {
+        "id": 7,
+        "error": {
+            "type": "InternalError",
+            "message": "the engine failed on this request: ZeroDivisionError: integer division or modulo"
+            " by zero",
+        },
+    }
+    assert "internal error on request 7" in caplog.text and "ZeroDivisionError" in caplog.text
+    assert p.handle('{"cmd": "ping", "id": 8}') == {"id": 8, "pong": True}
+
+
+def test_a_hand_over_reply_is_checked_by_match_plays_own_schema():
+    # The reply to the play that ends a hand, against match_play's own reply schema: its record is
+    # a scopa-hand of version 1, its points pairs (a triple is refused)
+    p = Protocol()
+    m = scopa.Match("scopa", seed=3, dealer=0)
+    while True:
+        reply = check(
+            p.handle(
+                json.dumps(
+                    {
+                        "cmd": "match_play",
+                        "id": 1,
+                        "match": m.to_json(),
+                        "move": str(m.state.legal_moves()[0]),
+                    }
+                )
+            )
+        )  # type: ignore[arg-type]
+        m = scopa.Match.from_json(reply["match"])
+        if "hand_over" in reply:
+            break
+    own = _own_reply("match_play")
+    assert own.is_valid(reply)
+    hand_over = reply["hand_over"]
+    for bad in (
+        {**hand_over, "record": {**hand_over["record"], "version": 2}},
+        {**hand_over, "score": {**hand_over["score"], "points": [*hand_over["score"]["points"], 0]}},
+    ):
+        assert not own.is_valid({**reply, "hand_over": bad}), bad
+
+
+def test_a_protocols_maximum_time_is_a_positive_number_of_seconds_at_most_1e6():
+    from scopa.protocol import MAX_MAX_TIME, check_max_time
+
+    assert check_max_time(None) is None and check_max_time(MAX_MAX_TIME) == 1e6 and check_max_time(5e-324) > 0
+    assert Protocol(max_time=0.25).max_time == 0.25 and Protocol(max_time=None).max_time is None
+    for bad, shown in (
+        (0, "0"),
+        (0.0, "0.0"),
+        (-0.5, "-0.5"),
+        (-1, "-1"),
+        (1e6 + 1, "1000001.0"),
+        (True, "True"),
+    ):
+        with pytest.raises(
+            scopa.LimitError, match=re.escape(f"bad max_time {shown}: expected seconds in (0, 1e6]")
+        ):
+            Protocol(max_time=bad)  # type: ignore[arg-type]
+    with pytest.raises(scopa.protocol.ProtocolError, match="bad max_time 0: "):
+        check_max_time(0, scopa.protocol.ProtocolError)
+
+
+def test_the_schema_bounds_positions_views_and_matches_as_the_engine_reads_them():
+    # The schema's $defs at the bounds the engine reads (docs/engine-protocol.md "The JSON
+    # Schema"): what it takes at a bound the engine takes, and what it refuses past one the
+    # engine refuses too, naming the field
+    from scopa.notation import view_from_json, view_to_dict
+
+    defs = {
+        d: jsonschema.Draft202012Validator({**schema(), "anyOf": [{"$ref": f"#/$defs/{d}"}]})
+        for d in ("position", "view", "match")
+    }
+    # a whole Scopone scientifico hand (40 plays) and the last seat's view of it
+    s = scopa.State.deal("scopone_scientifico", seed=4, dealer=3)
+    while not s.is_over:
+        s = s.play(s.legal_moves()[0])
+    pos, view = s.to_dict(), view_to_dict(s.view(3))
+    assert len(pos["history"]["plays"]) == len(view["history"]) == 40 and pos["dealer"] == 3
+    assert {seat for seat, _ in view["history"]} == {0, 1, 2, 3}
+    # a match of scopa4 dealt by seat 3, and one won by team 0
+    first = scopa.Match("scopa4", seed=1, dealer=3)
+    won = scopa.Match(scopa.Rules.preset("scopa").replace(target=1), seed=1, dealer=0)
+    while not won.is_over:
+        won.play(won.state.legal_moves()[0])
+    assert won.winner == 0
+    readers = {"position": scopa.State.from_json, "view": view_from_json, "match": scopa.Match.from_json}
+    for kind, obj in (
+        ("position", pos),
+        ("view", view),
+        ("match", first.to_json()),
+        ("match", won.to_json()),
+    ):
+        assert defs[kind].is_valid(obj), (kind, obj)
+        readers[kind](obj)
+    dealt = scopa.State.deal("scopa4", seed=1, dealer=3)
+    dealt_pos, dealt_view = dealt.to_dict(), view_to_dict(dealt.view(dealt.turn))
+    later = view_to_dict(s.view(3))
+    for kind, obj, said in (
+        ("position", {**dealt_pos, "dealer": 4}, "bad dealer 4"),
+        ("position", {**dealt_pos, "captured": [[]]}, "bad captured [[]]"),
+        ("position", {**dealt_pos, "hands": dealt_pos["hands"][:1]}, "bad hands"),
+        (
+            "view",
+            {**dealt_view, "hands": [dealt_view["hands"][0], -1, 3, 3]},
+            "hand 1 must be a number of cards",
+        ),
+        (
+            "view",
+            {**later, "history": [[4, later["history"][0][1]], *later["history"][1:]]},
+            "bad history entry [4, ",
+        ),
+        ("match", {**first.to_json(), "first_dealer": -1}, "bad dealer -1"),
+    ):
+        assert not defs[kind].is_valid(obj), (kind, obj)
+        with pytest.raises(scopa.ScopaError, match=re.escape(said)):
+            readers[kind](obj)
+
+
+def test_evaluates_best_is_the_move_valued_highest():
+    p = Protocol()
+    for seed in range(4):
+        reply = check(
+            p.handle(
+                json.dumps(
+                    {"cmd": "evaluate", "id": seed, "view": _view(), "seed": seed, "node_limit": 20_000}
+                )
+            )
+        )  # type: ignore[arg-type]
+        moves = reply["moves"]
+        assert len(moves) == 3 and moves[reply["best"]] == max(moves.values()), reply
+        assert reply["samples"] >= 1
+
+
+def test_bestmoves_time_is_the_protocols_for_pimc_and_ismcts_and_a_levels_own_unless_given(monkeypatch):
+    # docs/engine-protocol.md: bestmove without time_ms gives pimc and ismcts the engine's
+    # bestmove time (100 ms); a level keeps its own time cap unless time_ms is given; greedy and
+    # random take no time
+    import scopa.protocol as protocol
+
+    made: list[tuple[str, dict[str, Any]]] = []
+    real = protocol.make_player
+    monkeypatch.setattr(protocol, "make_player", lambda name, **k: made.append((name, k)) or real(name, **k))
+    p = Protocol(max_time=2.0)
+    for player, asked, options in (
+        ("pimc", {}, {"time_limit": 0.1}),
+        ("pimc", {"time_ms": 50}, {"time_limit": 0.05}),
+        ("ismcts", {}, {"time_limit": 0.1}),
+        ("level1", {}, {}),
+        ("level1", {"time_ms": 30}, {"time_limit": 0.03}),
+        ("greedy", {}, {}),
+        ("greedy", {"time_ms": 30}, {}),
+    ):
+        req = {"cmd": "bestmove", "id": 1, "view": _view(), "player": player, "seed": 1, **asked}
+        reply = check(p.handle(json.dumps(req)))  # type: ignore[arg-type]
+        assert "error" not in reply and made[-1] == (player, {"seed": 1, **options}), (
+            player,
+            asked,
+            made[-1],
+        )
