@@ -1273,18 +1273,9 @@ def test_a_hand_over_reply_is_checked_by_match_plays_own_schema():
     p = Protocol()
     m = scopa.Match("scopa", seed=3, dealer=0)
     while True:
-        reply = check(
-            p.handle(
-                json.dumps(
-                    {
-                        "cmd": "match_play",
-                        "id": 1,
-                        "match": m.to_json(),
-                        "move": str(m.state.legal_moves()[0]),
-                    }
-                )
-            )
-        )  # type: ignore[arg-type]
+        move = str(m.state.legal_moves()[0])
+        req = {"cmd": "match_play", "id": 1, "match": m.to_json(), "move": move}
+        reply = check(p.handle(json.dumps(req)))  # type: ignore[arg-type]
         m = scopa.Match.from_json(reply["match"])
         if "hand_over" in reply:
             break
@@ -1378,13 +1369,8 @@ def test_the_schema_bounds_positions_views_and_matches_as_the_engine_reads_them(
 def test_evaluates_best_is_the_move_valued_highest():
     p = Protocol()
     for seed in range(4):
-        reply = check(
-            p.handle(
-                json.dumps(
-                    {"cmd": "evaluate", "id": seed, "view": _view(), "seed": seed, "node_limit": 20_000}
-                )
-            )
-        )  # type: ignore[arg-type]
+        req = {"cmd": "evaluate", "id": seed, "view": _view(), "seed": seed, "node_limit": 20_000}
+        reply = check(p.handle(json.dumps(req)))  # type: ignore[arg-type]
         moves = reply["moves"]
         assert len(moves) == 3 and moves[reply["best"]] == max(moves.values()), reply
         assert reply["samples"] >= 1
@@ -1411,8 +1397,5 @@ def test_bestmoves_time_is_the_protocols_for_pimc_and_ismcts_and_a_levels_own_un
     ):
         req = {"cmd": "bestmove", "id": 1, "view": _view(), "player": player, "seed": 1, **asked}
         reply = check(p.handle(json.dumps(req)))  # type: ignore[arg-type]
-        assert "error" not in reply and made[-1] == (player, {"seed": 1, **options}), (
-            player,
-            asked,
-            made[-1],
-        )
+        assert "error" not in reply, reply
+        assert made[-1] == (player, {"seed": 1, **options}), (asked, made[-1])
