@@ -503,7 +503,50 @@ def test_a_lone_surrogate_is_refused_escaped_or_raw(text):
         ('["abc\\' + "[" * 40, False),
         ("]]]" + "[" * 34, False),  # (a closer first: the depth counts down from 0, as it did)
         ("{" * 20 + "[" * 13, True),
+        # (an array or an object closed before: its closer counts one level back, not two)
+        ("[" + "[]," * 2 + "[" * 32, True),
+        ("{" + '"a":{},' * 2 + "{" * 32, True),
     ],
 )
 def test_nesting_depth_is_counted_outside_strings(text, deep):
     assert scopa.jsonio._too_deep(text) is deep
+
+
+def test_objects_nested_too_deep_are_refused_as_arrays_are():
+    # (loads looks for the depth only past MAX_DEPTH brackets in all, [ and { counted together)
+    deep = '{"a":' * 33 + "1" + "}" * 33
+    with pytest.raises(scopa.jsonio.JSONInputError, match="^JSON nested more than 32 levels deep$"):
+        scopa.jsonio.loads(deep)
+    inner = scopa.jsonio.loads(deep[5:-1])  # (32 deep: read)
+    for _ in range(32):
+        inner = inner["a"]
+    assert inner == 1
+
+
+def test_loads_takes_max_chars_characters_and_no_more():
+    loads = scopa.jsonio.loads
+    assert loads("[10]", max_chars=4) == [10] and loads(b"[10]", max_chars=4) == [10]
+    with pytest.raises(scopa.jsonio.JSONInputError, match="^JSON text of 5 characters: at most 4 accepted$"):
+        loads("[100]", max_chars=4)
+    # bytes are decoded up to 4 a character (the most UTF-8 takes), past that refused as bytes
+    with pytest.raises(scopa.jsonio.JSONInputError, match="^JSON text of 16 characters: at most 4 accepted$"):
+        loads(b"[" + b"1" * 14 + b"]", max_chars=4)
+    with pytest.raises(
+        scopa.jsonio.JSONInputError, match="^JSON text of 17 bytes: at most 4 characters accepted$"
+    ):
+        loads(b"[" + b"1" * 15 + b"]", max_chars=4)
+
+
+def test_an_integer_of_4300_digits_is_read_its_sign_not_counted():
+    # (Python's own limit on reading an int, said by loads in its own words)
+    assert scopa.jsonio.loads("[-" + "9" * 4300 + "]") == [-int("9" * 4300)]
+    with pytest.raises(
+        scopa.jsonio.JSONInputError, match="^an integer of 4301 digits: at most 4300 accepted$"
+    ):
+        scopa.jsonio.loads("[-" + "9" * 4301 + "]")
+
+
+def test_a_value_json_cannot_hold_is_named_as_python_shows_it():
+    # (what was not read from JSON, such as a tuple given to a from_json, has no JSON spelling)
+    with pytest.raises(errors.OptionError, match=r"^the thing must be a JSON object, got \('a', 1\)$"):
+        scopa.jsonio.check_object(("a", 1), "the thing", ["a"])

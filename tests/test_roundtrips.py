@@ -146,6 +146,12 @@ def test_dumps_in_pieces_writes_a_long_list_in_calls_of_bounded_length(monkeypat
     text = jsonio.dumps_in_pieces(reply)
     assert text == jsonio.dumps(reply) and len(text) > 2_000_000
     assert len(written) > 50 and max(written) <= 2 * jsonio.PIECE_CHARS, (len(written), max(written))
+    # a long list in a list of a few is written in pieces of its own, after a short one too
+    written.clear()
+    hands = {"hands": [[play], [play] * 1000, [play] * 1000]}
+    text = jsonio.dumps_in_pieces(hands)
+    assert text == jsonio.dumps(hands) and len(text) > 4 * jsonio.PIECE_CHARS
+    assert max(written) <= 2 * jsonio.PIECE_CHARS, max(written)
     loop: list[object] = [0] * 70
     loop.append(loop)
     with pytest.raises(jsonio.JSONOutputError, match="holds itself"):
