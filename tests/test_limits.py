@@ -206,6 +206,38 @@ def test_limit_errors():
             lim.remaining_nodes(bad)  # type: ignore[arg-type]
 
 
+def test_a_clock_hands_each_core_call_what_is_left_and_never_no_limit():
+    # (Clock: a search made of several core calls; to the core, a node_limit of 0 is none)
+    clock = scopa.limit.Clock(Limit(nodes=100))
+    clock.add(60)
+    assert (clock.core_args()["node_limit"], clock.core_args(0.5)["node_limit"], clock.expired) == (
+        40,
+        20,
+        False,
+    )
+    clock.add(39)
+    assert (clock.core_args()["node_limit"], clock.core_args(0.5)["node_limit"], clock.expired) == (
+        1,
+        1,
+        False,
+    )
+    clock.add(1)
+    assert clock.expired and clock.core_args()["node_limit"] == 1
+    assert scopa.limit.Clock(Limit()).core_args() == {"node_limit": 0, "time_limit": 0.0, "stop": None}
+    assert not scopa.limit.Clock(Limit(time=1000)).expired
+    clock = scopa.limit.Clock(Limit(time=1e-6))
+    time.sleep(0.01)  # (past its time: a clock that is late is expired all the same)
+    assert clock.expired and clock.core_args()["time_limit"] == 1e-6
+    assert 0 < scopa.limit.Clock(Limit(time=1000)).core_args(0.5)["time_limit"] <= 500
+    flag = scopa.StopFlag()
+    clock = scopa.limit.Clock(Limit(stop=flag))
+    assert not clock.expired and clock.core_args()["stop"] is flag
+    flag.set()
+    assert clock.expired
+    # the smallest limits are taken
+    assert Limit(nodes=1).nodes == 1 and Limit.of(node_limit=1) == Limit(nodes=1)
+
+
 def test_stop_flag_from_another_thread():
     # The one way to stop: a flag the search loop reads. Set from a thread, the solve returns
     # at once with an anytime answer; the solver is usable afterwards.
@@ -727,6 +759,8 @@ def test_scopa_stop_flag_is_a_core_flag_with_a_scopa_error():
     assert repr(flag) == "StopFlag(set=True)" and eval(repr(flag), {"StopFlag": scopa.StopFlag}).is_set()
     back = pickle.loads(pickle.dumps(flag))
     assert type(back) is scopa.StopFlag and back.is_set()
+    # a limit is its bounds: pickled, with a new flag, it is the same limit
+    assert pickle.loads(pickle.dumps(Limit(time=1, stop=flag))) == Limit(time=1, stop=flag)
     # a copy is the flag itself (an API audit: a Limit deep-copied held a new flag that no one
     # would set); pickled, in another process, it is a new one
     import copy
