@@ -236,6 +236,11 @@ def test_a_clock_hands_each_core_call_what_is_left_and_never_no_limit():
     assert clock.expired
     # the smallest limits are taken
     assert Limit(nodes=1).nodes == 1 and Limit.of(node_limit=1) == Limit(nodes=1)
+    assert Limit(nodes=2**62 - 1).nodes == 2**62 - 1  # (the core's range: no more)
+    with pytest.raises(
+        scopa.LimitError, match=r"^bad nodes 4611686018427387904: expected an int in 1\.\.2\*\*62-1"
+    ):
+        Limit(nodes=2**62)
 
 
 def test_stop_flag_from_another_thread():
