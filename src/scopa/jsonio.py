@@ -349,7 +349,7 @@ def _is_or_holds_many(x: Any) -> bool:
 
 
 def _holds_many(obj: Mapping[Any, Any] | Sequence[Any]) -> bool:
-    """Whether a list or an object of :data:`_MANY` items or more is anywhere in ``obj``
+    """Whether a list or an object of more than :data:`_MANY` items is anywhere in ``obj``
     below objects and lists of fewer (a reply's envelope: ``{"id", "result": {"plays": [...]}}``)."""
     return any(_is_or_holds_many(x) for x in (obj.values() if isinstance(obj, Mapping) else obj))
 
