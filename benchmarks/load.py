@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import statistics
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from typing import Any
 
 from websockets.asyncio.client import connect
@@ -131,6 +133,34 @@ def slow_clients(address: str, n: int) -> None:
     )
 
 
+@contextlib.contextmanager
+def serve(*options: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``scopa serve`` on a free port with ``options``, once it accepts: its process and its
+    ``http://HOST:PORT``; stopped at the end."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "scopa", "serve", "--port", "0", "--log-level", "warning", *options],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        if "listening on " not in line:
+            raise RuntimeError(f"scopa serve did not start: {line!r}")
+        base = line.split("listening on ")[1].strip()
+        for _ in range(100):  # until uvicorn accepts
+            try:
+                with urllib.request.urlopen(base + "/health", timeout=10) as r:
+                    r.read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield server, base
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", type=int, default=50)
@@ -141,31 +171,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slow-clients", type=int, default=0, help="connections that send half a request")
     ap.add_argument("--request-timeout", type=float, default=30.0, help="the server's (scopa serve's)")
     args = ap.parse_args(argv)
-    server = subprocess.Popen(
-        [
-            sys.executable, "-m", "scopa", "serve", "--port", "0", "--workers", str(args.workers),
-            "--max-in-flight", "8", "--max-queued", str(max(1, 4 * args.clients)), "--log-level", "warning",
-            "--request-timeout", str(args.request_timeout),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        url = line.split("listening on ")[1].strip().replace("http://", "ws://") + "/ws"
-        time.sleep(1.0)
-        address = url.removeprefix("ws://").removesuffix("/ws")
+    options = [
+        "--workers", str(args.workers), "--max-in-flight", "8", "--max-queued", str(max(1, 4 * args.clients)),
+        "--request-timeout", str(args.request_timeout),
+    ]  # fmt: skip
+    with serve(*options) as (_, base):
+        address = base.removeprefix("http://")
         if args.slow_clients:
             slow_clients(address, args.slow_clients)
         if args.http_pings:
             http_pings(address, args.http_pings)
         if not args.clients:
             return 0
-        stats = asyncio.run(main_async(args, url))
-    finally:
-        server.terminate()
-        server.wait(10)
+        stats = asyncio.run(main_async(args, base.replace("http://", "ws://") + "/ws"))
     lat = stats["latency"]
     print(
         f"{args.clients} WebSocket clients x {args.hands} hands of scopa, bestmove pimc at "

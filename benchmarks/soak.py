@@ -18,11 +18,12 @@ import argparse
 import contextlib
 import http.client
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from load import serve
 
 import scopa
 
@@ -87,24 +88,7 @@ def connection(base: str, via: str) -> Iterator[Callable[[dict[str, Any]], dict[
 
 def soak(args: argparse.Namespace) -> list[tuple[int, int]]:
     """Runs the soak; returns the (requests sent after the warm-up, RSS bytes) readings."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "scopa", "serve", "--port", "0", "--log-level", "warning"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        if "listening on " not in line:
-            raise RuntimeError(f"scopa serve did not start: {line!r}")
-        base = line.split("listening on ")[1].strip()
-        for _ in range(100):  # until uvicorn accepts
-            try:
-                with connection(base, "http") as ask:
-                    ask({"cmd": "ping", "id": 0})
-                break
-            except OSError:
-                time.sleep(0.05)
+    with serve() as (server, base):
         template = REQUESTS[args.cmd]
         if args.cmd == "bestmove":
             state = scopa.State.from_string(POSITION)
@@ -122,9 +106,6 @@ def soak(args: argparse.Namespace) -> list[tuple[int, int]]:
                 if reply.get("id") != i or "error" in reply:
                     raise RuntimeError(f"request {i}: {reply}")
         seconds = time.perf_counter() - t0
-    finally:
-        server.terminate()
-        server.wait(10)
     half = readings[len(readings) // 2 :]
     print(
         f"{args.requests:,} {args.cmd} requests over {args.via} (after {args.warmup:,} to warm up) in "
