@@ -312,6 +312,16 @@ def test_cardset_pickles_copies_and_hashes_as_the_set_it_equals():
     assert pickle.loads(pickle.dumps(view)) == view  # a view holds CardSets
     same = frozenset(s)
     assert s == same and hash(s) == hash(same) and len({s, same}) == 1 and {same: 1}[s] == 1
+    # the hash is kept after the first call: still the set's, for every set, and not pickled
+    for mask in (0, 1, 0b1011, 1 << 39, (1 << 40) - 1, 0x5A5A5A5A5A):
+        cards = CardSet(mask)
+        first = hash(cards)
+        assert first == hash(cards) == hash(frozenset(cards)) == hash(CardSet(mask))
+        assert hash(pickle.loads(pickle.dumps(cards))) == first
+    assert hash(s | CardSet.parse("Ad")) == hash(frozenset(s) | {Card.parse("Ad")})
+    with pytest.raises(AttributeError):
+        s._hash_value = 0  # type: ignore[misc]
+    assert hash(s) == hash(same) == s._hash()  # (Set's own _hash method still there)
 
 
 @pytest.mark.parametrize(

@@ -269,8 +269,9 @@ class CardSet(Set[Card]):
     True
     """
 
-    __slots__ = ("mask",)
+    __slots__ = ("mask", "_hash_value")
     mask: int
+    _hash_value: int  # set by the first hash() (not Set's own _hash method)
 
     def __init__(self, cards: Iterable[CardLike] | int = ()) -> None:
         if isinstance(cards, bool):
@@ -333,8 +334,13 @@ class CardSet(Set[Card]):
 
     def __hash__(self) -> int:
         # equal to any set of the same cards, so hashed as one: a frozenset's hash depends only
-        # on its members' hashes, and a Card's hash is its index
-        return hash(frozenset(bits(self.mask)))
+        # on its members' hashes, and a Card's hash is its index; kept after the first call
+        try:
+            return self._hash_value
+        except AttributeError:
+            value = hash(frozenset(bits(self.mask)))
+            object.__setattr__(self, "_hash_value", value)
+            return value
 
     def __reduce__(self) -> tuple[type[CardSet], tuple[int]]:
         return (CardSet, (self.mask,))
