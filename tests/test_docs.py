@@ -280,6 +280,48 @@ def test_every_library_name_the_docs_give_is_public_and_rendered():
     assert hidden == [], "the docs name these, which are missing or not in their module's __all__"
 
 
+def test_every_public_constant_has_a_docstring_the_api_pages_render():
+    # found by a docs audit: the constants the prose names (`scopa.server.REQUEST_TIMEOUT`,
+    # `scopa.batch.MAX_LOST`) had `#:` comments, which mkdocstrings does not read, so the API
+    # pages (filters: public, no undocumented members) left them out; a string right after the
+    # assignment is the attribute's docstring
+    import ast
+
+    checked, bare = [], []
+    for path in sorted((ROOT / "src" / "scopa").rglob("*.py")):
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        public: list[str] = []
+        for node in body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
+                public = [e.value for e in node.value.elts]  # type: ignore[attr-defined]
+        for i, node in enumerate(body):
+            if isinstance(node, ast.Assign):
+                targets = node.targets[0]
+                names = (
+                    [e.id for e in targets.elts]
+                    if isinstance(targets, ast.Tuple)
+                    else [getattr(targets, "id", "")]
+                )
+            elif isinstance(node, ast.AnnAssign):
+                names = [getattr(node.target, "id", "")]
+            else:
+                continue
+            for name in names:
+                if name.isupper() and name in public:
+                    after = body[i + 1] if i + 1 < len(body) else None
+                    documented = isinstance(after, ast.Expr) and isinstance(
+                        getattr(after, "value", None), ast.Constant
+                    )
+                    documented = documented and isinstance(after.value.value, str)  # type: ignore[union-attr]
+                    checked.append(name)
+                    if not documented:
+                        bare.append(f"{path.relative_to(ROOT)}: {name}")
+    assert len(checked) > 40 and {"REQUEST_TIMEOUT", "MAX_LOST", "MIN_SIZE", "COMMANDS"} <= set(checked)
+    assert bare == [], "public constants without a docstring after their assignment"
+
+
 def test_the_protocol_page_documents_the_match_and_the_events():
     # found by an app audit: engine-protocol.md named neither the match's fields nor the events'
     # (an app reads `scores`, `winner`, `hand_over`'s `points` to show the score: they were only

@@ -42,8 +42,8 @@ from scopa.state import State
 from scopa.version import __version__
 from scopa.view import PlayerView
 
-#: Which core is loaded: ``"cython"`` (compiled) or ``"python"`` (the twin).
 CORE_IMPLEMENTATION: str = _core.IMPLEMENTATION
+"""Which core is loaded: ``"cython"`` (compiled) or ``"python"`` (the twin)."""
 
 __all__ = [
     "CATEGORIES",

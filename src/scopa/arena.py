@@ -57,8 +57,8 @@ from scopa.state import State, require_state
 
 __all__ = ["ARENA_FORMAT", "ArenaInterrupted", "ArenaResult", "PlayerSpec", "arena", "play_hand", "side_name"]
 
-#: The format tag of :meth:`ArenaResult.to_json`.
 ARENA_FORMAT = ("scopa-arena", 1)
+"""The format tag of :meth:`ArenaResult.to_json`."""
 
 #: A side of the arena: a name, ``(name, options)``, a player object or a factory ``(seed, seat) -> Player``.
 PlayerSpec = str | tuple[str, dict[str, Any]] | Player | Callable[[int, int], Player]

@@ -79,14 +79,14 @@ class BatchError(ScopaError):
     worker keeps dying, or one its executor cancelled."""
 
 
-#: How many times a chunk may be lost with its worker process before the run gives up on it
-#: (the last time it ran alone, so it is the cause): :class:`BatchError`.
 MAX_LOST = 3
-#: Seconds to wait for a Dask scheduler to take the connection (one that takes it and then
-#: never answers, or has no workers, is waited for: Ctrl-C stops the wait).
+"""How many times a chunk may be lost with its worker process before the run gives up on it
+(the last time it ran alone, so it is the cause): :class:`BatchError`."""
 CONNECT_TIMEOUT = 10.0
-#: The most local worker processes or threads a run starts (as the arena's ``jobs``).
+"""Seconds to wait for a Dask scheduler to take the connection (one that takes it and then
+never answers, or has no workers, is waited for: Ctrl-C stops the wait)."""
 MAX_WORKERS = 256
+"""The most local worker processes or threads a run starts (as the arena's ``jobs``)."""
 
 # ---------------------------------------------------------------------------------- executors
 
@@ -151,16 +151,16 @@ def _check_workers(workers: object, or_none: str = "") -> int:
     return n
 
 
-#: seconds between a local worker's looks at whether the process that made its pool is alive
 PARENT_POLL = 0.5
+"""Seconds between a local worker's looks at whether the process that made its pool is alive."""
 
-#: How the run's own local pool starts its worker processes, on every system: each a new
-#: interpreter (as on macOS and Windows), never a fork of the calling process, which may hold
-#: threads (a Dask client's, a server's, a caller's own: Python 3.12 warns that a fork then may
-#: deadlock the child). A worker finds the jobs' function and classes by importing their
-#: modules; a script's own are found by importing the script again, hence the
-#: ``if __name__ == "__main__":`` it needs (docs/tutorials/batch.md).
 START_METHOD = "spawn"
+"""How the run's own local pool starts its worker processes, on every system: each a new
+interpreter (as on macOS and Windows), never a fork of the calling process, which may hold
+threads (a Dask client's, a server's, a caller's own: Python 3.12 warns that a fork then may
+deadlock the child). A worker finds the jobs' function and classes by importing their
+modules; a script's own are found by importing the script again, hence the
+``if __name__ == "__main__":`` it needs (docs/tutorials/batch.md)."""
 
 
 def _worker_init() -> None:
@@ -362,9 +362,9 @@ def _client_executor(ex: Executor) -> Any:
     return None
 
 
-#: Seconds a finished chunk's results are fetched from a Dask cluster before the fetch is given
-#: up and tried again (a fetch that fails :data:`MAX_LOST` times is a :class:`BatchError`).
 FETCH_TIMEOUT = 60.0
+"""Seconds a finished chunk's results are fetched from a Dask cluster before the fetch is given
+up and tried again (a fetch that fails :data:`MAX_LOST` times is a :class:`BatchError`)."""
 
 
 class _FetchFailed(Exception):

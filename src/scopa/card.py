@@ -16,7 +16,9 @@ from scopa.errors import CardError, as_int, show
 __all__ = ["Card", "CardLike", "CardSet", "DECK", "RANKS", "SUITS", "bits", "cards_mask"]
 
 SUITS = "dcsb"
+"""The suit letters in index order: d coins (denari), c cups, s swords, b clubs (bastoni)."""
 RANKS = "A234567JQK"
+"""The rank letters in index order, ace to king (J, Q, K count 8, 9, 10)."""
 _SUIT_SYMBOLS = {"♦": "d", "♥": "c", "♠": "s", "♣": "b", "♢": "d", "♡": "c", "♤": "s", "♧": "b"}
 _PRIMIERA = (16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
 _SUIT_NAMES = ("coins", "cups", "swords", "clubs")
@@ -145,8 +147,8 @@ class Card:
         return self.index < other.index
 
 
-#: The 40 cards in index order.
 DECK: tuple[Card, ...] = tuple(Card._make(i) for i in range(40))
+"""The 40 cards in index order."""
 
 #: Each card's name (``str(card)``), by index.
 _NAMES: tuple[str, ...] = tuple(str(c) for c in DECK)

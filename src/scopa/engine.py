@@ -46,8 +46,8 @@ from scopa.protocol import (
 
 __all__ = ["PROTOCOL_VERSION", "QUEUE_SIZE", "Engine", "serve"]
 
-#: Searches that may wait while one runs; one more is refused with a ``Busy`` error.
 QUEUE_SIZE = 16
+"""Searches that may wait while one runs; one more is refused with a ``Busy`` error."""
 
 #: Seconds between two looks at Python's signal handlers while the main thread waits for the
 #: searches to end (after the end of input or a Ctrl-C).

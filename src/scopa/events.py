@@ -27,9 +27,9 @@ from scopa.state import State, require_state
 
 __all__ = ["EVENT_TYPES", "Event", "play"]
 
-#: Every event type, in the order they can happen within one play (the last two, a match's:
-#: :meth:`Match.play_events <scopa.match.Match.play_events>` after a hand's ``hand_over``).
 EVENT_TYPES = ("capture", "scopa", "refill", "table_to_last_capturer", "hand_over", "match_over", "deal")
+"""Every event type, in the order they can happen within one play (the last two, a match's:
+:meth:`Match.play_events <scopa.match.Match.play_events>` after a hand's ``hand_over``)."""
 #: the fields each type has (the others are None)
 _FIELDS = {
     "capture": ("seat", "team", "card", "cards"),

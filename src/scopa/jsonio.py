@@ -49,10 +49,10 @@ __all__ = [
     "short",
 ]
 
-#: Deepest nesting of arrays and objects accepted (positions need 3, records 6).
 MAX_DEPTH = 32
-#: Longest JSON text accepted by default, in characters.
+"""Deepest nesting of arrays and objects accepted (positions need 3, records 6)."""
 MAX_CHARS = 4 << 20
+"""Longest JSON text accepted by default, in characters."""
 
 
 class JSONInputError(ScopaError):
@@ -310,8 +310,8 @@ def dumps(obj: Any) -> str:
         ) from None
 
 
-#: :func:`dumps_in_pieces`: about how many characters one call of the C encoder writes.
 PIECE_CHARS = 1 << 15
+""":func:`dumps_in_pieces`: about how many characters one call of the C encoder writes."""
 #: :func:`dumps_in_pieces`: a list or an object of more items than this is written item by item.
 _MANY = 64
 _ENCODER = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))

@@ -42,14 +42,14 @@ if TYPE_CHECKING:
 
 __all__ = ["MATCH_FORMAT", "MAX_HANDS", "Match"]
 
-#: Name and version of the match's JSON format (see :meth:`Match.to_json`).
 MATCH_FORMAT = ("scopa-match", 1)
-#: The most hands a match holds (a :class:`Match`, its JSON, a match record). Every hand
-#: gives at least one point (the settebello, RULES §4), so a match reaches any target
-#: (at most :data:`scopa.rules.MAX_TARGET`) within ``2 * target - 1`` hands; the rest is room
-#: for the hands played while the teams are level (RULES §5). A match still level after
-#: ``MAX_HANDS`` hands stops there: no further hand is dealt and :meth:`Match.play` refuses.
+"""Name and version of the match's JSON format (see :meth:`Match.to_json`)."""
 MAX_HANDS = 2 * MAX_TARGET + 1000
+"""The most hands a match holds (a :class:`Match`, its JSON, a match record). Every hand
+gives at least one point (the settebello, RULES §4), so a match reaches any target
+(at most :data:`scopa.rules.MAX_TARGET`) within ``2 * target - 1`` hands; the rest is room
+for the hands played while the teams are level (RULES §5). A match still level after
+``MAX_HANDS`` hands stops there: no further hand is dealt and :meth:`Match.play` refuses."""
 
 
 def _same(value: Any, expected: Any) -> bool:

@@ -56,9 +56,9 @@ __all__ = [
     "view_to_dict",
 ]
 
-#: Version of the JSON position format: 2 adds the optional ``history`` (version 1
-#: positions, without it, are read as before).
 FORMAT_VERSION = 2
+"""Version of the JSON position format: 2 adds the optional ``history`` (version 1
+positions, without it, are read as before)."""
 
 _FIELDS = ("rules", "hands", "table", "stock", "captured", "scope", "turn", "last_capture", "dealer")
 _FIELDS_V2 = (*_FIELDS, "history")

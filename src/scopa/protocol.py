@@ -60,15 +60,15 @@ __all__ = [
 
 log = logging.getLogger("scopa.protocol")
 
-#: Version of the engine protocol, reported by ``hello``.
 PROTOCOL_VERSION = 2
-#: Default time limit of ``solve`` and ``analyze`` (and the most any search may take),
-#: seconds; ``scopa engine --max-time`` changes it.
+"""Version of the engine protocol, reported by ``hello``."""
 DEFAULT_MAX_TIME = 10.0
-#: The longest ``max_time`` an engine or a server takes, seconds (``--max-time``'s range).
+"""Default time limit of ``solve`` and ``analyze`` (and the most any search may take),
+seconds; ``scopa engine --max-time`` changes it."""
 MAX_MAX_TIME = 1e6
-#: Longest request line accepted: bytes of the stdio engine's input, characters of a str request.
+"""The longest ``max_time`` an engine or a server takes, seconds (``--max-time``'s range)."""
 MAX_LINE = 1 << 20
+"""Longest request line accepted: bytes of the stdio engine's input, characters of a str request."""
 _ID_CHARS = 256
 _SAFE_INT = (1 << 53) - 1
 #: an integer id, as JavaScript holds one exactly
@@ -373,207 +373,207 @@ _HAND_OVER = {
     "additionalProperties": False,
 }
 
-COMMANDS: dict[str, Command] = {
-    c.name: c
-    for c in (
-        Command(
-            "hello",
-            "the engine's name, version, protocol, limits, presets, options and players",
-            reply={
-                "required": [
-                    "name",
-                    "version",
-                    "protocol",
-                    "position_format",
-                    "presets",
-                    "options",
-                    "preset_options",
-                    "players",
-                ],
-                "properties": {
-                    "name": {"const": "scopa"},
-                    "version": {"type": "string"},
-                    "protocol": {"const": PROTOCOL_VERSION},
-                    "position_format": _INT,
-                    "presets": {"type": "array", "items": {"type": "string"}},
-                    "options": {"type": "object"},
-                    "preset_options": {
-                        "type": "object",
-                        "required": list(PRESETS),
-                        "additionalProperties": False,
-                        "properties": {name: {"type": "object"} for name in PRESETS},
-                    },
-                    "players": {"type": "array", "items": {"type": "string"}},
-                    "levels": {"type": "array", "items": {"type": "string"}},
-                    "commands": {"type": "array", "items": {"type": "string"}},
-                    "max_time_ms": {"type": ["number", "null"]},
-                    "default_time_ms": {"type": ["number", "null"]},
+_COMMAND_LIST: tuple[Command, ...] = (
+    Command(
+        "hello",
+        "the engine's name, version, protocol, limits, presets, options and players",
+        reply={
+            "required": [
+                "name",
+                "version",
+                "protocol",
+                "position_format",
+                "presets",
+                "options",
+                "preset_options",
+                "players",
+            ],
+            "properties": {
+                "name": {"const": "scopa"},
+                "version": {"type": "string"},
+                "protocol": {"const": PROTOCOL_VERSION},
+                "position_format": _INT,
+                "presets": {"type": "array", "items": {"type": "string"}},
+                "options": {"type": "object"},
+                "preset_options": {
+                    "type": "object",
+                    "required": list(PRESETS),
+                    "additionalProperties": False,
+                    "properties": {name: {"type": "object"} for name in PRESETS},
                 },
+                "players": {"type": "array", "items": {"type": "string"}},
+                "levels": {"type": "array", "items": {"type": "string"}},
+                "commands": {"type": "array", "items": {"type": "string"}},
+                "max_time_ms": {"type": ["number", "null"]},
+                "default_time_ms": {"type": ["number", "null"]},
             },
-        ),
-        Command("ping", "answered at once, even while a search runs", reply={"required": ["pong"]}),
-        Command(
-            "legal",
-            "the legal moves of the seat to move",
-            required=("position",),
-            reply={"required": ["moves"], "properties": {"moves": {"type": "array", "items": _MOVE}}},
-        ),
-        Command(
-            "play",
-            "the position after a move (with its history) and what the play did",
-            required=("position", "move"),
-            reply={
-                "required": ["position", "events"],
-                "properties": {"position": {"$ref": "#/$defs/position"}, "events": _EVENTS},
+        },
+    ),
+    Command("ping", "answered at once, even while a search runs", reply={"required": ["pong"]}),
+    Command(
+        "legal",
+        "the legal moves of the seat to move",
+        required=("position",),
+        reply={"required": ["moves"], "properties": {"moves": {"type": "array", "items": _MOVE}}},
+    ),
+    Command(
+        "play",
+        "the position after a move (with its history) and what the play did",
+        required=("position", "move"),
+        reply={
+            "required": ["position", "events"],
+            "properties": {"position": {"$ref": "#/$defs/position"}, "events": _EVENTS},
+        },
+    ),
+    Command(
+        "deal",
+        "a new hand (the three-kings redeal applied); seed random when absent; dealer 0 when"
+        " absent with a seed (random without one)",
+        required=("rules",),
+        optional=("seed", "dealer"),
+        reply={"required": ["position"], "properties": {"position": {"$ref": "#/$defs/position"}}},
+    ),
+    Command(
+        "view",
+        "what a seat sees of a position: the view bestmove and evaluate take",
+        required=("position", "seat"),
+        reply={"required": ["view"], "properties": {"view": {"$ref": "#/$defs/view"}}},
+    ),
+    Command(
+        "score",
+        "the score of the piles as they stand (the hand's score once it is over)",
+        required=("position",),
+        reply={"required": ["points", "categories"], "properties": _SCORE_PROPS},
+    ),
+    Command(
+        "match_new",
+        "a new match; the client holds it and sends it back with each play",
+        required=("rules",),
+        optional=("target", "seed", "dealer"),
+        reply={"required": ["match"], "properties": {"match": _MATCH_REPLY}},
+    ),
+    Command(
+        "match_play",
+        "a play in the match's current hand: at its end the hand is scored and the next dealt",
+        required=("match", "move"),
+        reply={
+            "required": ["match", "events"],
+            "properties": {"match": _MATCH_REPLY, "events": _EVENTS, "hand_over": _HAND_OVER},
+        },
+    ),
+    Command(
+        "match_resume",
+        "a match resumed from its game record; the hands still to come dealt from seed",
+        required=("record",),
+        optional=("seed",),
+        reply={"required": ["match"], "properties": {"match": _MATCH_REPLY}},
+    ),
+    Command(
+        "match_record",
+        "the match as a game record (format scopa-record), with tags",
+        required=("match",),
+        optional=("tags",),
+        reply={"required": ["record"], "properties": {"record": _RECORD_REPLY}},
+    ),
+    Command(
+        "solve",
+        "the exact value with every card known, or the most a bounded search knows",
+        required=("position",),
+        optional=_SEARCH_LIMITS,
+        search=True,
+        reply={
+            "required": [
+                "value",
+                "exact",
+                "lower",
+                "upper",
+                "estimate",
+                "best",
+                "pv",
+                "nodes",
+                "seconds",
+            ],
+            "properties": {
+                "value": _NULLABLE_INT,
+                "exact": {"type": "boolean"},
+                "lower": _INT,
+                "upper": _INT,
+                "estimate": _NUM,
+                "depth": _INT,
+                "best": {"type": ["string", "null"]},
+                "pv": {"type": "array", "items": _MOVE},
+                "nodes": _INT,
+                "seconds": _NUM,
             },
-        ),
-        Command(
-            "deal",
-            "a new hand (the three-kings redeal applied); seed random when absent; dealer 0 when"
-            " absent with a seed (random without one)",
-            required=("rules",),
-            optional=("seed", "dealer"),
-            reply={"required": ["position"], "properties": {"position": {"$ref": "#/$defs/position"}}},
-        ),
-        Command(
-            "view",
-            "what a seat sees of a position: the view bestmove and evaluate take",
-            required=("position", "seat"),
-            reply={"required": ["view"], "properties": {"view": {"$ref": "#/$defs/view"}}},
-        ),
-        Command(
-            "score",
-            "the score of the piles as they stand (the hand's score once it is over)",
-            required=("position",),
-            reply={"required": ["points", "categories"], "properties": _SCORE_PROPS},
-        ),
-        Command(
-            "match_new",
-            "a new match; the client holds it and sends it back with each play",
-            required=("rules",),
-            optional=("target", "seed", "dealer"),
-            reply={"required": ["match"], "properties": {"match": _MATCH_REPLY}},
-        ),
-        Command(
-            "match_play",
-            "a play in the match's current hand: at its end the hand is scored and the next dealt",
-            required=("match", "move"),
-            reply={
-                "required": ["match", "events"],
-                "properties": {"match": _MATCH_REPLY, "events": _EVENTS, "hand_over": _HAND_OVER},
+        },
+    ),
+    Command(
+        "analyze",
+        "every legal move's value (exact, or bounds and an estimate)",
+        required=("position",),
+        optional=_SEARCH_LIMITS,
+        search=True,
+        reply={
+            "required": ["moves", "exact", "lines"],
+            "properties": {
+                "moves": {"type": "object", "additionalProperties": _NULLABLE_INT},
+                "exact": {"type": "boolean"},
+                "best": {"type": ["string", "null"]},
+                "depth": _INT,
+                "nodes": _INT,
+                "seconds": _NUM,
+                "lines": {"type": "array", "items": {"$ref": "#/$defs/line"}},
             },
-        ),
-        Command(
-            "match_resume",
-            "a match resumed from its game record; the hands still to come dealt from seed",
-            required=("record",),
-            optional=("seed",),
-            reply={"required": ["match"], "properties": {"match": _MATCH_REPLY}},
-        ),
-        Command(
-            "match_record",
-            "the match as a game record (format scopa-record), with tags",
-            required=("match",),
-            optional=("tags",),
-            reply={"required": ["record"], "properties": {"record": _RECORD_REPLY}},
-        ),
-        Command(
-            "solve",
-            "the exact value with every card known, or the most a bounded search knows",
-            required=("position",),
-            optional=_SEARCH_LIMITS,
-            search=True,
-            reply={
-                "required": [
-                    "value",
-                    "exact",
-                    "lower",
-                    "upper",
-                    "estimate",
-                    "best",
-                    "pv",
-                    "nodes",
-                    "seconds",
-                ],
-                "properties": {
-                    "value": _NULLABLE_INT,
-                    "exact": {"type": "boolean"},
-                    "lower": _INT,
-                    "upper": _INT,
-                    "estimate": _NUM,
-                    "depth": _INT,
-                    "best": {"type": ["string", "null"]},
-                    "pv": {"type": "array", "items": _MOVE},
-                    "nodes": _INT,
-                    "seconds": _NUM,
-                },
+        },
+    ),
+    Command(
+        "bestmove",
+        "a computer player's move from a view",
+        required=("view",),
+        optional=("player", "seed", "time_ms", "node_limit"),
+        search=True,
+        reply={"required": ["move"], "properties": {"move": _MOVE}},
+    ),
+    Command(
+        "evaluate",
+        "every legal move's expected value from a seat's view (what PIMC weighs its choice on)",
+        required=("view",),
+        optional=("player", "seed", "time_ms", "node_limit"),
+        search=True,
+        only={"player": (("pimc",), "the player that values moves")},
+        reply={
+            "required": ["moves"],
+            "properties": {
+                "moves": {"type": "object", "additionalProperties": _NUM},
+                "samples": _INT,
+                "best": _MOVE,
             },
-        ),
-        Command(
-            "analyze",
-            "every legal move's value (exact, or bounds and an estimate)",
-            required=("position",),
-            optional=_SEARCH_LIMITS,
-            search=True,
-            reply={
-                "required": ["moves", "exact", "lines"],
-                "properties": {
-                    "moves": {"type": "object", "additionalProperties": _NULLABLE_INT},
-                    "exact": {"type": "boolean"},
-                    "best": {"type": ["string", "null"]},
-                    "depth": _INT,
-                    "nodes": _INT,
-                    "seconds": _NUM,
-                    "lines": {"type": "array", "items": {"$ref": "#/$defs/line"}},
-                },
-            },
-        ),
-        Command(
-            "bestmove",
-            "a computer player's move from a view",
-            required=("view",),
-            optional=("player", "seed", "time_ms", "node_limit"),
-            search=True,
-            reply={"required": ["move"], "properties": {"move": _MOVE}},
-        ),
-        Command(
-            "evaluate",
-            "every legal move's expected value from a seat's view (what PIMC weighs its choice on)",
-            required=("view",),
-            optional=("player", "seed", "time_ms", "node_limit"),
-            search=True,
-            only={"player": (("pimc",), "the player that values moves")},
-            reply={
-                "required": ["moves"],
-                "properties": {
-                    "moves": {"type": "object", "additionalProperties": _NUM},
-                    "samples": _INT,
-                    "best": _MOVE,
-                },
-            },
-        ),
-        Command(
-            "review",
-            "every play of a record valued from its player's view and, near the end, exactly",
-            required=("record",),
-            optional=("time_ms", "seed"),
-            search=True,
-            reply={
-                "required": ["format", "version", "rules", "players", "hands", "seconds", "plays", "summary"],
-                "properties": _REVIEW_PROPS,
-            },
-            most={"time_ms": (MAX_TIME_PER_PLAY * 1000, "a play")},
-        ),
-        Command(
-            "stop",
-            "end the running and queued searches (or the one whose id is 'search') now: each "
-            "replies with what it has",
-            optional=("search",),
-            reply={"required": ["stopped"], "properties": {"stopped": _INT}},
-        ),
-        Command("quit", "no reply: the engine answers the searches already asked for, then exits"),
-    )
-}
+        },
+    ),
+    Command(
+        "review",
+        "every play of a record valued from its player's view and, near the end, exactly",
+        required=("record",),
+        optional=("time_ms", "seed"),
+        search=True,
+        reply={
+            "required": ["format", "version", "rules", "players", "hands", "seconds", "plays", "summary"],
+            "properties": _REVIEW_PROPS,
+        },
+        most={"time_ms": (MAX_TIME_PER_PLAY * 1000, "a play")},
+    ),
+    Command(
+        "stop",
+        "end the running and queued searches (or the one whose id is 'search') now: each "
+        "replies with what it has",
+        optional=("search",),
+        reply={"required": ["stopped"], "properties": {"stopped": _INT}},
+    ),
+    Command("quit", "no reply: the engine answers the searches already asked for, then exits"),
+)
+COMMANDS: dict[str, Command] = {c.name: c for c in _COMMAND_LIST}
+"""Every command of the protocol by name, each a :class:`Command` (its fields, whether it is a
+search, its reply's schema)."""
 
 
 def _check_id(x: Any, name: str = "id", nullable: bool = True) -> Any:

@@ -71,18 +71,18 @@ __all__ = [
     "schema",
 ]
 
-#: Name and version of a match record's JSON format.
 RECORD_FORMAT = ("scopa-record", 1)
-#: Name and version of a hand record's JSON format (a hand on its own).
+"""Name and version of a match record's JSON format."""
 HAND_FORMAT = ("scopa-hand", 1)
-#: The marks an annotation may carry, as in PGN.
+"""Name and version of a hand record's JSON format (a hand on its own)."""
 MARKS = ("!!", "!", "!?", "?!", "?", "??")
+"""The marks an annotation may carry, as in PGN."""
 #: The tags a record may carry (others are kept too), in PGN's order.
 TAGS = ("Event", "Site", "Date", "Round", "Player0", "Player1", "Player2", "Player3", "Result")
-#: The most bytes of a record file (and characters of record JSON text) :func:`load_record`
-#: reads, and so the most :meth:`MatchRecord.save` writes: a match of
-#: :data:`scopa.match.MAX_HANDS` hands takes about 13 MB.
 MAX_RECORD_BYTES = 32 << 20
+"""The most bytes of a record file (and characters of record JSON text) :func:`load_record`
+reads, and so the most :meth:`MatchRecord.save` writes: a match of
+:data:`scopa.match.MAX_HANDS` hands takes about 13 MB."""
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")  # PGN's tag names
 _RESERVED_TAGS = ("Rules", "Target")  # the text export writes them from the record's rules
 _MAX_TAG = 500

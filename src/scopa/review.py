@@ -94,16 +94,16 @@ __all__ = [
     "review",
 ]
 
-#: Fair loss (points) above which a play is marked ``?``.
 MISTAKE = 0.5
-#: Fair loss (points) above which a play is marked ``??``.
+"""Fair loss (points) above which a play is marked ``?``."""
 BLUNDER = 1.5
-#: Default budget per play, seconds: half for the fair evaluation, half for the exact one.
+"""Fair loss (points) above which a play is marked ``??``."""
 DEFAULT_TIME = 0.2
-#: The most ``time_limit`` may be, seconds per play.
+"""Default budget per play, seconds: half for the fair evaluation, half for the exact one."""
 MAX_TIME_PER_PLAY = 3600.0
-#: The most plays :meth:`Review.from_json` reads (a match's most hands, each of 40 plays).
+"""The most ``time_limit`` may be, seconds per play."""
 MAX_REVIEW_PLAYS = 40 * MAX_HANDS
+"""The most plays :meth:`Review.from_json` reads (a match's most hands, each of 40 plays)."""
 
 #: Plays left from which the exact solver is tried at all, by seats (2 players: every play,
 #: the stock order being known; 4 players: from 6 cards a hand).
@@ -123,8 +123,8 @@ _PLAY_FIELDS = (
     "hand", "play", "seat", "team", "move", "best", "value", "best_value", "loss", "dd_best", "dd_loss",
     "mark", "reason", "reviewed", "values", "dd_values",
 )  # fmt: skip
-#: The format tag of :meth:`Review.to_json`.
 REVIEW_FORMAT = ("scopa-review", 1)
+"""The format tag of :meth:`Review.to_json`."""
 
 
 def _moves_to(obj: object, name: str, kind: str, *needed: Move) -> dict[Move, Any]:

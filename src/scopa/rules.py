@@ -29,6 +29,7 @@ _GEOMETRY: dict[str, tuple[int, int, int]] = {
     "scopone_scientifico": (4, 10, 0),
 }
 PRESETS: tuple[str, ...] = tuple(_GEOMETRY)
+"""The games' names, each a preset of :class:`Rules` (RULES §1)."""
 #: Numbers in rules and position strings: ASCII digits only (``str.isdigit`` also takes ``²``
 #: and other scripts' digits, which ``int`` refuses), and few of them.
 _NUMBER = re.compile(r"[0-9]{1,6}")

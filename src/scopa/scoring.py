@@ -35,8 +35,8 @@ from scopa.rules import Rules
 
 __all__ = ["CATEGORIES", "HandScore", "primiera_total"]
 
-#: The scoring categories, in the order of the breakdown.
 CATEGORIES: tuple[str, ...] = tuple(core.CATEGORIES)
+"""The scoring categories, in the order of the breakdown."""
 
 Pair = tuple[int, int]
 

@@ -57,9 +57,9 @@ __all__ = [
 #: Share of a bounded search's time and nodes that the iterative deepening may use before
 #: the exact search starts.
 ID_SHARE = 0.2
-#: With only a stop flag (no time or node limit), the exact search is tried first for this
-#: long (seconds): most positions are solved well within it.
 EXACT_FIRST_SECONDS = 0.05
+"""With only a stop flag (no time or node limit), the exact search is tried first for this
+long (seconds): most positions are solved well within it."""
 #: With only a stop flag, the iterative deepening then takes at most this long in all (seconds),
 #: and the exact search runs until the flag is set.
 ID_SECONDS_UNBOUNDED = 0.25

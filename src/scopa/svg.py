@@ -37,10 +37,10 @@ from scopa.view import PlayerView
 
 __all__ = ["COLOURS", "DECKS", "MAX_SIZE", "MIN_SIZE", "card", "card_back", "position"]
 
-#: The decks cards can be drawn in.
 DECKS = ("french", "italian", "spanish")
-#: The four colours, by suit letter: coins gold, cups red, swords blue, clubs green.
+"""The decks cards can be drawn in."""
 COLOURS = {"d": "#b8860b", "c": "#c62828", "s": "#1565c0", "b": "#2e7d32"}
+"""The four colours, by suit letter: coins gold, cups red, swords blue, clubs green."""
 _SUIT_NAMES = {
     "french": {"d": "diamonds", "c": "hearts", "s": "spades", "b": "clubs"},
     "italian": {"d": "denari", "c": "coppe", "s": "spade", "b": "bastoni"},
@@ -98,7 +98,10 @@ _GLYPHS: dict[str, dict[str, str]] = {
 
 
 #: The widths (pixels) a card may be drawn at.
-MIN_SIZE, MAX_SIZE = 8.0, 2000.0
+MIN_SIZE = 8.0
+"""The smallest card width in pixels :func:`position`, :func:`card` and :func:`card_back` draw."""
+MAX_SIZE = 2000.0
+"""The largest card width in pixels they draw."""
 
 
 def _check_size(size: object) -> float:

@@ -47,11 +47,11 @@ from scopa.state import State
 
 __all__ = ["DECKS", "Game", "card_text", "cards_text", "move_text"]
 
-#: The suit marks of each deck style: symbols (French) or the notation's letters (Italian).
 DECKS: dict[str, dict[str, str]] = {
     "french": {"d": "♦", "c": "♥", "s": "♠", "b": "♣"},
     "italian": {"d": "d", "c": "c", "s": "s", "b": "b"},
 }
+"""The suit marks of each deck style: symbols (French) or the notation's letters (Italian)."""
 #: Four colours, each dark enough for a light background and bright enough for a dark one:
 #: coins gold, cups red, swords blue, clubs green.
 COLOURS = {"d": "dark_goldenrod", "c": "red3", "s": "dodger_blue2", "b": "green4"}

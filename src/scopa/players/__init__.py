@@ -45,13 +45,13 @@ __all__ = [
     "make_player",
 ]
 
-#: Player names for :func:`make_player`, the arena and the command line.
 PLAYERS: dict[str, type] = {
     "random": RandomPlayer,
     "greedy": GreedyPlayer,
     "pimc": PIMCPlayer,
     "ismcts": ISMCTSPlayer,
 }
+"""Player names for :func:`make_player`, the arena and the command line."""
 
 
 def make_player(name: str, /, seed: int | None = None, **options: Any) -> Player:

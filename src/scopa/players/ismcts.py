@@ -25,14 +25,14 @@ from scopa.view import PlayerView
 
 __all__ = ["ISMCTSPlayer", "PLAYOUTS"]
 
-#: The playout policies, by name: the core's rollout policy numbers.
-#: ``"random"``: uniformly random legal moves; ``"heuristic"``: a quarter of the moves at
-#: random, the others the best by a fixed score (sweeps, then captures of many cards, coins,
-#: sevens and settebello; lay-downs that do not offer sevens, settebello or coins).
-#: ``"auto"`` (the default): heuristic with four players, random with two, as measured at
-#: 100 ms a move (heuristic against random: +0.670 [+0.345, +0.995] points per hand in Scopone
-#: scientifico, -0.138 [-0.347, +0.072] in 2-player Scopa; 200 duplicate deals each).
 PLAYOUTS = {"random": 0, "heuristic": 1, "auto": -1}
+"""The playout policies, by name: the core's rollout policy numbers.
+``"random"``: uniformly random legal moves; ``"heuristic"``: a quarter of the moves at
+random, the others the best by a fixed score (sweeps, then captures of many cards, coins,
+sevens and settebello; lay-downs that do not offer sevens, settebello or coins).
+``"auto"`` (the default): heuristic with four players, random with two, as measured at
+100 ms a move (heuristic against random: +0.670 [+0.345, +0.995] points per hand in Scopone
+scientifico, -0.138 [-0.347, +0.072] in 2-player Scopa; 200 duplicate deals each)."""
 
 _GREEDY = GreedyPlayer()
 

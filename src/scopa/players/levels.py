@@ -81,7 +81,6 @@ _BEGINNER = LevelConfig(
     samples=2, depth=1, exact_plays=2, time_limit=0.05, temperature=2.0, miss_sweep=0.6, infer=False
 )
 
-#: The levels, 1 (a beginner) to 6 (the strongest this engine has).
 LEVELS: dict[int, LevelConfig] = {
     1: replace(_BEGINNER, hold_back=0.7),
     2: replace(_BEGINNER, hold_back=0.1),
@@ -105,6 +104,7 @@ LEVELS: dict[int, LevelConfig] = {
         reply_weight=None,
     ),
 }
+"""The levels, 1 (a beginner) to 6 (the strongest this engine has)."""
 
 
 class LevelPlayer:

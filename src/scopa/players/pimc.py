@@ -38,11 +38,11 @@ from scopa_core import _checks
 
 __all__ = ["FOUR_PLAYER_MODEL", "PIMCPlayer"]
 
-#: The opponent model of the four-player inference when none is given: softer than the
-#: two-player default (temperature 0.5 against 0.1). Against PIMC without inference in Scopone
-#: scientifico: +0.329 [+0.232, +0.425] points per hand on 1,000 duplicate deals; on 200 others
-#: temperature 0.1, 0.5 and 1.5 gave -0.150, +0.090 and +0.018 (each about ±0.23).
 FOUR_PLAYER_MODEL = OpponentModel(temperature=0.5)
+"""The opponent model of the four-player inference when none is given: softer than the
+two-player default (temperature 0.5 against 0.1). Against PIMC without inference in Scopone
+scientifico: +0.329 [+0.232, +0.425] points per hand on 1,000 duplicate deals; on 200 others
+temperature 0.1, 0.5 and 1.5 gave -0.150, +0.090 and +0.018 (each about ±0.23)."""
 
 #: the default ``reply_weight`` (2-player games; measured in docs/benchmarks.md)
 REPLY_WEIGHT = 0.25

@@ -90,24 +90,25 @@ BINARY_REFUSED = "a binary WebSocket message: send each request as JSON in a tex
 #: Answered as soon as they are read, whatever else the connection waits for (not counted in
 #: its ``max_in_flight``): ``ping`` (at once, even during a search) and ``hello``.
 INSTANT = ("ping", "hello")
-#: A request of at most this many bytes whose command is one of :data:`INSTANT` or ``stop`` is
-#: read on the event loop, not in its thread pool, where requests are read (reading a record or
-#: a match replays it: many long ones held a ping up for seconds); its JSON is decoded first
-#: (a few microseconds) and checked as decoded, every other request read in the pool as before.
 INLINE_BYTES = 4096
+"""A request of at most this many bytes whose command is one of :data:`INSTANT` or ``stop`` is
+read on the event loop, not in its thread pool, where requests are read (reading a record or
+a match replays it: many long ones held a ping up for seconds); its JSON is decoded first
+(a few microseconds) and checked as decoded, every other request read in the pool as before."""
 _INLINE_COMMANDS = (*INSTANT, "stop")
 
-#: At shutdown (Ctrl-C, SIGTERM) the searches are stopped and their replies sent, then the
-#: connections closed: a client that neither finishes its request nor reads its replies holds
-#: the server's end up for at most this many seconds.
 SHUTDOWN_GRACE = 5
+"""At shutdown (Ctrl-C, SIGTERM) the searches are stopped and their replies sent, then the
+connections closed: a client that neither finishes its request nor reads its replies holds
+the server's end up for at most this many seconds."""
 #: How long shutdown waits for the stopped searches' replies to go out, seconds at most.
 REPLY_GRACE = 1.0
-#: The default of :attr:`ServerConfig.request_timeout`: seconds a client may take to send a
-#: whole HTTP request (its headers and its body), counted from the connection's start or from
-#: the end of the response before; the longest :data:`MAX_REQUEST_TIMEOUT`.
 REQUEST_TIMEOUT = 30.0
+"""The default of :attr:`ServerConfig.request_timeout`: seconds a client may take to send a
+whole HTTP request (its headers and its body), counted from the connection's start or from
+the end of the response before; the longest :data:`MAX_REQUEST_TIMEOUT`."""
 MAX_REQUEST_TIMEOUT = 3600.0
+"""The longest :attr:`ServerConfig.request_timeout`, seconds."""
 
 
 @dataclass(frozen=True)
@@ -434,17 +435,17 @@ class _LocalNames:
         await self.app(scope, receive, send)
 
 
-#: The Content-Security-Policy of the app's pages (any ``text/html`` response): its own scripts,
-#: styles, pictures and connections (the WebSocket ``/ws`` and ``POST /api``: ``'self'`` takes
-#: ``ws:``/``wss:`` of the same host) and nothing else, no inline script or style, no plugin, not
-#: framed by another site's page (a click made on it through a frame: ``frame-ancestors``).
-#: ``data:`` pictures for the page's empty icon (``<link rel="icon" href="data:,">``); ``blob:``
-#: connections for reading back the record the download link holds (a ``blob:`` URL is made by
-#: the page itself: another site's cannot be read).
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
+"""The Content-Security-Policy of the app's pages (any ``text/html`` response): its own scripts,
+styles, pictures and connections (the WebSocket ``/ws`` and ``POST /api``: ``'self'`` takes
+``ws:``/``wss:`` of the same host) and nothing else, no inline script or style, no plugin, not
+framed by another site's page (a click made on it through a frame: ``frame-ancestors``).
+``data:`` pictures for the page's empty icon (``<link rel="icon" href="data:,">``); ``blob:``
+connections for reading back the record the download link holds (a ``blob:`` URL is made by
+the page itself: another site's cannot be read)."""
 
 
 class _SecurityHeaders:
