@@ -80,7 +80,7 @@ MARKS = ("!!", "!", "!?", "?!", "?", "??")
 #: The tags a record may carry (others are kept too), in PGN's order.
 TAGS = ("Event", "Site", "Date", "Round", "Player0", "Player1", "Player2", "Player3", "Result")
 MAX_RECORD_BYTES = 32 << 20
-"""The most bytes of a record file (and characters of record JSON text) :func:`load_record`
+"""The most bytes (32 MiB) of a record file (and characters of record JSON text) :func:`load_record`
 reads, and so the most :meth:`MatchRecord.save` writes: a match of
 :data:`scopa.match.MAX_HANDS` hands takes about 13 MB."""
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")  # PGN's tag names
