@@ -17,7 +17,7 @@ from scopa.notation import view_from_json
 from scopa.players import GreedyPlayer, ISMCTSPlayer, PIMCPlayer, make_player
 from scopa.players.greedy import GreedyWeights, reply_outcomes
 from scopa.players.inference import OpponentModel
-from scopa.review import format_text, review
+from scopa.review import check_time_per_play, format_text, review
 from scopa.scoring import HandScore
 from scopa.svg import card, position
 
@@ -324,6 +324,15 @@ def test_a_bad_limit_is_a_limit_error(player):
 def test_a_bad_review_time_is_a_limit_error():
     with pytest.raises(errors.LimitError, match="bad time_limit 0"):
         review(scopa.State.deal("scopa", seed=1), time_limit=0)
+    # (None is named among what is expected only where it is taken: batch work's time)
+    expected = r"expected seconds per play in \(0, 3600\]"
+    for args, message in (
+        ((0,), f"^bad time_limit 0: {expected}$"),
+        ((0, True), f"^bad time_limit 0: {expected}, or None$"),
+        ((None,), f"^bad time_limit None: {expected}$"),
+    ):
+        with pytest.raises(errors.LimitError, match=message):
+            check_time_per_play(*args)
 
 
 def test_batch_reports_a_bad_position_by_its_own_error():

@@ -239,6 +239,9 @@ def test_review_marks_a_blunder_with_its_reason():
     # end-of-match review said "hand 1" for the fourth hand)
     r = review(s, time_limit=0.2)
     assert format_text(r).startswith("hand 1, play 1: seat 0 Kc")
+    assert format_text(r).splitlines()[0] == (
+        "hand 1, play 1: seat 0 Kc? (best 7dx3c4s, loses 1.00, exact loss 1) — missed a sweep"
+    )
     assert format_text(r, ["Ada", "Bo"], first_hand=4).startswith("hand 4, play 1: Ada Kc")
     # its repr pastes back with the package's names (an API audit: PlayReview and Annotation
     # were not exported)
@@ -266,6 +269,11 @@ def test_review_reasons_compare_with_the_best_move_and_count_only_real_scope():
     # laid down where the best move does not leave it: given up
     s = position([["7d", "Ks"], ["7c", "2b"]], ["3c", "3s"])
     assert _reason(s, Move.parse("7d"), Move.parse("Ks")) == "gave up the settebello"
+    # RULES §4: the settebello on the table, a seven to take it, and a play that leaves it:
+    # missed (not when the play takes it, or when the best move does not either)
+    s = position([["7c", "Kc"], ["Qs", "2b"]], ["7d", "4s"])
+    assert _reason(s, Move.parse("Kc"), Move.parse("7cx7d")) == "missed the settebello"
+    assert _reason(s, Move.parse("7cx7d"), Move.parse("Kc")) is None
     # RULES §7: an ace's sweep under ace_takes_all is no scopa unless ace_sweep_is_scopa
     for is_scopa in (False, True):
         rules = scopa.Rules.preset("scopa", ace_takes_all=True, ace_sweep_is_scopa=is_scopa)
@@ -297,6 +305,15 @@ def test_review_json_of_a_whole_game():
     # 2 players: the last plays of every hand are solved exactly (the stock order is known)
     assert all(p["dd_loss"] is not None for p in js["plays"][-6:])
     assert js["summary"]["teams"][0]["plays"] + js["summary"]["teams"][1]["plays"] == n
+    # the worst plays: at most five, each that lost points, the biggest loss first
+    worst = js["summary"]["worst"]
+    assert worst and len(worst) <= 5 and all(w["loss"] > 0 for w in worst)
+    assert [w["loss"] for w in worst] == sorted((p["loss"] for p in js["plays"]), reverse=True)[: len(worst)]
+    assert len(worst) == min(5, sum(p["loss"] > 0 for p in js["plays"]))
+    line = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc").play("2c").play("7dx3c4s")
+    few = review(line, time_limit=0.1)
+    assert [p.loss for p in few.plays] == [1.0, 0.0, 0.0]  # (the plays of no loss are no worst plays)
+    assert few.summary()["worst"] == [few.plays[0].to_json()]
     annotated = r.annotate(rec)
     marks = sum(1 for h in annotated.hands for a in h.annotations.values() if a.mark)
     assert marks == sum(p["mark"] is not None for p in js["plays"])
@@ -320,6 +337,13 @@ def test_annotating_keeps_the_users_comments_and_refuses_another_game():
         r.annotate(other)
     with pytest.raises(RecordError, match="not the game reviewed: the record has 1 hand, the review 2"):
         r.annotate(MatchRecord(rec.rules, rec.hands[:1]))
+    # a record whose last hand stops a play short of the review's: that play is in no record
+    last = rec.hands[-1]
+    short = MatchRecord(rec.rules, (*rec.hands[:-1], HandRecord(last.deal, last.plays[:-1])))
+    n, move = len(last.plays), last.plays[-1]
+    unplayed = f"^not the game reviewed: hand 2, play {n} is {move} in the review, no play in the record$"
+    with pytest.raises(RecordError, match=unplayed):
+        r.annotate(short)
 
 
 def test_a_play_whose_budget_is_too_short_for_a_sample_is_valued_on_one_whole_sample():
@@ -386,6 +410,37 @@ def test_a_review_cut_short_counts_the_hands_it_reached():
     s = review(load_record(js), time_limit=0.02).summary()
     assert s["hands"] == s["hands_reviewed"] == 2
     assert s["seats"][0]["loss_per_hand"] == pytest.approx(s["seats"][0]["loss"] / 2, abs=1e-4)
+
+
+def test_a_play_whose_exact_half_the_reviews_limit_cuts_short_is_left_out(monkeypatch):
+    # the fair half valued, then the review's stop flag set while the solver runs: the exact
+    # half is not exact, and the play is left out as a play the limit reached (nothing valued,
+    # not half its figures), the plays after it too
+    import importlib
+
+    from scopa.solver import Solver
+
+    module = importlib.import_module("scopa.review")  # (scopa.review is the function)
+    flag = scopa.StopFlag()
+    exact = []
+
+    class Stopped(Solver):
+        def analyze(self, state, limit=None):
+            flag.set()
+            a = super().analyze(state, limit)
+            exact.append(a.exact)
+            return a
+
+    monkeypatch.setattr(module, "Solver", Stopped)
+    s = State.deal("scopa", seed=1)
+    line = s.play(s.legal_moves()[0])
+    line = line.play(line.legal_moves()[0])
+    r = review(line, time_limit=0.2, limit=scopa.Limit(stop=flag))
+    assert exact == [False]  # (one play reached the solver, which the flag stopped)
+    assert [p.reviewed for p in r.plays] == [False, False]
+    for p, (_, move) in zip(r.plays, line.history, strict=True):
+        assert (p.move, p.best, dict(p.values), p.loss) == (move, move, {move: 0.0}, 0.0)
+        assert (p.dd_values, p.dd_best, p.dd_loss, p.mark, p.reason) == (None,) * 5
 
 
 @pytest.mark.parametrize("game", ["scopa", "scopone_scientifico"])
@@ -467,6 +522,10 @@ def test_a_review_is_a_value_its_repr_pastes_back_and_it_is_checked_when_built_b
             PlayReview(**{**good, key: bad})
     play = PlayReview(**good)
     assert Review([play], 1, 2, 0.5).plays == (play,)
+    # a marked play without a reason: its line of the text says none (no " — None")
+    assert format_text(Review([play], 1, 2, 0.5)).splitlines()[0] == (
+        "hand 1, play 1: seat 0 Kc? (best 7dx3c4s, loses 1.00, exact loss 1)"
+    )
     for args, message in [
         (([1, 2], 1, 2, 0.5), r"bad plays \[1, 2\]: expected a tuple of PlayReview"),
         (((play,), 0, 2, 0.5), r"is not in the review's 0 hands of 2 seats"),
@@ -561,6 +620,11 @@ def test_a_play_whose_mover_knows_every_card_is_valued_exactly():
     assert not _knows_every_card(four.view(four.turn)) and not _knows_every_card(
         State.deal("scopa", seed=1).view(0)
     )
+    while sum(bool(h) for h in four.hands) > 3:
+        four = four.play(four.legal_moves()[0])
+    # RULES §8: the mover and two other hands holding cards: it cannot tell which holds which
+    assert sum(bool(h) for i, h in enumerate(four.hands) if i != four.turn) == 2
+    assert not _knows_every_card(four.view(four.turn))
     while sum(bool(h) for h in four.hands) > 2:
         four = four.play(four.legal_moves()[0])
     assert _knows_every_card(four.view(four.turn))
@@ -689,7 +753,7 @@ def test_a_reviews_hands_and_plays_are_bounded_as_a_records_are():
     # JSON could not be written. A record holds at most scopa.match.MAX_HANDS hands, of 40 plays
     from scopa import jsonio
     from scopa.match import MAX_HANDS
-    from scopa.review import PlayReview, Review
+    from scopa.review import MAX_REVIEW_PLAYS, PlayReview, Review
 
     s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     r = review(s.play("Kc"), time_limit=0.1)
@@ -711,6 +775,14 @@ def test_a_reviews_hands_and_plays_are_bounded_as_a_records_are():
         with pytest.raises(scopa.OptionError, match=message):
             PlayReview.from_json({**play, field: bad})
     assert PlayReview.from_json({**play, "play": 39, "hand": MAX_HANDS - 1}).play == 39
+    # the plays read: a match's most hands of 40 plays each, and not one more (the list's length
+    # checked before any play is read: below the bound the first play is what is refused)
+    assert MAX_REVIEW_PLAYS == 40 * MAX_HANDS
+    with pytest.raises(scopa.OptionError, match="^play 1 of the review must be"):
+        Review.from_json({**r.to_json(), "plays": [0] * MAX_REVIEW_PLAYS})
+    too_many = f"^a review of {MAX_REVIEW_PLAYS + 1} plays: at most {MAX_REVIEW_PLAYS} read$"
+    with pytest.raises(scopa.OptionError, match=too_many):
+        Review.from_json({**r.to_json(), "plays": [0] * (MAX_REVIEW_PLAYS + 1)})
 
 
 def test_a_plays_json_is_refused_naming_what_it_holds():
