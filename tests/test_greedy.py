@@ -99,6 +99,8 @@ def test_reply_odds_equal_an_enumeration_of_the_hands(opts):
         mean = sum(p * v for (v, _, _), p in ref.items())
         assert expected_gain(table, unseen, h, opts, W, sweeps) == pytest.approx(mean, abs=1e-9)
     assert reply_outcomes(1, 0, 3, 0, W) == [] and expected_gain(1, 0, 3, 0, W) == 0.0
+    # a player that holds no card (a hand of 0) takes nothing, whatever is unseen
+    assert reply_outcomes(1, 6, 0, 0, W) == [] and expected_gain(1, 6, 0, 0, W) == 0.0
     # a hand larger than the unseen cards holds them all
     table, unseen = CardSet.parse("3c 4s").mask, CardSet.parse("7b Kd").mask
     assert reply_outcomes(table, unseen, 5, 0, W) == reply_outcomes(table, unseen, 2, 0, W)
@@ -222,6 +224,21 @@ def test_keeps_a_pair_to_retake():
     assert no_follow.score(s.view(0), s.resolve("4c")) < scores["4c"]
 
 
+def test_captures_equal_to_a_billionth_go_to_the_lowest_card():
+    # reply_outcomes' order: the most valuable capture first, among values equal to 1e-9 (sums
+    # of the weights that differ only in their last bits) the lowest card; a hand of both
+    # plays the first. RULES §3.1 (equal rank first): 5b takes 5c, 6b takes 6c.
+    table, unseen = CardSet.parse("5c 6c").mask, CardSet.parse("5b 6b").mask
+    five, six = (CardSet.parse(c).mask.bit_length() - 1 for c in ("5b", "6b"))
+
+    def played(w: GreedyWeights) -> list[int]:
+        return [c for _, _, _, c in reply_outcomes(table, unseen, 2, 0, w)]
+
+    assert played(GreedyWeights(six=2e-10)) == [five]  # (6b takes 4e-10 more: equal)
+    assert played(GreedyWeights(six=1e-8)) == [six]  # (2e-8 more: more)
+    assert played(W) == [six]
+
+
 def test_greedy_arguments_and_repr():
     with pytest.raises(scopa.ScopaError, match=r"bad GreedyWeights sweep -1: expected a finite number >= 0"):
         GreedyWeights(sweep=-1)
@@ -247,6 +264,7 @@ def test_greedy_arguments_and_repr():
     [
         ((-1, 5, 3, 0, W, True), r"bad table -1: expected a card mask"),
         ((1, 1 << 50, 3, 0, W, True), r"bad unseen 1125899906842624: expected a card mask"),
+        ((1, 1 << 40, 3, 0, W, True), r"bad unseen 1099511627776: expected a card mask"),  # (40 cards)
         ((1, 3, 3, 0, W, True), r"bad unseen 3: expected no card of the table 1"),
         ((1, 6, -3, 0, W, True), r"bad hand_size -3: expected an int >= 0"),
         ((1, 6, 3.5, 0, W, True), r"bad hand_size 3.5: expected an int >= 0"),
@@ -316,6 +334,17 @@ def test_the_capture_tables_stay_bounded_over_many_weights(monkeypatch):
     before = {m: GreedyPlayer().score(s.view(s.turn), m) for m in s.legal_moves()}
     greedy._CAPTURES.clear()
     assert {m: GreedyPlayer().score(s.view(s.turn), m) for m in s.legal_moves()} == before
+
+
+def test_the_capture_tables_keep_what_they_computed(monkeypatch):
+    # below CAPTURE_ENTRIES a table of captures computed once is looked up again, not
+    # computed again: the bound clears the tables only when they are full
+    monkeypatch.setattr(greedy, "_CAPTURES", {})
+    a, b = CardSet.parse("3c 4s").mask, CardSet.parse("5b Kd").mask
+    first = greedy._by_rank(a, 0, W, True)
+    greedy._by_rank(b, 0, W, True)
+    assert greedy._by_rank(a, 0, W, True) is first
+    assert len(greedy._CAPTURES[W]) == 2
 
 
 def test_the_capture_tables_are_shared_by_threads_safely(monkeypatch):
