@@ -771,6 +771,10 @@ def test_ismcts_root_prior_is_the_greedy_rating():
             r"bad player factory <lambda>\(\)",
         ),
         (
+            lambda: arena("scopa", lambda seed, seat: None, "random", deals=1),
+            r"the factory <lambda> returned None, which has no choose\(view\)",
+        ),
+        (
             lambda: arena("scopa", "greedy", "random", deals=40, progress=5),
             "bad progress 5: expected a function",
         ),
@@ -1323,6 +1327,163 @@ def test_arena_table_keeps_its_columns_aligned_with_long_names():
 def test_arena_of_one_deal_gives_no_interval():
     r = arena("scopa", "greedy", "random", deals=1, seed=0)
     assert r.ci95 == (-math.inf, math.inf) and "[-inf, +inf]" in r.table()
+
+
+def _replayed(game, a, b, deals, seed):
+    # an arena run worked out apart, as arena() documents it: each duplicate deal's seed and
+    # dealer drawn in turn from random.Random(seed), the deal played twice, A holding team 0's
+    # seats and then team 1's; per hand A's points, B's and {category: (A's, B's)}
+    rules = scopa.Rules.preset(game)
+    rng = random.Random(seed)
+    pairs = []
+    for _ in range(deals):
+        deal_seed, dealer = rng.getrandbits(63), rng.randrange(rules.players)
+        pair = []
+        for a_team in (0, 1):
+            s = State.deal(rules, seed=deal_seed, dealer=dealer)
+            while not s.is_over:
+                side = a if (s.turn & 1) == a_team else b
+                s = s.play(side.choose(s.view(s.turn)))
+            score = s.score()
+            cats = {c: (v[a_team], v[1 - a_team]) for c, v in score.breakdown.items()}
+            pair.append((score.points[a_team], score.points[1 - a_team], cats))
+        pairs.append(pair)
+    return pairs
+
+
+@pytest.mark.parametrize(("game", "deals", "seed"), [("scopa", 6, 3), ("scopone_scientifico", 4, 6)])
+def test_the_arena_figures_are_those_of_its_hands_worked_out_apart(game, deals, seed):
+    # every figure the project publishes comes from here: the means, the interval over the
+    # duplicate deals (normal, the sample's standard deviation), the won/lost/level counts of
+    # hands and of deals, the categories; two greedy players that differ (deterministic, no
+    # seed), on runs holding hands and deals won by each side and level
+    import statistics
+
+    a, b = GreedyPlayer(), GreedyPlayer(GreedyWeights(sweep=0.2, seven=0.2))
+    r = arena(game, a, b, deals=deals, seed=seed)
+    pairs = _replayed(game, a, b, deals, seed)
+    hands = [h for pair in pairs for h in pair]
+    diffs = [sum(h[0] - h[1] for h in pair) / 2 for pair in pairs]
+    assert min(diffs) < 0 < max(diffs) and 0 in diffs and any(h[0] == h[1] for h in hands)
+    mean = statistics.fmean(diffs)
+    half = 1.96 * statistics.stdev(diffs) / math.sqrt(deals)
+    assert (r.deals, r.games) == (deals, 2 * deals)
+    assert r.points == pytest.approx(
+        (statistics.fmean(h[0] for h in hands), statistics.fmean(h[1] for h in hands))
+    )
+    assert r.diff == pytest.approx(mean) and r.ci95 == pytest.approx((mean - half, mean + half))
+    assert r.hand_wins == (
+        sum(h[0] > h[1] for h in hands),
+        sum(h[0] < h[1] for h in hands),
+        sum(h[0] == h[1] for h in hands),
+    )
+    assert r.pair_wins == (sum(d > 0 for d in diffs), sum(d < 0 for d in diffs), diffs.count(0))
+    for c, (x, y) in r.categories.items():
+        assert (x, y) == pytest.approx(
+            (statistics.fmean(h[2][c][0] for h in hands), statistics.fmean(h[2][c][1] for h in hands))
+        ), c
+
+
+class _Ticking:
+    """A player of the first legal move whose every move takes ``ticks`` of a clock of the test's."""
+
+    def __init__(self, clock, ticks):
+        self.clock, self.ticks = clock, ticks
+
+    def choose(self, view):
+        self.clock[0] += self.ticks
+        return view.legal_moves()[0]
+
+
+@pytest.mark.parametrize("game", ["scopa", "scopone", "scopone_scientifico"])
+def test_the_arena_times_each_side_over_the_moves_it_made(game, monkeypatch):
+    # seconds_per_move: each move's time counted for the side that made it, over that side's
+    # moves (18 a hand with 4 cards on the table first, 20 without); on a clock of the test's,
+    # A's moves 1 tick and B's 3, the figures are exact. The sides are factories, called once a
+    # game for each seat of the side, with a seed of the game's own
+    import types
+
+    clock = [0.0]
+    monkeypatch.setattr(scopa.arena, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    made = []
+
+    def side_a(seed, seat):
+        made.append(("A", seed, seat))
+        return _Ticking(clock, 1.0)
+
+    def side_b(seed, seat):
+        made.append(("B", seed, seat))
+        return _Ticking(clock, 3.0)
+
+    r = arena(game, side_a, side_b, deals=2, seed=1)
+    assert r.names == ("side_a", "side_b") and r.seconds_per_move == (1.0, 3.0)
+    players = scopa.Rules.preset(game).players
+    assert len(made) == 2 * 2 * players and len({seed for _, seed, _ in made}) == len(made)
+    for side in "AB":  # (each side holds every seat once a deal: team 0's, then team 1's)
+        assert sorted(seat for s, _, seat in made if s == side) == sorted(list(range(players)) * 2)
+
+
+def test_the_arena_calls_progress_as_each_deal_of_this_process_finishes():
+    # with jobs=1 the deals run one at a time: progress(done, total) comes when deal `done`
+    # has finished and before the next starts (and Ctrl-C there keeps every deal played)
+    games = []
+
+    def counted(seed, seat):
+        games.append(seed)
+        return GreedyPlayer()
+
+    seen = []
+    arena("scopa", counted, "random", deals=20, seed=2, progress=lambda d, t: seen.append((d, t, len(games))))
+    assert seen == [(d, 20, 2 * d) for d in range(1, 21)]
+
+
+def test_a_side_is_named_as_it_was_given():
+    from scopa.arena import side_name
+
+    # (no options: the bare name, the defaults'; a factory: its name)
+    assert side_name(("greedy", {})) == "greedy" and side_name(side_name) == "side_name"
+    assert arena("scopa", ("greedy", {}), "random", deals=1).names == ("greedy", "random")
+    # a name with options of at most 60 characters is written in full; of 61, as name(...)
+    assert side_name(("pimc", {"model": "x" * 46})) == "pimc(model='" + "x" * 46 + "')"
+    assert len(side_name(("pimc", {"model": "x" * 46}))) == 60
+    assert side_name(("pimc", {"model": "x" * 47})) == "pimc(...)"
+
+
+def test_arena_defaults_and_bounds(monkeypatch):
+    # the seed is 0 when none is given; deals go up to MAX_DEALS, the bound included
+    plain = arena("scopa", "greedy", "random", deals=2)
+    seeded = arena("scopa", "greedy", "random", deals=2, seed=0)
+    assert plain == dataclasses.replace(seeded, seconds_per_move=plain.seconds_per_move)
+    monkeypatch.setattr(scopa.arena, "MAX_DEALS", 2)
+    assert arena("scopa", "greedy", "random", deals=2, seed=1).deals == 2
+    with pytest.raises(scopa.OptionError, match=r"^bad deals 3: expected an int in 1\.\.2$"):
+        arena("scopa", "greedy", "random", deals=3, seed=1)
+
+
+def test_the_arena_table_is_written_as_scopa_arena_prints_it():
+    from scopa.arena import ArenaResult
+
+    r = ArenaResult.from_json(
+        {
+            **arena("scopa", "random", "random", deals=2, seed=1).to_json(),
+            "ci95": [-0.94, 4.94],
+            "seconds_per_move": [0.0012, 0.25],
+        }
+    )
+    assert r.table() == (
+        "scopa: 2 duplicate deals (4 hands)\n"
+        "side         points/hand  hands won  deals won   s/move\n"
+        "random             3.500          3          2   0.0012\n"
+        "random             1.500          1          0   0.2500\n"
+        "A - B: +2.000 points per hand, 95% CI [-0.940, +4.940]\n"
+        "by category (A-B): carte 0.75-0.25, denari 0.50-0.25, settebello 0.50-0.50, primiera 1.00-0.00,"
+        " scope 0.75-0.50"
+    )
+    # a name longer than the column widens it to the name and a space, on either side
+    for names in (("random", "b" * 20), ("a" * 20, "random")):
+        lines = dataclasses.replace(r, names=names).table().splitlines()
+        assert lines[2].startswith(f"{names[0]:<21}   ") and lines[3].startswith(f"{names[1]:<21}   ")
+        assert {len(x) for x in lines[1:4]} == {21 + 43}
 
 
 def test_an_arena_result_is_a_value_checked_when_built_by_hand():
