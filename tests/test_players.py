@@ -1453,11 +1453,19 @@ def test_arena_defaults_and_bounds(monkeypatch):
     # the seed is 0 when none is given; deals go up to MAX_DEALS, the bound included
     plain = arena("scopa", "greedy", "random", deals=2)
     seeded = arena("scopa", "greedy", "random", deals=2, seed=0)
+    assert arena("scopa", "random", "random").deals == 100  # (100 deals unless told)
     assert plain == dataclasses.replace(seeded, seconds_per_move=plain.seconds_per_move)
     monkeypatch.setattr(scopa.arena, "MAX_DEALS", 2)
     assert arena("scopa", "greedy", "random", deals=2, seed=1).deals == 2
     with pytest.raises(scopa.OptionError, match=r"^bad deals 3: expected an int in 1\.\.2$"):
         arena("scopa", "greedy", "random", deals=3, seed=1)
+    # jobs up to MAX_JOBS, the bound included (processes: 2 here)
+    monkeypatch.setattr(scopa.arena, "MAX_JOBS", 2)
+    pooled = arena("scopa", "greedy", "random", deals=2, seed=1, jobs=2)
+    alone = arena("scopa", "greedy", "random", deals=2, seed=1)
+    assert pooled == dataclasses.replace(alone, seconds_per_move=pooled.seconds_per_move)
+    with pytest.raises(scopa.OptionError, match=r"^bad jobs 3: expected an int in 1\.\.2 \(processes\)$"):
+        arena("scopa", "greedy", "random", deals=2, seed=1, jobs=3)
 
 
 def test_the_arena_table_is_written_as_scopa_arena_prints_it():
