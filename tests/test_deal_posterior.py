@@ -13,7 +13,7 @@ import scopa
 import scopa_core as core
 from scopa import State
 from scopa.players import GreedyPlayer, PIMCPlayer
-from scopa.players.inference import OpponentModel, deal_posterior
+from scopa.players.inference import OpponentModel, deal_posterior, hand_posterior
 from scopa.players.pimc import FOUR_PLAYER_MODEL
 
 
@@ -99,6 +99,16 @@ def test_deal_posterior_when_there_is_nothing_to_read():
     assert deal_posterior(s.view(s.turn), OpponentModel(), random.Random(1)) is None  # no play yet
     two = State.deal("scopa", seed=2)
     assert deal_posterior(two.view(two.turn), OpponentModel(), random.Random(1)) is None  # 2 players
+    # (two players after a play too, when hand_posterior reads it: a mutation run found only the
+    # deal checked, where no seat has played)
+    two = two.play(two.legal_moves()[0])
+    assert hand_posterior(two.view(two.turn), OpponentModel()) is not None
+    assert deal_posterior(two.view(two.turn), OpponentModel(), random.Random(1)) is None
+    # the last play of the deal: every other seat has played its cards, none is held to read
+    # (a seat with no card is not read, not even its last play)
+    last, _ = forward_records("scopone_scientifico", 3, 39)
+    assert [len(h) for h in last.hands].count(0) == 3 and not last.is_over
+    assert deal_posterior(last.view(last.turn), OpponentModel(), random.Random(1)) is None
     s = s.play(s.legal_moves()[0])
     composed = State.from_string(s.to_string())  # the same position without its history
     assert deal_posterior(composed.view(composed.turn), OpponentModel(), random.Random(1)) is None

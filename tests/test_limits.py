@@ -585,6 +585,10 @@ def test_threads_give_the_same_values():
             one = PIMCPlayer(seed=5, samples=samples, time_limit=None).evaluate(v)
             many = PIMCPlayer(seed=5, samples=samples, time_limit=None, threads=threads)
             assert many.evaluate(v) == one and many.last_samples == samples
+        # a limit that does not bind: batches of 8 (4 a thread), the last one of one sample
+        one = PIMCPlayer(seed=5, samples=9, time_limit=None).evaluate(v)
+        many = PIMCPlayer(seed=5, samples=9, time_limit=None, threads=2)
+        assert many.evaluate(v, scopa.Limit(nodes=10**12)) == one and many.last_samples == 9
         # with a node limit the samples go in batches, checked between them: fewer are used
         bounded = PIMCPlayer(seed=5, samples=64, time_limit=None, threads=2)
         bounded.evaluate(v, scopa.Limit(nodes=1))

@@ -476,6 +476,8 @@ def test_pimc_asks_a_model_subclass_for_its_own_reply_weighing():
     # the players' speed change kept the reply logits of OpponentModel's own reading: a subclass
     # with its own reply_probabilities or move_logits (an OpponentModel is taken) was no longer
     # asked, its weighing silently replaced by the base class's
+    import scopa_core as core
+
     calls = []
 
     @dataclasses.dataclass(frozen=True)
@@ -490,6 +492,23 @@ def test_pimc_asks_a_model_subclass_for_its_own_reply_weighing():
     assert calls and got
     plain = PIMCPlayer(exact_plays=40, depth=3, reply_weight=1.0)
     assert got != {(c, m): v for c, m, v in plain.sample_values(s.masks, s.rules)}
+    # a subclass that asks the base class's weighing gets its values: it is given the table
+    # the reply is played on (a mutation run found nothing checked what it was given)
+    tables = []
+
+    @dataclasses.dataclass(frozen=True)
+    class Asking(OpponentModel):
+        def reply_probabilities(self, moves, table, unseen, opts=0):
+            tables.append(table)
+            return super().reply_probabilities(moves, table, unseen, opts)
+
+    for weight in (0.5, 1.0):
+        asking = PIMCPlayer(exact_plays=40, depth=3, reply_weight=weight, model=Asking())
+        plain = PIMCPlayer(exact_plays=40, depth=3, reply_weight=weight)
+        assert asking.sample_values(s.masks, s.rules) == plain.sample_values(s.masks, s.rules)
+    opts, block = s.rules.core_options, s.rules.hand_size
+    moves = core.legal_moves(s.hands[s.turn].mask, s.table.mask, opts)
+    assert set(tables) == {core.apply_move(s.masks, c, m, opts, block)[1] for c, m in moves}
 
 
 def test_pimc_reply_weight_leaves_four_players_and_the_last_play_to_the_solver():
@@ -582,14 +601,25 @@ def test_pimc_weighs_the_partners_reply_by_the_model(weight, exact):
     assert move in s.legal_moves()
 
 
-def test_pimc_partner_weight_zero_and_no_partner_to_weigh_are_the_solvers_values():
+def test_pimc_partner_weight_zero_and_no_partner_to_weigh_are_the_solvers_values(monkeypatch):
     # Weight 0, two players, or a partner with no card left to play third: the plain values.
     import scopa_core as core
 
     s = midgame("scopone_scientifico", 3, 24)
     opts, block = s.rules.core_options, s.rules.hand_size
-    got = PIMCPlayer(exact_plays=40, partner_weight=0).sample_values(s.masks, s.rules)
-    assert got == [(c, m, float(v)) for c, m, v in core.Solver(4).analyze(s.masks, opts, block)]
+    with monkeypatch.context() as patch:  # weight 0 does not run the partner's weighing at all
+        # (its values are the solver's then too, at about six times the search: a mutation run)
+        patch.setattr(PIMCPlayer, "_partner_values", lambda *a: pytest.fail("partner weighed"))
+        got = PIMCPlayer(exact_plays=40, partner_weight=0).sample_values(s.masks, s.rules)
+        assert got == [(c, m, float(v)) for c, m, v in core.Solver(4).analyze(s.masks, opts, block)]
+        got = PIMCPlayer(exact_plays=0, depth=4, partner_weight=0).sample_values(s.masks, s.rules)
+        assert got == core.Solver(4).analyze_depth(s.masks, opts, block, 4)
+    # the last card of the deal, with a choice of captures: no opponent left to reply
+    last = midgame("scopone_scientifico", 60, 39)
+    assert sum(len(h) for h in last.hands) == 1 and len(last.legal_moves()) == 3
+    opts, block = last.rules.core_options, last.rules.hand_size
+    got = PIMCPlayer(partner_weight=1).sample_values(last.masks, last.rules)
+    assert got == [(c, m, float(v)) for c, m, v in core.Solver(4).analyze(last.masks, opts, block)]
     late = midgame("scopone_scientifico", 4, 38)
     assert sum(len(h) for h in late.hands) == 2 and not late.is_over
     opts, block = late.rules.core_options, late.rules.hand_size
@@ -802,6 +832,13 @@ def test_player_errors(call, message):
         call()
 
 
+def test_pimc_takes_up_to_64_threads():
+    # the bound included (a mutation run found only 99 refused)
+    assert PIMCPlayer(threads=64).threads == 64
+    with pytest.raises(scopa.OptionError, match=r"bad threads 65: expected an int in 1\.\.64"):
+        PIMCPlayer(threads=65)
+
+
 def test_random_player_seeded():
     s = State.deal("scopone", seed=3)
     picks = [RandomPlayer(seed=1).choose(s.view(s.turn)) for _ in range(3)]
@@ -899,6 +936,37 @@ def test_pimc_on_threads_already_stopped_values_one_sample():
     p = PIMCPlayer(seed=1, time_limit=None, threads=2)
     p.evaluate(s.view(s.turn), scopa.Limit(stop=flag))
     assert p.last_samples == 1  # (a search this small ends before the core reads its flag)
+
+
+def test_pimc_at_its_deadline_values_the_moves_one_play_deep(monkeypatch):
+    # A clock standing at the deadline once the sampling starts (no time left: 0 seconds,
+    # which the core would take as no limit): no sample is searched, and the moves of the
+    # first sample are valued one play deep (a mutation run: neither was pinned). Nothing is
+    # hidden here, so that sample is the position itself.
+    import types
+
+    import scopa_core as core
+    from scopa.players import pimc
+
+    s = midgame("scopa", 2, 31)
+    v = s.view(s.turn)
+    assert v.unseen == s.hands[1 - s.turn] and not s.stock
+    t0, calls = 1000.0, []
+
+    def clock() -> float:
+        calls.append(1)
+        return t0 if len(calls) == 1 else t0 + 0.1  # (the deadline, as evaluate adds it)
+
+    monkeypatch.setattr(pimc, "time", types.SimpleNamespace(perf_counter=clock))
+    p = PIMCPlayer(samples=4, seed=1, time_limit=0.1)
+    values = p.evaluate(v)
+    assert p.last_samples == 0
+    opts, block = s.rules.core_options, s.rules.hand_size
+    one_ply = core.Solver(4).analyze_depth(s.masks, opts, block, 1)
+    assert one_ply != core.Solver(4).analyze_depth(s.masks, opts, block, 2)
+    assert {(m.card.index, m.capture_mask): x for m, (x, _) in values.items()} == {
+        (c, m): x for c, m, x in one_ply
+    }
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -1063,6 +1131,22 @@ def test_a_history_that_does_not_fit_the_cards_is_not_read(players):
         assert scopa.players.inference.deal_posterior(view, OpponentModel(), random.Random(1)) is None
     for player in (PIMCPlayer(samples=16, seed=1), scopa.players.level(6, seed=1)):
         assert player.choose(view) in view.legal_moves()
+
+
+def test_a_history_whose_played_card_is_on_the_table_is_not_read():
+    # A composed view where the opponent's 7d took 7s, yet 7d lies on the table now: walking
+    # the history back, the table before that play holds the card played (a mutation run
+    # found only the cards played later checked). With 7d in the opponent's pile it is read.
+    from scopa.notation import view_from_json
+
+    obj = {
+        "rules": "scopa", "seat": 0, "turn": 0, "dealer": 0, "last_capture": 1,
+        "hands": [["Ad", "2d", "3c"], 2], "stock": 30, "table": ["7d", "Kd", "4c", "Qs"],
+        "captured": [[], ["7s"]], "history": [[1, "7dx7s"]],
+    }  # fmt: skip
+    assert hand_posterior(view_from_json(obj), OpponentModel()) is None
+    fits = dict(obj, table=["Kd", "4c", "Qs"], captured=[[], ["7s", "7d"]])
+    assert hand_posterior(view_from_json(fits), OpponentModel()) is not None
 
 
 def test_player_objects_copy_and_pickle_for_the_arena():
