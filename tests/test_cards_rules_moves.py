@@ -238,6 +238,15 @@ def test_move_notation_round_trip():
     assert str(m) == "7dx3c4s" and m.card is Card.parse("7d")
     assert m.captures == frozenset({Card.parse("3c"), Card.parse("4s")})
     assert Move.parse(str(m)) == m and hash(Move.parse("7dx3c4s")) == hash(m)
+    # the captures are a CardSet, as a position's table and hands are (an API review: a
+    # frozenset), equal to and hashed as the set of the same cards
+    assert isinstance(m.captures, CardSet) and m.captures == CardSet.parse("3c 4s")
+    assert str(m.captures) == "3c 4s" and m.captures.mask == m.capture_mask
+    assert hash(m.captures) == hash(frozenset(m.captures)) and Move.parse("7d").captures == set()
+    s = scopa.State.from_string("scopa 7dAc/KcQc Ad2d3c4s5s6s - -/- 0/0 0 - 1")
+    for move in s.legal_moves():
+        assert move.captures <= s.table and move.captures.mask == move.capture_mask, move
+        assert s.table - move.captures == CardSet(s.table.mask & ~move.capture_mask)
     assert eval(repr(m), {"Move": Move}) == m
     assert Move.parse("7♦X3♥") == Move.parse("7dx3c")
     assert Move("Kc") == Move.parse("Kc") and not Move("Kc").is_capture

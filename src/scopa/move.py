@@ -7,8 +7,8 @@ alone lays it down (``"7d"``); ``x`` then the captured cards captures them
 >>> m = Move.parse("Qdx5b4s")
 >>> str(m), m.is_capture
 ('Qdx4s5b', True)
->>> Move.parse("7d").captures
-frozenset()
+>>> Move.parse("7dx3c4s").captures, Move.parse("7d").captures
+(CardSet.parse('3c 4s'), CardSet.parse(''))
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import total_ordering
 
-from scopa.card import _BY_TEXT, _NAMES, DECK, Card, CardLike, _mask_text, bits, cards_mask
+from scopa.card import _BY_TEXT, _NAMES, DECK, Card, CardLike, CardSet, _mask_text, cards_mask
 from scopa.errors import CardError, InvalidMoveError, show
 
 __all__ = ["Move"]
@@ -115,9 +115,10 @@ class Move:
         return self._card
 
     @property
-    def captures(self) -> frozenset[Card]:
-        """The table cards captured (empty for a lay-down)."""
-        return frozenset(DECK[i] for i in bits(self._mask))
+    def captures(self) -> CardSet:
+        """The table cards captured (empty for a lay-down), a :class:`~scopa.card.CardSet` as a
+        position's table and hands are: equal to (and hashed as) any set of the same cards."""
+        return CardSet._from_mask(self._mask)
 
     @property
     def capture_mask(self) -> int:
