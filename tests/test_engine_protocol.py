@@ -508,6 +508,110 @@ def test_end_of_input_finishes_the_searches_asked_for():
     assert replies[1]["exact"] is False and isinstance(replies[2]["move"], str)
 
 
+class _HeldOutput(io.StringIO):
+    """An output whose writes of a search's reply wait until ``release`` is set (its reader
+    alive but not reading: a full pipe)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def write(self, text: str) -> int:
+        if '"exact"' in text:  # (a solve's reply)
+            self.entered.set()
+            self.release.wait(60)  # (a hang guard)
+        return super().write(text)
+
+
+def test_end_of_input_waits_for_a_reply_its_reader_is_slow_to_take(monkeypatch):
+    # At the end of input, serve waits for the searches' replies to be written however long the
+    # output takes them: only after a Ctrl-C is a reply that cannot be written given up
+    # (WRITE_GRACE, made nothing here so that giving up would show at once)
+    from scopa import engine
+
+    monkeypatch.setattr(engine, "WRITE_GRACE", 0.0)
+    out = _HeldOutput()
+    request = json.dumps({"cmd": "solve", "id": 1, "position": SMALL}).encode() + b"\n"
+    status: list[int] = []
+    serving = threading.Thread(target=lambda: status.append(engine.serve(io.BytesIO(request), out)))
+    serving.start()
+    try:
+        assert out.entered.wait(60)  # the reply is being written
+        serving.join(1.0)
+        assert serving.is_alive(), "serve ended before the reply was written"
+    finally:
+        out.release.set()
+        serving.join(60)
+    assert status == [0] and json.loads(out.getvalue())["id"] == 1
+
+
+class _FailingOutput(io.StringIO):
+    def __init__(self, exc: Exception) -> None:
+        super().__init__()
+        self.exc = exc
+
+    def write(self, text: str) -> int:
+        raise self.exc
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        BrokenPipeError(32, "Broken pipe"),
+        ValueError("I/O operation on closed file."),
+        OSError(28, "No space"),
+    ],
+    ids=["reader gone", "closed", "full disk"],
+)
+def test_a_write_that_fails_stops_the_searches_and_ends_serve(exc):
+    # A reply that cannot be written stops the running search and ends serve: with status 0
+    # when the reader has gone away (a broken pipe, a closed output), with OutputError when the
+    # output failed otherwise (a full disk)
+    from scopa import engine
+    from scopa.files import OutputError
+
+    lines = [json.dumps(_LONG_SOLVE | {"progress": False}), json.dumps({"cmd": "ping", "id": 1})]
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(
+                engine.serve(io.BytesIO("\n".join(lines).encode() + b"\n"), _FailingOutput(exc), 600)
+            )
+        except OutputError as error:
+            outcome.append(error)
+
+    serving = threading.Thread(target=run, daemon=True)
+    serving.start()
+    serving.join(60)  # (a hang guard: the search, stopped, ends at once)
+    assert not serving.is_alive(), "the search was not stopped"
+    if isinstance(exc, (BrokenPipeError, ValueError)):
+        assert outcome == [0]
+    else:
+        assert isinstance(outcome[0], OutputError) and outcome[0].errno == 28
+
+
+@pytest.mark.parametrize("given", ["stdin", "stdout"])
+def test_serve_reads_and_writes_the_streams_it_is_given_in_a_process_with_its_own(given):
+    # serve given a stream uses it rather than the process's standard input or output (a
+    # program embedding the engine), and the other, not given, is the process's own
+    code = (
+        "import io, sys\n"
+        "from scopa.engine import serve\n"
+        "out = io.StringIO()\n"
+        'given = io.BytesIO(b\'{"cmd": "ping", "id": "given"}\\n\')\n'
+        + ("status = serve(given)\n" if given == "stdin" else "status = serve(stdout=out)\n")
+        + "sys.stdout.write(out.getvalue())\n"
+        "sys.exit(status)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=b'{"cmd": "ping", "id": "own"}\n', capture_output=True, timeout=60
+    )
+    assert out.returncode == 0 and out.stderr == b"", out.stderr
+    expected = "given" if given == "stdin" else "own"
+    assert [json.loads(line) for line in out.stdout.splitlines()] == [{"id": expected, "pong": True}]
+
+
 @contextlib.contextmanager
 def _engine_process(*args: str) -> Iterator[subprocess.Popen[bytes]]:
     """``scopa engine`` as a child process with pipes, killed if a test leaves it running."""
@@ -688,6 +792,41 @@ def test_engine_ctrl_c_taken_by_another_thread_still_ends_it(waiting_for):
             proc.wait(timeout=60)
             err = proc.stderr.read()
         assert proc.returncode == 130 and b"Traceback" not in err
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="picks a thread in /proc (Linux)")
+def test_engine_ctrl_c_taken_by_another_thread_ends_it_after_a_signal_its_program_handles():
+    # a program serving the engine may handle a signal of its own (here SIGUSR1), which wakes
+    # the wait for input too: the wait goes on, and a later Ctrl-C taken by another thread
+    # still ends it (the input still open: the end of input would wake it)
+    code = (
+        "import os, signal, sys\n"
+        "from scopa.engine import serve\n"
+        "signal.signal(signal.SIGUSR1, lambda *_: os.write(2, b'usr1\\n'))\n"
+        "sys.exit(serve(max_time=600))\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        _ask(proc, {"cmd": "ping", "id": 1}, _LONG_SOLVE)
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        assert "info" in json.loads(proc.stdout.readline())  # the search runs
+        proc.send_signal(signal.SIGUSR1)
+        assert proc.stderr.readline() == b"usr1\n"  # its handler has run
+        _ask(proc, {"cmd": "ping", "id": 2})
+        while "info" in (reply := json.loads(proc.stdout.readline())):  # (the search's progress)
+            pass
+        assert reply["id"] == 2  # and the engine goes on
+        time.sleep(0.3)  # (back to waiting for input)
+        _sigint_to_another_thread(proc.pid)
+        proc.wait(timeout=60)
+        assert proc.returncode == 130 and b"Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="picks a thread in /proc (Linux)")
