@@ -289,6 +289,17 @@ def _view(**changes: object) -> scopa.PlayerView:
         ),
         (lambda: position(_view(seat=7)), errors.PositionError, "bad view: seat 7"),
         (lambda: position(_view(hand_sizes=(10**6, 10**6))), errors.PositionError, "bad view: hand_sizes"),
+        (
+            lambda: position(_view(hand_sizes=(2, 11))),  # (a hand holds at most 10 cards)
+            errors.PositionError,
+            "bad view: hand_sizes (2, 11): expected 2 ints in 0..10",
+        ),
+        (
+            lambda: position(_view(stock_size=1)),  # (the other hand's 2 cards and the stock's 1)
+            errors.PositionError,
+            "bad view: it hides 3 cards, but only 2 are unaccounted for",
+        ),
+        (lambda: position(_view(scope=(256, 0))), errors.PositionError, "bad view: scope (256, 0): expected"),
         (lambda: position(_view(table=None)), errors.PositionError, "bad view"),
         (
             lambda: scopa.notation.view_to_dict(_hand().final()),

@@ -109,9 +109,19 @@ def test_determinize_with_a_fixed_hand():
     assert d.hands[other].mask == hand and d.hands[s.turn] == s.hands[s.turn]
     assert not (set(d.stock) & set(d.hands[other])) and len(d.stock) == len(s.stock)
     own = s.hands[s.turn].mask
-    for bad in ({s.turn: own}, {other: own}, {other: hand & (hand - 1)}, {5: hand}):
+    # (seat 2 is one past the last seat: refused as the others, not an IndexError)
+    for bad in ({s.turn: own}, {other: own}, {other: hand & (hand - 1)}, {5: hand}, {2: hand}):
         with pytest.raises(scopa.PositionError, match="cannot give seat"):
             determinize(v, random.Random(3), bad)
+    # an empty hand is quoted as the (empty) cards it is, and given where the seat holds none
+    with pytest.raises(scopa.PositionError, match=f"cannot give seat {other} the hand '': expected"):
+        determinize(v, random.Random(3), {other: 0})
+    last = State.from_string("scopa 7d/- 3c4s - -/- 0/0 0 - 0")  # (seat 1 has played its last card)
+    assert determinize(last.view(0), random.Random(3), {1: 0}) == last
+    with pytest.raises(scopa.PositionError, match="cannot give seat 1 the hand 'Kb': expected 0 of"):
+        determinize(last.view(0), random.Random(3), {1: 1 << 39})  # (Kb, the last card, index 39)
+    with pytest.raises(scopa.PositionError, match=r"bad fixed \[\(1, 0\)\]: expected a dict"):
+        determinize(last.view(0), random.Random(3), [(1, 0)])  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------- inference
@@ -703,6 +713,74 @@ def test_ismcts_root_prior_is_the_greedy_rating():
         assert (plain.choose(v), plain.last_visits) == (again.choose(v), again.last_visits)
         assert strong.last_visits[greedy] > plain.last_visits[greedy]
         assert ISMCTSPlayer().prior == 4.0
+
+
+def test_sweep_scores_follows_the_rules_of_a_scopa():
+    # RULES §3.6 and §7: taking the whole table is a scopa, but not on the hand's last play
+    # (unless scopa_on_last_play), nor as an ace taking all (unless ace_sweep_is_scopa); an
+    # ace that takes the table's ace by value sweeps as any card does.
+    from scopa.players.base import sweep_scores
+
+    last, ace_all, is_scopa = (
+        scopa_core.OPT_SCOPA_ON_LAST_PLAY,
+        scopa_core.OPT_ACE_TAKES_ALL,
+        scopa_core.OPT_ACE_SWEEP_IS_SCOPA,
+    )
+    table, seven = CardSet.parse("3c 4s").mask, CardSet.parse("7d").mask.bit_length() - 1
+    assert CardSet.parse("Ad").mask == 1  # (the ace of coins, index 0)
+    assert sweep_scores(seven, table, table, 0, False) is True
+    assert sweep_scores(seven, table, table, 0, True) is False
+    assert sweep_scores(seven, table, table, last, True) is True
+    assert sweep_scores(seven, table & -table, table, 0, False) is False  # (not all)
+    assert sweep_scores(seven, 0, table, 0, False) is False
+    assert sweep_scores(seven, table, table, ace_all, False) is True
+    assert sweep_scores(0, table, table, ace_all, False) is False
+    assert sweep_scores(0, table, table, ace_all | is_scopa, False) is True
+    lone_ace = CardSet.parse("Ac").mask
+    assert sweep_scores(0, lone_ace, lone_ace, ace_all, False) is True
+
+
+def test_choose_gives_the_limit_to_the_players_that_take_one():
+    # scopa.players.base.choose (the engine protocol's way to ask a player) passes a Limit on
+    # to a choose(view, limit=...) and asks a plain choose(view) as it is.
+    from scopa.players.base import choose
+
+    s = State.deal("scopa", seed=3)
+    v = s.view(s.turn)
+    p = ISMCTSPlayer(iterations=1000, time_limit=None, seed=1)
+    assert choose(p, v, scopa.Limit(nodes=7)) in v.legal_moves()
+    assert p.last_iterations == 7
+    choose(p, v)
+    assert p.last_iterations == 1000
+
+    class Plain:
+        def choose(self, view: PlayerView) -> scopa.Move:
+            return view.legal_moves()[-1]
+
+    assert choose(Plain(), v, scopa.Limit(nodes=7)) == v.legal_moves()[-1]
+
+
+def test_the_players_table_of_the_docs_shows_their_options_and_defaults():
+    # docs/players.md lists each player as its signature: the options' names and defaults are
+    # the code's (a bare name, RandomPlayer's seed, is only named). ISMCTS's iterations=100000
+    # was pinned nowhere else.
+    import ast
+    import inspect
+    from pathlib import Path
+
+    import scopa.players
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "players.md").read_text()
+    rows = re.findall(r"^\| `(\w+Player)\((.*?)\)` \|", text, re.M)
+    assert {name for name, _ in rows} >= {"RandomPlayer", "GreedyPlayer", "PIMCPlayer", "ISMCTSPlayer"}
+    for name, args in rows:
+        call = ast.parse(f"f({args})", mode="eval").body
+        assert isinstance(call, ast.Call)
+        shown = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        named = [a.id for a in call.args if isinstance(a, ast.Name)] + list(shown)
+        params = inspect.signature(getattr(scopa.players, name)).parameters
+        assert named == list(params), name
+        assert shown == {k: params[k].default for k in shown}, name
 
 
 @pytest.mark.parametrize(
