@@ -612,15 +612,15 @@ def test_serve_reads_and_writes_the_streams_it_is_given_in_a_process_with_its_ow
     assert [json.loads(line) for line in out.stdout.splitlines()] == [{"id": expected, "pong": True}]
 
 
-@contextlib.contextmanager
-def _engine_process(*args: str) -> Iterator[subprocess.Popen[bytes]]:
+def _engine_process(*args: str) -> contextlib.AbstractContextManager[subprocess.Popen[bytes]]:
     """``scopa engine`` as a child process with pipes, killed if a test leaves it running."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scopa", "engine", *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    return _child([sys.executable, "-m", "scopa", "engine", *args])
+
+
+@contextlib.contextmanager
+def _child(cmd: list[str]) -> Iterator[subprocess.Popen[bytes]]:
+    """``cmd`` as a child process with pipes, killed if a test leaves it running."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
         yield proc
@@ -805,11 +805,8 @@ def test_engine_ctrl_c_taken_by_another_thread_ends_it_after_a_signal_its_progra
         "signal.signal(signal.SIGUSR1, lambda *_: os.write(2, b'usr1\\n'))\n"
         "sys.exit(serve(max_time=600))\n"
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    try:
+    with _child([sys.executable, "-c", code]) as proc:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         _ask(proc, {"cmd": "ping", "id": 1}, _LONG_SOLVE)
         assert json.loads(proc.stdout.readline())["id"] == 1
         assert "info" in json.loads(proc.stdout.readline())  # the search runs
@@ -823,10 +820,6 @@ def test_engine_ctrl_c_taken_by_another_thread_ends_it_after_a_signal_its_progra
         _sigint_to_another_thread(proc.pid)
         proc.wait(timeout=60)
         assert proc.returncode == 130 and b"Traceback" not in proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="picks a thread in /proc (Linux)")
