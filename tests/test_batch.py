@@ -1023,7 +1023,7 @@ def test_file_errors_are_one_line_errors(tmp_path, capsys, monkeypatch):
             ["nonexist.jsonl", "-o", "o.jsonl"],
             "cannot read the input 'nonexist.jsonl': No such file or directory",
         ),
-        (["adir", "-o", "o.jsonl"], "cannot read the input 'adir': Is a directory"),
+        (["adir", "-o", "o.jsonl"], "cannot read the input 'adir': it is a directory; expected a file"),
         (["in.jsonl", "-o", str(tmp_path)], "it is a directory; expected a file"),
         (["in.jsonl", "-o", "/nonexistent/o.jsonl"], "cannot write the output '/nonexistent/o.jsonl'"),
     ]:

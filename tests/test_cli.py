@@ -413,7 +413,12 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
         (("solve", "--tt", "0"), "argument --tt: bad count '0': expected an integer in 1..65,536"),
         (("solve", "--nodes", "9" * 23), "expected an integer in 1..999,999,999,999,999,999"),
         (("solve", str(tmp_path / "nowhere.json")), "no position file '"),
-        (("solve", str(tmp_path / "adir")), "it is a directory"),
+        (("solve", str(tmp_path / "adir")), "it is a directory; expected a file"),
+        # every command names a directory alike (replay and review said "Is a directory")
+        (("replay", str(tmp_path / "adir")), "cannot read the record '"),
+        (("replay", str(tmp_path / "adir")), "': it is a directory; expected a file"),
+        (("review", str(tmp_path / "adir")), "': it is a directory; expected a file"),
+        (("svg", str(tmp_path / "adir")), "': it is a directory; expected a file"),
         (
             ("play", "--game", "scopa", "--option", "napola=yes"),
             "bad option 'napola=yes': napola is true or false",

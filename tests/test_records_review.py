@@ -705,7 +705,7 @@ def test_a_review_is_saved_to_a_file_and_loaded_back(tmp_path):
         (tmp_path / "rec.json", r"expected format 'scopa-review'"),
         ("", r"cannot read the review '': expected a file name"),
         ("{not json", r"the review '\{not json' is not valid JSON"),
-        (tmp_path, r"cannot read the review '.*': Is a directory"),
+        (tmp_path, r"cannot read the review '.*': it is a directory; expected a file"),
     ]:
         with pytest.raises(scopa.OptionError, match=message):
             load_review(source)

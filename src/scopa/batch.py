@@ -51,7 +51,7 @@ from urllib.parse import urlsplit
 
 from scopa import jsonio
 from scopa.errors import ScopaError, article, as_int, show
-from scopa.files import read_lines, write_all
+from scopa.files import read_failure, read_lines, write_all
 from scopa.limit import Limit, StopFlag
 from scopa.state import State
 
@@ -1348,7 +1348,7 @@ def _job_lines(src: str, field: str) -> Iterator[tuple[int, Any, str | None]]:
                 except ScopaError as exc:
                     yield number, None, str(exc)
     except OSError as exc:
-        raise BatchError(f"cannot read the input {show(src)}: {exc.strerror or exc}") from None
+        raise BatchError(f"cannot read the input {show(src)}: {read_failure(exc)}") from None
 
 
 #: The names of standard input that the command line gives (``-``) or a user may.

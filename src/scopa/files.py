@@ -30,7 +30,15 @@ import stat
 from collections.abc import Iterator
 from typing import IO, Any
 
-__all__ = ["OutputError", "TooLarge", "read_limited", "read_lines", "write_all", "write_atomic"]
+__all__ = [
+    "OutputError",
+    "TooLarge",
+    "read_failure",
+    "read_limited",
+    "read_lines",
+    "write_all",
+    "write_atomic",
+]
 
 
 class OutputError(OSError):
@@ -123,6 +131,26 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
     if len(data) > limit:
         raise TooLarge(limit)
     return data
+
+
+def read_failure(exc: BaseException) -> str:
+    """Why reading a file failed, in words for a one-line error: "it is a directory; expected a
+    file" for a directory (every command names it alike), else an OSError's ``strerror`` (no
+    errno, no path: the message names the file itself), else the exception's text (a path
+    with a NUL character, a ``PathLike`` giving neither str nor bytes).
+
+    >>> read_failure(IsADirectoryError(21, "Is a directory"))
+    'it is a directory; expected a file'
+    >>> read_failure(FileNotFoundError(2, "No such file or directory", "x.json"))
+    'No such file or directory'
+    >>> read_failure(ValueError("embedded null byte"))
+    'embedded null byte'
+    """
+    if isinstance(exc, IsADirectoryError):
+        return "it is a directory; expected a file"
+    if isinstance(exc, OSError) and exc.strerror:
+        return str(exc.strerror)
+    return str(exc)
 
 
 def read_lines(stream: IO[Any], limit: int) -> Iterator[bytes | str | None]:

@@ -52,7 +52,7 @@ from scopa.errors import (
     show,
     unknown_keys,
 )
-from scopa.files import TooLarge, read_limited, write_atomic
+from scopa.files import TooLarge, read_failure, read_limited, write_atomic
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
@@ -830,8 +830,7 @@ def read_json(
         raise error(f"cannot read {what} {name}: {exc} (scopa.records.MAX_RECORD_BYTES)") from None
     except (OSError, TypeError, ValueError) as exc:  # (ValueError: a path with a NUL character;
         # TypeError: a PathLike whose __fspath__ gives neither str nor bytes, as save_json says it)
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise error(f"cannot read {what} {name}: {reason}") from None
+        raise error(f"cannot read {what} {name}: {read_failure(exc)}") from None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]  # a UTF-8 byte order mark (editors on Windows write one)
     try:
