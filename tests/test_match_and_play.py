@@ -493,11 +493,27 @@ def test_bad_event_and_hand_score_json_is_refused_naming_the_field():
             {"type": "capture", "seat": 0, "team": 0, "card": "7d", "cards": ["7d"]},
         ),
     ]  # (a review)
+    bad_events += [  # (mutation testing: the bounds' far ends, a JSON value that is no object)
+        (
+            "bad match_over event's team 2: expected 0 or 1",
+            {"type": "match_over", "team": 2, "points": [11, 3]},
+        ),
+        ("bad refill event's count 11: expected an int in 1..10", {"type": "refill", "seat": 1, "count": 11}),
+        ("bad event [1, 2]: expected an object with a 'type'", [1, 2]),
+        ("bad event 'scopa': expected an object with a 'type'", '"scopa"'),
+    ]
     for message, obj in bad_events:
         with pytest.raises(scopa.OptionError, match=re.escape(message)):
             scopa.events.Event.from_json(obj)
     with pytest.raises(scopa.CardError, match="Zz"):
         scopa.events.Event.from_json({"type": "capture", "seat": 0, "team": 0, "card": "Zz", "cards": ["3c"]})
+    # each range's ends are taken: a refill of 1 card (the stock's last) or 10, team 1
+    for obj in (
+        {"type": "refill", "seat": 3, "count": 1},
+        {"type": "refill", "seat": 0, "count": 10},
+        {"type": "match_over", "team": 1, "points": [3, 11]},
+    ):
+        assert scopa.events.Event.from_json(obj).to_json() == obj
 
 
 def test_a_hand_score_built_by_hand_keeps_each_figure_in_the_range_a_hand_allows():
