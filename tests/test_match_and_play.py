@@ -263,6 +263,16 @@ def test_playouts_built_by_hand_are_checked():
     rules, cats = Rules.preset("scopa"), len(scopa.CATEGORIES)
     points, breakdown = np.zeros((3, 2), np.int16), np.zeros((3, 2, cats), np.int16)
     assert scopa.Playouts(rules, points, breakdown).mean_points()["total"] == (0.0, 0.0)
+    # each team's means are its own column's (mutation testing: the total's columns swapped)
+    b = np.zeros((2, 2, cats), np.int16)
+    b[0, 0, 0], b[1, 0, 0], b[1, 1, 1], b[0, 0, cats - 1] = 1, 1, 1, 3  # (hand 0: 4 to 0; hand 1: 1 to 1)
+    two = scopa.Playouts(rules, b.sum(axis=2), b)
+    means = two.mean_points()
+    assert means["total"] == (2.5, 0.5)
+    assert means[scopa.CATEGORIES[0]] == (1.0, 0.0) and means[scopa.CATEGORIES[1]] == (0.0, 0.5)
+    assert means[scopa.CATEGORIES[-1]] == (1.5, 0.0)
+    # a Playouts is never equal to what is not one (False, not None)
+    assert (two == 5) is False and (two != "scopa") is True and two.__eq__(5) is NotImplemented
     for args, message in [
         (("scopa", points, breakdown), "bad rules 'scopa': expected a scopa.Rules"),
         ((rules, [1], breakdown), r"bad points: expected a numpy array of ints of shape \(n, 2\), got \[1\]"),
