@@ -570,3 +570,23 @@ def test_a_value_json_cannot_hold_is_named_as_python_shows_it():
     # (what was not read from JSON, such as a tuple given to a from_json, has no JSON spelling)
     with pytest.raises(errors.OptionError, match=r"^the thing must be a JSON object, got \('a', 1\)$"):
         scopa.jsonio.check_object(("a", 1), "the thing", ["a"])
+
+
+def test_the_messages_helpers_name_each_bound_and_keep_what_they_cannot_read():
+    # (mutation testing of errors.py: a one-sided bound's message and an unreadable number)
+    from fractions import Fraction
+
+    for value, low, high, said in [
+        (10, None, 3, "bad depth 10: expected an int <= 3"),
+        (1, 4, None, "bad depth 1: expected an int >= 4"),
+        (1, 4, 9, "bad depth 1: expected an int in 4..9"),
+        ("a", None, None, "bad depth 'a': expected an int"),
+    ]:
+        with pytest.raises(errors.OptionError, match=f"^{re.escape(said)}$"):
+            errors.check_int("depth", value, low, high)
+    with pytest.raises(errors.OptionError, match=r"^bad depth -1: expected an int >= 0 or None$"):
+        errors.check_int("depth", -1, 0, none=True)
+    # a number past a float's range is kept as it is (a Fraction), not lost
+    huge = Fraction(10**400, 3)
+    assert errors.plain_number(huge) is huge
+    assert type(errors.plain_number(Fraction(1, 4))) is float and errors.plain_number(Fraction(1, 4)) == 0.25
