@@ -586,6 +586,18 @@ def test_the_messages_helpers_name_each_bound_and_keep_what_they_cannot_read():
             errors.check_int("depth", value, low, high)
     with pytest.raises(errors.OptionError, match=r"^bad depth -1: expected an int >= 0 or None$"):
         errors.check_int("depth", -1, 0, none=True)
+    # a seed's range, both ends (Python's random takes -1 as 1: a deal of seed -1 would be 1's)
+    assert errors.check_seed(0, errors.OptionError) == 0
+    assert errors.check_seed(2**64 - 1, errors.OptionError) == 2**64 - 1
+    assert errors.check_seed(2**127, errors.OptionError, bits=128) == 2**127
+    assert errors.check_seed(None, errors.OptionError, none=True) is None
+    for seed, said in [
+        (-1, "bad seed -1: expected an int in 0..2**64-1"),
+        (2**64, f"bad seed {2**64}: expected an int in 0..2**64-1"),
+        (None, "bad seed None: expected an int in 0..2**64-1"),
+    ]:
+        with pytest.raises(errors.PositionError, match=f"^{re.escape(said)}$"):
+            errors.check_seed(seed, errors.PositionError)
     # a number past a float's range is kept as it is (a Fraction), not lost
     huge = Fraction(10**400, 3)
     assert errors.plain_number(huge) is huge
