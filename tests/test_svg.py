@@ -115,6 +115,27 @@ def test_snapshots(deck):
             )
 
 
+def test_layout_snapshots():
+    # the layout's paths the dealt positions above never take, pinned (mutation testing: a
+    # margin or a bound changed there kept every layout property): a stock beside a table of
+    # two rows, side seats and scope marks (4 players); hands of 9 squeezed between the piles'
+    # corners; the most scope marks drawn; a table of three rows; each in one deck (the deck
+    # changes the faces, not the layout)
+    cases = {
+        "layout-scopa4": (crowded("scopa4", 3, 12, stock=12, pile=2, scope=4), 48),
+        "layout-scientifico": (crowded("scopone_scientifico", 9, 0, pile=2, scope=1), 30),
+        "layout-marks": (crowded("scopone", [0, 1, 1, 1], 0, pile=36, scope=16), 48),
+        "layout-rows": (crowded("scopa", 3, 34).view(0), 13.5),
+    }
+    for name, (s, size) in cases.items():
+        text = svg.position(s, size=size)
+        assert not layout_problems(text), name
+        path = SNAPSHOTS / f"{name}.svg"
+        if os.environ.get("SCOPA_UPDATE_SNAPSHOTS"):
+            path.write_text(text + "\n", encoding="utf-8")
+        assert path.read_text(encoding="utf-8") == text + "\n", f"{path} changed: check it, then update it"
+
+
 def test_svg_and_deal_commands(tmp_path):
     out = tmp_path / "p.svg"
     s = positions()[1]
