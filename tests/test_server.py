@@ -654,6 +654,34 @@ def test_progress_lines_stream_over_websocket(server):
         assert depths == sorted(depths) and reply["exact"] is False and "best" in reply
 
 
+def ping_of(n: int, id: str = "p") -> str:
+    """A ping of ``n`` characters, spaces after its ``id`` (an id is at most 256 characters)."""
+    text = json.dumps({"cmd": "ping", "id": id}, ensure_ascii=False)
+    return text[:-1] + " " * (n - len(text)) + text[-1:]
+
+
+def test_a_request_of_exactly_the_limit_is_taken_and_one_byte_more_is_not(server):
+    s = server("--max-request-bytes", "1000")
+    exact, over = ping_of(1000), ping_of(1001)
+    assert s.post(exact.encode()) == (200, {"id": "p", "pong": True})
+    assert s.post(over.encode())[0] == 413  # (by its Content-Length)
+    for body, status in ((exact, b"200"), (over, b"413")):  # read as it comes, chunked
+        head = b"POST /api HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+        answer = _raw(s, head, b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body.encode()))
+        assert answer.startswith(b"HTTP/1.1 " + status), answer
+    # over the WebSocket: in bytes, a message of 1000 characters whose UTF-8 is longer too
+    accented = ping_of(1000, "é" * 200)
+    assert len(accented) == 1000 < len(accented.encode())
+    with connect(s.ws_url) as ws:
+        for message in (exact, over, accented):
+            ws.send(message)
+            reply = ws_recv(ws)
+            if message is exact:
+                assert reply == {"id": "p", "pong": True}
+            else:
+                assert reply["error"]["message"].startswith("a message larger than 1000 bytes"), reply
+
+
 def test_message_size_is_counted_in_bytes_and_the_socket_stays_open(server):
     # A message over --max-request-bytes gets a ProtocolError and the connection goes on, up
     # to 16 times the limit (the transport's frame limit); UTF-8 text counts in bytes.
@@ -670,6 +698,21 @@ def test_message_size_is_counted_in_bytes_and_the_socket_stays_open(server):
             }
         ws.send(json.dumps({"cmd": "ping", "id": "still"}))
         assert ws_recv(ws) == {"id": "still", "pong": True}
+
+
+def test_a_message_too_large_is_answered_up_to_the_frame_limit_and_closes_the_socket_past_it(server):
+    # The transport's own limit is 16 times --max-request-bytes or 1 MiB, whichever is more
+    # (docs/server.md): a message of that many bytes still gets a ProtocolError, one byte more
+    # and uvicorn closes the connection with 1009 (message too big).
+    for limit, frame in ((100_000, 16 * 100_000), (1000, 1 << 20)):
+        s = server("--max-request-bytes", str(limit))
+        with connect(s.ws_url, max_size=None) as ws:
+            ws.send(ping_of(frame))
+            assert ws_recv(ws)["error"]["message"].startswith(f"a message larger than {limit} bytes")
+            ws.send(ping_of(frame + 1))
+            with pytest.raises(websockets.ConnectionClosedError) as closed:
+                ws.recv(timeout=30)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
 
 
 def test_quit_closes_the_websocket_cleanly(server):
@@ -1258,8 +1301,26 @@ def test_a_client_that_sends_pings_and_reads_nothing_is_read_no_more(server):
             if time.monotonic() - blocked_since > 1:
                 break  # the server reads no more
             time.sleep(0.01)
-    sock.close()
     assert sent < 64 << 20, "the server went on reading pings whose pongs it could not write"
+    # once the client reads its pongs, the server reads it again: the rest of its pings, a
+    # request after them and another after its reply, each answered (not the first one alone)
+    import select
+
+    rest += text_frame({"cmd": "ping", "id": "a"})
+    seen, window, then = set(), b"", [text_frame({"cmd": "ping", "id": "b"})]
+    while len(seen) < 2:
+        if seen == {"a"} and then:
+            rest = then.pop()
+        readable, writable, _ = select.select([sock], [sock] if rest else [], [], 30)
+        assert readable or writable, f"the server answered {sorted(seen)} and no more"
+        if writable:
+            rest = rest[sock.send(rest) :]
+        if readable:
+            chunk = sock.recv(1 << 16)
+            assert chunk, "the server closed the connection"
+            window = window[-64:] + chunk
+            seen |= {i for i in "ab" if b'{"id":"%s","pong":true}' % i.encode() in window}
+    sock.close()
     assert s.post({"cmd": "ping", "id": 1}) == (200, {"id": 1, "pong": True})
     with connect(s.ws_url) as ws:  # (a client that reads gets its pongs and replies)
         ws.ping().wait(timeout=30)
@@ -1422,6 +1483,39 @@ def test_a_log_whose_reader_reads_nothing_does_not_hold_the_server_up():
         if p.poll() is None:
             p.kill()
         p.wait()
+
+
+def test_the_log_says_how_many_lines_it_dropped_once_and_only_after_dropping():
+    import logging
+    import os
+
+    from scopa.server import _BestEffortHandler
+
+    def read_all(fd: int) -> bytes:
+        out = b""
+        with contextlib.suppress(BlockingIOError):
+            while chunk := os.read(fd, 1 << 16):
+                out += chunk
+        return out
+
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+    with os.fdopen(w, "w") as stream, os.fdopen(r, "rb"):  # (both closed at the end)
+        handler = _BestEffortHandler(stream)
+        for i in range(2):
+            handler.emit(logging.LogRecord("scopa.server", logging.INFO, __file__, 0, "line %d", (i,), None))
+        assert read_all(r) == b"line 0\nline 1\n"  # (room: written, nothing to say)
+        os.set_blocking(w, False)
+        with contextlib.suppress(BlockingIOError):
+            while True:  # the pipe full: the next 3 lines dropped
+                os.write(w, b"f" * 4096)
+        for i in range(2, 5):
+            handler.emit(logging.LogRecord("scopa.server", logging.INFO, __file__, 0, "line %d", (i,), None))
+        assert set(read_all(r)) == {ord("f")}
+        for i in range(5, 7):
+            handler.emit(logging.LogRecord("scopa.server", logging.INFO, __file__, 0, "line %d", (i,), None))
+        said = b"scopa serve: 3 lines of the log dropped: its reader did not read them\n"
+        assert read_all(r) == said + b"line 5\nline 6\n"
 
 
 def test_other_loggers_warnings_do_not_wait_for_a_log_nobody_reads_either():
@@ -1638,6 +1732,22 @@ def test_the_request_timeout_setting_is_checked_and_the_clis_default_is_the_serv
         [sys.executable, "-m", "scopa", "serve", "--help"], capture_output=True, text=True, timeout=60
     ).stdout
     assert f"(default {REQUEST_TIMEOUT:g}; at most {MAX_REQUEST_TIMEOUT:g})" in " ".join(shown.split())
+
+
+def test_the_servers_defaults_are_the_clis():
+    # scopa serve passes each setting; ServerConfig() and run() alone have the same defaults
+    import inspect
+
+    from scopa.__main__ import build_parser
+    from scopa.server import ServerConfig, run
+
+    args = build_parser().parse_args(["serve"])
+    config = ServerConfig()
+    for name in ("max_time", "workers", "max_request_bytes", "max_in_flight", "max_queued"):
+        assert getattr(config, name) == getattr(args, name), name
+    assert config.cors_origins == config.hosts == () and args.cors is args.allow_host is None
+    given = inspect.signature(run).parameters
+    assert (given["host"].default, given["port"].default) == (args.host, args.port) == ("127.0.0.1", 8765)
 
 
 #: A server whose JSON writer, for a reply whose id starts with "slow", says so on standard error
