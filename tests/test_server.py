@@ -205,12 +205,13 @@ def test_a_client_that_disconnects_cancels_its_searches(server):
         ws.send(json.dumps({"cmd": "analyze", "id": 2, "position": FULL, "time_ms": 8000}))
         wait_running(s, 1)
     t0 = time.monotonic()
-    while time.monotonic() - t0 < 5:
+    while time.monotonic() - t0 < 7:
         h = s.get("/health")[2]
         if h["searches_running"] == 0 and h["searches_waiting"] == 0:
             break
         time.sleep(0.05)
-    assert time.monotonic() - t0 < 2.0, "the disconnected client's searches went on"
+    # (a hang guard, with room for a loaded machine: not cancelled, the two run 8 s each)
+    assert time.monotonic() - t0 < 6, "the disconnected client's searches went on"
     status, reply = s.post({"cmd": "solve", "id": 3, "position": SMALL})
     assert status == 200 and reply["value"] == 4  # the worker is free again
 
