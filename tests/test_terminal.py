@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -642,3 +643,27 @@ def test_card_text_and_its_siblings_take_notation_and_refuse_bad_input_by_scopa_
         cards_text(None)  # type: ignore[arg-type]
     with pytest.raises(scopa.InvalidMoveError, match="bad move None"):
         move_text(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGHUP and inherited ignored signals are POSIX things")
+def test_the_signal_tests_pass_under_nohup_and_as_a_background_job():
+    # Run under nohup (SIGHUP ignored) or as a script's background job (SIGINT ignored), the
+    # suite handed those dispositions down to the programs it starts: a closed terminal's
+    # test and the engine's Ctrl-C test then failed, or hung, for want of the signal (a mutation
+    # run counted its mutants killed). tests/conftest.py takes the signals back.
+    import signal
+
+    def ignore() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    tests = Path(__file__).parent
+    out = subprocess.run(
+        [
+            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            f"{tests / 'test_terminal.py'}::test_a_terminal_closed_under_the_game_saves_the_hand_so_far",
+            f"{tests / 'test_engine_protocol.py'}::test_engine_ctrl_c_ends_it_with_130",
+        ],
+        capture_output=True, text=True, timeout=300, preexec_fn=ignore, cwd=tests.parent,
+    )  # fmt: skip
+    assert out.returncode == 0 and " passed" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
