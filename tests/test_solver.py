@@ -743,3 +743,70 @@ def test_results_built_by_hand_are_checked():
         with pytest.raises(scopa.OptionError, match=message):
             Analysis(*args)  # type: ignore[arg-type]
     assert Analysis({kc: MoveValue(1, 1, 1, 1.0)}, 0, 0.0) == {kc: 1}
+
+
+def test_a_solvers_threads_are_the_number_asked_for():
+    # Solver(threads=N) keeps N; 0 is every core (os.cpu_count()), the default one thread.
+    import os
+
+    assert scopa.Solver(1, threads=3).threads == 3
+    assert scopa.Solver(1, threads=0).threads == (os.cpu_count() or 1)
+    assert scopa.Solver(1).threads == 1
+
+
+def test_a_bounded_solve_of_a_hand_that_is_over():
+    # RULES §8: a finished hand's value is its final difference, limit or not; one progress
+    # line, exact, with no best move.
+    s = State.from_string("scopa -/- - - 7dAc/2c 1/0 0 1 -")
+    infos: list[scopa.SearchInfo] = []
+    r = scopa.Solver(1).solve(s, node_limit=100, progress=infos.append)
+    assert r.exact and r.value == s.score().difference(0) and r.best_move is None and r.pv == ()
+    assert [(i.exact, i.lower, i.upper, i.best_move) for i in infos] == [(True, r.value, r.value, None)]
+
+
+def test_a_bounded_search_deepens_to_the_end_of_a_small_hand():
+    # Four plays left and room for every depth: the iterative deepening runs depths 1 to 4
+    # (the last one reaches the end of the hand), in solve and in analyze. RULES §8.
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    infos: list[scopa.SearchInfo] = []
+    r = scopa.Solver(1).solve(s, node_limit=10**6, progress=infos.append)
+    assert r.exact and r.value == 4 and r.depth == 4
+    assert [i.depth for i in infos[:-1]] == [1, 2, 3, 4]
+    infos.clear()
+    a = scopa.Solver(1).analyze(s, node_limit=10**6, progress=infos.append)
+    assert a.exact and a == {Move.parse("7dx3c4s"): 4, Move.parse("Kc"): 3} and a.depth == 4
+    assert [i.depth for i in infos[:-1]] == [1, 2, 3, 4]
+
+
+def test_the_deepening_stops_before_a_depth_expected_to_pass_its_share():
+    # The next depth is expected to cost the last one's time (or nodes) times its growth over
+    # the one before (at least 1.5): it runs only when that fits the deepening's share.
+    from scopa.limit import Clock
+    from scopa.solver import ID_SHARE, _Deepening
+
+    by_time = _Deepening(Clock(scopa.Limit(time=100.0)), 10)
+    assert by_time.seconds == 100.0 * ID_SHARE and not by_time.flag_only
+    by_time.record(1.0, 10)
+    by_time.record(5.0, 50)  # a growth of 5: the next depth expected to take 25 s, over 20
+    assert list(by_time.depths()) == [1]
+    by_time.costs[-1] = (3.0, 30)  # a growth of 3: 9 s, within the share
+    assert list(by_time.depths()) == list(range(1, 11))
+    by_nodes = _Deepening(Clock(scopa.Limit(nodes=1000)), 10)
+    assert by_nodes.nodes == 200 and by_nodes.seconds is None
+    by_nodes.record(0.0, 10)
+    by_nodes.record(0.0, 80)  # a growth of 8: 640 nodes expected, over 200
+    assert list(by_nodes.depths()) == [1]
+
+
+def test_a_threaded_analysis_of_a_hands_last_play():
+    # Every move ends the hand: each is valued by the score (no search), as in one thread,
+    # scope and piles of both teams counted. RULES §7, §8.
+    s = State.from_string(
+        "scopa Js/- 7dAc3s4sQs - 4d5dQdKd4c6cJcAs2s5s7s3b4b5bJbQb/"
+        "Ad2d3d6dJd2c3c5c7cQcKc6sKsAb2b6b7bKb 2/0 0 1 0"
+    )
+    expected = {m: s.play(m).score().difference(s.team_to_move) for m in s.legal_moves()}
+    assert len(expected) == 2
+    threaded = scopa.Solver(1, threads=2).analyze(s)
+    assert threaded == scopa.Solver(1).analyze(s) == expected
+    assert threaded.nodes == 0
