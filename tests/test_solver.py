@@ -810,3 +810,23 @@ def test_a_threaded_analysis_of_a_hands_last_play():
     threaded = scopa.Solver(1, threads=2).analyze(s)
     assert threaded == scopa.Solver(1).analyze(s) == expected
     assert threaded.nodes == 0
+
+
+def test_the_core_solvers_edges_alike_on_both_cores(core):
+    # Found by mutation testing of the twin (_twin_solver.py): a new solver's counters, the
+    # guess's bounds, a (card, capture) `first` of two items, an inexact solve that proved no
+    # move (card -1, capture 0), and a horizon deeper than the hand: its exact value. RULES §8.
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    pos, opts, block = s.masks, s.rules.core_options, s.rules.hand_size
+    solver = core.Solver(1)
+    assert (solver.nodes, solver.tt_hits, solver.tt_probes) == (0, 0, 0)
+    for guess in (10000, -10000):
+        assert solver.solve(pos, opts, block, guess=guess)[:3] == (True, 4, 4)
+    with pytest.raises(scopa.CoreError, match="bad guess 10001"):
+        solver.solve(pos, opts, block, guess=10001)
+    with pytest.raises(scopa.CoreError, match=r"bad first \(1, 2, 3\)"):
+        solver.horizon(pos, opts, block, 2, first=(1, 2, 3))
+    assert solver.horizon(pos, opts, block, 6) == (4.0, 6, Move.parse("7dx3c4s").capture_mask)
+    deal = State.deal("scopone_scientifico", seed=1)
+    r = core.Solver(1).solve(deal.masks, deal.rules.core_options, deal.rules.hand_size, node_limit=1)
+    assert r[0] is False and r[3:6] == (-1, 0, [])
