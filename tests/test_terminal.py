@@ -667,3 +667,79 @@ def test_the_signal_tests_pass_under_nohup_and_as_a_background_job():
         capture_output=True, text=True, timeout=300, preexec_fn=ignore, cwd=tests.parent,
     )  # fmt: skip
     assert out.returncode == 0 and " passed" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
+
+
+def _game(match: scopa.Match, human: int, answers: list[str], **options: object):
+    """A terminal Game in this process, its output in a string, answering from ``answers``."""
+    import io
+
+    from rich.console import Console
+
+    from scopa.players import GreedyPlayer
+    from scopa.terminal import Game
+
+    out = io.StringIO()
+    left = list(answers)
+
+    def ask(prompt: str) -> str:
+        out.write(prompt + "\n")
+        if not left:
+            raise EOFError
+        return left.pop(0)
+
+    others = {s: GreedyPlayer() for s in range(match.rules.players) if s != human}
+    console = Console(file=out, width=200, color_system=None)
+    return Game(match=match, human=human, players=others, console=console, ask=ask, **options), out
+
+
+def test_what_the_terminal_says_of_a_hands_end_a_score_and_the_cards_played():
+    # (mutation testing of terminal.py: lines no session test read) RULES §3: the table left at
+    # the hand's end goes to the last capturer; §4: the score, each side in its own column
+    from scopa.events import play
+
+    match = scopa.Match("scopa", seed=3)
+    game, out = _game(match, 1, [])
+    last = scopa.State.from_string("scopa -/As 2cKc - 3c4s7d/- 0/0 1 0 1")  # (team 0 took last)
+    after, events = play(last, "As")
+    game.announce(1, after.history[-1][1], events)
+    assert "The table goes to the last capturer, the computer: 2♥ K♥ A♠" in out.getvalue()
+    game.show_score(after.score())
+    table = out.getvalue().split("Hand score", 1)[1]
+    header = next(line for line in table.splitlines() if "you" in line)
+    assert header.index("you") < header.index("the computer"), header  # (yours first)
+    assert (
+        "│ total      │     0 │            3 │" in table
+        and "cards 0-6, coins 0-1, primiera none-none" in table
+    )
+    # the cards command counts the piles of the position the hand was resumed from, both teams'
+    resumed = scopa.State.from_string("scopa 5c/6c 7b - 3c4s7d/Ad2d 0/0 0 1 -")
+    game.show_played(resumed)
+    said = out.getvalue().rsplit("Played this hand: ", 1)[1].splitlines()[0]
+    assert set(said.split()) == {"3♥", "4♠", "7♦", "A♦", "2♦"}, said
+
+
+def test_a_match_played_to_its_end_in_the_terminal_says_who_won_by_what_and_ends_with_0(tmp_path):
+    rules = scopa.Rules.preset("scopa", target=1)
+    match = scopa.Match(rules, seed=5)
+    game, out = _game(match, 0, ["1"] * 40 + ["n"])
+    assert game.run() == 0 and match.is_over
+    me, them = match.scores
+    final = "You win" if match.winner == 0 else "The computer wins"
+    shown = f"{me}-{them}!" if match.winner == 0 else f"{them}-{me}."
+    assert f"{final} {shown}" in out.getvalue(), out.getvalue()[-500:]
+    # a hint among two moves names the other one too
+    two = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    assert game._command("hint", two, two.legal_moves()) == "again"
+    hint = out.getvalue().rsplit("hint: ", 1)[1].splitlines()[0]
+    assert ", then " in hint and "7♦ takes" in hint and "K♥" in hint, hint
+
+
+def test_a_save_that_fails_as_the_game_ends_does_not_say_the_game_goes_on(tmp_path):
+    match = scopa.Match("scopa", seed=2)
+    match.play(match.state.legal_moves()[0])
+    game, out = _game(match, 0, [], save=str(tmp_path / "gone" / "game.json"))
+    game._save_unfinished()
+    assert "not saved: " in out.getvalue() and "the game goes on" not in out.getvalue()
+    game.unsaved, game.match = game.unsaved, scopa.Match("scopa", seed=2)  # (a fresh hand, unsaved)
+    game._save_unfinished()
+    assert out.getvalue().count("not saved: ") == 2 and "the game goes on" not in out.getvalue()
