@@ -743,3 +743,39 @@ def test_a_save_that_fails_as_the_game_ends_does_not_say_the_game_goes_on(tmp_pa
     game.unsaved, game.match = game.unsaved, scopa.Match("scopa", seed=2)  # (a fresh hand, unsaved)
     game._save_unfinished()
     assert out.getvalue().count("not saved: ") == 2 and "the game goes on" not in out.getvalue()
+
+
+def test_the_review_offered_is_of_the_last_hand_and_a_record_without_you_seats_you_at_0(
+    tmp_path, monkeypatch
+):
+    # (mutation testing of terminal.py: the first hand reviewed in a match of two; a record
+    # whose tags name no seat "You" resumed with the player at seat 1)
+    import importlib
+    import io
+
+    from rich.console import Console
+
+    from scopa.terminal import start
+
+    review_module = importlib.import_module("scopa.review")  # (scopa.review is the function)
+    reviewed = []
+
+    def review(hand, **options):
+        reviewed.append(hand)
+        return real(hand, **options)
+
+    real = review_module.review
+    monkeypatch.setattr(review_module, "review", review)
+    match = scopa.Match("scopa", seed=7)
+    while len(match.hands) < 2:
+        match.play(match.state.legal_moves()[0])
+    game, out = _game(match, 0, ["y"])
+    game._offer_review()
+    assert reviewed == [match.hands[1]] and "reviewing..." in out.getvalue()
+    path = tmp_path / "untagged.json"
+    match.record().save(path)  # (no Player tags)
+    resumed = start(
+        match.rules, seed=None, seat=None, partner=None, opponent="greedy", deck="french",
+        save=None, load=str(path), console=Console(file=io.StringIO()),
+    )  # fmt: skip
+    assert resumed.human == 0 and len(resumed.match.hands) == 2
