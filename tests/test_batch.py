@@ -16,6 +16,7 @@ import sys
 import textwrap
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -420,6 +421,25 @@ def test_a_package_run_by_python_m_is_not_told_of_a_missing_guard(tmp_path):
     assert done.stdout.startswith(lost), done.stdout
 
 
+@pytest.mark.parametrize("test", ['__name__ == "__main__"', '"__main__" == __name__'])
+def test_a_guarded_script_whose_first_chunk_kills_its_worker_is_not_told_of_a_guard(tmp_path, test):
+    # The pool breaking before any chunk finished is what a missing guard looks like; a script
+    # that has its guard (either way round) is not told of one: its chunk, the only one, is
+    # run again and given up after its third loss.
+    script = tmp_path / "guarded.py"
+    script.write_text(
+        "import os\nfrom scopa.batch import BatchError, map_chunks\n\n"
+        "def fn(x):\n    os._exit(1)\n\n"
+        f"if {test}:\n"
+        "    try:\n        list(map_chunks(fn, [7], workers=2))\n"
+        "    except BatchError as exc:\n        print(exc)\n"
+    )
+    done = _guarded([sys.executable, str(script)])
+    assert done.returncode == 0, done.stderr
+    lost = "the chunk of items [7] was lost 3 times with its worker process"
+    assert done.stdout.startswith(lost), done.stdout
+
+
 def test_a_killed_worker_of_the_local_pool_loses_nothing():
     # A worker process killed mid-run breaks the pool: a new one runs the lost chunks again.
     results: list[tuple[int, int]] = []
@@ -556,6 +576,25 @@ def test_review_many(cluster):
     rec = m.record().to_json()
     out = list(review_many([("g", rec)], time_limit=0.02, executor=cluster.get_executor()))
     assert out[0]["id"] == "g" and len(out[0]["plays"]) == 36
+
+
+def test_review_many_gives_each_review_its_time_limit_or_the_default(monkeypatch):
+    import importlib
+
+    module = importlib.import_module("scopa.review")  # (scopa.review is the function)
+    seen: list[Any] = []
+    review = module.review
+
+    def recorded(rec: Any, time_limit: Any, limit: Any = None) -> Any:
+        seen.append(time_limit)
+        return review(rec, time_limit=time_limit, limit=limit)
+
+    monkeypatch.setattr(module, "review", recorded)
+    s = scopa.State.from_string(EASY).play("Kc")
+    [r] = review_many([("g", s)], workers=1)
+    [r2] = review_many([("h", s)], time_limit=0.05, workers=1)
+    assert "error" not in r and "error" not in r2 and r["plays"][0]["move"] == "Kc"
+    assert seen == [module.DEFAULT_TIME, 0.05]
 
 
 def test_the_batch_command_resumes_after_being_killed(tmp_path):
@@ -997,6 +1036,8 @@ def test_bad_limits_and_settings_raise_at_the_call(tmp_path):
         map_chunks(abs, [1], in_flight=0)
     with pytest.raises(BatchError, match="bad name 'id': expected a function of one item, or None"):
         map_chunks(abs, [1], name="id")  # type: ignore[arg-type]
+    with pytest.raises(BatchError, match="bad fn 3: expected a function of one item"):
+        map_chunks(3, [1], workers=1)  # type: ignore[arg-type]
     with pytest.raises(BatchError, match="bad items 5: expected an iterable"):
         solve_many(5)  # type: ignore[arg-type]
     with pytest.raises(BatchError, match="bad items 'scopa 7dKc"):
@@ -1081,6 +1122,23 @@ def test_a_line_too_long_is_a_bad_line_read_no_further(tmp_path, monkeypatch):
     assert [json.loads(x)["id"] for x in (tmp_path / "r.jsonl").read_text().splitlines()] == ["ok"]
 
 
+def test_a_byte_order_mark_starts_the_input_alone_and_a_line_needs_an_id_and_its_item(tmp_path):
+    bom = b"\xef\xbb\xbf"
+    with open(tmp_path / "in.jsonl", "wb") as f:
+        f.write(bom + json.dumps({"id": 1, "position": EASY}).encode() + b"\n")  # (the file's: read)
+        f.write(bom + json.dumps({"id": 2, "position": EASY}).encode() + b"\n")  # (a line's: bad)
+        for bad in ({"id": 3}, {"position": EASY}, [3, EASY]):
+            f.write(json.dumps(bad).encode() + b"\n")
+    lines: list[tuple[int, str]] = []
+    n = run_jsonl(
+        "solve", str(tmp_path / "in.jsonl"), str(tmp_path / "r.jsonl"), workers=1,
+        bad_line=lambda i, why: lines.append((i, why)),
+    )  # fmt: skip
+    assert n == (1, 0, 4) and [i for i, _ in lines] == [2, 3, 4, 5]
+    assert all(why == "expected an object with 'id' and 'position'" for _, why in lines[1:])
+    assert [json.loads(x)["id"] for x in (tmp_path / "r.jsonl").read_text().splitlines()] == [1]
+
+
 def test_an_unreachable_scheduler_is_a_batch_error(tmp_path, monkeypatch):
     import scopa.batch
 
@@ -1145,6 +1203,16 @@ def test_the_api_and_scopa_batch_send_the_same_chunks_by_default(tmp_path):
         assert len(list(many([EASY] * 10, executor=api))) == 10
         run_jsonl(kind, src, tmp_path / f"{kind}.jsonl", executor=cli)
         assert api.sizes == cli.sizes == want, kind
+    # and one review a chunk (a record of one play here)
+    m = scopa.Match("scopa", seed=5)
+    m.play(m.state.legal_moves()[0])
+    rec = m.record().to_json()
+    src.write_text("".join(json.dumps({"id": i, "record": rec}) + "\n" for i in range(3)))
+    api, cli = Inline(), Inline()
+    assert len(list(review_many([rec] * 3, time_limit=0.02, executor=api))) == 3
+    run_jsonl("review", src, tmp_path / "review.jsonl", executor=cli, time_limit=0.02)
+    assert api.sizes == cli.sizes == [1, 1, 1]
+    assert all("plays" in json.loads(x) for x in (tmp_path / "review.jsonl").read_text().splitlines())
 
 
 def test_a_chunk_dask_loses_with_its_worker_runs_again(tmp_path, monkeypatch):
@@ -1326,6 +1394,61 @@ def _slower_square(x: int) -> tuple[int, int]:
     return x, x * x
 
 
+def _fresh_token(_: int) -> str:
+    return uuid.uuid4().hex
+
+
+def test_a_job_raising_on_a_dask_cluster_ends_the_run_and_each_chunk_is_a_task_of_its_own(cluster):
+    # A chunk whose job raises settles with the job's exception (the run ends with it), not
+    # left pending; and each chunk is a task of its own key (pure=False), so two chunks of the
+    # same items are run twice, not found under one key
+    ex = cluster.get_executor()
+    [err] = _in_a_thread(lambda: list(map_chunks(_type_error_at_5, [5], executor=ex)))
+    assert isinstance(err, TypeError) and str(err) == "a bug", err
+    [tokens] = _in_a_thread(lambda: list(map_chunks(_fresh_token, [0, 0, 0, 0], executor=ex)))
+    assert len(set(tokens)) == 4, tokens
+
+
+def _sleep_3(x: int) -> int:
+    time.sleep(3)
+    return x
+
+
+def test_a_chunk_cancelled_on_the_cluster_while_the_run_waits_is_a_batch_error(cluster):
+    # Dask's wait raises its CancelledError for a chunk cancelled while the run waits on it:
+    # the run settles that chunk as cancelled and says so, as for any executor's cancel
+    ex = cluster.get_executor()
+
+    def cancel() -> None:  # (the chunk, once submitted)
+        deadline = time.monotonic() + 120  # (a hang guard)
+        while not ex._futures and time.monotonic() < deadline:
+            time.sleep(0.01)
+        cluster.cancel(list(ex._futures))
+
+    threading.Thread(target=cancel, daemon=True).start()
+    [err] = _in_a_thread(lambda: list(map_chunks(_sleep_3, [1], executor=ex)))
+    assert isinstance(err, BatchError) and "a chunk was cancelled by its executor" in str(err), err
+
+
+def test_an_executor_of_another_kind_named_clientexecutor_is_used_through_its_submit():
+    # Only Dask's own ClientExecutor has its chunks submitted through its client; any other
+    # executor (a user's, of whatever name) through its submit
+    import concurrent.futures as cf
+
+    class ClientExecutor(cf.Executor):
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+            self.calls += 1
+            f: cf.Future[Any] = cf.Future()
+            f.set_result(fn(*args, **kwargs))
+            return f
+
+    ex = ClientExecutor()
+    assert sorted(map_chunks(abs, range(-3, 0), executor=ex)) == [1, 2, 3] and ex.calls == 3
+
+
 def test_settings_out_of_range_and_bad_hooks_are_batch_errors(tmp_path, monkeypatch):
     # Found by an audit: workers=10**6 started that many processes (the CLI stops at 256)
     for bad in (257, 10**6):
@@ -1351,6 +1474,9 @@ def test_settings_out_of_range_and_bad_hooks_are_batch_errors(tmp_path, monkeypa
         assert owned and pool._max_workers == 256  # type: ignore[attr-defined]
     finally:
         pool.shutdown()
+    # and one, in this process, where the number of cores is not known
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert isinstance(scopa.batch.executor_for()[0], scopa.batch._Inline)
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     _write_jobs(src, 2)
     with pytest.raises(BatchError, match=r"unknown batch job \['solve'\]"):
