@@ -4,6 +4,7 @@ result once when a worker dies, a killed ``scopa batch`` resumed, the arena with
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import contextlib
 import json
 import math
@@ -1332,6 +1333,19 @@ def test_a_chunk_whose_result_cannot_be_fetched_from_dask_does_not_hang(cluster,
     assert "OSError: Timed out trying to connect (injected)" in str(err)
 
 
+class _CountingExecutor(cf.Executor):
+    """An executor that runs each job at once in the caller's thread and counts its submits."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+        self.calls += 1
+        f: cf.Future[Any] = cf.Future()
+        f.set_result(fn(*args, **kwargs))
+        return f
+
+
 def test_a_chunk_dask_gives_up_on_or_a_cancelled_chunk_is_a_batch_error(cluster):
     # Found by an audit: Dask's KilledWorker (a chunk whose workers kept dying) and the
     # CancelledError of a client that lost its scheduler ended a run with a traceback
@@ -1374,17 +1388,8 @@ def test_a_chunk_dask_gives_up_on_or_a_cancelled_chunk_is_a_batch_error(cluster)
     assert scopa.batch._cluster_threads(cluster.get_executor()) == 2
     assert scopa.batch._cluster_threads(cf.ThreadPoolExecutor(1)) is None
 
-    class BigCluster(cf.Executor):  # (a client whose cluster has 50 threads; jobs run at once)
+    class BigCluster(_CountingExecutor):  # (a client whose cluster has 50 threads)
         client = SimpleNamespace(nthreads=lambda: {"w1": 30, "w2": 20})
-
-        def __init__(self) -> None:
-            self.calls = 0
-
-        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
-            self.calls += 1
-            f: cf.Future[Any] = cf.Future()
-            f.set_result(fn(*args, **kwargs))
-            return f
 
     big = BigCluster()
     first = next(iter(map_chunks(abs, range(1000), executor=big)))
@@ -1435,17 +1440,8 @@ def test_a_chunk_cancelled_on_the_cluster_while_the_run_waits_is_a_batch_error(c
 def test_an_executor_of_another_kind_named_clientexecutor_is_used_through_its_submit():
     # Only Dask's own ClientExecutor has its chunks submitted through its client; any other
     # executor (a user's, of whatever name) through its submit
-    import concurrent.futures as cf
-
-    class ClientExecutor(cf.Executor):
-        def __init__(self) -> None:
-            self.calls = 0
-
-        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
-            self.calls += 1
-            f: cf.Future[Any] = cf.Future()
-            f.set_result(fn(*args, **kwargs))
-            return f
+    class ClientExecutor(_CountingExecutor):
+        pass
 
     ex = ClientExecutor()
     assert sorted(map_chunks(abs, range(-3, 0), executor=ex)) == [1, 2, 3] and ex.calls == 3
