@@ -658,13 +658,15 @@ def test_the_signal_tests_pass_under_nohup_and_as_a_background_job():
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     tests = Path(__file__).parent
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}  # (a -k would deselect them)
+    # (run in this run's directory, so that the package it imports is this run's, installed or not)
     out = subprocess.run(
         [
             sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
             f"{tests / 'test_terminal.py'}::test_a_terminal_closed_under_the_game_saves_the_hand_so_far",
             f"{tests / 'test_engine_protocol.py'}::test_engine_ctrl_c_ends_it_with_130",
         ],
-        capture_output=True, text=True, timeout=300, preexec_fn=ignore, cwd=tests.parent,
+        capture_output=True, text=True, timeout=300, preexec_fn=ignore, env=env,
     )  # fmt: skip
     assert out.returncode == 0 and " passed" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
 
