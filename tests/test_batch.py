@@ -1187,8 +1187,6 @@ def test_a_record_path_that_is_not_a_regular_file_is_an_error_not_a_wait(tmp_pat
 
 def test_the_api_and_scopa_batch_send_the_same_chunks_by_default(tmp_path):
     # found by a review: analyze_many sent 8 positions a chunk, `scopa batch analyze` 4
-    import concurrent.futures as cf
-
     class Inline(cf.Executor):
         def __init__(self) -> None:
             self.sizes: list[int] = []
@@ -1223,7 +1221,6 @@ def test_a_chunk_dask_loses_with_its_worker_runs_again(tmp_path, monkeypatch):
     # wrapper (distributed/cfexecutor.py) fails the future with a ValueError of its own
     # ("not enough values to unpack"). The chunk is then run again, as a lost one is; a
     # ValueError of the job itself still ends the run.
-    import concurrent.futures as cf
     import importlib.util
 
     fake = tmp_path / "distributed" / "cfexecutor.py"
@@ -1349,8 +1346,6 @@ class _CountingExecutor(cf.Executor):
 def test_a_chunk_dask_gives_up_on_or_a_cancelled_chunk_is_a_batch_error(cluster):
     # Found by an audit: Dask's KilledWorker (a chunk whose workers kept dying) and the
     # CancelledError of a client that lost its scheduler ended a run with a traceback
-    import concurrent.futures as cf
-
     from distributed.scheduler import KilledWorker
 
     class GivesUp(cf.Executor):
