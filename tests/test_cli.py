@@ -436,6 +436,15 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
         (("svg", SMALL, "-o", ""), "cannot write the picture to '': expected a file name"),
         (("review", str(path), "--annotate", ""), "cannot write the record to '': expected a file name"),
         (("play", "--game", "scopa", "--save", ""), "cannot write the record to '': expected a file name"),
+        # a directory to write to is named as one to read from (writes said "it is a directory")
+        (("svg", SMALL, "-o", str(tmp_path / "adir")), "/adir': it is a directory; expected a file"),
+        (("deal", "--svg", str(tmp_path / "adir")), "picture to '"),
+        (("deal", "--svg", str(tmp_path / "adir")), "/adir': it is a directory; expected a file"),
+        (("play", "--game", "scopa", "--save", str(tmp_path / "adir")), "record to '"),
+        (
+            ("play", "--game", "scopa", "--save", str(tmp_path / "adir")),
+            "/adir': it is a directory; expected a file",
+        ),
         # options that were taken and ignored: a partner in a 2-player game, a target given twice
         (("play", "--game", "scopa", "--partner", "greedy"), "scopa is a 2-player game, without partners"),
         (("play", "--load", str(path), "--partner", "greedy"), "scopa is a 2-player game, without partners"),

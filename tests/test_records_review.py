@@ -1162,7 +1162,10 @@ def test_the_play_command_with_an_unwritable_save_file_says_why(tmp_path):
         text=True,
         timeout=120,
     )
-    assert out.returncode == 2 and "it is a directory" in out.stderr, out.stderr
+    # the write names a directory as the reads do (it said "it is a directory" alone)
+    assert out.returncode == 2 and f"'{tmp_path}': it is a directory; expected a file" in out.stderr, (
+        out.stderr
+    )
 
 
 def test_writing_into_a_device_or_a_pipe_is_not_refused_for_its_directory(tmp_path, monkeypatch):

@@ -51,7 +51,7 @@ from urllib.parse import urlsplit
 
 from scopa import jsonio
 from scopa.errors import ScopaError, article, as_int, show
-from scopa.files import read_failure, read_lines, write_all
+from scopa.files import IS_A_DIRECTORY, read_failure, read_lines, write_all
 from scopa.limit import Limit, StopFlag
 from scopa.state import State
 
@@ -1275,7 +1275,7 @@ def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, b
     except OSError as exc:
         raise BatchError(f"cannot use the output {show(out)}: {exc.strerror}") from None
     if stat.S_ISDIR(st.st_mode):
-        raise BatchError(f"cannot use the output {show(out)}: it is a directory; expected a file")
+        raise BatchError(f"cannot use the output {show(out)}: {IS_A_DIRECTORY}")
     try:
         same = os.path.samefile(src, out)
     except OSError:

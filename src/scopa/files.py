@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 __all__ = [
+    "IS_A_DIRECTORY",
     "OutputError",
     "TooLarge",
     "read_failure",
@@ -39,6 +40,10 @@ __all__ = [
     "write_all",
     "write_atomic",
 ]
+
+
+IS_A_DIRECTORY = "it is a directory; expected a file"
+"""What every reader and writer of a file says of a directory given in its place."""
 
 
 class OutputError(OSError):
@@ -134,8 +139,8 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
 
 
 def read_failure(exc: BaseException) -> str:
-    """Why reading a file failed, in words for a one-line error: "it is a directory; expected a
-    file" for a directory (every command names it alike), else an OSError's ``strerror`` (no
+    """Why reading a file failed, in words for a one-line error: :data:`IS_A_DIRECTORY` for a
+    directory (every command names it alike), else an OSError's ``strerror`` (no
     errno, no path: the message names the file itself), else the exception's text (a path
     with a NUL character, a ``PathLike`` giving neither str nor bytes).
 
@@ -147,7 +152,7 @@ def read_failure(exc: BaseException) -> str:
     'embedded null byte'
     """
     if isinstance(exc, IsADirectoryError):
-        return "it is a directory; expected a file"
+        return IS_A_DIRECTORY
     if isinstance(exc, OSError) and exc.strerror:
         return str(exc.strerror)
     return str(exc)

@@ -52,7 +52,7 @@ from scopa.errors import (
     show,
     unknown_keys,
 )
-from scopa.files import TooLarge, read_failure, read_limited, write_atomic
+from scopa.files import IS_A_DIRECTORY, TooLarge, read_failure, read_limited, write_atomic
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
@@ -742,7 +742,7 @@ def check_writable(path: str | os.PathLike[str], what: str = "the record") -> No
         if not os.fspath(path):  # (Path("") is ".", a directory this would not say)
             reason = "expected a file name"
         elif p.is_dir():
-            reason = "it is a directory"
+            reason = IS_A_DIRECTORY
         elif p.exists() and not p.is_file():  # a device or a pipe (/dev/stdout): written into as it is
             if not os.access(path, os.W_OK):
                 reason = "it is not writable"
