@@ -1407,15 +1407,20 @@ def test_a_job_raising_on_a_dask_cluster_ends_the_run_and_each_chunk_is_a_task_o
     assert len(set(tokens)) == 4, tokens
 
 
-def _sleep_3(x: int) -> int:
-    time.sleep(3)
-    return x
+def _wait_for_file(path: str) -> str:
+    """Wait until ``path`` exists (at most 120 s, a hang guard): a chunk that cannot finish
+    before the test lets it."""
+    deadline = time.monotonic() + 120
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return path
 
 
-def test_a_chunk_cancelled_on_the_cluster_while_the_run_waits_is_a_batch_error(cluster):
+def test_a_chunk_cancelled_on_the_cluster_while_the_run_waits_is_a_batch_error(cluster, tmp_path):
     # Dask's wait raises its CancelledError for a chunk cancelled while the run waits on it:
     # the run settles that chunk as cancelled and says so, as for any executor's cancel
     ex = cluster.get_executor()
+    go = tmp_path / "go"  # (the chunk runs until then: it cannot finish before its cancel)
 
     def cancel() -> None:  # (the chunk, once submitted)
         deadline = time.monotonic() + 120  # (a hang guard)
@@ -1424,7 +1429,10 @@ def test_a_chunk_cancelled_on_the_cluster_while_the_run_waits_is_a_batch_error(c
         cluster.cancel(list(ex._futures))
 
     threading.Thread(target=cancel, daemon=True).start()
-    [err] = _in_a_thread(lambda: list(map_chunks(_sleep_3, [1], executor=ex)))
+    try:
+        [err] = _in_a_thread(lambda: list(map_chunks(_wait_for_file, [str(go)], executor=ex)))
+    finally:
+        go.touch()  # (the worker's thread ends its chunk)
     assert isinstance(err, BatchError) and "a chunk was cancelled by its executor" in str(err), err
 
 
