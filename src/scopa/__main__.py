@@ -40,7 +40,7 @@ import scopa
 from scopa import _startup
 from scopa.arena import MAX_DEALS, MAX_JOBS
 from scopa.errors import OptionError, PositionError, RulesError, ScopaError, count, show
-from scopa.files import IS_A_DIRECTORY, OutputError, read_failure, read_limited, write_all, write_atomic
+from scopa.files import IS_A_DIRECTORY, OutputError, failure_reason, read_limited, write_all, write_atomic
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
@@ -73,7 +73,7 @@ def parse_position(text: str | None) -> scopa.State:
         try:  # (no more than a position's JSON may hold)
             data = read_limited(text, MAX_POSITION_BYTES)
         except OSError as exc:
-            raise PositionError(f"cannot read the position file {text!r}: {read_failure(exc)}") from None
+            raise PositionError(f"cannot read the position file {text!r}: {failure_reason(exc)}") from None
         try:
             content = data.decode("utf-8").lstrip("\ufeff").strip()  # (a byte order mark, a line's end)
         except UnicodeDecodeError as exc:
@@ -604,7 +604,7 @@ def _write(path: str, text: str) -> None:
     try:
         write_atomic(path, text.encode("utf-8"))
     except OSError as exc:
-        raise OptionError(f"cannot write the picture to {path!r}: {exc.strerror}") from None
+        raise OptionError(f"cannot write the picture to {path!r}: {failure_reason(exc)}") from None
 
 
 def _svg(args: argparse.Namespace, console: Console) -> int:
@@ -1139,8 +1139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _stdout_to_nowhere(sys.stdout is sys.__stdout__ and sys.stdout is not None)
         if isinstance(failed, BrokenPipeError):  # (scopa --help | head -1)
             return 141
-        why = failed.strerror if isinstance(failed, OSError) and failed.strerror else failed
-        print(f"scopa: error: cannot write to standard output: {why}", file=sys.stderr)
+        print(f"scopa: error: cannot write to standard output: {failure_reason(failed)}", file=sys.stderr)
         return 2
     if sys.stdin is None:  # (started with its standard input closed: an input that ends at once)
         sys.stdin = open(os.devnull)  # noqa: SIM115 (for the life of the process)
@@ -1169,7 +1168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a full disk, an I/O error: on standard output, said in a line
         if not (isinstance(exc, OutputError) or _stdout_error() is not None or _full(exc)):
             raise
-        print(f"scopa: error: cannot write to standard output: {exc.strerror or exc}", file=sys.stderr)
+        print(f"scopa: error: cannot write to standard output: {failure_reason(exc)}", file=sys.stderr)
         _stdout_to_nowhere(real)
         return 2
     except ScopaError as exc:

@@ -51,7 +51,7 @@ from urllib.parse import urlsplit
 
 from scopa import jsonio
 from scopa.errors import ScopaError, article, as_int, show
-from scopa.files import IS_A_DIRECTORY, read_failure, read_lines, write_all
+from scopa.files import IS_A_DIRECTORY, failure_reason, read_lines, write_all
 from scopa.limit import Limit, StopFlag
 from scopa.state import State
 
@@ -1273,7 +1273,7 @@ def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, b
             ) from None
         return done, None, False
     except OSError as exc:
-        raise BatchError(f"cannot use the output {show(out)}: {exc.strerror}") from None
+        raise BatchError(f"cannot use the output {show(out)}: {failure_reason(exc)}") from None
     if stat.S_ISDIR(st.st_mode):
         raise BatchError(f"cannot use the output {show(out)}: {IS_A_DIRECTORY}")
     try:
@@ -1288,7 +1288,7 @@ def _scan_output(out: str, src: str, kind: str) -> tuple[set[Any], int | None, b
         with open(out, "rb") as f:
             data = f.read()
     except OSError as exc:
-        raise BatchError(f"cannot read the output {show(out)}: {exc.strerror}") from None
+        raise BatchError(f"cannot read the output {show(out)}: {failure_reason(exc)}") from None
     good = 0
     field = _JOBS[kind][3]
     for number, raw in enumerate(data.splitlines(keepends=True), 1):
@@ -1348,7 +1348,7 @@ def _job_lines(src: str, field: str) -> Iterator[tuple[int, Any, str | None]]:
                 except ScopaError as exc:
                     yield number, None, str(exc)
     except OSError as exc:
-        raise BatchError(f"cannot read the input {show(src)}: {read_failure(exc)}") from None
+        raise BatchError(f"cannot read the input {show(src)}: {failure_reason(exc)}") from None
 
 
 #: The names of standard input that the command line gives (``-``) or a user may.
@@ -1433,7 +1433,7 @@ def _write(fd: int, data: bytes, out: str) -> None:
     try:
         write_all(fd, data)
     except OSError as exc:
-        raise BatchError(f"cannot write the output {show(out)}: {exc.strerror}") from None
+        raise BatchError(f"cannot write the output {show(out)}: {failure_reason(exc)}") from None
 
 
 def run_jsonl(
@@ -1522,7 +1522,7 @@ def run_jsonl(
     except OSError as exc:
         if owned:
             _shutdown(ex, True)
-        raise BatchError(f"cannot write the output {show(out)}: {exc.strerror}") from None
+        raise BatchError(f"cannot write the output {show(out)}: {failure_reason(exc)}") from None
     run = _run(job, jobs, ex, owned, chunk, None, _job_id, stop)
     written = 0
     try:
@@ -1530,7 +1530,9 @@ def run_jsonl(
             try:
                 os.ftruncate(fd, cut)  # the torn last line
             except OSError as exc:
-                raise BatchError(f"cannot cut the torn last line of {show(out)}: {exc.strerror}") from None
+                raise BatchError(
+                    f"cannot cut the torn last line of {show(out)}: {failure_reason(exc)}"
+                ) from None
         elif newline:
             _write(fd, b"\n", out)
         if started is not None:

@@ -34,7 +34,7 @@ __all__ = [
     "IS_A_DIRECTORY",
     "OutputError",
     "TooLarge",
-    "read_failure",
+    "failure_reason",
     "read_limited",
     "read_lines",
     "write_all",
@@ -138,17 +138,17 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
     return data
 
 
-def read_failure(exc: BaseException) -> str:
-    """Why reading a file failed, in words for a one-line error: :data:`IS_A_DIRECTORY` for a
-    directory (every command names it alike), else an OSError's ``strerror`` (no
+def failure_reason(exc: BaseException) -> str:
+    """Why reading or writing a file failed, in words for a one-line error: :data:`IS_A_DIRECTORY`
+    for a directory (every command names it alike), else an OSError's ``strerror`` (no
     errno, no path: the message names the file itself), else the exception's text (a path
     with a NUL character, a ``PathLike`` giving neither str nor bytes).
 
-    >>> read_failure(IsADirectoryError(21, "Is a directory"))
+    >>> failure_reason(IsADirectoryError(21, "Is a directory"))
     'it is a directory; expected a file'
-    >>> read_failure(FileNotFoundError(2, "No such file or directory", "x.json"))
+    >>> failure_reason(FileNotFoundError(2, "No such file or directory", "x.json"))
     'No such file or directory'
-    >>> read_failure(ValueError("embedded null byte"))
+    >>> failure_reason(ValueError("embedded null byte"))
     'embedded null byte'
     """
     if isinstance(exc, IsADirectoryError):

@@ -52,7 +52,7 @@ from scopa.errors import (
     show,
     unknown_keys,
 )
-from scopa.files import IS_A_DIRECTORY, TooLarge, read_failure, read_limited, write_atomic
+from scopa.files import IS_A_DIRECTORY, TooLarge, failure_reason, read_limited, write_atomic
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
@@ -726,8 +726,7 @@ def save_json(
     try:
         write_atomic(path, data)
     except (OSError, TypeError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise OptionError(f"cannot write {what} to {show(_path_text(path))}: {reason}") from None
+        raise OptionError(f"cannot write {what} to {show(_path_text(path))}: {failure_reason(exc)}") from None
 
 
 def check_writable(path: str | os.PathLike[str], what: str = "the record") -> None:
@@ -830,7 +829,7 @@ def read_json(
         raise error(f"cannot read {what} {name}: {exc} (scopa.records.MAX_RECORD_BYTES)") from None
     except (OSError, TypeError, ValueError) as exc:  # (ValueError: a path with a NUL character;
         # TypeError: a PathLike whose __fspath__ gives neither str nor bytes, as save_json says it)
-        raise error(f"cannot read {what} {name}: {read_failure(exc)}") from None
+        raise error(f"cannot read {what} {name}: {failure_reason(exc)}") from None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]  # a UTF-8 byte order mark (editors on Windows write one)
     try:
