@@ -1,0 +1,103 @@
+"""scopa.files: files written whole or not at all, files and lines read up to a limit, and the
+words of a failed read or write (the records', the CLI's and batch's tests use it through them)."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scopa import files
+from scopa.files import IS_A_DIRECTORY, failure_reason, read_lines, write_atomic
+
+
+def test_a_new_file_gets_the_modes_a_shell_would_give_it(tmp_path):
+    # found by mutation testing (0o666 as 0o665 or 0o667 went unseen): a new file is made
+    # readable and writable by all the umask lets through, and never executable
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "a.json", b"{}")
+        os.umask(0o002)
+        write_atomic(tmp_path / "b.json", b"{}")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.json").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "b.json").stat().st_mode & 0o777 == 0o664
+
+
+def _refuse_temporary_files(monkeypatch: Any) -> None:
+    """os.open, as seen by scopa.files, refuses every temporary file (as a directory this
+    process may not write would, even as root)."""
+    real = os.open
+
+    def refusing(path: Any, flags: int, mode: int = 0o777, **kw: Any) -> int:
+        if str(path).endswith(".tmp"):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real(path, flags, mode, **kw)
+
+    monkeypatch.setattr(files.os, "open", refusing)
+
+
+def test_a_temporary_file_refused_is_the_systems_error_for_a_new_file(tmp_path, monkeypatch):
+    # found by mutation testing: a new file's own error, as the system says it (the temporary
+    # file is the file's first and only name)
+    _refuse_temporary_files(monkeypatch)
+    with pytest.raises(PermissionError) as caught:
+        write_atomic(tmp_path / "new.json", b"{}")
+    assert caught.value.strerror == os.strerror(errno.EACCES)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_temporary_file_refused_beside_a_file_names_its_directory(tmp_path, monkeypatch):
+    # found by mutation testing: the file is there, so the error is the directory's, and says
+    # so (as root in /proc the system's words would be "No such file or directory")
+    path = tmp_path / "old.json"
+    path.write_bytes(b"before")
+    _refuse_temporary_files(monkeypatch)
+    with pytest.raises(PermissionError) as caught:
+        write_atomic(path, b"after")
+    why = f"cannot make a file beside it in {str(tmp_path)!r} ({os.strerror(errno.EACCES)})"
+    assert caught.value.errno == errno.EACCES and caught.value.strerror == why
+    assert path.read_bytes() == b"before" and [p.name for p in tmp_path.iterdir()] == ["old.json"]
+
+
+def test_every_temporary_name_taken_is_an_error_that_says_so(tmp_path, monkeypatch):
+    # found by mutation testing: a hundred names tried, all taken (here, one name drawn again
+    # and again), is a FileExistsError naming the file, and nothing is written
+    monkeypatch.setattr(files.secrets, "token_hex", lambda n: "0" * (2 * n))
+    taken = tmp_path / ".g.json.000000000000.tmp"
+    taken.write_bytes(b"someone else's")
+    with pytest.raises(FileExistsError, match="no free temporary name next to '.*g.json'"):
+        write_atomic(tmp_path / "g.json", b"{}")
+    assert taken.read_bytes() == b"someone else's" and not (tmp_path / "g.json").exists()
+
+
+def test_a_line_longer_than_a_chunk_of_its_rest_is_skipped_whole():
+    # found by mutation testing: the rest of an overlong line is read a chunk (64 KiB) at a
+    # time up to its end; stopping after one chunk read the line's tail as a line of its own
+    for tail in (b"", b"\r"):
+        text = b"ok\n" + b"x" * 200_000 + tail + b"\nnext\n" + b"y" * 70_000
+        assert list(read_lines(io.BytesIO(text), 10)) == [b"ok", None, b"next", None]
+        assert list(read_lines(io.StringIO(text.decode()), 10)) == ["ok", None, "next", None]
+
+
+def test_the_words_of_a_failed_read_or_write():
+    assert failure_reason(IsADirectoryError(errno.EISDIR, "Is a directory")) == IS_A_DIRECTORY
+    assert failure_reason(PermissionError(errno.EACCES, "Permission denied", "x")) == "Permission denied"
+    assert failure_reason(OSError("no errno")) == "no errno"  # (an OSError without its words)
+    assert failure_reason(TypeError("expected str, bytes or os.PathLike object")).startswith("expected")
+
+
+def test_a_directory_is_refused_by_name_where_a_file_is_written(tmp_path):
+    # the same words for a read and for a write
+    from scopa.records import check_writable
+
+    with pytest.raises(ValueError, match=f"{IS_A_DIRECTORY}$"):
+        check_writable(tmp_path)
+    with pytest.raises(IsADirectoryError):
+        write_atomic(tmp_path, b"{}")  # (not a regular file: written into as it is, and refused)
+    assert list(Path(tmp_path).iterdir()) == []
