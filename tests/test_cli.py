@@ -816,3 +816,189 @@ def test_ctrl_c_always_says_what_it_stopped():
     proc = stopping.popen([sys.executable, "-c", code])
     out, err = stopping.communicate(proc)
     assert (proc.returncode, out, err) == (130, "", "stopped (Ctrl-C): scopa solve did not finish\n")
+
+
+# ---------------------------------------------------------------------------- mutation testing
+# The gaps `python benchmarks/mutation.py src/scopa/__main__.py` showed (docs/benchmarks.md, "The
+# tests under mutation"); in this process where they can be, which is fast.
+
+
+def test_a_position_as_json_or_a_position_string_is_refused_with_its_own_error(capsys):
+    # (not "no position file ..., nor a position": that is for text that looks like a file name)
+    from scopa.__main__ import main
+
+    for text in ("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 9", '{"rules": "scopa"}', "[1, 2]"):
+        with pytest.raises(scopa.ScopaError) as own:
+            scopa.State.of(text)
+        assert main(["svg", text]) == 2
+        assert capsys.readouterr() == ("", f"scopa: error: {own.value}\n"), text
+
+
+def test_a_search_of_over_a_second_on_a_terminal_shows_its_depth_and_bounds(monkeypatch):
+    import io
+    import threading
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    import scopa.__main__ as cli
+
+    ticks = iter(range(0, 1 << 30, 2))  # (each reading of the clock 2 s after the last)
+    monkeypatch.setattr(cli, "time", SimpleNamespace(perf_counter=lambda: float(next(ticks))))
+    shown: list[str] = []
+    updated = threading.Event()
+
+    class Status:  # (console.status's line, recorded)
+        def __init__(self, text: str) -> None:
+            shown.append(text)
+
+        def start(self) -> None:
+            pass
+
+        def update(self, text: str) -> None:
+            shown.append(text)
+            if text != "searching":  # (the job's progress read: a thread slow to start comes after)
+                updated.set()
+
+        def stop(self) -> None:
+            shown.append("stopped")
+
+    console = Console(file=io.StringIO(), force_terminal=True)
+    console.status = Status  # type: ignore[assignment,method-assign]
+    info = SimpleNamespace(best_move="7d", depth=3, nodes=1234, estimate=0.5, lower=-1, upper=2)
+
+    def job(stop: scopa.StopFlag, progress) -> str:
+        progress(info)
+        updated.wait(60)  # (a hang guard: the line is updated every 0.1 s; "searching" alone, 60 s)
+        return "done"
+
+    assert cli._run_search(console, job) == ("done", False)
+    said = "depth 3, 1,234 nodes, estimate +0.50, best 7d, bounds -1..+2"
+    assert shown[-2:] == [said, "stopped"] and set(shown[:-1]) <= {"searching", said}, shown
+    # not on a file or a pipe
+    shown.clear()
+    updated.clear()
+    plain = Console(file=io.StringIO(), force_terminal=False)
+    plain.status = Status  # type: ignore[assignment,method-assign]
+    assert cli._run_search(plain, lambda stop, progress: "done") == ("done", False) and shown == []
+
+
+def test_a_solve_cut_short_counts_its_analysis_nodes_and_says_why(capsys):
+    from scopa.__main__ import main
+
+    full = scopa.State.deal("scopa", seed=1)
+    assert main(["solve", "--json", "--time", "0", "--nodes", "20000", full.to_string()]) == 0
+    j = json.loads(capsys.readouterr().out)
+    limit = scopa.Limit(nodes=20000, stop=scopa.StopFlag())
+    analysis = scopa.Solver().analyze(full, limit, progress=lambda info: None)  # (as solve runs it)
+    assert j["exact"] is False and j["nodes"] == analysis.nodes, (j["nodes"], analysis.nodes)
+    assert main(["solve", "--time", "0", "--nodes", "20000", full.to_string()]) == 0
+    out = capsys.readouterr().out
+    assert "Not solved exactly (time or node limit reached): value between" in out, out
+    assert f"{analysis.nodes:,} nodes" in out, out
+
+
+def test_an_arena_stopped_before_any_deal_finished_says_so(capsys, monkeypatch):
+    import scopa.arena
+    from scopa.__main__ import main
+
+    def arena(*args, deals, **kwargs):
+        raise scopa.arena.ArenaInterrupted(None, deals)
+
+    monkeypatch.setattr(scopa.arena, "arena", arena)
+    for json_asked in ([], ["--json"]):
+        assert main(["arena", "greedy", "random", "--deals", "5", *json_asked]) == 130
+        assert capsys.readouterr() == ("", "stopped (Ctrl-C) before any of the 5 deals finished\n")
+
+
+def test_the_arena_table_puts_the_sides_left_and_the_figures_right(capsys):
+    from scopa.__main__ import main
+
+    args = ["arena", "greedy", "random", "--game", "scopa", "--deals", "2"]
+    assert main([*args, "--json"]) == 0
+    points = json.loads(capsys.readouterr().out)["points"]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.replace("┃", "│").splitlines()  # (the header's heavy lines)
+    rows = [line.split("│")[1:-1] for line in lines if "│" in line]
+    assert rows[0][0] == " side   " and rows[0][1] == " points/hand ", rows[0]
+    for row, name, mean in zip(rows[1:], ("greedy", "random"), points, strict=True):
+        assert row[0] == f" {name} " and row[1] == f" {mean:>11.3f} ", row
+
+
+def test_the_engine_with_its_output_closed_ends_at_once_but_its_schema_has_nowhere_to_go(capsys, monkeypatch):
+    # (the engine writes its replies whole itself, and a reader gone ends it with 0; --schema
+    # must be written)
+    from scopa.__main__ import main
+
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "engine"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, timeout=60, preexec_fn=lambda: os.close(1),
+    )  # fmt: skip
+    assert (out.returncode, out.stderr) == (0, ""), out.stderr
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["engine", "--schema"]) == 2
+    assert capsys.readouterr().err == "scopa: error: standard output is closed: nowhere to write\n"
+
+
+def test_serve_hands_every_option_to_the_server(monkeypatch):
+    import scopa.server
+    from scopa.__main__ import main
+
+    got = []
+    monkeypatch.setattr(scopa.server, "run", lambda *args, **kwargs: got.append((args, kwargs)) or 7)
+    assert main(["serve"]) == 7
+    (host, port, config), kwargs = got.pop()
+    assert (host, port, kwargs) == ("127.0.0.1", 8765, {"log_level": "info"})
+    assert config == scopa.server.ServerConfig()
+    given = [
+        "--host", "0.0.0.0", "--port", "0", "--workers", "3", "--max-time", "0", "--max-request-bytes",
+        "1000", "--request-timeout", "5", "--max-in-flight", "2", "--max-queued", "9", "--cors", "*",
+        "--cors", "null", "--allow-host", "box.local", "--allow-host", "box", "--log-level", "debug",
+    ]  # fmt: skip
+    assert main(["serve", *given]) == 7
+    (host, port, config), kwargs = got.pop()
+    assert (host, port, kwargs) == ("0.0.0.0", 0, {"log_level": "debug"})
+    assert config == scopa.server.ServerConfig(
+        max_time=None, workers=3, max_request_bytes=1000, request_timeout=5, max_in_flight=2,
+        max_queued=9, cors_origins=("*", "null"), hosts=("box.local", "box"),
+    )  # fmt: skip
+
+
+def test_batch_hands_no_limit_to_its_jobs_unless_asked(tmp_path, monkeypatch):
+    # (--time 0, its default: none for solve and analyze, review_many's own for a review)
+    import scopa.batch
+    from scopa.__main__ import main
+
+    got = []
+    monkeypatch.setattr(scopa.batch, "run_jsonl", lambda *a, **kw: got.append((a, kw)) or (1, 0, 0))
+    src, out = str(tmp_path / "in.jsonl"), str(tmp_path / "out.jsonl")
+    for kind in ("solve", "analyze", "review"):
+        assert main(["batch", kind, src, "-o", out]) == 0
+        args, kwargs = got.pop()
+        assert args == (kind, src, out)
+        names = ("executor", "workers", "time_limit", "node_limit", "chunksize")
+        assert [kwargs[name] for name in names] == [None] * 5, kwargs
+    assert main(["batch", "solve", src, "-o", out, "--time", "2.5", "--nodes", "9", "--workers", "2"]) == 0
+    kwargs = got.pop()[1]
+    assert (kwargs["time_limit"], kwargs["node_limit"], kwargs["workers"]) == (2.5, 9, 2)
+
+
+def test_standard_output_written_whole_is_a_terminal_when_its_descriptor_is_one():
+    # (rich asks it: a terminal gets colours and progress, a file or a pipe none)
+    from scopa.__main__ import _WholeWrites
+
+    master, slave = os.openpty()
+    read, write = os.pipe()
+    try:
+        assert _WholeWrites(slave).isatty() is True and _WholeWrites(write).isatty() is False
+    finally:
+        for fd in (master, slave, read, write):
+            os.close(fd)
+
+
+def test_the_engine_schema_is_printed_with_status_0(capsys):
+    from scopa.__main__ import main
+    from scopa.protocol import schema
+
+    assert main(["engine", "--schema"]) == 0
+    assert json.loads(capsys.readouterr().out) == schema()
