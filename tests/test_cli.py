@@ -1002,3 +1002,22 @@ def test_the_engine_schema_is_printed_with_status_0(capsys):
 
     assert main(["engine", "--schema"]) == 0
     assert json.loads(capsys.readouterr().out) == schema()
+
+
+def test_a_seed_may_have_leading_zeros_however_many(capsys):
+    # Found by mutation testing (#365 of __main__.py, a length bound of 20 digits): a seed with
+    # its leading zeros past 20 characters was refused as out of range
+    import argparse
+
+    from scopa.__main__ import _seed, main
+
+    assert _seed("0" * 20 + "1") == 1 == _seed("0" * 5000 + "1") and _seed(" 000 ") == 0
+    assert _seed("0" * 30 + str((1 << 64) - 1)) == (1 << 64) - 1
+    for bad in ("0" * 30 + str(1 << 64), "9" * 21, "0x1", "", "00-1"):
+        with pytest.raises(argparse.ArgumentTypeError, match="expected an integer in 0..2"):
+            _seed(bad)
+    outputs = []
+    for seed in ("1", "0" * 24 + "1"):
+        assert main(["deal", "--game", "scopa", "--seed", seed]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and outputs[0].strip()

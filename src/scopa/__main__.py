@@ -684,9 +684,10 @@ _positive = _count()
 def _seed(text: str) -> int:
     """An argparse type: a seed, an integer in 0..2**64-1 (said as the library says it)."""
     digits = text.strip()
-    if not (digits.isascii() and digits.isdigit() and len(digits) <= 20 and int(digits) < 1 << 64):
+    value = digits.lstrip("0") or "0"  # (leading zeros, however many, change nothing)
+    if not (digits.isascii() and digits.isdigit() and len(value) <= 20 and int(value) < 1 << 64):
         raise argparse.ArgumentTypeError(f"bad seed {text!r}: expected an integer in 0..2**64-1")
-    return int(digits)
+    return int(value)
 
 
 def _player(names: list[str]) -> Callable[[str], str | tuple[str, dict[str, Any]]]:
