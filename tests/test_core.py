@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sys
 import sysconfig
 from collections.abc import Callable
@@ -310,6 +311,62 @@ def test_bad_position_tuples(core):
             core.apply_move(pos, 0, 0, 0, 3)
         with pytest.raises(ValueError, match="bad position tuple"):
             core.rollouts(pos, 0, 3, 1, 1)
+
+
+def test_a_bad_stock_or_table_is_named_and_a_full_stock_is_not(core):
+    # Found by mutation testing of scopa_core/_checks.py: no test read the stock's message, so
+    # its bounds (at most 40 cards, each in 0..39) could move unseen, nor the table's
+    said = "the stock must be at most 40 card indexes (ints in 0..39), top first"
+    for stock in (tuple(range(40)) + (0,), (40, 5, 6, 7), (-1, 5, 6, 7), (True, 5, 6, 7), 5, "abcd"):
+        pos = ((1, 2), 4, stock, (0, 0), (0, 0), 0, -1)
+        expected = r"^bad position tuple .*: " + re.escape(said) + "$"
+        with pytest.raises(ValueError, match=expected):
+            core.apply_move(pos, 0, 0, 0, 2)
+        with pytest.raises(ValueError, match=expected):
+            core.rollouts(pos, 0, 2, 1, 1, 0)
+    said = "the table must be a card mask (an int in 0..2**40-1)"  # (nor its message)
+    for table in (1 << 40, -1, True, "4", None):
+        pos = ((1, 2), table, (), (0, 0), (0, 0), 0, -1)
+        with pytest.raises(ValueError, match=r"^bad position tuple .*: " + re.escape(said) + "$"):
+            core.apply_move(pos, 0, 0, 0, 2)
+    # 40 cards, and the cards 0 and 39, pass the stock's check: the refusals are later ones'
+    full = ((0, 0), 0, tuple(range(40)), (0, 0), (0, 0), 0, -1)
+    with pytest.raises(ValueError, match="every hand is empty but the stock is not"):
+        core.rollouts(full, 0, 2, 1, 1, 0)
+    for card in (0, 39):
+        pos = ((mask("5d"), mask("6d")), 0, (card, 11, 12, 13), (0, 0), (0, 0), 0, -1)
+        assert core.apply_move(pos, idx("5d"), 0, 0, 2)[2] == (card, 11, 12, 13)
+
+
+def test_every_deal_geometry_of_whole_refills_deals_and_no_other(core):
+    # Found by mutation testing of scopa_core/_checks.py (hands of 1 card refused went unseen):
+    # 2 or 4 players, 1..10 cards each, a table that leaves whole refills of the 40 cards
+    for n in (1, 2, 3, 4):
+        for hs in range(12):
+            for ts in range(42):
+                ok = (
+                    n in (2, 4) and 1 <= hs <= 10 and n * hs + ts <= 40 and (40 - n * hs - ts) % (n * hs) == 0
+                )
+                if ok:
+                    hands, table, stock = core.deal(n, hs, ts, 0, 7)[:3]
+                    assert [bin(h).count("1") for h in hands] == [hs] * n and bin(table).count("1") == ts
+                    assert len(stock) == 40 - n * hs - ts
+                else:
+                    with pytest.raises(ValueError, match="bad deal geometry"):
+                        core.deal(n, hs, ts, 0, 7)
+
+
+def test_error_messages_quote_the_input_up_to_their_bounds():
+    # Found by mutation testing of scopa_core/_checks.py: short()'s bounds (an int in full up to
+    # 128 bits, a string's repr up to 400 characters, 4 levels of nesting, 12 items) had no test
+    from scopa_core._checks import short
+
+    assert short((1 << 128) - 1) == str((1 << 128) - 1) and short(-((1 << 128) - 1)).startswith("-3402")
+    assert short(1 << 128) == "<int of 129 bits>" and short(-(1 << 128)) == "<negative int of 129 bits>"
+    assert short("x" * 398) == repr("x" * 398) and short("x" * 399) != repr("x" * 399)  # (400 with quotes)
+    assert len(short("x" * 399)) == len(short("x" * 10**6)) == 400
+    assert short([[[[1]]]]) == "[[[[1]]]]" and short([[[[[1]]]]]) == "[[[[[...]]]]]"
+    assert short(list(range(12))) == repr(list(range(12))) and short(list(range(13))).endswith(", ...]")
 
 
 def test_heuristic_rollouts_sweep(core):
