@@ -1683,3 +1683,17 @@ def test_the_review_module_and_the_review_function_are_both_reachable_as_documen
     assert module is sys.modules["scopa.review"] and module.DEFAULT_TIME == DEFAULT_TIME > 0
     assert (scopa.Review, scopa.PlayReview, scopa.load_review) == (Review, PlayReview, load_review)
     assert "``import scopa.review as rv``" in (module.__doc__ or "")
+
+
+def test_a_hand_records_reader_names_the_hand_itself():
+    # An API review: `where`, the words its messages named the hand with, was a public argument
+    # of HandRecord.from_json (for the match record's reader, which says "hand 2")
+    import inspect
+
+    assert list(inspect.signature(HandRecord.from_json).parameters) == ["obj", "rules"]
+    with pytest.raises(RecordError, match=r"^the hand: expected a JSON object, got \[1\]$"):
+        HandRecord.from_json([1])
+    rec = decided_record().to_json()
+    rec["hands"] = [rec["hands"][0], [1]]
+    with pytest.raises(RecordError, match=r"hand 2: expected a JSON object, got \[1\]"):
+        MatchRecord.from_json(rec)

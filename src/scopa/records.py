@@ -425,9 +425,14 @@ class HandRecord:
         return out
 
     @classmethod
-    def from_json(cls, obj: Any, rules: Rules | None = None, where: str = "the hand") -> HandRecord:
+    def from_json(cls, obj: Any, rules: Rules | None = None) -> HandRecord:
         """Read and validate a hand record (the rules come from the match record around it,
         or from the hand's own ``rules``), decoded or as JSON text or its UTF-8 bytes."""
+        return cls._from_json(obj, rules, "the hand")
+
+    @classmethod
+    def _from_json(cls, obj: Any, rules: Rules | None, where: str) -> HandRecord:
+        """:meth:`from_json`, its messages naming the hand ``where`` (a match record's "hand 2")."""
         if rules is not None and not isinstance(rules, Rules):
             raise RecordError(f"bad rules {show(rules)}: expected a scopa.Rules or None (Rules.preset(name))")
         return cls._read(jsonio.decoded(obj, where, RecordError, MAX_RECORD_BYTES), rules, where)[0]
@@ -687,7 +692,7 @@ class MatchRecord:
                 f"a record of {len(raw)} hands: a match holds at most {_match.MAX_HANDS} "
                 "(scopa.match.MAX_HANDS)"
             )
-        hands = tuple(HandRecord.from_json(h, rules, where=f"hand {i + 1}") for i, h in enumerate(raw))
+        hands = tuple(HandRecord._from_json(h, rules, f"hand {i + 1}") for i, h in enumerate(raw))
         return cls(rules, hands, tags)  # (which checks the order of the hands and the match's end)
 
     def text(self) -> str:
