@@ -467,7 +467,7 @@ def test_numpy_bools_are_taken_where_the_python_api_takes_a_bool():
     # the open list: NumPy's ints were taken for the target while NumPy's bools were refused
     # for the boolean rule options ("bad napola np.True_"), as for PIMC's and the scoring's
     # flags: an option grid made with NumPy (np.array([True, False])) holds np.bool_. They are
-    # read as the bools they are, and kept as bools, so reprs paste back (docs/rules.md §9).
+    # read as the bools they are, and kept as bools, so reprs paste back (RULES §7; docs/rules.md §9).
     t, f = np.bool_(True), np.bool_(False)
     rules = scopa.Rules.preset("scopa", napola=t, re_bello=f, primiera_requires_all_suits=f)
     assert rules == scopa.Rules.preset("scopa", napola=True, primiera_requires_all_suits=False)

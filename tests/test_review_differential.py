@@ -42,7 +42,7 @@ from scopa import Card, Match, Move, Rules, State
 from scopa.records import HandRecord, MatchRecord, load_record
 from scopa.review import BLUNDER, MISTAKE, PlayReview, Review, load_review, review
 
-# docs/rules.md §9: one rule option at a time, and all of them together.
+# RULES §7, docs/rules.md §9: one rule option at a time, and all of them together.
 OPTIONS: list[dict[str, Any]] = [
     {},
     {"napola": True},

@@ -51,7 +51,7 @@ GEOMETRY = {"scopa": (2, 3, 4), "scopa4": (4, 3, 4), "scopone": (4, 9, 4), "scop
 
 
 def rules_strategy(max_target: int = 4) -> st.SearchStrategy[Rules]:
-    """Every preset with every rule option (docs/rules.md §9), to a small target so matches end."""
+    """Every preset with every rule option (RULES §7; docs/rules.md §9), to a small target so matches end."""
 
     @st.composite
     def build(draw: Any) -> Rules:
