@@ -197,6 +197,20 @@ def test_a_stop_flag_stops_by_its_set_not_by_a_subclass_is_set(core):
     assert r[0] is False  # set: stopped
 
 
+def test_a_stop_flag_copied_is_itself_and_pickled_a_new_one(core):
+    # Found by mutation testing of scopa_core/_twin.py: the twin's copy of a flag as None went
+    # unseen here (only test_limits.py's run on the twin read it): a copy that no one sets
+    # would stop nothing, so a copy is the flag itself; pickled (in another process) a new one
+    import copy
+    import pickle
+
+    for is_set in (False, True):
+        f = core.StopFlag(set=is_set)
+        assert copy.copy(f) is f and copy.deepcopy(f) is f and copy.deepcopy([f])[0] is f
+        back = pickle.loads(pickle.dumps(f))
+        assert type(back) is core.StopFlag and back is not f and back.is_set() is is_set
+
+
 def test_last_play_is_not_a_scopa(core):
     # RULES §3.6: the last play of the hand is never a scopa, unless scopa_on_last_play (§7).
     pos = ((0, mask("5c")), mask("5d"), (), (mask("Ad 2d"), 0), (0, 0), 1, 0)
@@ -285,6 +299,21 @@ def test_deal_geometry(core, game):
     for c in stock:
         every |= 1 << c
     assert every == core.FULL and len(stock) == 40 - n * hs - ts
+
+
+def test_a_table_of_three_kings_is_dealt_again_under_its_option_alone(core):
+    # RULES §6: three or four kings face up, the deal is collected and dealt again, only under
+    # redeal_on_kings. Found by mutation testing of scopa_core/_twin.py: the option's bit 128
+    # as 129 (such a table dealt again under `fewest` too) went unseen, so rare is such a table.
+    seed, kings = 501, lambda m: bin(m & core.KINGS).count("1")  # (seed 501: Kc Ks Kb on the table)
+    first = core.deal(2, 3, 4, 0, seed)
+    assert kings(first[1]) == 3 and core.OPT_REDEAL_ON_KINGS == 128
+    for opts in range(256):
+        got = core.deal(2, 3, 4, opts, seed)
+        if opts & 128:
+            assert kings(got[1]) < 3 and got[0] != first[0]
+        else:
+            assert got == first
 
 
 def test_shuffle_is_a_permutation(core):
