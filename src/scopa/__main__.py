@@ -40,7 +40,7 @@ import scopa
 from scopa import _startup
 from scopa.arena import MAX_DEALS, MAX_JOBS
 from scopa.errors import OptionError, PositionError, RulesError, ScopaError, count, show
-from scopa.files import IS_A_DIRECTORY, OutputError, failure_reason, read_limited, write_all, write_atomic
+from scopa.files import OutputError, failure_reason, read_limited, write_all, write_atomic
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
@@ -67,10 +67,8 @@ def parse_position(text: str | None) -> scopa.State:
     position string (the example if None)."""
     if text is None:
         return scopa.State.from_string(EXAMPLE)
-    if os.path.isdir(text):
-        raise PositionError(f"cannot read the position file {text!r}: {IS_A_DIRECTORY}")
-    if os.path.exists(text):  # (a file, or /dev/stdin and other streams)
-        try:  # (no more than a position's JSON may hold)
+    if os.path.exists(text):  # (a file, /dev/stdin and other streams, or a directory)
+        try:  # (no more than a position's JSON may hold; a directory's error says it is one)
             data = read_limited(text, MAX_POSITION_BYTES)
         except OSError as exc:
             raise PositionError(f"cannot read the position file {text!r}: {failure_reason(exc)}") from None
