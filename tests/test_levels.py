@@ -288,7 +288,8 @@ def test_the_strongest_level_chooses_as_its_searcher(monkeypatch: pytest.MonkeyP
     # level 6 (temperature 0, no missed sweeps, no holding back) plays PIMC's own choice: in
     # Scopone, the moves within PIMC's tie (0.05 point) of the best average ranked by how often
     # they leave the next player a sweep, then by move order; in these positions not the move
-    # of the best average (a level 6 that took the best average would play another)
+    # of the best average (a level 6 that took the best average would play another) on the
+    # samples of seed 12 (a seed on whose samples both positions show it)
     from dataclasses import replace
 
     # (fewer samples, the same rule; a cap that cannot cut them on a busy machine)
@@ -302,7 +303,31 @@ def test_the_strongest_level_chooses_as_its_searcher(monkeypatch: pytest.MonkeyP
     for position in positions:
         s = scopa.State.from_string(position)
         view = s.view(s.turn)
-        chosen = level(6, seed=0).choose(view)
-        assert chosen == level(6, seed=0).searcher.choose(view)
-        values = level(6, seed=0).searcher.evaluate(view)
+        chosen = level(6, seed=12).choose(view)
+        assert chosen == level(6, seed=12).searcher.choose(view)
+        values = level(6, seed=12).searcher.evaluate(view)
         assert chosen != max(view.legal_moves(), key=lambda m: values[m][0])
+
+
+def test_a_level_and_its_searcher_draw_from_streams_of_their_own():
+    # the level's draws (holding back, overlooking a sweep, the softmax) and its searcher's
+    # (the sampled deals) are two streams: seeded alike, the level's k-th draw was the
+    # searcher's k-th. The searcher's seed is the level's first draw, the same for a seed,
+    # different for another; a level without a seed has a searcher without one
+    for n in LEVELS:
+        for seed in (0, 1, 2**64 - 1, 2**128 - 1):
+            p = level(n, seed=seed)
+            searcher = p.searcher
+            assert searcher.seed == level(n, seed=seed).searcher.seed != seed
+            level_draws = [p._rng.random() for _ in range(8)]
+            searcher_draws = [searcher._rng.random() for _ in range(8)]
+            assert not set(level_draws) & set(searcher_draws), (n, seed)
+        assert level(n, seed=3).searcher.seed != level(n, seed=4).searcher.seed
+        assert level(n).searcher.seed is None
+        # a copy draws what the original does, from streams of its own (players/base own_copy)
+        import copy
+
+        p = level(n, seed=9)
+        q = copy.copy(p)
+        assert q.searcher.seed == p.searcher.seed and q._rng is not p._rng
+        assert q._rng.random() == p._rng.random()

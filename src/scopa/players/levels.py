@@ -129,6 +129,9 @@ class LevelPlayer:
         self.seed = seed = check_seed(seed)
         self.time_limit = time_limit
         self._rng = random.Random(seed)
+        # the searcher's seed is the level's first draw: a stream of its own (seeded with the
+        # level's seed, the searcher's k-th draw was the level's k-th)
+        self._searcher_seed = None if seed is None else self._rng.getrandbits(64)
         self._pimc: PIMCPlayer | None = None
 
     @property
@@ -138,8 +141,9 @@ class LevelPlayer:
 
     @property
     def searcher(self) -> PIMCPlayer:
-        """The PIMC player whose move values the level uses (made on first use, with the
-        level's seed)."""
+        """The PIMC player whose move values the level uses (made on first use; its seed, the
+        first draw of the level's seed, so that the two random streams differ; ``None`` when
+        the level's seed is ``None``)."""
         with _MAKE_LOCK:  # (one searcher, one random stream, when threads share the level)
             if self._pimc is None:
                 c = self.config
@@ -147,7 +151,7 @@ class LevelPlayer:
                 self._pimc = PIMCPlayer(
                     samples=c.samples,
                     time_limit=limit,
-                    seed=self.seed,
+                    seed=self._searcher_seed,
                     depth=c.depth,
                     exact_plays=c.exact_plays,
                     infer=c.infer,
