@@ -407,3 +407,30 @@ def test_the_core_api_page_names_the_twins_own_helpers_rightly():
     except ImportError:  # (a build without the core: nothing to compare with)
         return
     assert [n for n in helpers if hasattr(compiled, n)] == []
+
+
+def test_the_design_notes_say_the_first_guess_runs_under_a_node_limit():
+    # found by a docs audit: the design notes said the horizon search that gives solve's first
+    # MTD(f) guess was skipped under a node_limit; the compiled core runs it (the twin has none)
+    import scopa
+    import scopa_core
+
+    if scopa_core.IMPLEMENTATION != "cython":
+        pytest.skip("the first guess from a horizon search is the compiled solver's")
+    text = (ROOT / "docs" / "design-notes.md").read_text(encoding="utf-8")
+    assert "under a `node_limit` it is skipped" not in text and "under a limit it runs too" in text
+    s = scopa.State.from_string(
+        "scopa QsJb/4d7c 5d7dQdKb 3c3dJs5bAd2sQbKs3s2b3b5sKd6s6d4s6bAb 4c5c6cAs4b/2dJdAc2cJcQcKc7s7b"
+        " 0/0 1 1 0"
+    )
+    assert sum(len(h) for h in s.hands) + len(s.stock) >= 20  # (the guess's from 20 plays left)
+    nodes = {}
+    for plies in (6, 0):
+        for limit in (None, 10**9):
+            solver = scopa_core.Solver(16)
+            solver.guess_plies = plies
+            kw = {} if limit is None else {"node_limit": limit}
+            exact, *_, n = solver.solve(s.masks, s.rules.core_options, s.rules.hand_size, **kw)
+            assert exact
+            nodes[plies, limit] = n
+    assert nodes[6, 10**9] == nodes[6, None] != nodes[0, 10**9] == nodes[0, None]
