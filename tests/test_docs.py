@@ -434,3 +434,30 @@ def test_the_design_notes_say_the_first_guess_runs_under_a_node_limit():
             assert exact
             nodes[plies, limit] = n
     assert nodes[6, 10**9] == nodes[6, None] != nodes[0, 10**9] == nodes[0, None]
+
+
+def test_the_records_page_says_what_annotate_writes_for_a_hand(tmp_path):
+    # found by a docs audit: the page read as if `--annotate` wrote a single hand's record back
+    # as `scopa-hand`; it writes a one-hand match record, and Review.annotate refuses a HandRecord
+    import scopa
+    from scopa.records import MatchRecord, RecordError
+
+    text = (ROOT / "docs" / "records.md").read_text(encoding="utf-8")
+    assert "comes out a one-hand match record" in text and "a `HandRecord` is refused" in text
+    deal = scopa.State.deal("scopa", seed=1)
+    hand = deal.play(deal.legal_moves()[0]).record()
+    source, out = tmp_path / "hand.json", tmp_path / "out.json"
+    source.write_text(json.dumps(hand.to_json()), encoding="utf-8")
+    assert json.loads(source.read_text(encoding="utf-8"))["format"] == "scopa-hand"
+    run = subprocess.run(
+        [sys.executable, "-m", "scopa", "review", str(source), "--time", "0.02", "--annotate", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(out.read_text(encoding="utf-8"))["format"] == "scopa-record"
+    review = scopa.review(hand, time_limit=0.02)
+    with pytest.raises(RecordError, match=r"MatchRecord\(hand.rules, \(hand,\)\) for a hand"):
+        review.annotate(hand)  # type: ignore[arg-type]
+    assert review.annotate(MatchRecord(hand.rules, (hand,))).hands[0].plays == hand.plays
