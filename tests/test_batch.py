@@ -396,6 +396,53 @@ def test_a_script_without_its_main_guard_is_told_so(tmp_path):
     assert done.returncode == 0 and done.stdout == "[1, 2, 3, 4]\n", done.stderr
 
 
+def test_a_script_a_worker_cannot_run_again_is_told_so(tmp_path):
+    # A local worker runs the script of __main__ again first (spawn): a script read from
+    # standard input ('<stdin>') or removed since it started is not a file there, each worker
+    # died as it started, and the run said "lost 3 times ... a crash, os._exit or out of
+    # memory", with the arena's runs too. It says the script is not a file and what to do.
+    told = "scopa.batch.BatchError: the local worker processes died as they started: each runs the script"
+    runs = [
+        "from scopa.batch import solve_many\n"
+        "print(list(solve_many(['scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1'], workers=2)))\n",
+        "from scopa.arena import arena\nprint(arena('scopa', 'random', 'random', deals=2, jobs=2))\n",
+    ]
+    for run in runs:
+        script = tmp_path / "from_stdin.py"
+        script.write_text(run)
+        with open(script) as stdin:
+            done = _guarded([sys.executable, "-"], stdin=stdin, cwd=tmp_path)
+        assert done.returncode == 1, done.stderr
+        last = next(x for x in done.stderr.splitlines() if x.startswith("scopa.batch.BatchError: "))
+        assert last.startswith(f"{told} '<stdin>' again first") and "not a file there" in last, last
+        assert "expected the script in a file, python -c, or workers=1" in last
+    # a script that removes itself before its run
+    script = tmp_path / "gone.py"
+    script.write_text(
+        "import os\nfrom scopa.batch import map_chunks\n\n"
+        'if __name__ == "__main__":\n    os.remove("gone.py")\n'
+        "    print(sorted(map_chunks(abs, range(-4, 0), workers=2)))\n"
+    )
+    done = _guarded([sys.executable, "gone.py"], cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert f"{told} {str(script)!r} again first" in done.stderr, done.stderr  # (__file__ is absolute)
+    # one that stays, started by a relative path, whose run moves to another directory: it is
+    # still a file (the chunk is lost to its os._exit, three times)
+    (tmp_path / "elsewhere").mkdir()
+    script = tmp_path / "moves.py"
+    script.write_text(
+        "import os\nfrom scopa.batch import BatchError, map_chunks\n\n"
+        "def fn(x):\n    os._exit(1)\n\n"
+        'if __name__ == "__main__":\n    os.chdir("elsewhere")\n'
+        "    try:\n        list(map_chunks(fn, [7], workers=2))\n"
+        "    except BatchError as exc:\n        print(exc)\n"
+    )
+    done = _guarded([sys.executable, "moves.py"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lost = "the chunk of items [7] was lost 3 times with its worker process"
+    assert done.stdout.startswith(lost), done.stdout
+
+
 def test_a_package_run_by_python_m_is_not_told_of_a_missing_guard(tmp_path):
     # A package's __main__.py (python -m pkg) is not run again in a spawned worker
     # (multiprocessing skips it), so its run needs no guard; a worker dying there (os._exit, a

@@ -232,9 +232,36 @@ def _is_main_test(test: ast.expr) -> bool:
     return names == ["__name__"] and texts == ["__main__"]
 
 
+def _unreadable_main() -> str | None:
+    """The path of the script run as ``__main__`` when a local worker cannot run it again, as
+    it does first (:data:`START_METHOD`): it is not a file (``'<stdin>'``, a script read from
+    standard input, or a file gone since); None when it is one, or there is no such script
+    (``python -c``, Python's prompt, a module run by ``python -m``: see :func:`_unguarded_call`)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if getattr(getattr(main, "__spec__", None), "name", None) is not None or not isinstance(path, str):
+        return None
+    if sys.platform == "win32" and (multiprocessing.spawn.WINEXE or multiprocessing.spawn.WINSERVICE):
+        return None
+    # (a relative path is taken from where this process started, as spawn's get_preparation_data
+    # does: __main__'s path is absolute since Python 3.9, unless a program set it)
+    here = getattr(multiprocessing.process, "ORIGINAL_DIR", None)
+    full = path if os.path.isabs(path) or here is None else os.path.join(here, path)
+    return None if os.path.isfile(full) else path
+
+
 def _check_guard() -> None:
-    """A BatchError saying so if the run's own pool broke because the script that started it
-    has no ``if __name__ == "__main__":`` around its run (:func:`_unguarded_call`)."""
+    """A BatchError saying so if the run's own pool broke because a worker cannot run the
+    script that started it again (:func:`_unreadable_main`), or because that script has no
+    ``if __name__ == "__main__":`` around its run (:func:`_unguarded_call`)."""
+    path = _unreadable_main()
+    if path is not None:
+        raise BatchError(
+            f"the local worker processes died as they started: each runs the script {path!r}"
+            " again first (a new interpreter), and it is not a file there (a script read from"
+            " standard input, or a file gone since); expected the script in a file, python -c,"
+            " or workers=1 (the arena's jobs=1), in this process (docs/tutorials/batch.md)"
+        )
     where = _unguarded_call()
     if where is not None:
         path, line = where
