@@ -1531,3 +1531,35 @@ def test_bestmoves_time_is_the_protocols_for_pimc_and_ismcts_and_a_levels_own_un
         reply = check(p.handle(json.dumps(req)))  # type: ignore[arg-type]
         assert "error" not in reply, reply
         assert made[-1] == (player, {"seed": 1, **options}), (asked, made[-1])
+
+
+def test_the_protocols_own_settings_and_a_request_not_parsed_are_refused():
+    # An API review found Protocol(bestmove_ms=...) unchecked: "x" or None made every bestmove
+    # reply an InternalError (a TypeError), 0 or -1 a LimitError of a time nobody gave;
+    # RequestError was no ScopaError (`except ScopaError` missed Protocol.parse's refusals),
+    # and execute() of what is not a Request raised AttributeError.
+    from scopa.errors import LimitError, OptionError, ScopaError
+    from scopa.protocol import Request, RequestError
+
+    for bad in ("x", None, 0, -1, float("nan"), float("inf"), True, 1e9 + 1):
+        with pytest.raises(LimitError, match=r"^bad bestmove_ms .*: expected milliseconds in \(0, 1e9\]$"):
+            Protocol(bestmove_ms=bad)  # type: ignore[arg-type]
+    for bad in (None, 5):
+        with pytest.raises(OptionError, match=r"^bad max_time_option .*: expected a str$"):
+            Protocol(max_time_option=bad)  # type: ignore[arg-type]
+    p = Protocol(bestmove_ms=1e9, max_time=0.5)
+    assert p.bestmove_ms == 1e9 and Protocol(bestmove_ms=20).bestmove_ms == 20.0
+    reply = check(p.handle(json.dumps({"cmd": "bestmove", "id": 1, "view": _view()})))  # type: ignore[arg-type]
+    assert "error" not in reply and reply["move"], reply
+    # a refusal is a ScopaError (a ValueError) carrying its reply
+    assert issubclass(RequestError, ScopaError) and issubclass(RequestError, ValueError)
+    for line in (None, "{", json.dumps({"cmd": "fly", "id": 3})):
+        with pytest.raises(ScopaError) as exc:
+            p.parse(line)  # type: ignore[arg-type]
+        assert isinstance(exc.value, RequestError) and str(exc.value) == exc.value.reply["error"]["message"]
+    assert "RequestError" in scopa.protocol.__all__
+    for bad in (None, {"cmd": "hello"}, "hello"):
+        with pytest.raises(OptionError, match=r"expected a scopa.protocol.Request \(Protocol.parse's\)$"):
+            p.execute(bad)  # type: ignore[arg-type]
+    assert p.execute(p.parse({"cmd": "ping", "id": 4})) == {"id": 4, "pong": True}
+    assert isinstance(p.parse({"cmd": "ping"}), Request)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import LimitError, ScopaError, article, real, show
+from scopa.errors import LimitError, OptionError, ScopaError, article, real, show
 from scopa.events import EVENT_TYPES
 from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
@@ -55,6 +55,7 @@ __all__ = [
     "Protocol",
     "ProtocolError",
     "Request",
+    "RequestError",
     "schema",
 ]
 
@@ -662,8 +663,9 @@ class Request:
         return self.command.search
 
 
-class RequestError(Exception):
-    """A request refused before it ran: the error reply, with the id when it was read."""
+class RequestError(ScopaError):
+    """A request refused before it ran (:meth:`Protocol.parse`): ``reply`` is the error reply,
+    with the id when it was read; the message is the reply's."""
 
     def __init__(self, reply: dict[str, Any]) -> None:
         super().__init__(reply["error"]["message"])
@@ -712,7 +714,10 @@ class Protocol:
     """Answers protocol requests: :meth:`parse` checks a line, :meth:`execute` runs it.
 
     ``max_time`` (seconds, ``None`` for no maximum) is the default time limit of
-    ``solve`` and ``analyze`` and the most ``time_ms`` any search may ask for. Solvers are
+    ``solve`` and ``analyze`` and the most ``time_ms`` any search may ask for;
+    ``bestmove_ms`` (milliseconds in (0, 1e9]) that of ``evaluate`` and of a ``bestmove`` by a
+    player (a level keeps its own cap), within ``max_time``; ``max_time_option`` names the
+    setting of ``max_time`` in the refusal of a longer ``time_ms``. Solvers are
     per thread, so searches may run in several threads at once (the server's pool).
 
     >>> p = Protocol()
@@ -731,7 +736,12 @@ class Protocol:
         max_time_option: str = "scopa engine --max-time",
     ) -> None:
         self.max_time = check_max_time(max_time)
-        self.bestmove_ms = bestmove_ms
+        milliseconds = real(bestmove_ms)  # (NaN for what is no number)
+        if not 0 < milliseconds <= MAX_MAX_TIME * 1000:
+            raise LimitError(f"bad bestmove_ms {show(bestmove_ms)}: expected milliseconds in (0, 1e9]")
+        self.bestmove_ms = milliseconds
+        if not isinstance(max_time_option, str):
+            raise OptionError(f"bad max_time_option {show(max_time_option)}: expected a str")
         self.max_time_option = max_time_option
         self._local = threading.local()
 
@@ -793,7 +803,12 @@ class Protocol:
     ) -> dict[str, Any] | None:
         """The reply to a checked request (``None`` for ``quit``). A search watches
         ``stop``; with ``"progress": true`` it calls ``info`` with each info line. Never
-        raises: failures become error replies."""
+        raises for a request: failures become error replies (what is not a :class:`Request`,
+        :meth:`parse`'s, is an :class:`~scopa.errors.OptionError`)."""
+        if not isinstance(req, Request):
+            raise OptionError(
+                f"bad request {show(req)}: expected a scopa.protocol.Request (Protocol.parse's)"
+            )
         try:
             handler = getattr(self, f"_cmd_{req.cmd}")
             reply = handler(req.args, stop, info if req.args.get("progress") else None, req.id)
