@@ -99,6 +99,40 @@ def test_cardset():
     )
 
 
+def test_cardset_operators_take_cards_and_refuse_a_string():
+    # An API review: the set operators and isdisjoint (Set's mixins) took a string as its
+    # characters: s.isdisjoint("7d") was True with 7d in s, s | "Kb" said "unknown card 'K'",
+    # and s.isdisjoint(["zz"]) was True where s | ["zz"] refused the card. A string is refused
+    # as the constructor refuses it; any other iterable of cards is taken, as a set takes it
+    s, kb, d7 = CardSet.parse("Ad 7d"), Card.parse("Kb"), Card.parse("7d")
+    for op in (
+        lambda x: s | x,
+        lambda x: x | s,
+        lambda x: s & x,
+        lambda x: x & s,
+        lambda x: s ^ x,
+        lambda x: x ^ s,
+        lambda x: s - x,
+        lambda x: x - s,
+        s.isdisjoint,
+    ):
+        with pytest.raises(scopa.CardError, match=r"expected cards .*got the string '7d' \(CardSet.parse"):
+            op("7d")
+        with pytest.raises(scopa.CardError, match="unknown card 'zz'"):
+            op(["zz"])
+    assert s | ["Kb", kb] == CardSet.parse("Ad 7d Kb") == ("Kb", "7d") | s  # (a card twice: once)
+    assert s & [d7, "Kb"] == CardSet.parse("7d") == {d7} & s
+    assert s - iter(["7d"]) == CardSet.parse("Ad") and ["7d", "Kb"] - s == CardSet.parse("Kb")
+    assert s ^ ["7d", "Kb"] == CardSet.parse("Ad Kb") == frozenset([d7, kb]) ^ s
+    assert all(isinstance(r, CardSet) for r in (s | [kb], [kb] | s, s - [kb], [kb] - s, {kb} ^ s))
+    assert not s.isdisjoint(["7d"]) and s.isdisjoint([kb]) and s.isdisjoint(()) and not s.isdisjoint(s)
+    with pytest.raises(scopa.CardError, match="CardSet.isdisjoint: expected cards, got 5"):
+        s.isdisjoint(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):  # (an operator not defined for a number, as for a set)
+        s | 5  # type: ignore[operator]
+    assert s <= CardSet.parse("Ad 7d Kb") and s < {d7, kb, Card.parse("Ad")} and s != "Ad 7d"
+
+
 # ---------------------------------------------------------------- rules, RULES §2-§7
 
 
@@ -165,6 +199,9 @@ def test_rules_are_taken_in_every_form_the_library_writes_them():
         ("briscola;napola=true", "unknown game 'briscola'"),
         (" scopa;napola=true", "unknown game ' scopa'"),  # (no space taken, as in a preset's name)
         ("scopa;napola=true;napola=false", "rule option 'napola' given twice"),
+        # in the text's words (an API review: "bad napola 'True': expected True or False")
+        ("scopa;napola=True", r"^bad napola 'True' in 'scopa;napola=True': expected true or false$"),
+        ("scopa;redeal_on_kings=1", r"^bad redeal_on_kings '1' in .*: expected true or false$"),
     ]
     for text, message in cases:
         for call in (Rules.of, scopa.State.deal, scopa.Match):

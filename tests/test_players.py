@@ -1133,6 +1133,7 @@ def test_a_finished_hands_view_says_the_hand_is_over_to_every_seat():
         ({"dealer": 7}, "dealer 7"),
         ({"last_capture": 2}, "last_capture 2"),
         ({"captured": "x"}, "must be CardSets"),
+        ({"hand": ["7d"]}, "must be CardSets"),
     ],
 )
 def test_a_view_built_by_hand_is_checked_as_a_position(change, message):
@@ -1148,6 +1149,10 @@ def test_a_view_built_by_hand_is_checked_as_a_position(change, message):
     ):
         with pytest.raises(scopa.PositionError, match=message):
             player.choose(view)
+    # so does its JSON (an API review: to_json wrote a seat 5 that from_json refused, and a hand
+    # given as a list was an AttributeError)
+    with pytest.raises(scopa.PositionError, match=message):
+        view.to_json()
     overlap = dataclasses.replace(s.view(s.turn), table=s.view(s.turn).hand)
     with pytest.raises(scopa.PositionError, match="a card in two places"):
         GreedyPlayer().choose(overlap)

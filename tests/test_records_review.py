@@ -1697,3 +1697,21 @@ def test_a_hand_records_reader_names_the_hand_itself():
     rec["hands"] = [rec["hands"][0], [1]]
     with pytest.raises(RecordError, match=r"hand 2: expected a JSON object, got \[1\]"):
         MatchRecord.from_json(rec)
+
+
+def test_a_reviews_plays_by_seat_take_a_seat_of_its_game_only():
+    # An API review: by_seat("0") and by_seat(2) of a 2-player game gave [] (no plays), where a
+    # seat out of the game is refused elsewhere (State.view(2), HandScore.difference(2))
+    import numpy as np
+
+    s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    r = scopa.review(s.play("Kc").play("2c"), time_limit=0.1)
+    assert [str(p.move) for p in r.by_seat(0)] == ["Kc"] and [str(p.move) for p in r.by_seat(1)] == ["2c"]
+    assert r.by_seat(np.int64(1)) == r.by_seat(1)
+    for bad in ("0", 2, -1, True, 1.0, None):
+        with pytest.raises(scopa.OptionError, match=r"^bad seat .*: expected a seat in 0\.\.1$"):
+            r.by_seat(bad)  # type: ignore[arg-type]
+    four = scopa.review(scopa.State.deal("scopone", seed=1), time_limit=0.1)
+    assert four.by_seat(3) == [] and four.players == 4
+    with pytest.raises(scopa.OptionError, match=r"expected a seat in 0\.\.3$"):
+        four.by_seat(4)

@@ -362,6 +362,59 @@ class CardSet(Set[Card]):
             mask |= 1 << Card.parse(c).index
         return cls._from_mask(mask)
 
+    # The set operators and isdisjoint on masks (Set's mixins iterate the other operand: a
+    # string was taken as its characters, so cs.isdisjoint("7d") was True and cs | "Kb" said
+    # "unknown card 'K'"). The other operand may be any iterable of cards; not an iterable,
+    # the operator is not defined for it (a TypeError, as for a set).
+
+    def _other_mask(self, other: object, what: str) -> int | None:
+        if isinstance(other, CardSet):
+            return other.mask
+        if isinstance(other, str):
+            raise CardError(
+                f"{what}: expected cards (a CardSet, Cards or card strings), got the string"
+                f" {show(other)} (CardSet.parse reads one)"
+            )
+        if not isinstance(other, Iterable):
+            return None
+        mask = 0
+        for c in other:
+            mask |= 1 << Card.parse(c).index
+        return mask
+
+    def __or__(self, other: object) -> CardSet:
+        mask = self._other_mask(other, "CardSet |")
+        return NotImplemented if mask is None else CardSet._from_mask(self.mask | mask)
+
+    __ror__ = __or__
+
+    def __and__(self, other: object) -> CardSet:
+        mask = self._other_mask(other, "CardSet &")
+        return NotImplemented if mask is None else CardSet._from_mask(self.mask & mask)
+
+    __rand__ = __and__
+
+    def __xor__(self, other: object) -> CardSet:
+        mask = self._other_mask(other, "CardSet ^")
+        return NotImplemented if mask is None else CardSet._from_mask(self.mask ^ mask)
+
+    __rxor__ = __xor__
+
+    def __sub__(self, other: object) -> CardSet:
+        mask = self._other_mask(other, "CardSet -")
+        return NotImplemented if mask is None else CardSet._from_mask(self.mask & ~mask)
+
+    def __rsub__(self, other: object) -> CardSet:
+        mask = self._other_mask(other, "- CardSet")
+        return NotImplemented if mask is None else CardSet._from_mask(mask & ~self.mask)
+
+    def isdisjoint(self, other: Iterable[object]) -> bool:
+        """Whether ``other`` (cards) has no card of this set."""
+        mask = self._other_mask(other, "CardSet.isdisjoint")
+        if mask is None:
+            raise CardError(f"CardSet.isdisjoint: expected cards, got {show(other)}")
+        return not self.mask & mask
+
     def __str__(self) -> str:
         return " ".join(_mask_names(self.mask))
 

@@ -391,7 +391,18 @@ class Review:
         object.__setattr__(self, "plays", tuple(plays))
 
     def by_seat(self, seat: int) -> list[PlayReview]:
-        return [p for p in self.plays if p.seat == seat]
+        """The reviews of the plays of ``seat`` (0 to ``players - 1``; NumPy's ints too), in
+        order; :class:`~scopa.errors.OptionError` for another seat (a seat "0" or 2 of a
+        2-player game gave no plays).
+
+        >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+        >>> [str(p.move) for p in review(s.play("Kc").play("2c"), time_limit=0.1).by_seat(1)]
+        ['2c']
+        """
+        number = as_int(seat)
+        if number is None or not 0 <= number < self.players:
+            raise OptionError(f"bad seat {show(seat)}: expected a seat in 0..{self.players - 1}")
+        return [p for p in self.plays if p.seat == number]
 
     def summary(self) -> dict[str, Any]:
         """Per seat and per team: the plays reviewed, the points they lost (the fair loss in

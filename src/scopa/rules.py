@@ -229,6 +229,8 @@ class Rules:
             if key in options:
                 raise RulesError(f"rule option {show(key)} given twice in {show(text)}")
             options[key] = _option_value(value)
+            if key in _BOOL_OPTIONS and not isinstance(options[key], bool):  # (in the text's words)
+                raise RulesError(f"bad {key} {show(value)} in {show(text)}: expected true or false")
         return cls.preset(name, **options)
 
     @classmethod

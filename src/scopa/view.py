@@ -126,6 +126,7 @@ class PlayerView:
         """
         from scopa.notation import view_to_dict
 
+        self._check()  # (built by hand, a hand given as a list was an AttributeError here)
         return view_to_dict(self)
 
     @classmethod
