@@ -438,12 +438,13 @@ def test_the_design_notes_say_the_first_guess_runs_under_a_node_limit():
 
 def test_the_records_page_says_what_annotate_writes_for_a_hand(tmp_path):
     # found by a docs audit: the page read as if `--annotate` wrote a single hand's record back
-    # as `scopa-hand`; it writes a one-hand match record, and Review.annotate refuses a HandRecord
+    # as `scopa-hand`; it writes a one-hand match record. Review.annotate gives back what it is
+    # given (an API review: it refused a HandRecord, which review() takes)
     import scopa
     from scopa.records import MatchRecord, RecordError
 
     text = (ROOT / "docs" / "records.md").read_text(encoding="utf-8")
-    assert "comes out a one-hand match record" in text and "a `HandRecord` is refused" in text
+    assert "comes out a one-hand match record" in text and "gives back what it is given" in text
     deal = scopa.State.deal("scopa", seed=1)
     hand = deal.play(deal.legal_moves()[0]).record()
     source, out = tmp_path / "hand.json", tmp_path / "out.json"
@@ -458,6 +459,11 @@ def test_the_records_page_says_what_annotate_writes_for_a_hand(tmp_path):
     assert run.returncode == 0, run.stderr
     assert json.loads(out.read_text(encoding="utf-8"))["format"] == "scopa-record"
     review = scopa.review(hand, time_limit=0.02)
-    with pytest.raises(RecordError, match=r"MatchRecord\(hand.rules, \(hand,\)\) for a hand"):
-        review.annotate(hand)  # type: ignore[arg-type]
-    assert review.annotate(MatchRecord(hand.rules, (hand,))).hands[0].plays == hand.plays
+    annotated = review.annotate(MatchRecord(hand.rules, (hand,)))
+    assert isinstance(annotated, MatchRecord) and annotated.hands[0].plays == hand.plays
+    assert review.annotate(hand) == annotated.hands[0]
+    other = deal.play(deal.legal_moves()[1]).record()
+    with pytest.raises(RecordError, match="not the game reviewed"):
+        review.annotate(other)
+    with pytest.raises(RecordError, match="expected a scopa.MatchRecord"):
+        review.annotate(deal)  # type: ignore[call-overload]

@@ -812,7 +812,10 @@ def test_a_plays_json_is_refused_naming_what_it_holds():
             PlayReview.from_json({**play, **changes})
     assert PlayReview.from_json({**play, "dd_values": None, "dd_best": None, "dd_loss": None}).dd_loss is None
     with pytest.raises(scopa.OptionError, match="^bad play 2 of it: dd_loss 1, but its values give null$"):
-        PlayReview.from_json({**play, "dd_values": None, "dd_best": None}, "play 2 of it")
+        PlayReview._from_json({**play, "dd_values": None, "dd_best": None}, "play 2 of it")
+    # the words naming the play are the review's reader's (private, as HandRecord's are)
+    with pytest.raises(TypeError):
+        PlayReview.from_json({**play, "dd_values": None, "dd_best": None}, "play 2 of it")  # type: ignore[call-arg]
 
 
 def test_a_play_not_reviewed_holds_nothing_valued():
@@ -1510,12 +1513,12 @@ def test_match_records_and_review_refuse_what_is_not_a_record():
     with pytest.raises(RecordError, match="bad record hands None: expected a tuple of HandRecords"):
         MatchRecord(s.rules, None)  # type: ignore[arg-type]
     r = review(s, limit=scopa.Limit(time=5))
-    with pytest.raises(
-        RecordError, match=r"expected a scopa.MatchRecord, MatchRecord\(hand.rules, \(hand,\)\)"
-    ):
-        r.annotate(s.record())  # type: ignore[arg-type]
-    with pytest.raises(RecordError, match="bad record 7: expected a scopa.MatchRecord$"):
-        r.annotate(7)  # type: ignore[arg-type]
+    assert r.annotate(s.record()) == r.annotate(MatchRecord(s.rules, (s.record(),))).hands[0]
+    for bad in (7, s, None):
+        with pytest.raises(
+            RecordError, match=r"^bad record .*: expected a scopa.MatchRecord or a scopa.HandRecord$"
+        ):
+            r.annotate(bad)  # type: ignore[call-overload]
     assert r.annotate(MatchRecord(s.rules, (s.record(),))).hands[0].plays == s.record().plays
 
 
@@ -1715,3 +1718,43 @@ def test_a_reviews_plays_by_seat_take_a_seat_of_its_game_only():
     assert four.by_seat(3) == [] and four.players == 4
     with pytest.raises(scopa.OptionError, match=r"expected a seat in 0\.\.3$"):
         four.by_seat(4)
+
+
+def test_the_loaders_take_their_own_objects():
+    # An API review: load_record(a MatchRecord) and load_review(a Review) said "must be a JSON
+    # object", where State.of, Rules.of, Card.parse and CardSet.parse take their own type
+    from scopa.records import MatchRecord, load_record
+    from scopa.review import load_review
+
+    s = scopa.State.deal("scopa", seed=1)
+    s = s.play(s.legal_moves()[0])
+    hand = s.play(s.legal_moves()[0]).record()
+    match = MatchRecord(hand.rules, (hand,))
+    assert load_record(match) is match and load_record(hand) == match == load_record(hand.to_json())
+    r = scopa.review(match, time_limit=0.1)
+    assert load_review(r) is r and load_review(r.to_json()) == r
+    for bad in (None, 5, s):
+        with pytest.raises(scopa.ScopaError):
+            load_record(bad)  # type: ignore[arg-type]
+        with pytest.raises(scopa.ScopaError):
+            load_review(bad)  # type: ignore[arg-type]
+
+
+def test_a_hand_record_is_annotated_as_the_hand_it_is():
+    # An API review: review(hand_record) was taken, review.annotate(hand_record) refused
+    # ("expected a scopa.MatchRecord"); it gives back the hand record annotated, the same
+    # annotations as the one-hand match record's
+    import random
+
+    from scopa.records import HandRecord, MatchRecord
+
+    rng = random.Random(3)
+    s = scopa.State.deal("scopa", seed=3)
+    for _ in range(8):
+        s = s.play(rng.choice(s.legal_moves()))
+    hand = s.record()
+    r = scopa.review(hand, time_limit=0.05)
+    annotated = r.annotate(hand)
+    assert isinstance(annotated, HandRecord) and annotated.plays == hand.plays
+    assert annotated == r.annotate(MatchRecord(hand.rules, (hand,))).hands[0]
+    assert annotated.annotations and annotated.annotations == r.annotations()[0]

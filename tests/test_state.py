@@ -417,8 +417,30 @@ def test_an_empty_card_field_is_refused():
 def test_a_move_of_the_wrong_type_is_an_invalid_move():
     s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     for move in (5, None, ["7d"]):
-        with pytest.raises(scopa.InvalidMoveError, match="expected a Move or move notation"):
+        with pytest.raises(scopa.InvalidMoveError, match="expected a Move, move notation or a Card"):
             s.play(move)
+
+
+def test_a_card_is_played_as_its_name_is():
+    # An API review: s.play("2c") played the card's one legal move, s.play(Card.parse("2c"))
+    # was an InvalidMoveError; a Card stands for its one legal move as its name does, in every
+    # place a move is played (State.play and resolve, Match.play, scopa.events.play)
+    from scopa.events import play as play_events
+
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    for name in ("Kc", "7d"):
+        card = scopa.Card.parse(name)
+        assert s.resolve(card) == s.resolve(name) and s.play(card) == s.play(name)
+        assert play_events(s, card) == play_events(s, name)
+    with pytest.raises(scopa.IllegalMoveError, match=r"illegal move '2c': 2c is not in the hand of seat 0"):
+        s.play(scopa.Card.parse("2c"))
+    two_ways = State.from_string("scopa 7dKc/2cAs 3c4s2d5c - -/- 0/0 0 - 1")  # (7d: 3c4s or 2d5c)
+    with pytest.raises(scopa.AmbiguousMoveError, match="ambiguous move '7d'"):
+        two_ways.play(scopa.Card.parse("7d"))
+    m = scopa.Match("scopa", seed=1)
+    card = m.state.legal_moves()[0].card
+    if len([x for x in m.state.legal_moves() if x.card == card]) == 1:
+        assert m.play(card) == scopa.Match("scopa", seed=1).play(str(card))
 
 
 def test_missing_required_field():

@@ -172,7 +172,7 @@ class Event:
         return out
 
 
-def play(state: State, move: Move | str) -> tuple[State, list[Event]]:
+def play(state: State, move: Move | Card | str) -> tuple[State, list[Event]]:
     """The position after ``move`` and what the play did, in order (see the module).
 
     >>> s = State.from_string("scopa -/As 2cKc - 3c4s7d/- 0/0 1 0 1")   # the hand's last play

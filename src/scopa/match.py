@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from scopa import jsonio
+from scopa.card import Card
 from scopa.errors import (
     IllegalMoveError,
     OptionError,
@@ -232,7 +233,7 @@ class Match:
             return 0 if a > b else 1
         return None
 
-    def play(self, move: Move | str) -> State:
+    def play(self, move: Move | Card | str) -> State:
         """Play a move in the current hand; at the hand's end score it and deal the next.
 
         Returns the new current state. Raises :class:`IllegalMoveError` (and changes
@@ -240,7 +241,7 @@ class Match:
         """
         return self.play_events(move)[0]
 
-    def play_events(self, move: Move | str) -> tuple[State, list[Event]]:
+    def play_events(self, move: Move | Card | str) -> tuple[State, list[Event]]:
         """:meth:`play`, and what the play did (:func:`scopa.events.play`): at the end of a
         hand also ``hand_over`` and then ``match_over`` (with the winner) or ``deal`` (the
         next hand, with its dealer)."""

@@ -655,6 +655,7 @@ class Request:
 
     @property
     def command(self) -> Command:
+        """The command's specification (``COMMANDS[cmd]``)."""
         return COMMANDS[self.cmd]
 
     @property

@@ -365,10 +365,12 @@ class HandRecord:
 
     @property
     def rules(self) -> Rules:
+        """The rules of the hand (its deal's)."""
         return self.deal.rules
 
     @property
     def dealer(self) -> int | None:
+        """The dealer's seat (its deal's; ``None`` when the deal does not say)."""
         return self.deal.dealer
 
     @classmethod
@@ -616,6 +618,7 @@ class MatchRecord:
 
     @property
     def target(self) -> int:
+        """The points that win the match (its rules' ``target``)."""
         return self.rules.target
 
     @property
@@ -784,10 +787,13 @@ def record_file(name: str) -> Path | str:
     return Path(name) if name else name
 
 
-def load_record(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> MatchRecord:
+def load_record(
+    source: str | bytes | os.PathLike[str] | Mapping[str, Any] | MatchRecord | HandRecord,
+) -> MatchRecord:
     """A record from a file path, JSON text (or its UTF-8 bytes) or a decoded object: a match
     record, or a single hand record (returned as a match record of one hand). Validated by
-    replaying every play.
+    replaying every play. A :class:`MatchRecord` is returned as it is, a :class:`HandRecord` as
+    a match record of one hand (as :meth:`State.of <scopa.State.of>` takes a State).
 
     >>> hand = State.deal("scopa", seed=1).play("3dx3c").record()
     >>> rec = load_record(hand.to_json())        # a hand record: a match record of one hand
@@ -798,6 +804,10 @@ def load_record(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> M
     ...
     scopa.records.RecordError: the hand, play 1 ('Qc'): illegal move 'Qc': Qc is not in the hand of seat 1 ...
     """
+    if isinstance(source, MatchRecord):
+        return source
+    if isinstance(source, HandRecord):
+        return MatchRecord(source.rules, (source,))
     obj = read_json(source)
     if isinstance(obj, Mapping) and obj.get("format") == HAND_FORMAT[0]:
         hand = HandRecord.from_json(obj)

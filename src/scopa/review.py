@@ -39,7 +39,7 @@ import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import scopa_core as core
 from scopa import jsonio
@@ -276,13 +276,17 @@ class PlayReview:
 
     @property
     def played_value(self) -> float:
+        """The value of the move played, from the mover's view (``values[move]``)."""
         return self.values[self.move]
 
     @property
     def best_value(self) -> float:
+        """The value of the best move, from the mover's view (``values[best]``)."""
         return self.values[self.best]
 
     def to_json(self) -> dict[str, Any]:
+        """The play's entry of a review's JSON ``plays`` (:meth:`from_json` reads it back): its
+        place, the moves as notation, the values rounded to 4 decimals."""
         move = str(self.move)
         return {
             "hand": self.hand,
@@ -304,11 +308,17 @@ class PlayReview:
         }
 
     @classmethod
-    def from_json(cls, obj: Any, where: str = "the play") -> PlayReview:
+    def from_json(cls, obj: Any) -> PlayReview:
         """Rebuild a play's review from :meth:`to_json`'s output: the losses from its
         ``values`` and ``dd_values`` (unrounded), which must agree with the rounded figures
-        beside them; else :class:`OptionError` naming ``where`` and the field. The object may
+        beside them; else :class:`OptionError` naming the field. The object may
         be given decoded, as JSON text or as its UTF-8 bytes."""
+        return cls._from_json(obj, "the play")
+
+    @classmethod
+    def _from_json(cls, obj: Any, where: str) -> PlayReview:
+        """:meth:`from_json`, its messages naming the play as ``where`` (a review's reader names
+        its place: "play 3 of the review")."""
         obj = jsonio.decoded(obj, where, OptionError, MAX_RECORD_BYTES)
         jsonio.check_object(obj, where, _PLAY_FIELDS)
         label = where[4:] if where.startswith("the ") else where  # ("bad play: ...", not "bad the play")
@@ -493,7 +503,7 @@ class Review:
             raise OptionError(f"bad plays {jsonio.short(plays)}: expected a list of plays' reviews")
         if len(plays) > MAX_REVIEW_PLAYS:
             raise OptionError(f"a review of {len(plays)} plays: at most {MAX_REVIEW_PLAYS} read")
-        read = tuple(PlayReview.from_json(p, f"play {i + 1} of the review") for i, p in enumerate(plays))
+        read = tuple(PlayReview._from_json(p, f"play {i + 1} of the review") for i, p in enumerate(plays))
         r = cls(read, obj["hands"], obj["players"], obj["seconds"], rules)
         summary = r.summary()
         if not _same(obj["summary"], summary):  # (true is no count of 1)
@@ -522,15 +532,26 @@ class Review:
             out[p.hand][p.play] = Annotation(note, p.mark)
         return out
 
-    def annotate(self, record: MatchRecord) -> MatchRecord:
-        """``record`` with this review's marks and comments on its plays (a
-        :class:`~scopa.records.MatchRecord`; a hand's record is ``MatchRecord(rules, (hand,))``).
+    @overload
+    def annotate(self, record: MatchRecord) -> MatchRecord: ...
+
+    @overload
+    def annotate(self, record: HandRecord) -> HandRecord: ...
+
+    def annotate(self, record: MatchRecord | HandRecord) -> MatchRecord | HandRecord:
+        """``record`` with this review's marks and comments on its plays: a
+        :class:`~scopa.records.MatchRecord`, or a :class:`~scopa.records.HandRecord` (the review
+        of one hand, as :func:`review` takes it), given back annotated.
         A play that has an annotation already keeps its comment, the review's after it (``" |
         "`` between, the review's alone if both would pass 2,000 characters); the mark is the
         review's. :class:`~scopa.records.RecordError` if ``record`` is not the game reviewed
         (its hands' plays are not the reviewed plays)."""
+        if isinstance(record, HandRecord):  # (an API review found one refused)
+            return self.annotate(MatchRecord(record.rules, (record,))).hands[0]
         if not isinstance(record, MatchRecord):
-            return annotated(record, [])  # (its error: not a record)
+            raise RecordError(
+                f"bad record {show(record)}: expected a scopa.MatchRecord or a scopa.HandRecord"
+            )
         hands = record.hands
         if len(hands) != self.hands:
             raise RecordError(
@@ -555,11 +576,12 @@ class Review:
         return annotated(record, notes)
 
 
-def load_review(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Review:
+def load_review(source: str | bytes | os.PathLike[str] | Mapping[str, Any] | Review) -> Review:
     """A review from a file path (:meth:`Review.save`, ``scopa review --json``'s output), JSON
     text (or its UTF-8 bytes) or a decoded object (:meth:`Review.from_json`): :class:`OptionError`
     naming the file or the field that is wrong. Files of up to
-    :data:`~scopa.records.MAX_RECORD_BYTES` are read, a review of thousands of hands.
+    :data:`~scopa.records.MAX_RECORD_BYTES` are read, a review of thousands of hands. A
+    :class:`Review` is returned as it is.
 
     >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     >>> r = review(s.play("Kc"), time_limit=0.1)
@@ -570,6 +592,8 @@ def load_review(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> R
     ...
     scopa.errors.OptionError: cannot read the review 'no-such-review.json': No such file or directory
     """
+    if isinstance(source, Review):
+        return source
     return Review.from_json(read_json(source, "the review", OptionError))
 
 

@@ -316,19 +316,22 @@ class State:
             for c, m in core.legal_moves(self._hands[self._turn], self._table, self._opts)
         ]
 
-    def resolve(self, move: Move | str) -> Move:
+    def resolve(self, move: Move | Card | str) -> Move:
         """The legal :class:`Move` meant by ``move``; raises if it is not legal.
 
-        A string naming only a card (``"7d"``) stands for that card's one legal move, if
-        it has exactly one; otherwise :class:`AmbiguousMoveError` lists its captures.
+        A string naming only a card (``"7d"``), or a :class:`Card`, stands for that card's one
+        legal move, if it has exactly one; otherwise :class:`AmbiguousMoveError` lists its
+        captures.
         """
+        if isinstance(move, Card):  # (as its name: an API review found a Card refused)
+            move = str(move)
         if isinstance(move, str):
             parsed = Move.parse(move)
             by_card_alone = not parsed.is_capture
         elif isinstance(move, Move):
             parsed, by_card_alone = move, False
         else:
-            raise InvalidMoveError(f"bad move {show(move)}: expected a Move or move notation")
+            raise InvalidMoveError(f"bad move {show(move)}: expected a Move, move notation or a Card")
         if self.is_over:
             raise IllegalMoveError(f"illegal move {show(str(parsed))}: the hand is over")
         card = parsed.card
@@ -362,8 +365,9 @@ class State:
         table = str(CardSet._from_mask(self._table)) or "empty"
         raise IllegalMoveError(f"illegal move {show(str(parsed))} (table {table}): {why}")
 
-    def play(self, move: Move | str) -> State:
-        """The state after ``move`` (a :class:`Move` or move notation); ``self`` is unchanged.
+    def play(self, move: Move | Card | str) -> State:
+        """The state after ``move`` (a :class:`Move`, move notation or a :class:`Card`, as
+        :meth:`resolve` reads it); ``self`` is unchanged.
 
         Raises :class:`IllegalMoveError` (or :class:`AmbiguousMoveError`) when the move
         is not legal, :class:`InvalidMoveError` when the notation cannot be parsed.
