@@ -1758,3 +1758,28 @@ def test_a_hand_record_is_annotated_as_the_hand_it_is():
     assert isinstance(annotated, HandRecord) and annotated.plays == hand.plays
     assert annotated == r.annotate(MatchRecord(hand.rules, (hand,))).hands[0]
     assert annotated.annotations and annotated.annotations == r.annotations()[0]
+
+
+def test_records_take_rules_in_any_form_rules_of_takes():
+    # An API review: State.deal, Match and arena took "scopa" or "scopa;napola=true";
+    # MatchRecord("scopa") and HandRecord.from_json(obj, rules="scopa") refused them
+    from scopa.records import HandRecord, MatchRecord
+
+    rules = scopa.Rules.preset("scopa", napola=True)
+    for form in ("scopa;napola=true", rules.to_json(), json.dumps(rules.to_json())):
+        assert MatchRecord(form) == MatchRecord(rules) and MatchRecord(form).rules == rules
+    assert MatchRecord("scopa").rules == scopa.Rules.preset("scopa")
+    s = scopa.State.deal(rules, seed=2)
+    hand = s.play(s.legal_moves()[0]).record()
+    inner = hand.to_json(standalone=False)
+    for form in (rules, "scopa;napola=true", rules.to_json()):
+        assert HandRecord.from_json(inner, rules=form) == hand
+    with pytest.raises(scopa.RulesError, match="unknown game 'briscola'"):
+        MatchRecord("briscola")
+    with pytest.raises(scopa.RulesError, match="unknown game 'briscola'"):
+        HandRecord.from_json(inner, rules="briscola")
+    for bad in (None, 5):
+        with pytest.raises(RecordError, match=rf"^bad record rules {bad}: expected a scopa.Rules, a preset"):
+            MatchRecord(bad)  # type: ignore[arg-type]
+    with pytest.raises(scopa.RulesError, match="bad rules 5"):
+        HandRecord.from_json(inner, rules=5)  # type: ignore[arg-type]

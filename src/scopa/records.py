@@ -427,10 +427,11 @@ class HandRecord:
         return out
 
     @classmethod
-    def from_json(cls, obj: Any, rules: Rules | None = None) -> HandRecord:
+    def from_json(cls, obj: Any, rules: Rules | str | Mapping[str, Any] | None = None) -> HandRecord:
         """Read and validate a hand record (the rules come from the match record around it,
-        or from the hand's own ``rules``), decoded or as JSON text or its UTF-8 bytes."""
-        return cls._from_json(obj, rules, "the hand")
+        in any form :meth:`Rules.of <scopa.Rules.of>` takes, or from the hand's own ``rules``),
+        decoded or as JSON text or its UTF-8 bytes."""
+        return cls._from_json(obj, None if rules is None else Rules.of(rules), "the hand")
 
     @classmethod
     def _from_json(cls, obj: Any, rules: Rules | None, where: str) -> HandRecord:
@@ -573,8 +574,13 @@ class MatchRecord:
         :data:`scopa.match.MAX_HANDS` hands of the record's rules, only the last unfinished,
         none after the match is won, the tags (:func:`check_tags`). A decided match gets its
         ``Result`` tag (the scores, ``"11-7"``) unless it has one."""
+        if isinstance(self.rules, (str, Mapping)):  # (any form Rules.of takes, as Match takes it)
+            object.__setattr__(self, "rules", Rules.of(self.rules))  # (a RulesError naming what is wrong)
         if not isinstance(self.rules, Rules):
-            raise RecordError(f"bad record rules {show(self.rules)}: expected a Rules")
+            raise RecordError(
+                f"bad record rules {show(self.rules)}: expected a scopa.Rules, a preset's name or"
+                " the text or JSON form of rules (Rules.of)"
+            )
         try:
             if isinstance(self.hands, (str, bytes, Mapping)):  # (not its letters or keys: "" was no hands)
                 raise TypeError
