@@ -196,6 +196,12 @@ def _view(**changes: object) -> scopa.PlayerView:
         # found by an audit of the API's edges: each once a TypeError, a bare ValueError, an
         # AttributeError or a silently broken result
         (lambda: HandScore.from_piles(RULES, [], [], (300, 0)), errors.PositionError, "bad scope (300, 0)"),
+        # (an API review: scope on an empty pile was scored, where State.from_cards refuses it)
+        (
+            lambda: HandScore.from_piles(RULES, ["7d"], [], (0, 2)),
+            errors.PositionError,
+            "team 1 has 2 scope but an empty pile: each scopa captures cards",
+        ),
         (lambda: HandScore.from_piles(RULES, ["7d"], ["7d"]), errors.CardError, "card 7d is in both piles"),
         (
             lambda: HandScore.from_piles(RULES, ["Kc", "7d"], ["7d", "Kc"]),
@@ -312,9 +318,14 @@ def _view(**changes: object) -> scopa.PlayerView:
             "bad state 5: expected a scopa.State",
         ),  # type: ignore[arg-type]
         (
-            lambda: scopa.HandRecord.from_json(_hand().to_json(), rules="scopa"),  # type: ignore[arg-type]
-            errors.PositionError,
-            "bad rules 'scopa': expected a scopa.Rules",
+            lambda: scopa.HandRecord.from_json(_hand().to_json(), rules=5),  # type: ignore[arg-type]
+            errors.RulesError,
+            "bad rules 5: expected a preset name",
+        ),
+        (  # (an API review: a hand record of its own with rules= said "unknown fields 'format', ...")
+            lambda: scopa.HandRecord.from_json(_hand().to_json(), rules="scopa"),
+            scopa.RecordError,
+            "the hand: a hand record of its own (it has its format and rules): expected it without rules=",
         ),
     ],
 )

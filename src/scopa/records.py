@@ -465,6 +465,11 @@ class HandRecord:
                 rules = Rules.from_json(obj.get("rules"))
             except ScopaError as exc:
                 raise RecordError(f"{where}: {exc}") from None
+        if not standalone and "format" in obj and "rules" in obj:  # (not "unknown fields 'format', ...")
+            raise RecordError(
+                f"{where}: a hand record of its own (it has its format and rules): expected it without"
+                " rules=, or a match record's hand (HandRecord.to_json(standalone=False)) with them"
+            )
         unknown = unknown_keys(obj, allowed)
         if unknown:
             raise RecordError(f"{where}: unknown {listed('field', unknown)}")
