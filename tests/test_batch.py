@@ -443,6 +443,26 @@ def test_a_script_a_worker_cannot_run_again_is_told_so(tmp_path):
     assert done.stdout.startswith(lost), done.stdout
 
 
+def test_a_frozen_program_is_not_told_its_script_is_no_file(monkeypatch, tmp_path):
+    # (a review: PyInstaller's and cx_Freeze's __main__.__file__ is a path that is not on disk,
+    # and their workers start all the same; on Linux too, not only Windows' frozen programs)
+    import types
+
+    from scopa.batch import _unreadable_main
+
+    main = types.ModuleType("__main__")
+    main.__file__ = str(tmp_path / "_MEI12345" / "app.py")
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    assert _unreadable_main() == main.__file__
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert _unreadable_main() is None
+    monkeypatch.delattr(sys, "frozen")
+    main.__file__ = __file__  # (a file: nothing to say)
+    assert _unreadable_main() is None
+    del main.__file__  # (python -c, Python's prompt)
+    assert _unreadable_main() is None
+
+
 def test_a_package_run_by_python_m_is_not_told_of_a_missing_guard(tmp_path):
     # A package's __main__.py (python -m pkg) is not run again in a spawned worker
     # (multiprocessing skips it), so its run needs no guard; a worker dying there (os._exit, a

@@ -202,6 +202,8 @@ def test_rules_are_taken_in_every_form_the_library_writes_them():
         # in the text's words (an API review: "bad napola 'True': expected True or False")
         ("scopa;napola=True", r"^bad napola 'True' in 'scopa;napola=True': expected true or false$"),
         ("scopa;redeal_on_kings=1", r"^bad redeal_on_kings '1' in .*: expected true or false$"),
+        ("scopa;target=true", r"^bad target 'true': expected an int in 1\.\.10000$"),  # (not True)
+        ("scopa;capture_rule=false", r"^bad capture_rule 'false': expected 'free' or 'fewest'$"),
     ]
     for text, message in cases:
         for call in (Rules.of, scopa.State.deal, scopa.Match):

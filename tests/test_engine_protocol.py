@@ -1557,6 +1557,14 @@ def test_the_protocols_own_settings_and_a_request_not_parsed_are_refused():
         with pytest.raises(ScopaError) as exc:
             p.parse(line)  # type: ignore[arg-type]
         assert isinstance(exc.value, RequestError) and str(exc.value) == exc.value.reply["error"]["message"]
+        # pickled and copied with its reply, as a batch job's error is sent back (a review found
+        # pickle.loads calling RequestError(message): "string indices must be integers")
+        import copy
+        import pickle
+
+        for again in (pickle.loads(pickle.dumps(exc.value)), copy.copy(exc.value)):
+            assert type(again) is RequestError and again.reply == exc.value.reply
+            assert str(again) == str(exc.value)
     assert "RequestError" in scopa.protocol.__all__
     for bad in (None, {"cmd": "hello"}, "hello"):
         with pytest.raises(OptionError, match=r"expected a scopa.protocol.Request \(Protocol.parse's\)$"):

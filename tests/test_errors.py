@@ -202,6 +202,16 @@ def _view(**changes: object) -> scopa.PlayerView:
             errors.PositionError,
             "team 1 has 2 scope but an empty pile: each scopa captures cards",
         ),
+        (  # (and a score read from JSON, or built by hand, holding it)
+            lambda: HandScore.from_json(
+                '{"points": [1, 1], "categories": {"carte": {"points": [0, 1], "cards": [0, 3]},'
+                ' "denari": {"points": [0, 0], "coins": [0, 1]}, "settebello": {"points": [0, 0]},'
+                ' "primiera": {"points": [0, 0], "totals": [null, null]},'
+                ' "scope": {"points": [1, 0], "count": [1, 0]}}}'
+            ),
+            errors.PositionError,
+            "team 0 has 1 scope but an empty pile",
+        ),
         (lambda: HandScore.from_piles(RULES, ["7d"], ["7d"]), errors.CardError, "card 7d is in both piles"),
         (
             lambda: HandScore.from_piles(RULES, ["Kc", "7d"], ["7d", "Kc"]),

@@ -1760,26 +1760,33 @@ def test_a_hand_record_is_annotated_as_the_hand_it_is():
     assert annotated.annotations and annotated.annotations == r.annotations()[0]
 
 
-def test_records_take_rules_in_any_form_rules_of_takes():
+def test_a_hand_records_reader_takes_rules_in_any_form_rules_of_takes():
     # An API review: State.deal, Match and arena took "scopa" or "scopa;napola=true";
-    # MatchRecord("scopa") and HandRecord.from_json(obj, rules="scopa") refused them
+    # HandRecord.from_json(obj, rules="scopa") refused them. A record built by hand holds a
+    # Rules, as every value's fields hold values (docs/api/formats.md)
     from scopa.records import HandRecord, MatchRecord
 
     rules = scopa.Rules.preset("scopa", napola=True)
-    for form in ("scopa;napola=true", rules.to_json(), json.dumps(rules.to_json())):
-        assert MatchRecord(form) == MatchRecord(rules) and MatchRecord(form).rules == rules
-    assert MatchRecord("scopa").rules == scopa.Rules.preset("scopa")
     s = scopa.State.deal(rules, seed=2)
     hand = s.play(s.legal_moves()[0]).record()
     inner = hand.to_json(standalone=False)
-    for form in (rules, "scopa;napola=true", rules.to_json()):
+    for form in (rules, "scopa;napola=true", rules.to_json(), json.dumps(rules.to_json()).encode()):
         assert HandRecord.from_json(inner, rules=form) == hand
-    with pytest.raises(scopa.RulesError, match="unknown game 'briscola'"):
-        MatchRecord("briscola")
+        assert HandRecord.from_json(json.dumps(inner), rules=form) == hand
     with pytest.raises(scopa.RulesError, match="unknown game 'briscola'"):
         HandRecord.from_json(inner, rules="briscola")
-    for bad in (None, 5):
-        with pytest.raises(RecordError, match=rf"^bad record rules {bad}: expected a scopa.Rules, a preset"):
-            MatchRecord(bad)  # type: ignore[arg-type]
     with pytest.raises(scopa.RulesError, match="bad rules 5"):
         HandRecord.from_json(inner, rules=5)  # type: ignore[arg-type]
+    # a hand record of its own given rules too: said so (it said "unknown fields 'format', ...")
+    own = "the hand: a hand record of its own (it has its format and rules): expected it without rules="
+    with pytest.raises(RecordError, match=re.escape(own)):
+        HandRecord.from_json(hand.to_json(), rules=rules)
+    assert HandRecord.from_json(hand.to_json()) == hand
+    # a match record's reader names its hands its own way, and a hand there holds no rules
+    match = MatchRecord(rules, (hand,)).to_json()
+    match["hands"][0] = hand.to_json()
+    with pytest.raises(RecordError, match="^hand 1: unknown fields 'format', 'rules', 'version'$"):
+        scopa.records.load_record(match)
+    for bad in ("scopa", None):
+        with pytest.raises(RecordError, match=rf"^bad record rules {bad!r}: expected a Rules$"):
+            MatchRecord(bad)  # type: ignore[arg-type]

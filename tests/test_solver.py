@@ -247,7 +247,14 @@ def test_an_analysis_is_looked_up_by_move_or_notation():
     a = scopa.analyze(State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"))
     assert a["Kc"] == a[Move.parse("Kc")] == 3 and a[" 7DX3C4S "] == 4
     assert "Kc" in a and "7d" not in a and "zz" not in a and [1] not in a and a.get("As") is None
-    for bad, name in (("7d", "'7d'"), (Move.parse("As"), r"Move.parse\('As'\)"), (3, "3")):
+    # a Card as its name (a review: a[Card.parse("Kc")] was a KeyError where a["Kc"] was 3)
+    assert a[scopa.Card.parse("Kc")] == 3 and scopa.Card.parse("Kc") in a and scopa.Card.parse("7d") not in a
+    for bad, name in (
+        ("7d", "'7d'"),
+        (scopa.Card.parse("7d"), "'7d'"),
+        (Move.parse("As"), r"Move.parse\('As'\)"),
+        (3, "3"),
+    ):
         with pytest.raises(KeyError, match=f"{name} is not a legal move here: expected 7dx3c4s or Kc"):
             a[bad]
     over = scopa.analyze(State.from_string("scopa -/- - - 7dAc/2c 1/0 0 1 -"))

@@ -241,7 +241,7 @@ def _unreadable_main() -> str | None:
     path = getattr(main, "__file__", None)
     if getattr(getattr(main, "__spec__", None), "name", None) is not None or not isinstance(path, str):
         return None
-    if sys.platform == "win32" and (multiprocessing.spawn.WINEXE or multiprocessing.spawn.WINSERVICE):
+    if getattr(sys, "frozen", False):  # (a frozen program's __main__ is no file, and its workers start)
         return None
     # (a relative path is taken from where this process started, as spawn's get_preparation_data
     # does: __main__'s path is absolute since Python 3.9, unless a program set it)

@@ -364,8 +364,9 @@ class CardSet(Set[Card]):
 
     # The set operators and isdisjoint on masks (Set's mixins iterate the other operand: a
     # string was taken as its characters, so cs.isdisjoint("7d") was True and cs | "Kb" said
-    # "unknown card 'K'"). The other operand may be any iterable of cards; not an iterable,
-    # the operator is not defined for it (a TypeError, as for a set).
+    # "unknown card 'K'"). The other operand may be any iterable of cards (what is no card in
+    # it is a CardError: it was left out); not an iterable, an operator is not defined for it (a
+    # TypeError, as for a set) and isdisjoint says so (a CardError).
 
     def _other_mask(self, other: object, what: str) -> int | None:
         if isinstance(other, CardSet):

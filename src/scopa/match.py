@@ -274,7 +274,7 @@ class Match:
         p = score.points
         self._scores = (self._scores[0] + p[0], self._scores[1] + p[1])
 
-    def play_out(self, choose: Callable[[State], Move | str]) -> int:
+    def play_out(self, choose: Callable[[State], Move | Card | str]) -> int:
         """Play the rest of the match, asking ``choose(state)`` for every move; return the
         winner. A match that stops undecided at :data:`MAX_HANDS` raises :class:`IllegalMoveError`
         naming the limit, as :meth:`play` does, without asking ``choose`` about the hand over.

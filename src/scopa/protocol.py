@@ -672,6 +672,9 @@ class RequestError(ScopaError):
         super().__init__(reply["error"]["message"])
         self.reply = reply
 
+    def __reduce__(self) -> tuple[type[RequestError], tuple[dict[str, Any]]]:
+        return (type(self), (self.reply,))  # (pickled and copied with its reply: a batch job's error)
+
 
 def error_reply(req_id: Any, kind: str, message: str) -> dict[str, Any]:
     """An error reply: ``{"id": ..., "error": {"type": kind, "message": message}}``."""

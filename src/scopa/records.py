@@ -431,7 +431,16 @@ class HandRecord:
         """Read and validate a hand record (the rules come from the match record around it,
         in any form :meth:`Rules.of <scopa.Rules.of>` takes, or from the hand's own ``rules``),
         decoded or as JSON text or its UTF-8 bytes."""
-        return cls._from_json(obj, None if rules is None else Rules.of(rules), "the hand")
+        if rules is None:
+            return cls._from_json(obj, None, "the hand")
+        rules = Rules.of(rules)
+        obj = jsonio.decoded(obj, "the hand", RecordError, MAX_RECORD_BYTES)
+        if isinstance(obj, Mapping) and "format" in obj and "rules" in obj:  # (not "unknown fields")
+            raise RecordError(
+                "the hand: a hand record of its own (it has its format and rules): expected it without"
+                " rules=, or a match record's hand (HandRecord.to_json(standalone=False)) with them"
+            )
+        return cls._from_json(obj, rules, "the hand")
 
     @classmethod
     def _from_json(cls, obj: Any, rules: Rules | None, where: str) -> HandRecord:
@@ -465,11 +474,6 @@ class HandRecord:
                 rules = Rules.from_json(obj.get("rules"))
             except ScopaError as exc:
                 raise RecordError(f"{where}: {exc}") from None
-        if not standalone and "format" in obj and "rules" in obj:  # (not "unknown fields 'format', ...")
-            raise RecordError(
-                f"{where}: a hand record of its own (it has its format and rules): expected it without"
-                " rules=, or a match record's hand (HandRecord.to_json(standalone=False)) with them"
-            )
         unknown = unknown_keys(obj, allowed)
         if unknown:
             raise RecordError(f"{where}: unknown {listed('field', unknown)}")
@@ -579,13 +583,8 @@ class MatchRecord:
         :data:`scopa.match.MAX_HANDS` hands of the record's rules, only the last unfinished,
         none after the match is won, the tags (:func:`check_tags`). A decided match gets its
         ``Result`` tag (the scores, ``"11-7"``) unless it has one."""
-        if isinstance(self.rules, (str, Mapping)):  # (any form Rules.of takes, as Match takes it)
-            object.__setattr__(self, "rules", Rules.of(self.rules))  # (a RulesError naming what is wrong)
-        if not isinstance(self.rules, Rules):
-            raise RecordError(
-                f"bad record rules {show(self.rules)}: expected a scopa.Rules, a preset's name or"
-                " the text or JSON form of rules (Rules.of)"
-            )
+        if not isinstance(self.rules, Rules):  # (a value's fields hold values: docs/api/formats.md)
+            raise RecordError(f"bad record rules {show(self.rules)}: expected a Rules")
         try:
             if isinstance(self.hands, (str, bytes, Mapping)):  # (not its letters or keys: "" was no hands)
                 raise TypeError

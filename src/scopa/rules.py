@@ -228,7 +228,9 @@ class Rules:
                 raise RulesError(f"bad rule option {show(opt)} in {show(text)}: expected name=value")
             if key in options:
                 raise RulesError(f"rule option {show(key)} given twice in {show(text)}")
-            options[key] = _option_value(value)
+            # (true/false are booleans only for a boolean option: "bad target 'true'", the text's word)
+            read = key in _BOOL_OPTIONS or value not in ("true", "false")
+            options[key] = _option_value(value) if read else value
             if key in _BOOL_OPTIONS and not isinstance(options[key], bool):  # (in the text's words)
                 raise RulesError(f"bad {key} {show(value)} in {show(text)}: expected true or false")
         return cls.preset(name, **options)

@@ -135,6 +135,11 @@ class HandScore:
                     f"bad napola {show(getattr(self, name))}: expected 0 or 3..10 points a team"
                 )
             object.__setattr__(self, name, pair)
+        for team in (0, 1):  # (as a position says it: each scopa captures cards, RULES §3.6)
+            if self.scope[team] and not self.cards[team]:
+                raise PositionError(
+                    f"team {team} has {self.scope[team]} scope but an empty pile: each scopa captures cards"
+                )
         given = self.primiera_totals
         totals: Any = [plain_int(t) for t in given] if isinstance(given, (tuple, list)) else given
         if (

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
+from scopa.card import Card
 from scopa.errors import OptionError, ScopaError, as_int, check_int, check_real, show
 from scopa.limit import Clock, CoreLimits, Limit
 from scopa.move import Move
@@ -294,7 +295,9 @@ class Analysis(Mapping[Move, "int | None"]):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __getitem__(self, move: Move | str) -> int | None:
+    def __getitem__(self, move: Move | Card | str) -> int | None:
+        if isinstance(move, Card):  # (as its name: a card's one legal move, as State.play takes it)
+            move = str(move)
         value = self.moves.get(move) if isinstance(move, Move) else None
         if value is None and isinstance(move, str):
             with contextlib.suppress(ScopaError):
