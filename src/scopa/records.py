@@ -427,7 +427,7 @@ class HandRecord:
         return out
 
     @classmethod
-    def from_json(cls, obj: Any, rules: Rules | str | Mapping[str, Any] | None = None) -> HandRecord:
+    def from_json(cls, obj: Any, rules: Rules | str | bytes | Mapping[str, Any] | None = None) -> HandRecord:
         """Read and validate a hand record (the rules come from the match record around it,
         in any form :meth:`Rules.of <scopa.Rules.of>` takes, or from the hand's own ``rules``),
         decoded or as JSON text or its UTF-8 bytes."""
