@@ -135,20 +135,38 @@ def test_match_json_replays_each_play_once(monkeypatch):
     assert len(parses) == 3 + 1  # each hand's deal, the current hand's deal
 
 
-def test_a_match_without_a_seed_takes_any_deal_and_writes_no_seed():
+def test_a_match_without_a_seed_takes_any_deal_and_deals_the_next_from_a_seed_it_writes():
+    # Without a seed any deal by the dealer in turn is accepted; a seed is drawn for the hands
+    # after the current one and written with seed_from, the first hand it deals. (A protocol
+    # review: the JSON left the seed out, so each request that sent such a match back dealt its
+    # next hand from a seed drawn anew: the same match_play gave other cards each time.)
     m = finished_hands(Match(Rules.preset("scopa", target=100), seed=1), 1)
     other = finished_hands(Match(Rules.preset("scopa", target=100), seed=2, dealer=m.first_dealer), 1)
     js = dict(m.to_json(), hands=other.to_json()["hands"], scores=list(other.scores))
     del js["seed"]
     back = Match.from_json(js)
-    assert back.scores == other.scores and "seed" not in back.to_json()
-    assert Match.from_json(back.to_json()).to_json() == back.to_json()  # and it reads back
+    assert back.scores == other.scores and back.seed_from == 2
+    assert back.to_json()["seed"] == back.seed and back.to_json()["seed_from"] == 2
+    assert Match.from_json(back.to_json()) == back  # and it reads back, going on alike
+    finished_hands(back, 2)  # (the current hand played out: the next is the seed's)
+    assert back.state.origin == back._deal(2) and Match.from_json(back.to_json()) == back
     # a match resumed from a record of other deals: the same
     resumed = Match.from_record(other.record(), seed=5)
-    assert "seed" not in resumed.to_json() and Match.from_json(resumed.to_json()).scores == other.scores
-    # resumed with the seed that dealt the record, it keeps its seed
+    assert resumed.seed == 5 and resumed.seed_from == 1 and resumed.to_json()["seed_from"] == 1
+    assert Match.from_json(resumed.to_json()) == resumed and resumed.state.origin == resumed._deal(1)
+    # resumed with the seed that dealt the record, it keeps its seed from the first hand
     same = Match.from_record(m.record(), seed=1)
-    assert same.to_json() == m.to_json()
+    assert same.to_json() == m.to_json() and same.seed_from == 0 and "seed_from" not in m.to_json()
+    # seed_from: an int in 0..MAX_HANDS, with a seed; the hands from it on are the seed's
+    js = resumed.to_json()
+    for bad, message in (
+        ({"seed_from": -1}, f"bad match: seed_from -1: expected an int in 0..{scopa.match.MAX_HANDS}$"),
+        ({"seed_from": True}, "bad match: seed_from True"),
+        ({"seed_from": 1, "seed": None}, "bad match: seed_from 1 without a seed"),
+        ({"seed_from": 0}, "bad match: hand 1's deal .* is not the one seed 5 deals for it"),
+    ):
+        with pytest.raises(scopa.PositionError, match=message):
+            Match.from_json({**js, **bad})
 
 
 def test_match_json_numbers_are_ints_and_bad_input_is_quoted():

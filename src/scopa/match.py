@@ -141,7 +141,7 @@ class Match:
         self._hands: list[State] = []
         self._scores = (0, 0)
         self._state = self._deal(0)
-        self._seeded = True  # every hand so far was dealt from the seed
+        self._seed_from = 0  # the first hand the seed deals (those before: a record's own deals)
 
     def __copy__(self) -> Match:
         """A match that goes on apart from this one (its lists of hands its own: a shallow copy
@@ -169,10 +169,17 @@ class Match:
 
     @property
     def seed(self) -> int:
-        """The match's seed: the hands still to come are dealt from it (and so were all the
-        hands so far, unless the match was resumed from a record, or rebuilt from JSON without
-        a seed: see :meth:`to_json`)."""
+        """The match's seed: the hands still to come are dealt from it, and so were all the
+        hands so far from :attr:`seed_from` on."""
         return self._seed
+
+    @property
+    def seed_from(self) -> int:
+        """The number (from 0) of the first hand the seed deals: 0 unless the match was resumed
+        from a record of other deals (its hands are the record's own up to its last one in it),
+        or rebuilt from JSON without a seed (then a seed was drawn for the hands after the
+        current one)."""
+        return self._seed_from
 
     @property
     def first_dealer(self) -> int:
@@ -340,8 +347,8 @@ class Match:
                 raise PositionError(
                     f"bad record: hand {i + 1} is dealt by seat {h.dealer}, not by the next dealer"
                 )
-            if h.deal != m._deal(i):
-                m._seeded = False  # (a record of a match played from this seed keeps it)
+            if h.deal != m._deal(i):  # (a record of a match played from this seed keeps it)
+                m._seed_from = i + 1  # (the hands to come dealt from the seed, as they will be again)
             if final.is_over:
                 m._finish(final)
                 m._state = final
@@ -361,10 +368,12 @@ class Match:
         :data:`MAX_HANDS`). A client holds it and sends it back: :meth:`from_json` rebuilds
         the match and checks every hand.
 
-        ``seed`` is left out when not every hand so far was dealt from it (a match resumed
-        from a record of other deals, or rebuilt from JSON without a seed): :meth:`from_json`
-        checks the deals of a match with a seed against it."""
-        seed = {"seed": self.seed} if self._seeded else {}
+        ``seed_from`` (:attr:`seed_from`, left out when 0) is the first hand the seed deals,
+        those before it being a record's own deals (a match resumed from a record of other
+        deals, or rebuilt from JSON without a seed): :meth:`from_json` checks the deals from it
+        on against the seed, and deals the hands to come from it, the same for every request
+        that sends the match back."""
+        seed = {"seed": self.seed, **({"seed_from": self._seed_from} if self._seed_from else {})}
         return {
             "format": MATCH_FORMAT[0],
             "version": MATCH_FORMAT[1],
@@ -396,7 +405,9 @@ class Match:
         naming the hand.
 
         Without a ``seed`` (or with ``null``), any deal by the dealer in turn is accepted;
-        a seed is drawn for the hands to come, and :meth:`to_json` leaves it out. The object
+        a seed is drawn for the hands after the current one (:attr:`seed_from`), which
+        :meth:`to_json` gives. With ``seed_from`` (an int in 0..MAX_HANDS, with a seed), the
+        hands before it may be any deals by the dealer in turn. The object
         may be given decoded, as JSON text or as its UTF-8 bytes (at most
         :data:`~scopa.records.MAX_RECORD_BYTES`)."""
         from scopa.notation import state_from_json
@@ -406,7 +417,7 @@ class Match:
         if not isinstance(obj, Mapping):
             raise PositionError(f"a match must be a JSON object, got {show(obj)}")
         fields = (
-            "format", "version", "rules", "target", "seed", "first_dealer", "scores",
+            "format", "version", "rules", "target", "seed", "seed_from", "first_dealer", "scores",
             "hands_played", "dealer", "winner", "position", "hands",
         )  # fmt: skip
         unknown = unknown_keys(obj, fields)
@@ -422,10 +433,20 @@ class Match:
         if dealer is None and obj.get("seed") is None:
             dealer = _first_dealer(obj, rules)
         m = cls(rules, seed=obj.get("seed"), dealer=dealer)
-        m._seeded = obj.get("seed") is not None
         hands = obj.get("hands", [])
         if not isinstance(hands, list):
             raise PositionError(f"match 'hands' must be a list of finished hands, got {show(hands)}")
+        if obj.get("seed") is None:  # (every hand so far its own; the seed drawn deals the next)
+            if obj.get("seed_from") is not None:
+                raise PositionError(f"bad match: seed_from {show(obj['seed_from'])} without a seed")
+            m._seed_from = len(hands) + 1
+        elif obj.get("seed_from") is not None:
+            first = as_int(obj["seed_from"])
+            if first is None or not 0 <= first <= MAX_HANDS:
+                raise PositionError(
+                    f"bad match: seed_from {show(obj['seed_from'])}: expected an int in 0..{MAX_HANDS}"
+                )
+            m._seed_from = first
         if len(hands) > MAX_HANDS:
             raise PositionError(
                 f"a match of {len(hands)} hands: a match holds at most {MAX_HANDS} (scopa.match.MAX_HANDS)"
@@ -483,10 +504,10 @@ class Match:
             raise PositionError(
                 f"bad match: hand {i + 1} is dealt by seat {deal.dealer}, not by the dealer in turn"
             )
-        if self._seeded and deal != self._deal(i):
+        if i >= self._seed_from and deal != self._deal(i):
             raise PositionError(
                 f"bad match: hand {i + 1}'s deal {show(deal.to_string())} is not the one seed {self.seed} "
-                "deals for it (a match of other deals has no 'seed')"
+                f"deals for it (the hands the seed does not deal come before 'seed_from', {self._seed_from})"
             )
 
     def _read_hand(self, i: int, obj: Mapping[str, Any]) -> State:

@@ -1131,6 +1131,7 @@ def schema() -> dict[str, Any]:
                     "rules": _RULES,
                     "target": {"type": "integer", "minimum": 1},
                     "seed": {"type": "integer", "minimum": 0},
+                    "seed_from": {"type": "integer", "minimum": 0},
                     "first_dealer": {"type": "integer", "minimum": 0, "maximum": 3},
                     "scores": _PAIR,
                     "hands_played": {"type": "integer", "minimum": 0},
