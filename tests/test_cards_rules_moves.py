@@ -330,6 +330,9 @@ def test_move_parse_errors(bad):
         ("7dx3c ", "7dx3c"),
         ("kcxKd", "KcxKd"),
         ("7♦\ufe0fx3c", "7dx3c"),
+        # docs/notation.md: spaces around the move and the card played, not among the captured
+        (" 7D x3c4s ", "7dx3c4s"),
+        ("7dx3c 4s", "bad move '7dx3c 4s': captured cards '3c 4s' are not whole cards"),
     ],
 )
 def test_move_parse_spellings_and_errors(text, expected):
