@@ -24,10 +24,10 @@ a card down, when one of its cards captures nothing.
 Levels 1-5 see their hand, the table and the piles, and sample the hidden cards uniformly; level
 6 also reads what the other players' plays say about their hands (with two players the
 opponent's, with four the partner's and the opponents'). Levels 1-5 take at most 50 ms a move on
-one core (80 ms at level 5: their caps; at most 15 ms measured); level 6 up to a second (about
-19 ms on average in 2-player Scopa here, 35 ms in Scopone scientifico). Every pair of levels on
-1,000 duplicate deals rates the six at least 110 Elo points apart in 2-player Scopa and at least
-196 in Scopone scientifico (docs/benchmarks.md); level 1 is weaker than the random player.
+one core (80 ms at level 5: their caps; at most 18 ms measured); level 6 up to a second (about
+18 ms on average in 2-player Scopa here, 36 ms in Scopone scientifico). Every pair of levels on
+1,000 duplicate deals rates the six at least 102 Elo points apart in 2-player Scopa and at least
+204 in Scopone scientifico (docs/benchmarks.md); level 1 is weaker than the random player.
 
 >>> import scopa
 >>> s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
