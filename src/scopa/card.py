@@ -353,15 +353,6 @@ class CardSet(Set[Card]):
     def __deepcopy__(self, memo: dict[int, object]) -> CardSet:
         return self
 
-    @classmethod
-    def _from_iterable(cls, it: Iterable[Card]) -> CardSet:  # type: ignore[override]
-        # (the set operators' results: a | b gives the cards the two share twice, which the
-        # constructor would refuse as a duplicate)
-        mask = 0
-        for c in it:
-            mask |= 1 << Card.parse(c).index
-        return cls._from_mask(mask)
-
     # The set operators and isdisjoint on masks (Set's mixins iterate the other operand: a
     # string was taken as its characters, so cs.isdisjoint("7d") was True and cs | "Kb" said
     # "unknown card 'K'"). The other operand may be any iterable of cards (what is no card in

@@ -299,9 +299,4 @@ class HandScore:
                 f"bad scope {show(scope)}: expected two ints in 0..{most}, one per team (a team makes at"
                 f" most {most} plays in a hand of {rules.game})"
             )
-        for team, pile in enumerate((m0, m1)):  # (as a position says it: State.from_cards)
-            if ints[team] and not pile:
-                raise PositionError(
-                    f"team {team} has {ints[team]} scope but an empty pile: each scopa captures cards"
-                )
-        return cls._from_masks(rules, m0, m1, ints)
+        return cls._from_masks(rules, m0, m1, ints)  # (scope on an empty pile: __post_init__ says so)
