@@ -9,6 +9,7 @@ from __future__ import annotations
 import doctest
 import json
 import os
+import random
 import re
 import shlex
 import shutil
@@ -438,26 +439,38 @@ def test_the_design_notes_say_the_first_guess_runs_under_a_node_limit():
 
 def test_the_records_page_says_what_annotate_writes_for_a_hand(tmp_path):
     # found by a docs audit: the page read as if `--annotate` wrote a single hand's record back
-    # as `scopa-hand`; it writes a one-hand match record. Review.annotate gives back what it is
-    # given (an API review: it refused a HandRecord, which review() takes)
+    # as `scopa-hand` when it wrote a one-hand match record; Review.annotate gives back what it
+    # is given (an API review: it refused a HandRecord, which review() takes), and since
+    # 2026-12-07 `--annotate` writes what it read, as the page now says
     import scopa
-    from scopa.records import MatchRecord, RecordError
+    from scopa.records import HandRecord, MatchRecord, RecordError, load_record
 
     text = (ROOT / "docs" / "records.md").read_text(encoding="utf-8")
-    assert "comes out a one-hand match record" in text and "gives back what it is given" in text
+    assert "writes the format it read" in text and "gives back what it is given" in text
     deal = scopa.State.deal("scopa", seed=1)
     hand = deal.play(deal.legal_moves()[0]).record()
+    played, rng = deal, random.Random(0)
+    while not played.is_over:  # (a hand played at random: its review marks some plays)
+        played = played.play(rng.choice(played.legal_moves()))
     source, out = tmp_path / "hand.json", tmp_path / "out.json"
-    source.write_text(json.dumps(hand.to_json()), encoding="utf-8")
+
+    def annotate(source, out):
+        review = [sys.executable, "-m", "scopa", "review", str(source), "--time", "0.02"]
+        run = subprocess.run([*review, "--annotate", str(out)], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        return json.loads(out.read_text(encoding="utf-8"))
+
+    played.record().save(source)
     assert json.loads(source.read_text(encoding="utf-8"))["format"] == "scopa-hand"
-    run = subprocess.run(
-        [sys.executable, "-m", "scopa", "review", str(source), "--time", "0.02", "--annotate", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr
-    assert json.loads(out.read_text(encoding="utf-8"))["format"] == "scopa-record"
+    written = annotate(source, out)
+    assert written["format"] == "scopa-hand"
+    marked = HandRecord.from_json(written)
+    assert marked.plays == played.record().plays and marked.annotations, written
+    match_source, match_out = tmp_path / "match.json", tmp_path / "match-out.json"
+    MatchRecord(hand.rules, (played.record(),)).save(match_source)
+    assert annotate(match_source, match_out)["format"] == "scopa-record"
+    (again,) = load_record(match_out).hands
+    assert again.plays == marked.plays and again.annotations
     review = scopa.review(hand, time_limit=0.02)
     annotated = review.annotate(MatchRecord(hand.rules, (hand,)))
     assert isinstance(annotated, MatchRecord) and annotated.hands[0].plays == hand.plays

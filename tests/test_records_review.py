@@ -982,6 +982,22 @@ def test_save_to_a_path_that_cannot_be_written_is_an_option_error_and_leaves_no_
     assert path.read_bytes() == before and not (tmp_path / "g.json.tmp").exists()
 
 
+def test_a_hand_record_is_saved_as_a_hand_and_refused_as_a_match_is(tmp_path, monkeypatch):
+    hand = decided_record().hands[0]
+    path = tmp_path / "hand.json"
+    hand.save(path)
+    assert json.loads(path.read_text(encoding="utf-8"))["format"] == "scopa-hand"
+    assert HandRecord.from_json(path.read_bytes()) == hand and load_record(path).hands == (hand,)
+    with pytest.raises(scopa.OptionError, match="cannot write the hand's record to '': expected a file name"):
+        hand.save("")
+    with pytest.raises(scopa.OptionError, match="hand's record to '.*nowhere/x.json': No such file"):
+        hand.save(tmp_path / "nowhere" / "x.json")
+    monkeypatch.setattr(scopa.records, "MAX_RECORD_BYTES", path.stat().st_size - 1)
+    with pytest.raises(RecordError, match="the hand's record takes .* bytes as JSON: load_record reads"):
+        hand.save(tmp_path / "h.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hand.json"]
+
+
 def test_save_to_a_file_descriptor_or_a_read_only_file_is_refused(tmp_path, monkeypatch):
     # found by an audit: save(1) (or True) wrote the record into standard output and closed it
     # (an int is a file descriptor to os.stat and open); a file whose mode forbids writing was

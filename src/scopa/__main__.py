@@ -349,10 +349,13 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
 
 
 def _review(args: argparse.Namespace, console: Console) -> int:
-    from scopa.records import check_writable, load_record, record_file
+    from scopa.records import HAND_FORMAT, check_writable, load_record, read_json, record_file
     from scopa.review import format_text, review
 
-    record = load_record(record_file(args.file))
+    obj = read_json(record_file(args.file))
+    record = load_record(obj)
+    # (--annotate writes what it read: a hand's record for a hand's, as Review.annotate gives)
+    hand_only = isinstance(obj, dict) and obj.get("format") == HAND_FORMAT[0]
     if args.annotate is not None:
         check_writable(args.annotate)  # (before the review, not after it)
     total = sum(len(h.plays) for h in record.hands)
@@ -371,7 +374,7 @@ def _review(args: argparse.Namespace, console: Console) -> int:
     status = 130 if interrupted else 0
     reviewed = sum(p.reviewed for p in result.plays)
     if args.annotate is not None:
-        result.annotate(record).save(args.annotate)
+        result.annotate(record.hands[0] if hand_only else record).save(args.annotate)
         err.print(f"annotated record written to {args.annotate}", markup=False)
     if interrupted:
         err.print(f"stopped (Ctrl-C): {reviewed} of {total} plays reviewed", markup=False)

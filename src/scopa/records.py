@@ -426,6 +426,20 @@ class HandRecord:
             ]
         return out
 
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the hand's record as JSON (``scopa-hand``) to ``path``, as
+        :meth:`MatchRecord.save` writes a match's (atomically; :func:`load_record` reads it back
+        as a match record of one hand, :meth:`from_json` as the hand).
+
+        >>> import tempfile; from pathlib import Path
+        >>> hand = State.deal("scopa", seed=1).play("3dx3c").record()
+        >>> path = Path(tempfile.mkdtemp()) / "hand.json"
+        >>> hand.save(path)
+        >>> HandRecord.from_json(path.read_bytes()) == hand, load_record(path).hands == (hand,)
+        (True, True)
+        """
+        save_json(path, self.to_json(), "the hand's record")
+
     @classmethod
     def from_json(cls, obj: Any, rules: Rules | str | bytes | Mapping[str, Any] | None = None) -> HandRecord:
         """Read and validate a hand record (the rules come from the match record around it,
