@@ -7,13 +7,16 @@ and pages at phone and desktop sizes (saved as screenshots: SCOPA_SCREENSHOTS=DI
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
 import sys
 import time
+import zoneinfo
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -230,11 +233,13 @@ def move_text(move: str) -> str:
 
 def console_errors(d: Any) -> list[dict[str, Any]]:
     """The page's errors, but the browser's own line for a request to /api that the server refused
-    (a loaded record is reviewed over POST /api, and a record refused is a 400 or a 413)."""
+    (a loaded record is reviewed over POST /api, and a record refused is a 400 or a 413) and for
+    the icon of /health (``without_animations`` opens it: JSON, no icon; the app names its own)."""
     return [
         e
         for e in d.get_log("browser")
         if e["level"] == "SEVERE"
+        and not (e.get("source") == "network" and "/favicon.ico - " in e["message"])
         and not (
             e.get("source") == "network"
             and "/api - " in e["message"]
@@ -1820,16 +1825,23 @@ def test_the_cards_names_say_their_state_and_their_marks_are_seen(server, browse
     assert not any("can be taken" in n for c, n in said.items() if c not in ("Qs", "Qb")), said
     pending = d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{CHOICE_CARD}"]')
     assert "pending" in pending.get_attribute("class").split()
-    # a picked card: marked by more than a colour (raised), its mark 3:1 and more on the felt
+    # a card no capture of it takes is not picked (an audit: it was, and nothing came of it)
     other = next(c for c in said if c not in ("Qs", "Qb") and c not in hand_cards(d))
-    d.find_element(By.CSS_SELECTOR, f"#table [data-card='{other}']").click()  # (picked: no capture yet)
-    picked = d.find_element(By.CSS_SELECTOR, f"#table [data-card='{other}']")
-    assert picked.get_attribute("aria-pressed") == "true"
-    style = "const s = getComputedStyle(arguments[0]); return [s.borderTopColor, s.transform]"
-    colour, transform = d.execute_script(style, picked)
+    d.find_element(By.CSS_SELECTOR, f"#table [data-card='{other}']").click()
+    assert (
+        d.find_element(By.CSS_SELECTOR, f"#table [data-card='{other}']").get_attribute("aria-pressed")
+        == "false"
+    )
+    style = (
+        "const s = getComputedStyle(arguments[0]); return [s.borderTopColor, s.transform, s.borderTopStyle]"
+    )
     felt = d.execute_script("return getComputedStyle(document.querySelector('.felt')).backgroundColor")
-    assert contrast(colour, felt) >= 3, (colour, felt)
-    assert transform != "none"  # (raised: a picked card is not told by its colour alone)
+    # the cards it can take: framed (white dashes), as their names say
+    for card in ("Qs", "Qb"):
+        colour, _, line = d.execute_script(
+            style, d.find_element(By.CSS_SELECTOR, f"#table [data-card='{card}']")
+        )
+        assert line == "dashed" and contrast(colour, felt) >= 3, (card, colour, line)
     # the last card laid down: its ring 3:1 and more on the felt too (played until there is one)
     d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
     until(lambda: not d.find_elements(By.CSS_SELECTOR, "#captures button"))
@@ -1855,6 +1867,18 @@ def test_the_cards_names_say_their_state_and_their_marks_are_seen(server, browse
         d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
     last = [x for on, x in looks if on]
     assert last and all(x != last[0] for on, x in looks if not on), looks
+    # a picked card: marked by more than a colour (raised), its mark 3:1 and more on the felt
+    # (seed 25, your first turn: Qs takes 2d, 3b and 4b, or 2s, 3b and 4b; 3b alone is no capture yet)
+    without_animations(d, server)  # (and no saved match to go on with)
+    start(d, server, "scopa", 25)
+    wait_for(d, ("your-turn",))
+    d.find_element(By.CSS_SELECTOR, '#hand button[data-card="Qs"]').click()
+    d.find_element(By.CSS_SELECTOR, "#table [data-card='3b']").click()
+    picked = d.find_element(By.CSS_SELECTOR, "#table [data-card='3b']")
+    assert picked.get_attribute("aria-pressed") == "true"
+    colour, transform, line = d.execute_script(style, picked)
+    assert contrast(colour, felt) >= 3 and line == "solid", (colour, felt, line)
+    assert transform != "none"  # (raised: a picked card is not told by its colour alone)
     assert not console_errors(d)
 
 
@@ -1899,4 +1923,196 @@ def test_touch_targets_at_tablet_width(server, browser):
         assert width <= 768
     finally:
         d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+    assert not console_errors(d)
+
+
+#: Run before the page's own scripts (``slow_sends``): every WebSocket message the page sends
+#: waits ``window.wsDelay`` ms first, a slow connection (from the page's start when the tab's
+#: sessionStorage says so: ``wsDelay``), and each command sent is kept in ``window.wsSent`` in
+#: order (the engine's replies come as fast as ever)
+SLOW_SENDS = """
+window.wsDelay = Number(sessionStorage.getItem('wsDelay') || 0); window.wsSent = [];
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (data) {
+  try { window.wsSent.push(JSON.parse(data).cmd); } catch (e) { window.wsSent.push(null); }
+  const ws = this;
+  setTimeout(() => { try { send.call(ws, data); } catch (e) {} }, window.wsDelay);
+};
+"""
+
+
+def slow_sends(d: Any) -> None:
+    """The page's WebSocket messages held ``window.wsDelay`` ms each from its next load on."""
+    d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SLOW_SENDS})
+
+
+def test_on_a_slow_connection_the_latest_action_wins(server, browser):
+    # An audit on a connection of 0.8 s a round trip: a card played while a hint was asked for
+    # left "Thinking about a hint…" up for good; New match pressed while a play was on its way
+    # said "your turn" with the computer to move (two computer loops ran at once); New match
+    # pressed while the page was starting was dropped, the saved match brought back over it
+    d = browser
+    slow_sends(d)
+    without_animations(d, server)
+    start(d, server, "scopa", CHOICE_SEED)
+    wait_for(d, ("your-turn",))
+    d.execute_script("window.wsDelay = 400")
+    card = next(c for c in hand_cards(d) if c != CHOICE_CARD)  # (one move: played at its click)
+    d.execute_script(
+        "document.getElementById('hint').click(); setTimeout(() => arguments[0].click(), 50)",
+        d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{card}"]'),
+    )
+    until(lambda: card not in hand_cards(d) and state(d) == "your-turn", timeout=60)
+    time.sleep(2)  # (the hint's two requests, had they been answered late, have been by now)
+    assert d.find_element(By.ID, "hint-text").text != "Thinking about a hint…"
+    # a play, then New match of Scopone before its answer: the new match's turn, drawn once
+    card = hand_cards(d)[0]
+    Select(d.find_element(By.ID, "game")).select_by_value("scopone_scientifico")
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{card}"]').click()
+    for b in d.find_elements(By.CSS_SELECTOR, "#captures button")[:1]:
+        b.click()
+    d.execute_script(  # (from here: the old match's computer is not asked; "your turn" said only at yours)
+        "window.wsSent = []; window.wrongTurns = [];"
+        "const check = () => { if (document.getElementById('status').dataset.state === 'your-turn'"
+        " && document.querySelector('#opponents .seat.turn'))"
+        " window.wrongTurns.push(document.getElementById('opponents').textContent); };"
+        "const o = new MutationObserver(check);"
+        "for (const id of ['status', 'opponents']) o.observe(document.getElementById(id),"
+        " {attributes: true, childList: true, characterData: true, subtree: true});"
+    )
+    d.find_element(By.ID, "new-game").click()
+    until(lambda: len(hand_cards(d)) == 10 and state(d) == "your-turn", timeout=90, show=lambda: page_log(d))
+    time.sleep(3)  # (a second computer loop, had one run on, would have played by now)
+    assert state(d) == "your-turn" and len(hand_cards(d)) == 10, page_log(d)
+    assert "(to move)" not in d.find_element(By.ID, "opponents").text
+    assert all(b.is_enabled() for b in d.find_elements(By.CSS_SELECTOR, "#hand button"))
+    log = page_log(d).splitlines()
+    assert sum("New match" in line for line in log) == 1
+    # one computer loop: the computer asked once for each of its plays in the new match
+    plays = sum(line.startswith(("your partner:", "opponent (seat")) for line in log)
+    assert d.execute_script("return window.wsSent.filter(c => c === 'bestmove').length") == plays, log
+    assert d.execute_script("return window.wrongTurns") == []
+    # a reload, and New match of Scopa at once, while the page starts: the Scopa match is played
+    assert saved(d)["game"] == "scopone_scientifico"
+    d.execute_script("sessionStorage.setItem('wsDelay', '400')")  # (the page's hello held too)
+    d.refresh()
+    Select(d.find_element(By.ID, "game")).select_by_value("scopa")
+    d.find_element(By.ID, "new-game").click()
+    until(lambda: len(hand_cards(d)) == 3 and state(d) == "your-turn", timeout=90, show=lambda: page_log(d))
+    time.sleep(2)
+    assert "goes on" not in page_log(d) and d.find_element(By.ID, "game").get_attribute("value") == "scopa"
+    assert len(hand_cards(d)) == 3 and not console_errors(d)
+
+
+def test_a_replays_step_asks_one_play_and_an_earlier_hands_board_goes(server, browser, tmp_path):
+    # An audit: each step of a replay or a review asked the engine for every play from the
+    # deal again (28 s a step on a slow connection); an earlier hand's review board stayed up
+    # under the next match's hand end; a double click on Undo took back two plays
+    d = browser
+    slow_sends(d)
+    load_played(d, server, tmp_path / "game.json")
+    until(lambda: "Step through it" in d.find_element(By.ID, "replay-title").text, timeout=60)
+    rows = d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")
+    rows[-1].find_element(By.TAG_NAME, "button").click()  # the last play: every play before it asked
+    last = int(rows[-1].get_attribute("data-play"))
+    until(lambda: f"Before play {last + 1} " in d.find_element(By.ID, "replay-board").text, timeout=30)
+    assert d.execute_script("return window.wsSent.filter(c => c === 'play').length") == last
+    board = lambda: d.find_element(By.ID, "replay-board").text  # noqa: E731
+    steps = (("replay-prev", f"Before play {last} "), ("replay-next", f"Before play {last + 1} "))
+    for button, shown in (*steps, ("replay-next", "After the last play:")):  # the last step asks one play
+        d.find_element(By.ID, button).click()
+        until(lambda shown=shown: board().startswith(shown), timeout=30, show=board)
+    assert d.execute_script("return window.wsSent.filter(c => c === 'play').length") == last + 1
+    # a hand's review board, then New match: gone
+    without_animations(d, server)
+    start(d, server, "scopa", 5)
+    play_to_hand_end(d)
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    d.find_element(By.CSS_SELECTOR, "#review tr[data-play] button").click()
+    until(lambda: "Before play" in d.find_element(By.ID, "review-board").text, timeout=30)
+    d.find_element(By.ID, "new-game").click()
+    wait_for(d, ("your-turn",))
+    assert d.find_element(By.ID, "review-board").text == ""
+    # two plays, then Undo clicked twice at once: one play taken back
+    play_first_card(d)
+    play_first_card(d)
+    n = len(hand_cards(d))
+    d.execute_script("const b = document.getElementById('undo'); b.click(); b.click()")
+    until(lambda: state(d) == "your-turn" and "Undone" in page_log(d), timeout=60)
+    time.sleep(1)
+    assert page_log(d).count("Undone") == 1 and len(hand_cards(d)) in (n + 1, 3), page_log(d)
+    assert not console_errors(d)
+
+
+def test_the_hand_end_says_its_points_and_the_marks_their_words(server, browser, tmp_path):
+    # The accessibility audit: the hand's points were never read out (the focus goes to Next
+    # hand, after the score table; the heading said "Hand over" at the match's end too); the
+    # review's "?" and "??" were skipped by screen readers; a table card the card chosen cannot
+    # take was picked with nothing said; the points field's "1e1" (10) read as 1; the record's
+    # date was UTC's
+    d = browser
+    without_animations(d, server)
+    d.get(f"{server}/?seed={CHOICE_SEED}")
+    wait_for(d, ("idle",))
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+    d.execute_script("document.getElementById('target').value = '1e1'")
+    d.find_element(By.ID, "new-game").click()
+    wait_for(d, ("your-turn",))
+    assert "to 10:" in page_log(d) and d.find_element(By.ID, "target").get_attribute("value") == "10"
+    # Qd takes Qs or Qb: 7s is no capture of it (RULES §3: a card takes a card of its rank)
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{CHOICE_CARD}"]').click()
+    sevens = d.find_elements(By.CSS_SELECTOR, '#table [data-card="7s"]')
+    assert sevens, "seed 7's first table has the 7 of spades"
+    sevens[0].click()
+    assert d.find_element(By.ID, "hint-text").text == "The queen of diamonds cannot take the 7 of spades."
+    seven = d.find_element(By.CSS_SELECTOR, '#table [data-card="7s"]')
+    assert "selected" not in seven.get_attribute("class") and seven.get_attribute("aria-pressed") == "false"
+    queens = [d.find_element(By.CSS_SELECTOR, f'#table [data-card="{c}"]') for c in ("Qs", "Qb")]
+    assert all("takeable" in q.get_attribute("class") for q in queens)  # (seen, as their names say)
+    assert "takeable" not in seven.get_attribute("class")
+    d.find_element(By.CSS_SELECTOR, '#table [data-card="Qs"]').click()
+    play_to_hand_end(d)
+    until(lambda: d.find_element(By.ID, "score").text != "")
+    totals = d.execute_script(
+        "const t = document.querySelector('#score table'); return [...t.rows].at(-1).innerText"
+    ).split()
+    title = d.find_element(By.ID, "hand-end-title").text
+    assert title == f"Hand over: you {totals[1]}, the computer {totals[2]}", (title, totals)
+    assert d.find_element(By.ID, "next-hand").get_attribute("aria-describedby") == "hand-end-title"
+    assert f"you {totals[1]}, the computer {totals[2]}" in d.find_element(By.ID, "status").text
+    # the record's date is the player's own: a time zone whose date is not UTC's today
+    now = datetime.datetime.now(datetime.timezone.utc)
+    zone = next(
+        z
+        for z in ("Pacific/Kiritimati", "Pacific/Pago_Pago")
+        if now.astimezone(zoneinfo.ZoneInfo(z)).date() != now.date()
+    )
+    d.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": zone})
+    try:
+        d.find_element(By.ID, "next-hand").click()
+        wait_for(d, ("your-turn",))
+        play_first_card(d)  # (the link's record is asked again when the match changes)
+        record = downloaded_record(d, lambda r: len(r["hands"]) == 2)
+        local = datetime.datetime.now(zoneinfo.ZoneInfo(zone)).strftime("%Y.%m.%d")
+        assert record["tags"]["Date"] == local, (record["tags"], zone)
+    finally:
+        d.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
+    # a record of a hand played at random, loaded: its marks are said in words
+    rng, m = random.Random(3), scopa.Match("scopa", seed=3)
+    while not m.hands:
+        m.play(rng.choice(m.state.legal_moves()))
+    m.record({"Event": "random"}).save(tmp_path / "random.json")
+    d.find_element(By.ID, "load").send_keys(str(tmp_path / "random.json"))
+    until(lambda: "Step through it" in d.find_element(By.ID, "replay-title").text, timeout=60)
+    marks = d.execute_script(
+        "return [...document.querySelectorAll('#replay-review .mark-bad')].map(c => "
+        "[c.querySelector('abbr').textContent, c.querySelector('abbr').title,"
+        " c.querySelector('.visually-hidden').textContent])"
+    )
+    assert marks, "a hand played at random has mistakes"
+    assert all(
+        (mark, title) in (("?", "mistake"), ("??", "blunder")) and hidden == f" {title}"
+        for mark, title, hidden in marks
+    )
     assert not console_errors(d)

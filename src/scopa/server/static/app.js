@@ -195,7 +195,7 @@ function savedMatch(players) {
 }
 
 async function resumeMatch(saved) {
-  const token = ++game.token;
+  const token = supersede();
   // (a hand over's score is asked of the engine again, from its final position: not what was stored)
   const over = saved.handOver && { final: saved.handOver.final, points: saved.handOver.points };
   Object.assign(game, { match: saved.match, undo: saved.undo, handOver: over, seat: saved.seat });
@@ -429,8 +429,17 @@ function renderCaptures(card) {
 
 // ------------------------------------------------------------------ playing
 
+// What is in flight (a computer's turn, a play of yours on its way, a hint, a start that would
+// bring back the saved match) superseded: each checks the token when its answer comes and
+// drops it. The play on its way gives up the busy flag at once: the new match's own turn is not
+// drawn with its cards disabled, and the play's end no longer takes the page on from its match.
+function supersede() {
+  game.busy = false;
+  return ++game.token;
+}
+
 async function newMatch() {
-  const token = ++game.token; // a second New match (a double click) supersedes this one
+  const token = supersede(); // a second New match (a double click) supersedes this one
   game.engine.stop(); // (and what the computer was thinking about: its searches are stopped)
   // (pressed, or Enter in the form's points field: the focus goes on to your hand)
   const from = document.activeElement;
@@ -440,7 +449,8 @@ async function newMatch() {
   game.deck = $("deck").value;
   game.player = $("difficulty").value || "pimc";
   const rules = menuRules();
-  const asked = parseInt($("target").value, 10);
+  // (as the number field reads it: "1e1" is 10, which parseInt read as 1)
+  const asked = Math.round($("target").valueAsNumber);
   const target = Number.isNaN(asked) ? 11 : Math.max(1, Math.min(99, asked));
   $("target").value = target;
   const seed = new URLSearchParams(location.search).get("seed");
@@ -460,6 +470,7 @@ async function newMatch() {
   game.logEntries = [];
   $("log").replaceChildren();
   $("hand-end").hidden = true;
+  clearBoard($("review-board")); // (the last match's review: its position is not this match's)
   $("hint-text").textContent = "";
   const gameName = ($("game").selectedOptions[0]?.textContent || game.rules) + houseRulesText(game.match.rules);
   // (the board, with the list of what happened, shown first: a line added to a hidden live
@@ -561,6 +572,11 @@ function pickTableCard(card) {
     $("hint-text").textContent = "First choose the card of your hand that captures.";
     return;
   }
+  if (!game.selected.has(card) && !takeable(game.pendingCard).has(card)) {
+    // (it was picked, and nothing came of it: no capture of that card takes it)
+    $("hint-text").textContent = `The ${cardName(game.pendingCard)} cannot take the ${cardName(card)}.`;
+    return;
+  }
   if (game.selected.has(card)) game.selected.delete(card);
   else game.selected.add(card);
   markSelected();
@@ -577,18 +593,25 @@ function clearChoice() {
   markSelected();
 }
 
+// The table's cards some capture of `card` (of your hand; none: null) takes.
+function takeable(card) {
+  const takes = new Set();
+  for (const move of game.legal) if (card && move.startsWith(card + "x")) move.slice(3).match(/../g).forEach((c) => takes.add(c));
+  return takes;
+}
+
 // The cards' names and marks, as the capture being chosen stands: the table's cards picked for
 // it, or not, as game.selected says (toggle buttons while a capture is being chosen, plain
 // buttons otherwise), those the card chosen can take, the last card laid down; the card of
 // your hand whose capture is being chosen. (Each name says what its mark shows.)
 function markSelected() {
   const pending = game.pendingCard;
-  const takes = new Set();
-  for (const move of game.legal) if (pending && move.startsWith(pending + "x")) move.slice(3).match(/../g).forEach((c) => takes.add(c));
+  const takes = takeable(pending);
   document.querySelectorAll("#table .table-card").forEach((b) => {
     const card = b.dataset.card;
     const on = game.selected.has(card);
     b.classList.toggle("selected", on);
+    b.classList.toggle("takeable", takes.has(card)); // (seen as its name says it)
     if (pending) b.setAttribute("aria-pressed", on ? "true" : "false");
     else b.removeAttribute("aria-pressed");
     const states = [b.classList.contains("last") && "the last card played", takes.has(card) && `can be taken by the ${cardName(pending)}`];
@@ -604,6 +627,8 @@ function markSelected() {
 async function submit(move) {
   if (game.busy || !myTurn() || !game.legal.includes(move)) return;
   game.busy = true;
+  const token = game.token;
+  updateControls(); // (Undo and Hint wait for the play: a hint asked now would be of the turn played)
   // (a capture's button pressed from the keyboard goes with the choice: the focus waits on the
   // status line for the computer's turn, as it does after a card, not on the page)
   if (document.activeElement && document.activeElement.closest("#captures")) $("status").focus();
@@ -613,14 +638,17 @@ async function submit(move) {
   setStatus("waiting", `Playing the ${cardName(move.slice(0, 2))}…`);
   try {
     const before = game.match;
-    const token = game.token;
     await play(move, token);
-    // (a play that failed leaves no undo, nor one a new match came in the middle of)
-    if (token === game.token && game.match !== before) game.undo.push(before);
+    // a new match (or the page back from the back-forward cache) came while the play was on its
+    // way: that goes on, not this (it drew "your turn" with the computer to move, two turns at once)
+    if (token !== game.token) return;
+    // (a play that failed leaves no undo)
+    if (game.match !== before) game.undo.push(before);
     game.busy = false;
     if (game.handOver) await render();
     else await advance();
   } catch (err) {
+    if (token !== game.token) return; // (superseded: its error is not the new match's)
     game.busy = false;
     showError(err);
   }
@@ -667,12 +695,22 @@ async function hint() {
   }
 }
 
+const THINKING = "Thinking about a hint…";
+
 async function giveHint() {
   const asked = game.match;
+  // (played, undone or a new match meanwhile: the hint is stale, and so is its "Thinking", which
+  // stayed up for good when a card was played while the view was asked for)
+  const stale = () => {
+    if (game.match === asked && !game.busy) return false;
+    if ($("hint-text").textContent === THINKING) $("hint-text").textContent = "";
+    return true;
+  };
   const view = (await game.engine.ask({ cmd: "view", position: asked.position, seat: game.seat })).view;
-  $("hint-text").textContent = "Thinking about a hint…";
+  if (stale()) return;
+  $("hint-text").textContent = THINKING;
   const { moves } = await game.engine.ask({ cmd: "evaluate", view, time_ms: 500 });
-  if (game.match !== asked) return; // played or undone meanwhile: the hint is stale
+  if (stale()) return;
   const ranked = Object.entries(moves).sort((a, b) => b[1] - a[1]);
   // (each move's value said alike: its sign and "points"; the runner-up had neither)
   const said = ([move, value]) => `${moveText(move)} (${value >= 0 ? "+" : ""}${value.toFixed(2)} points)`;
@@ -682,12 +720,15 @@ async function giveHint() {
 }
 
 async function undo() {
-  if (!game.undo.length || game.busy) return;
-  game.token++;
+  if (!game.undo.length || game.busy || $("undo").disabled) return;
+  supersede();
+  // (disabled until the turn it goes back to is drawn: a double click took back two plays)
+  $("undo").disabled = true;
   game.engine.stop(); // (the computer's move being thought of, a hint, the hand's review: dropped)
   game.match = game.undo.pop();
   game.handOver = null;
   $("hand-end").hidden = true;
+  clearBoard($("review-board"));
   clearChoice(); // (a capture choice of the position undone: not this one's)
   $("hint-text").textContent = "";
   log("Undone: back to your last turn.");
@@ -709,12 +750,18 @@ function handRecord(final, points) {
 
 const YOUR_TURN = "Your turn: click a card of your hand (or press its number).";
 const WAIT_TURN = "Wait for your turn: the computer is to play.";
-const HAND_OVER = "The hand is over: see the score and the review below.";
+// The hand's points, yours first: "you 2, the computer 2".
+function handPointsText(points) {
+  const me = game.seat % 2;
+  return `${teamName(me)} ${points[me]}, ${teamName(1 - me)} ${points[1 - me]}`;
+}
 
 // The status line for where the match stands: over, its hand over, or your turn (else unchanged).
+// (the hand's points said in it: an audit found them never read out, the score table being after
+// the button the focus goes to)
 function showStanding() {
   if (game.match.winner !== null) setStatus("match-over", matchOverText());
-  else if (game.handOver) setStatus("hand-over", HAND_OVER);
+  else if (game.handOver) setStatus("hand-over", `The hand is over: ${handPointsText(game.handOver.points)}. The score and the review follow.`);
   else if (myTurn()) setStatus("your-turn", YOUR_TURN);
 }
 
@@ -727,6 +774,10 @@ async function handOver() {
   const score = asked.score || (await game.engine.ask({ cmd: "score", position: final }));
   if (game.handOver !== asked) return; // (an undo or a new match came while it was asked)
   $("score").replaceChildren(scoreTable(score));
+  // the heading says the hand's points, and the match's end when it is over (it said "Hand over"
+  // at the match's end too); Next hand is described by it, so the focus there reads them
+  const title = `Hand over: ${handPointsText(score.points)}`;
+  $("hand-end-title").textContent = over ? `Match over: ${matchResultText()}; this hand ${handPointsText(score.points)}` : title;
   $("hand-end").hidden = false;
   $("next-hand").hidden = over;
   // the status after the score is drawn: a script (or a screen reader) that finds "hand-over"
@@ -750,15 +801,20 @@ async function handOver() {
     });
 }
 
-function matchOverText() {
+// Who won the match, and by what: "The computer wins 11-4".
+function matchResultText() {
   const [a, b] = game.match.scores;
   const me = game.seat % 2;
   const won = game.match.winner === me;
   const two = game.match.position.hands.length === 2;
   const who = won ? (two ? "You win" : "Your team wins") : two ? "The computer wins" : "Their team wins";
+  return `${who} ${Math.max(a, b)}-${Math.min(a, b)}`;
+}
+
+function matchOverText() {
   // (Undo stays: it takes back your last play, as at a hand's end, and the match goes on)
   const undo = game.undo.length ? " (Undo takes back your last play)" : "";
-  return `${who} ${Math.max(a, b)}-${Math.min(a, b)}. Press New match to play again${undo}.`;
+  return `${matchResultText()}. Press New match to play again${undo}.`;
 }
 
 async function matchOver() {
@@ -821,8 +877,15 @@ function renderReview(box, review, show, mine, name = seatName) {
       r.insertCell().textContent = p.loss.toFixed(2) + (p.dd_loss === null ? "" : ` (exact ${p.dd_loss})`);
     }
     const mark = r.insertCell();
-    mark.textContent = (p.mark || "") + (p.reason ? ` ${p.reason}` : "");
-    if (p.mark) mark.className = "mark-bad";
+    if (p.mark) {
+      // (a screen reader at its default punctuation skips "?": the mark's word is said, and a
+      // pointer's tooltip says it too)
+      const word = p.mark === "??" ? "blunder" : "mistake";
+      const abbr = Object.assign(document.createElement("abbr"), { textContent: p.mark, title: word });
+      mark.append(abbr, Object.assign(document.createElement("span"), { className: "visually-hidden", textContent: ` ${word}` }));
+      mark.className = "mark-bad";
+    }
+    if (p.reason) mark.append(` ${p.reason}`);
     const b = document.createElement("button");
     b.type = "button";
     b.textContent = "show";
@@ -844,16 +907,34 @@ function renderReview(box, review, show, mine, name = seatName) {
 // (the position asked last of a board is the one it shows: one asked before it, further into the
 // hand, is longer to replay and came after it)
 const boardAsked = new WeakMap();
+// A hand record's positions replayed so far, by play (positions.get(record)[i] is the position
+// before play i): a step of a replay or a review asks one play of the engine, not the whole hand
+// again (an audit: a slow connection took 28 s a step on a hand of 36 plays)
+const positions = new WeakMap();
 async function showPlay(record, index, board, name = seatName) {
   const asked = {};
   boardAsked.set(board, asked);
-  let position = record.deal;
-  for (const move of record.plays.slice(0, index)) position = (await game.engine.ask({ cmd: "play", position, move })).position;
+  if (!positions.has(record)) positions.set(record, [record.deal]);
+  const known = positions.get(record);
+  while (known.length <= index) {
+    const i = known.length - 1;
+    const { position } = await game.engine.ask({ cmd: "play", position: known[i], move: record.plays[i] });
+    if (known.length === i + 1) known.push(position); // (another step may have asked it meanwhile)
+    if (boardAsked.get(board) !== asked) return;
+  }
+  const position = known[index];
   if (boardAsked.get(board) !== asked) return;
   const title = index < record.plays.length ? `Before play ${index + 1} (${moveText(record.plays[index])}):` : "After the last play:";
   board.replaceChildren(drawFull(position, title, name));
   // (on a phone the board is far below the table's row: it comes into view)
   board.scrollIntoView({ block: "nearest", behavior: $("animate").checked ? "smooth" : "auto" });
+}
+
+// A board that shows no position, and none asked for it before shows up later (Next hand, Undo, a
+// new match: an earlier hand's position stayed under the next hand's end).
+function clearBoard(board) {
+  boardAsked.set(board, {});
+  board.replaceChildren();
 }
 
 // A position with every hand face up: for replays and reviews, after the hand.
@@ -891,7 +972,10 @@ function drawFull(position, title, name = seatName) {
 // The record to download is the engine's (match_record: records own the format), asked again
 // whenever the match changes; the link leads to the latest answer only.
 function recordTags() {
-  const tags = { Event: "scopa serve", Date: new Date().toISOString().slice(0, 10).replaceAll("-", ".") };
+  // (the date where the player is: toISOString's is UTC's, a day off in the evening west of it)
+  const now = new Date();
+  const date = [now.getFullYear(), now.getMonth() + 1, now.getDate()].map((n) => String(n).padStart(2, "0")).join(".");
+  const tags = { Event: "scopa serve", Date: date };
   game.match.position.hands.forEach((_, seat) => (tags[`Player${seat}`] = seat === game.seat ? "You" : `Computer (${game.player})`));
   return tags;
 }
@@ -1106,7 +1190,11 @@ async function fillPlayers() {
 
 // The page's start: the player list, then the match saved in this browser goes on, if there is one.
 async function start() {
+  const token = game.token;
   await greet();
+  // (New match pressed while the page started: that match is the one played, not the saved one,
+  // which came back over it, the menu set back to its game)
+  if (token !== game.token) return;
   // (a start the engine failed, tried again: its error and button give way; CI found the button
   // left up, and pressed again it went on with no match)
   const pressed = document.activeElement === $("go-on");
@@ -1140,7 +1228,7 @@ function main() {
     // next hand is drawn)
     if ($("hand-end").contains(document.activeElement)) $("status").focus();
     $("hand-end").hidden = true;
-    $("review-board").replaceChildren();
+    clearBoard($("review-board"));
     await advance().catch(showError);
   });
   $("hint").addEventListener("click", () => hint().catch(showError));
@@ -1176,15 +1264,20 @@ function main() {
   };
   // Back and Forward may keep the page (the back-forward cache), its connection closed: when
   // it comes back the match goes on where it was, without the lost connection's word
-  window.addEventListener("pagehide", (e) => {
-    if (e.persisted) Object.assign(game, { away: true, cachedWs: engine.ws });
+  // The page closes its connection as it goes: a browser keeps no page with an open WebSocket
+  // in that cache (Chromium 150 names the reason "websocket"; earlier ones closed it themselves),
+  // and a request it had in flight is asked again on a new one when the page comes back.
+  window.addEventListener("pagehide", () => {
+    Object.assign(game, { away: true, cachedWs: engine.ws });
+    if (engine.ws) engine.ws.close();
   });
   window.addEventListener("pageshow", (e) => {
     if (!e.persisted) return;
     game.away = false;
     // (a computer's turn asked before the page left may still be asked again, its connection
-    // closed: superseded, so that two turns are not played from one position)
-    game.token++;
+    // closed: superseded, so that two turns are not played from one position; a play of yours
+    // on its way too)
+    supersede();
     if (inPlay()) advance().catch(showError);
   });
   // another tab of this page saved its match over this one's (one match per browser and
