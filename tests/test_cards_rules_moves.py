@@ -314,7 +314,7 @@ def test_move_parse_errors(bad):
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ("7dx", "bad move '7dx': captured cards '' are not whole cards"),
+        ("7dx", "bad move '7dx': nothing after 'x': expected the cards taken, e.g. '7dx...'"),
         ("7dx7d", "bad move '7dx7d': 7d cannot capture itself"),
         ("7dx3c3c", "bad move '7dx3c3c': duplicate card '3c' in the captured cards"),
         ("7dx3c4", "bad move '7dx3c4': captured cards '3c4' are not whole cards"),

@@ -1021,3 +1021,81 @@ def test_a_seed_may_have_leading_zeros_however_many(capsys):
         assert main(["deal", "--game", "scopa", "--seed", seed]) == 0
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1] and outputs[0].strip()
+
+
+def test_output_in_a_pipe_or_a_narrow_terminal_keeps_its_lines_and_figures(tmp_path):
+    # A CLI audit: `scopa review FILE | cat` wrapped a play's line at 80 columns ("... exact loss
+    # 5) —" then "missed a sweep" on a line of its own: grep lost it), and the arena's table at 40
+    # columns cut its figures ("3.7…", "0.00…")
+    import random
+
+    state, rng = scopa.State.deal("scopa", seed=3), random.Random(3)
+    while not state.is_over:  # (a hand played at random: its review marks plays, with reasons)
+        state = state.play(rng.choice(state.legal_moves()))
+    state.record().save(tmp_path / "hand.json")
+    env = {**os.environ, "COLUMNS": "40"}
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "review", str(tmp_path / "hand.json"), "--time", "0.02"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    marked = [line for line in out.stdout.splitlines() if "loses" in line]
+    assert marked and all(line.startswith("hand 1, play ") for line in marked), out.stdout
+    lines = [line for line in out.stdout.splitlines() if line.strip()]
+    assert all(line.startswith(("hand 1, play ", "seat ", "36 plays of scopa")) for line in lines), out.stdout
+    assert max(len(line) for line in marked) > 40  # (longer than the terminal: one line all the same)
+    assert out.stdout.rstrip().splitlines()[-1].endswith(" s")  # (the count's line whole too)
+    arena = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scopa",
+            "arena",
+            "greedy",
+            "random",
+            "--game",
+            "scopa",
+            "--deals",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    result = json.loads(arena.stdout)
+    table = subprocess.run(
+        [sys.executable, "-m", "scopa", "arena", "greedy", "random", "--game", "scopa", "--deals", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert table.returncode == 0 and "…" not in table.stdout, table.stdout
+    for points in result["points"]:
+        assert f"{points:.3f}" in table.stdout, table.stdout
+
+
+def test_a_players_option_value_and_a_file_of_many_lines_are_named_as_such(tmp_path):
+    # A CLI audit: `arena 'pimc(time_limit=x)'` said "expected ... NAME(option=value, ...)", the
+    # form it had (the value is what was wrong); `solve FILE` of a file that is no position
+    # quoted 200 characters of it in the error (/etc/shadow's too, run as root)
+    out = run("arena", "pimc(time_limit=x)", "random")
+    assert out.returncode == 2
+    assert "the value of time_limit 'x' is not a Python literal" in out.stderr, out.stderr
+    lines = tmp_path / "lines.txt"
+    lines.write_text("".join(f"user{i}:secret{i}:20228:0:99999:7:::\n" for i in range(7)), encoding="utf-8")
+    out = run("solve", str(lines))
+    assert out.returncode == 2 and "secret1" not in out.stderr, out.stderr
+    assert (
+        "holds no position: 7 lines, expected a JSON position or a position string on one line" in out.stderr
+    )
+    assert "its first line begins 'user0:secret0:20228:0:99999:7:::'" in out.stderr, out.stderr
+    # a position's JSON over many lines is a position still
+    position = tmp_path / "position.json"
+    position.write_text(json.dumps(json.loads(scopa.State.deal("scopa", seed=1).to_json()), indent=1))
+    out = run("solve", str(position), "--time", "0.1")
+    assert out.returncode == 0, out.stderr

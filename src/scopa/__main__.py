@@ -82,6 +82,14 @@ def parse_position(text: str | None) -> scopa.State:
             raise PositionError(
                 f"the position file {text!r} is empty: expected a JSON position or a position string"
             )
+        if "\n" in content and not content.startswith("{"):
+            # (no position string spans lines: the file's text is not quoted whole in the error,
+            # which repeated 200 characters of any file named, /etc/shadow's too)
+            first = content.split("\n", 1)[0].strip()
+            raise PositionError(
+                f"the position file {text!r} holds no position: {content.count(chr(10)) + 1} lines, expected "
+                f"a JSON position or a position string on one line (its first line begins {first[:40]!r})"
+            )
         try:  # (a JSON position, or a position string as `scopa deal | tail -1` writes it)
             return scopa.State.of(content)
         except ScopaError as exc:
@@ -384,10 +392,13 @@ def _review(args: argparse.Namespace, console: Console) -> int:
     # (as the text export names the seats: an empty Player tag said ": 0.00 points lost", and a
     # name that is another seat's, "seat 0" for seat 1, gave two seats one name)
     names = record.seat_names()
-    console.print(text_shown(format_text(result, names), console.encoding), markup=False)
+    # (soft_wrap: a play's line whole, for grep and scripts: rich wrapped it at 80 columns in a pipe)
+    console.print(text_shown(format_text(result, names), console.encoding), markup=False, soft_wrap=True)
     count = f"{reviewed} of {total}" if interrupted else f"{total}"
     console.print(
-        f"[dim]{count} plays of {record.rules} reviewed in {result.seconds:.1f} s[/]", highlight=False
+        f"[dim]{count} plays of {record.rules} reviewed in {result.seconds:.1f} s[/]",
+        highlight=False,
+        soft_wrap=True,
     )
     return status
 
@@ -439,16 +450,23 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
     t = Table(
         title=f"{result.game}: {result.deals} duplicate deals ({result.games} hands)", title_justify="left"
     )
-    for col in ("side", "points/hand", "hands won", "deals won", "s/move"):
-        t.add_column(col, justify="right" if col != "side" else "left")
-    for i in (0, 1):
-        t.add_row(
+    rows = [
+        (
             result.names[i],
             f"{result.points[i]:.3f}",
             str(result.hand_wins[i]),
             str(result.pair_wins[i]),
             f"{result.seconds_per_move[i]:.4f}",
         )
+        for i in (0, 1)
+    ]
+    # (a narrow terminal folds the names and the headings; a figure is never cut: at 40 columns
+    # they read "3.7…" and "0.00…")
+    for j, col in enumerate(("side", "points/hand", "hands won", "deals won", "s/move")):
+        figure = max(len(row[j]) for row in rows) if j else None
+        t.add_column(col, justify="right" if j else "left", overflow="fold", min_width=figure)
+    for row in rows:
+        t.add_row(*row)
     console.print(t)
     console.print(
         f"{result.names[0]} - {result.names[1]}: [bold]{result.diff:+.3f}[/] points per hand, "
@@ -710,7 +728,19 @@ def _player(names: list[str]) -> Callable[[str], str | tuple[str, dict[str, Any]
             )
             if ok:
                 assert isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-                return call.func.id, {str(k.arg): ast.literal_eval(k.value) for k in call.keywords}
+                options = {}
+                for k in call.keywords:
+                    try:
+                        options[str(k.arg)] = ast.literal_eval(k.value)
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        # (the form was right: the value is what is wrong, and said so; it read
+                        # "expected a name or NAME(option=value, ...)", the form it had)
+                        value = ast.get_source_segment(text.strip(), k.value) or "?"
+                        raise argparse.ArgumentTypeError(
+                            f"bad player {show(text)}: the value of {k.arg} {show(value)} is not a "
+                            "Python literal (a number, True, False, None, or a string in quotes)"
+                        ) from None
+                return call.func.id, options
         except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
             pass
         raise argparse.ArgumentTypeError(f"bad player {show(text)}: expected {expected}")

@@ -100,7 +100,9 @@ class Move:
         try:
             card = Card.parse(head)
             caps = [tail[i : i + 2] for i in range(0, len(tail), 2)] if sep else []
-            if sep and (not tail or len(tail) % 2):
+            if sep and not tail:  # ("captured cards '' are not whole cards" said less)
+                raise CardError(f"nothing after 'x': expected the cards taken, e.g. '{card}x...'")
+            if sep and len(tail) % 2:
                 raise CardError(f"captured cards {show(tail)} are not whole cards")
             mask = cards_mask(caps, "the captured cards")
         except CardError as exc:
