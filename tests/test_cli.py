@@ -274,6 +274,7 @@ def test_a_full_or_closed_output_is_a_one_line_error_and_a_closed_input_an_empty
         ("simulate", "--hands", "10", "--game", "scopa"),
         ("arena", "greedy", "random", "--game", "scopa", "--deals", "2"),
         ("arena", "greedy", "random", "--game", "scopa", "--deals", "2", "--json"),
+        ("--help",), ("--version",), ("solve", "--help"),  # (a CLI audit: closed, these gave 0)
     ):  # fmt: skip
         with open("/dev/full", "w") as full:
             out = subprocess.run([*cmd, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)

@@ -1063,6 +1063,21 @@ class _Console(Console):
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
 
+class _ClosedStdout(io.TextIOBase):
+    """Standard output while the arguments are read, when the command was started with it
+    closed: ``--help`` and ``--version`` write to it and are refused (argparse, given none,
+    wrote them to standard error and ended with status 0)."""
+
+    written = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.written = True
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
 class _WholeWrites(io.RawIOBase):
     """Standard output's file descriptor, each write made whole: after a short write (a file
     size limit, a nearly full disk) the rest is written again, so the error shows; Python's own
@@ -1162,9 +1177,16 @@ def _stdout_to_nowhere(real: bool) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``scopa`` command; returns the exit status."""
     _best_effort_stderr()
+    closed = _ClosedStdout() if sys.stdout is None else None
     try:
+        if closed is not None:
+            sys.stdout = closed
         args = build_parser().parse_args(argv)
     except (OSError, SystemExit) as done:  # --help or --version: a failed write shows
+        if closed is not None and closed.written:  # (they exited 0, written to standard error)
+            sys.stdout = None
+            print("scopa: error: standard output is closed: nowhere to write", file=sys.stderr)
+            return 2
         failed = done if isinstance(done, OSError) else _stdout_error() if done.code == 0 else None
         if failed is None:
             raise
@@ -1173,6 +1195,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 141
         print(f"scopa: error: cannot write to standard output: {failure_reason(failed)}", file=sys.stderr)
         return 2
+    finally:
+        if closed is not None:
+            sys.stdout = None
     if sys.stdin is None:  # (started with its standard input closed: an input that ends at once)
         sys.stdin = open(os.devnull)  # noqa: SIM115 (for the life of the process)
     elif isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not the locale's text (a
