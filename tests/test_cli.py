@@ -1100,3 +1100,25 @@ def test_a_players_option_value_and_a_file_of_many_lines_are_named_as_such(tmp_p
     position.write_text(json.dumps(json.loads(scopa.State.deal("scopa", seed=1).to_json()), indent=1))
     out = run("solve", str(position), "--time", "0.1")
     assert out.returncode == 0, out.stderr
+
+
+def test_a_position_is_read_on_standard_input_from_a_dash(tmp_path):
+    # A CLI audit: `scopa solve -` was refused ("no position file '-'") where `scopa batch ... -`
+    # reads standard input: `scopa deal | tail -1 | scopa solve -` now solves the deal
+    line = scopa.State.deal("scopa", seed=2).to_string()
+    run = lambda *args, stdin: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "scopa", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
+    piped = run("solve", "-", "--json", "--time", "0.3", stdin=line + "\n")
+    given = run("solve", line, "--json", "--time", "0.3", stdin="")
+    assert piped.returncode == given.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout)["position"] == json.loads(given.stdout)["position"] == line
+    out = tmp_path / "p.svg"
+    assert run("svg", "-", "-o", str(out), stdin=line).returncode == 0 and out.read_text().startswith("<svg")
+    empty = run("solve", "-", stdin="")
+    assert (empty.returncode, empty.stderr) == (
+        2,
+        "scopa: error: standard input is empty: expected a JSON position or a position string\n",
+    )
+    board = run("solve", "-", stdin="scopa, seat 1 to move\n" + line + "\n")  # (scopa deal without tail -1)
+    assert board.returncode == 2 and "standard input holds no position: 2 lines" in board.stderr, board.stderr

@@ -55,7 +55,10 @@ EXAMPLE = (
 
 
 #: What a command's position argument may be.
-POSITION_HELP = "a file of a position (its JSON or a position string), a JSON string or a position string"
+POSITION_HELP = (
+    "a file of a position (its JSON or a position string), - for standard input, a JSON string or a "
+    "position string"
+)
 
 #: The largest position file read: a position's JSON holds at most 1,048,576 characters,
 #: 4 bytes each at most in UTF-8.
@@ -63,37 +66,28 @@ MAX_POSITION_BYTES = 4 << 20
 
 
 def parse_position(text: str | None) -> scopa.State:
-    """A position from a file (of a JSON position or a position string), a JSON string or a
-    position string (the example if None)."""
+    """A position from a file (of a JSON position or a position string), standard input
+    (``-``), a JSON string or a position string (the example if None)."""
     if text is None:
         return scopa.State.from_string(EXAMPLE)
+    if text == "-":  # (scopa deal | tail -1 | scopa solve -; the batch's input reads - so too)
+        try:
+            data = sys.stdin.buffer.read(MAX_POSITION_BYTES + 1) if sys.stdin is not None else b""
+        except OSError as exc:
+            raise PositionError(
+                f"cannot read the position on standard input: {failure_reason(exc)}"
+            ) from None
+        if len(data) > MAX_POSITION_BYTES:
+            raise PositionError(
+                f"standard input holds more than {MAX_POSITION_BYTES} bytes: no position is as long"
+            )
+        return _position_in(data, "standard input")
     if os.path.exists(text):  # (a file, /dev/stdin and other streams, or a directory)
         try:  # (no more than a position's JSON may hold; a directory's error says it is one)
             data = read_limited(text, MAX_POSITION_BYTES)
         except OSError as exc:
             raise PositionError(f"cannot read the position file {text!r}: {failure_reason(exc)}") from None
-        try:
-            content = data.decode("utf-8").lstrip("\ufeff").strip()  # (a byte order mark, a line's end)
-        except UnicodeDecodeError as exc:
-            raise PositionError(
-                f"the position file {text!r} is not UTF-8 text ({exc.reason} at byte {exc.start})"
-            ) from None
-        if not content:
-            raise PositionError(
-                f"the position file {text!r} is empty: expected a JSON position or a position string"
-            )
-        if "\n" in content and not content.startswith("{"):
-            # (no position string spans lines: the file's text is not quoted whole in the error,
-            # which repeated 200 characters of any file named, /etc/shadow's too)
-            first = content.split("\n", 1)[0].strip()
-            raise PositionError(
-                f"the position file {text!r} holds no position: {content.count(chr(10)) + 1} lines, expected "
-                f"a JSON position or a position string on one line (its first line begins {first[:40]!r})"
-            )
-        try:  # (a JSON position, or a position string as `scopa deal | tail -1` writes it)
-            return scopa.State.of(content)
-        except ScopaError as exc:
-            raise PositionError(f"the position file {text!r} holds no position: {exc}") from None
+        return _position_in(data, f"the position file {text!r}")
     try:
         return scopa.State.of(text)
     except ScopaError as exc:
@@ -102,6 +96,29 @@ def parse_position(text: str | None) -> scopa.State:
         raise PositionError(
             f"no position file {text!r} (No such file or directory), nor a position: {exc}"
         ) from None
+
+
+def _position_in(data: bytes, where: str) -> scopa.State:
+    """The position a file's bytes (or standard input's) hold, ``where`` naming them in errors."""
+    try:
+        content = data.decode("utf-8").lstrip("\ufeff").strip()  # (a byte order mark, a line's end)
+    except UnicodeDecodeError as exc:
+        raise PositionError(f"{where} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if not content:
+        raise PositionError(f"{where} is empty: expected a JSON position or a position string")
+    if "\n" in content and not content.startswith("{"):
+        # (no position string spans lines: the file's text is not quoted whole in the error,
+        # which repeated 200 characters of any file named, /etc/shadow's too)
+        first = content.split("\n", 1)[0].strip()
+        raise PositionError(
+            f"{where} holds no position: {content.count(chr(10)) + 1} lines, expected a JSON position or "
+            f"a position string on one line, as `scopa deal | tail -1` writes (its first line begins "
+            f"{first[:40]!r})"
+        )
+    try:  # (a JSON position, or a position string as `scopa deal | tail -1` writes it)
+        return scopa.State.of(content)
+    except ScopaError as exc:
+        raise PositionError(f"{where} holds no position: {exc}") from None
 
 
 # ---------------------------------------------------------------------------- solve
