@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -345,6 +346,10 @@ def test_bytes_that_are_not_the_locales_text_get_a_message(tmp_path):
     # and the suits are letters where the terminal cannot show the symbols (the open list: it
     # showed "Q\\u2666 4\\u2665"), the help without "7♦ works too"; a replay's and a solve's too
     assert "Table: Qd 4c Ks 7b" in said and "\\u" not in said and "works too" not in said
+    # a lay-down's notation is not said twice in letters ("1. 2d   (2d)", a CLI audit); with
+    # symbols it follows them, to type
+    moves = [line.strip() for line in said.splitlines() if re.match(r"\s+\d\. ", line)]
+    assert moves and all("(" not in m for m in moves if "takes" not in m), moves
     record = tmp_path / "r.json"
     assert (
         play_piped(

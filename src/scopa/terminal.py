@@ -233,7 +233,10 @@ class Game:
         self.say("  your hand: ", cards_text(state.hands[self.human], self.deck))
         legal = state.legal_moves()
         for i, m in enumerate(legal, 1):
-            self.say(f"  {i}. ", move_text(m, self.deck), Text(f"   ({m})", style="dim"))
+            shown = move_text(m, self.deck)
+            # (its notation after it, to type; not when the letters shown are the notation: a
+            # lay-down of an ASCII terminal or the Italian deck read "2d   (2d)")
+            self.say(f"  {i}. ", shown, Text("" if shown.plain == str(m) else f"   ({m})", style="dim"))
         return legal
 
     def scores_text(self) -> str:
