@@ -786,3 +786,14 @@ def test_the_review_offered_is_of_the_last_hand_and_a_record_without_you_seats_y
         save=None, load=str(path), console=Console(file=io.StringIO()),
     )  # fmt: skip
     assert resumed.human == 0 and len(resumed.match.hands) == 2
+
+
+def test_a_game_left_before_anything_is_played_says_it_saved_nothing(tmp_path):
+    # A CLI audit: `scopa play --save F` quit (or Ctrl-C) before a card was played wrote no file
+    # and said nothing; a player looked for the file. Seed 5: you lead, nothing played yet.
+    path = tmp_path / "game.json"
+    out = play_piped("--game", "scopa", "--seed", "5", "--save", str(path), stdin="quit\n")
+    assert out.returncode == 0 and f"nothing played: nothing saved to {path}" in out.stdout, out.stdout
+    assert not path.exists()
+    out = play_piped("--game", "scopa", "--seed", "5", "--save", str(path), stdin="1\nquit\n")
+    assert "saved to" in out.stdout and "nothing saved" not in out.stdout and path.exists(), out.stdout

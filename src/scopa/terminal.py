@@ -388,6 +388,8 @@ class Game:
             self._save("the hand so far included", ending=True)
         elif self.unsaved is not None or (not self.saved and self.match.hands):
             self._save(ending=True)
+        elif self.save and not self.saved:  # (it said nothing: a player looked for the file)
+            self._print(Text(f"nothing played: nothing saved to {self.save}", style="dim"))
 
     def _save(self, what: str = "", ending: bool = False) -> None:
         if not self.save:
