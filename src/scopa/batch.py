@@ -121,7 +121,7 @@ def _address(executor: str) -> str:
     elif not address.startswith("inproc://"):
         raise BatchError(
             f"bad executor {show(executor)}: expected a Dask scheduler's address, 'tcp://HOST:PORT'"
-            " (or 'dask://HOST:PORT', tls://, inproc://), or an Executor"
+            " (or 'dask://HOST:PORT', tls://, inproc://), or from Python an Executor"
         )
     return address
 
@@ -348,7 +348,7 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
             raise BatchError(
                 f"cannot connect to the Dask scheduler {show(executor)}: {exc};"
                 " expected a running scheduler at that address (and for tls://, a Client's security"
-                " settings: pass its executor)"
+                " settings: from Python, pass the Client's get_executor())"
             ) from None
         return _DaskExecutor(client), True
     n = workers or min(os.cpu_count() or 1, MAX_WORKERS)  # (every core, up to the bound)
