@@ -873,6 +873,7 @@ def computer_thinking(d: Any, url: str, time_ms: float) -> Iterator[Any]:
         until(lambda: health(url)["searches_running"] == 1)  # (the page's bestmove waits behind it)
         d.find_element(By.ID, "new-game").click()
         until(lambda: "thinking" in d.find_element(By.ID, "status").text)
+        assert d.find_element(By.ID, "status").text.startswith("The computer is thinking")  # (a sentence)
         # (the status is set before the table is drawn: a CI run on the twin clicked a table
         # card before there was one)
         until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#table .table-card")))

@@ -276,6 +276,11 @@ function seatName(seat) {
   return seat % 2 === game.seat % 2 ? "your partner" : `opponent (seat ${seat})`;
 }
 
+// A sentence's first letter a capital ("the computer is thinking…" began a sentence in lower case).
+function sentence(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function setStatus(state, text) {
   const s = $("status");
   s.dataset.state = state;
@@ -506,7 +511,7 @@ async function advance() {
       setStatus("your-turn", YOUR_TURN);
       return;
     }
-    setStatus("waiting", `${seatName(pos.turn)} is thinking…`);
+    setStatus("waiting", sentence(`${seatName(pos.turn)} is thinking…`));
     await render();
     const view = (await game.engine.ask({ cmd: "view", position: pos, seat: pos.turn })).view;
     const ask = { cmd: "bestmove", view, player: game.player };
@@ -528,10 +533,10 @@ async function play(move, token = game.token) {
   game.match = reply.match;
   log(`${seatName(seat)}: ${moveText(move)}`);
   for (const e of reply.events) {
-    if (e.type === "scopa") log(`Scopa! ${teamName(e.team)} swept the table.`, true);
+    if (e.type === "scopa") log(`Scopa! ${sentence(teamName(e.team))} swept the table.`, true);
     else if (e.type === "table_to_last_capturer") log(`The last cards on the table go to ${teamName(e.team)}: ${e.cards.map((c) => cardName(c)).join(", ")}.`, true);
     else if (e.type === "refill" && e.seat === game.seat) log(`New cards from the stock: ${e.count} each.`);
-    else if (e.type === "deal") log(`${seatName(e.seat)} deal${e.seat === game.seat ? "" : "s"} the next hand.`);
+    else if (e.type === "deal") log(sentence(`${seatName(e.seat)} deal${e.seat === game.seat ? "" : "s"} the next hand.`));
   }
   if (reply.events.some((e) => e.type === "scopa")) flash($("table"));
   if (reply.hand_over) {
