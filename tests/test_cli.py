@@ -1076,6 +1076,9 @@ def test_output_in_a_pipe_or_a_narrow_terminal_keeps_its_lines_and_figures(tmp_p
         env=env,
     )
     assert table.returncode == 0 and "…" not in table.stdout, table.stdout
+    assert table.stdout.startswith("scopa: 2 duplicate deals (4 hands)")
+    one = run("arena", "greedy", "random", "--game", "scopa", "--deals", "1")
+    assert one.stdout.startswith("scopa: 1 duplicate deal (2 hands)"), one.stdout  # (it said "deals")
     for points in result["points"]:
         assert f"{points:.3f}" in table.stdout, table.stdout
 
@@ -1087,6 +1090,9 @@ def test_a_players_option_value_and_a_file_of_many_lines_are_named_as_such(tmp_p
     out = run("arena", "pimc(time_limit=x)", "random")
     assert out.returncode == 2
     assert "the value of time_limit 'x' is not a Python literal" in out.stderr, out.stderr
+    # (a players audit: an option given twice ran, the last one kept; Python refuses it)
+    out = run("arena", "pimc(samples=4, samples=5)", "random")
+    assert out.returncode == 2 and "samples given twice: expected each option once" in out.stderr, out.stderr
     lines = tmp_path / "lines.txt"
     lines.write_text("".join(f"user{i}:secret{i}:20228:0:99999:7:::\n" for i in range(7)), encoding="utf-8")
     out = run("solve", str(lines))

@@ -1841,6 +1841,25 @@ def test_a_player_option_called_name_is_an_unknown_option(name):
         arena("scopa", (name, {"name": 1}), "random", deals=1, seed=1)
 
 
+def test_a_numpy_float_time_limit_is_taken_as_a_float():
+    # A players audit: PIMCPlayer(time_limit=np.float32(0.02)) was taken, then every choose failed
+    # ("bad time_limit np.float32(0.020019531): expected seconds, a number in 0..1e9"), a level's
+    # too; the repr wrote time_limit=np.float32(0.02), no call to paste back without NumPy
+    np = pytest.importorskip("numpy")
+    from scopa.players import ISMCTSPlayer, level
+
+    view = State.deal("scopa", seed=1).view(1)
+    for player in (
+        PIMCPlayer(seed=1, time_limit=np.float32(0.5)),
+        level(3, seed=1, time_limit=np.float32(0.02)),
+        level(6, seed=1, time_limit=np.float32(0.02)),
+        ISMCTSPlayer(seed=1, time_limit=np.float32(0.5)),
+    ):
+        assert player.choose(view) in view.legal_moves()
+        assert type(player.time_limit) is float and "np." not in repr(player), repr(player)
+    assert repr(PIMCPlayer(seed=1, time_limit=np.float32(0.5))) == "PIMCPlayer(time_limit=0.5, seed=1)"
+
+
 def test_numpy_integer_options_are_kept_and_written_as_ints():
     # (the CHANGELOG: NumPy's integers are taken "and kept as ints"; the repr, a player's name
     # in an arena's results, wrote PIMCPlayer(samples=np.int64(2)): a name unlike the same

@@ -465,7 +465,8 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
         print(json.dumps(result.to_json()))
         return status
     t = Table(
-        title=f"{result.game}: {result.deals} duplicate deals ({result.games} hands)", title_justify="left"
+        title=f"{result.game}: {count(result.deals, 'duplicate deal')} ({count(result.games, 'hand')})",
+        title_justify="left",
     )
     rows = [
         (
@@ -745,6 +746,12 @@ def _player(names: list[str]) -> Callable[[str], str | tuple[str, dict[str, Any]
             )
             if ok:
                 assert isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                given = [str(k.arg) for k in call.keywords]
+                twice = sorted({name for name in given if given.count(name) > 1})
+                if twice:  # (Python refuses a keyword repeated; the last one was kept, silently)
+                    raise argparse.ArgumentTypeError(
+                        f"bad player {show(text)}: {', '.join(twice)} given twice: expected each option once"
+                    )
                 options = {}
                 for k in call.keywords:
                     try:

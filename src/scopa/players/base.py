@@ -170,8 +170,9 @@ def remember_options(init: Callable[..., None]) -> Callable[..., None]:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> None:
         init(self, *args, **kwargs)
         given = signature.bind(self, *args, **kwargs).arguments
-        # (an integer of another type, NumPy's, as the int it was taken as: the repr pastes back)
-        self._given = {name: errors.plain_int(value) for name, value in given.items() if name != "self"}
+        # (a number of another type, NumPy's, as the int or float it was taken as: the repr
+        # pastes back; it wrote time_limit=np.float32(0.02))
+        self._given = {name: errors.plain_number(value) for name, value in given.items() if name != "self"}
 
     return wrapper
 
@@ -230,7 +231,9 @@ def check_budget(name: str, value: object, allow_none: bool = False, most: int =
         return None
     if name == "time_limit":
         check_number(name, value, 0, _TIME_MAX, "seconds, a number in (0, 1e9], or None", above=True)
-        return value
+        # (another type's number, NumPy's float32, as a float: taken here, it was refused by every
+        # choose as "np.float32(0.020019531)")
+        return errors.plain_number(value)
     n = as_int(value)
     if n is None or not 1 <= n <= most:
         raise OptionError(

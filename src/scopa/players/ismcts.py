@@ -84,7 +84,7 @@ class ISMCTSPlayer:
         prior: float = 4.0,
     ) -> None:
         iterations = check_budget("iterations", iterations)
-        check_budget("time_limit", time_limit, allow_none=True)
+        time_limit = check_budget("time_limit", time_limit, allow_none=True)
         if not isinstance(playout, str) or playout not in PLAYOUTS:
             raise OptionError(f"bad playout {show(playout)}: expected one of {', '.join(PLAYOUTS)}")
         self.playout = playout

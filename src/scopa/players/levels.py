@@ -124,7 +124,7 @@ class LevelPlayer:
         if number not in LEVELS:
             raise OptionError(f"unknown level {show(n)}: expected 1 to {len(LEVELS)}")
         n = number
-        check_budget("time_limit", time_limit, allow_none=True)
+        time_limit = check_budget("time_limit", time_limit, allow_none=True)
         self.level = n
         self.seed = seed = check_seed(seed)
         self.time_limit = time_limit

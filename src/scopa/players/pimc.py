@@ -154,7 +154,7 @@ class PIMCPlayer:
         seed = check_seed(seed)
         samples = check_budget("samples", samples)
         tt_size_mb = check_tt_size(tt_size_mb)
-        check_budget("time_limit", time_limit, allow_none=True)
+        time_limit = check_budget("time_limit", time_limit, allow_none=True)
         depth = check_budget("depth", depth, allow_none=True, most=MAX_PLAYS)
         exact = None if exact_plays is None else as_int(exact_plays)
         if exact_plays is not None and (exact is None or not 0 <= exact <= MAX_PLAYS):
