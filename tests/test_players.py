@@ -8,6 +8,7 @@ import math
 import pickle
 import random
 import re
+import sys
 
 import pytest
 from conftest import TWIN_RUN
@@ -1873,3 +1874,50 @@ def test_numpy_integer_options_are_kept_and_written_as_ints():
     assert repr(p) == "PIMCPlayer(samples=2, time_limit=None, seed=3)"
     assert repr(make_player("ismcts", iterations=np.int64(9))) == "ISMCTSPlayer(iterations=9, seed=None)"
     assert side_name(("pimc", {"samples": np.int64(2)})) == "pimc(samples=2)"
+
+
+class _FailsAtItsThirdMove:
+    """A user's player whose third ``choose`` raises (for the arena's notes)."""
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+    def choose(self, view):
+        self.moves += 1
+        if self.moves == 3:
+            raise RuntimeError("boom")
+        return view.legal_moves()[0]
+
+
+class _PlaysACardItHasNot:
+    """A user's player that answers a card it does not hold."""
+
+    def choose(self, view):
+        return "Kd" if "Kd" not in view.hand else "Kc"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes (add_note) are Python 3.11's")
+def test_an_arena_error_of_a_users_player_says_which_side_deal_and_play():
+    # A players audit: an arena whose user-written player raised ("RuntimeError: boom") or gave
+    # an illegal move said nothing of which side, deal or play it was: the error has a note now
+    for player, kind in (
+        (_FailsAtItsThirdMove(), RuntimeError),
+        (_PlaysACardItHasNot(), scopa.IllegalMoveError),
+    ):
+        with pytest.raises(kind) as caught:
+            arena("scopa", "greedy", player, deals=2, seed=5)
+        (note,) = caught.value.__notes__
+        said = re.fullmatch(
+            r"in the arena: side B \((\w+)\), seat (\d), duplicate deal 0 "
+            r"\(State\.deal\('scopa', seed=(\d+), dealer=(\d)\)\), game 1 of 2, play (\d+) of the hand",
+            note,
+        )
+        assert said and said.group(1) == type(player).__name__, note
+        # the note's deal, replayed: the side's seat is to move at that play
+        state = State.deal("scopa", seed=int(said.group(3)), dealer=int(said.group(4)))
+        greedy, seat, play = GreedyPlayer(), int(said.group(2)), int(said.group(5))
+        again = type(player)()
+        while len(state.history) < play - 1:
+            mover = greedy if state.turn != seat else again
+            state = state.play(mover.choose(state.view(state.turn)))
+        assert state.turn == seat

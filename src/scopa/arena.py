@@ -436,20 +436,32 @@ def _make(spec: Any, seed: int, seat: int) -> Player:
 
 
 def _play(
-    state: State, players: Sequence[Player], per_move: list[float] | None = None
+    state: State,
+    players: Sequence[Player],
+    per_move: list[float] | None = None,
+    where: Callable[[int], str] | None = None,
 ) -> tuple[State, list[float]]:
     """The final state and each seat's thinking time; each move's time is appended to
-    ``per_move`` too when it is given."""
+    ``per_move`` too when it is given. An error of a player's (its ``choose`` raising, or the
+    move it gave refused) gets a note saying ``where(seat)``: the arena's side and deal."""
     thinking = [0.0] * len(players)
     while not state.is_over:
         seat = state.turn
         t0 = time.perf_counter()
-        move = players[seat].choose(state.view(seat))
-        spent = time.perf_counter() - t0
+        try:
+            move = players[seat].choose(state.view(seat))
+            spent = time.perf_counter() - t0
+            state_after = state.play(move)
+        except Exception as exc:
+            # (a user's player that fails said which side it is, in which deal: the error came
+            # bare, "RuntimeError: boom", with nothing to find the game by; Python 3.11 on)
+            if where is not None and hasattr(exc, "add_note"):
+                exc.add_note(f"{where(seat)}, play {len(state.history) + 1} of the hand")
+            raise
         thinking[seat] += spent
         if per_move is not None:
             per_move.append(spent)
-        state = state.play(move)
+        state = state_after
     return state, thinking
 
 
@@ -490,7 +502,16 @@ def _deal_job(task: tuple[int, Rules, Any, Any, int, int]) -> tuple[int, list[Ga
         for seat in range(rules.players):
             spec = sides[0] if (seat & 1) == a_team else sides[1]
             players.append(_make(spec, seed * 8 + a_team * 4 + seat, seat))
-        final, thinking = _play(State.deal(rules, seed=seed, dealer=dealer), players)
+
+        def where(seat: int, a_team: int = a_team) -> str:
+            side = "A" if (seat & 1) == a_team else "B"
+            name = side_name(sides[0] if side == "A" else sides[1])
+            return (
+                f"in the arena: side {side} ({name}), seat {seat}, duplicate deal {number} "
+                f"(State.deal({str(rules)!r}, seed={seed}, dealer={dealer})), game {a_team + 1} of 2"
+            )
+
+        final, thinking = _play(State.deal(rules, seed=seed, dealer=dealer), players, where=where)
         score = final.score()
         time_a = sum(t for seat, t in enumerate(thinking) if (seat & 1) == a_team)
         cats = score.breakdown
