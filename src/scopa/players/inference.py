@@ -309,9 +309,9 @@ def deal_posterior(
     ``None`` with two players (:func:`hand_posterior` enumerates those hands exactly), when
     no other seat has played with its current cards yet, or when the history does not reach
     back that far or does not fit the rules (a composed view); and when ``give_up`` (asked
-    before the candidates are drawn, between chunks of them, at each play weighed and before
-    the deals are made) says so: a searcher's time or stop flag, which the weighing of many
-    candidates would outlast.
+    before the candidates are drawn, between chunks of them, after each seat's hands, at each
+    play weighed, before the deals are made and between chunks of them) says so: a searcher's
+    time or stop flag, which the weighing of many candidates would outlast.
 
     An importance sample, not an enumeration (the hands of three seats are far too many).
     At each recorded play the seat held its candidate hand plus the cards it played from
