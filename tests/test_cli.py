@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -1128,3 +1129,26 @@ def test_a_position_is_read_on_standard_input_from_a_dash(tmp_path):
     )
     board = run("solve", "-", stdin="scopa, seat 1 to move\n" + line + "\n")  # (scopa deal without tail -1)
     assert board.returncode == 2 and "standard input holds no position: 2 lines" in board.stderr, board.stderr
+
+
+def test_replay_names_the_seats_as_its_text_and_review_do(tmp_path):
+    # A CLI audit: `scopa replay FILE` said "seat 1:" and "dealer 0" where `--text` and `scopa
+    # review` write the record's Player tags
+    tagged = saved_match(tmp_path / "tagged.json", {"Player0": "Ann", "Player1": "Bob"})
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "replay", str(tagged)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "120"},
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    record = scopa.load_record(tagged)
+    first = record.hands[0]
+    assert f"hand 1, dealt by {('Ann', 'Bob')[first.dealer]}" in lines[0], lines[0]
+    plays = [line for line in lines if re.match(r"\s*\d+\. ", line)]
+    assert len(plays) >= len(first.plays) and all(re.match(r"\s*\d+\. (Ann|Bob): ", p) for p in plays), plays
+    assert "seat" not in out.stdout
+    untagged = run("replay", str(saved_match(tmp_path / "plain.json")))
+    assert "dealt by seat " in untagged.stdout and " 1. seat " in untagged.stdout, untagged.stdout

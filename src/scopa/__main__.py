@@ -355,13 +355,15 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
         sys.stdout.write(record.text())
         return 0
     deck = suits_shown(console.encoding)
+    names = record.seat_names()  # (its Player tags, as --text and review name the seats)
     for i, states in enumerate(record.replay()):
         hand = record.hands[i]
-        console.rule(f"hand {i + 1}, dealer {hand.dealer}")
+        dealt = "dealer unknown" if hand.dealer is None else f"dealt by {names[hand.dealer]}"
+        console.rule(f"hand {i + 1}, {dealt}")
         for j, (before, move) in enumerate(zip(states, hand.plays, strict=False)):
             after = states[j + 1]
             console.print(
-                Text(f"{j + 1:>2}. seat {before.turn}: ")
+                Text(f"{j + 1:>2}. {names[before.turn]}: ")
                 .append_text(move_text(move, deck))
                 .append("   table ")
                 .append_text(cards_text(after.table, deck))
