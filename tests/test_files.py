@@ -101,3 +101,11 @@ def test_a_directory_is_refused_by_name_where_a_file_is_written(tmp_path):
     with pytest.raises(IsADirectoryError):
         write_atomic(tmp_path, b"{}")  # (not a regular file: written into as it is, and refused)
     assert list(Path(tmp_path).iterdir()) == []
+
+
+def test_read_limited_reads_an_open_stream_to_its_limit_and_leaves_it_open():
+    # (`scopa solve -` reads standard input through it, with the file's bound and words)
+    stream = io.BytesIO(b"x" * 10)
+    assert files.read_limited(stream, 10) == b"x" * 10 and not stream.closed
+    with pytest.raises(files.TooLarge, match="larger than 9 bytes"):
+        files.read_limited(io.BytesIO(b"x" * 10), 9)

@@ -70,24 +70,16 @@ def parse_position(text: str | None) -> scopa.State:
     (``-``), a JSON string or a position string (the example if None)."""
     if text is None:
         return scopa.State.from_string(EXAMPLE)
-    if text == "-":  # (scopa deal | tail -1 | scopa solve -; the batch's input reads - so too)
-        try:
-            data = sys.stdin.buffer.read(MAX_POSITION_BYTES + 1) if sys.stdin is not None else b""
-        except OSError as exc:
-            raise PositionError(
-                f"cannot read the position on standard input: {failure_reason(exc)}"
-            ) from None
-        if len(data) > MAX_POSITION_BYTES:
-            raise PositionError(
-                f"standard input holds more than {MAX_POSITION_BYTES} bytes: no position is as long"
-            )
-        return _position_in(data, "standard input")
-    if os.path.exists(text):  # (a file, /dev/stdin and other streams, or a directory)
+    # a file (/dev/stdin and other streams too, or a directory), or standard input as "-"
+    # (scopa deal | tail -1 | scopa solve -; the batch's input reads - so too)
+    if text == "-" or os.path.exists(text):
+        where = "standard input" if text == "-" else f"the position file {text!r}"
+        source = (sys.stdin.buffer if sys.stdin is not None else io.BytesIO()) if text == "-" else text
         try:  # (no more than a position's JSON may hold; a directory's error says it is one)
-            data = read_limited(text, MAX_POSITION_BYTES)
+            data = read_limited(source, MAX_POSITION_BYTES)
         except OSError as exc:
-            raise PositionError(f"cannot read the position file {text!r}: {failure_reason(exc)}") from None
-        return _position_in(data, f"the position file {text!r}")
+            raise PositionError(f"cannot read {where}: {failure_reason(exc)}") from None
+        return _position_in(data, where)
     try:
         return scopa.State.of(text)
     except ScopaError as exc:
@@ -1210,7 +1202,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except (OSError, SystemExit) as done:  # --help or --version: a failed write shows
         if closed is not None and closed.written:  # (they exited 0, written to standard error)
-            sys.stdout = None
             print("scopa: error: standard output is closed: nowhere to write", file=sys.stderr)
             return 2
         failed = done if isinstance(done, OSError) else _stdout_error() if done.code == 0 else None

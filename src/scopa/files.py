@@ -128,11 +128,15 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         raise
 
 
-def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The bytes of ``path``, read only up to ``limit`` + 1: :class:`TooLarge` (an OSError)
-    when it holds more than ``limit``."""
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)
+def read_limited(path: str | os.PathLike[str] | IO[bytes], limit: int) -> bytes:
+    """The bytes of ``path`` (or of a binary stream already open, standard input's: read, not
+    closed), read only up to ``limit`` + 1: :class:`TooLarge` (an OSError) when it holds more
+    than ``limit``."""
+    if isinstance(path, (str, os.PathLike)):
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    else:
+        data = path.read(limit + 1)
     if len(data) > limit:
         raise TooLarge(limit)
     return data

@@ -925,10 +925,9 @@ async function showPlay(record, index, board, name = seatName) {
     const i = known.length - 1;
     const { position } = await game.engine.ask({ cmd: "play", position: known[i], move: record.plays[i] });
     if (known.length === i + 1) known.push(position); // (another step may have asked it meanwhile)
-    if (boardAsked.get(board) !== asked) return;
+    if (boardAsked.get(board) !== asked) return; // (only an await lets a later ask come in)
   }
   const position = known[index];
-  if (boardAsked.get(board) !== asked) return;
   const title = index < record.plays.length ? `Before play ${index + 1} (${moveText(record.plays[index])}):` : "After the last play:";
   board.replaceChildren(drawFull(position, title, name));
   // (on a phone the board is far below the table's row: it comes into view)
