@@ -797,3 +797,13 @@ def test_a_game_left_before_anything_is_played_says_it_saved_nothing(tmp_path):
     assert not path.exists()
     out = play_piped("--game", "scopa", "--seed", "5", "--save", str(path), stdin="1\nquit\n")
     assert "saved to" in out.stdout and "nothing saved" not in out.stdout and path.exists(), out.stdout
+
+
+def test_a_piped_game_writes_each_answer_after_its_prompt():
+    # The CLI audit: with its answers piped in, the game's output ran each reply onto its
+    # prompt's line ("your move> bad move 'zz'..."), a transcript no one could follow
+    out = play_piped("--game", "scopa", "--seed", "5", stdin="zz\n1\nquit\n")
+    assert out.returncode == 0, out.stderr
+    said = out.stdout
+    assert "your move> zz\nbad move 'zz'" in said, said[-800:]
+    assert "your move> 1\nYou play" in said and "your move> quit\n" in said, said[-800:]

@@ -45,7 +45,7 @@ from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
 from scopa.simulate import MAX_HANDS
-from scopa.terminal import cards_text, move_text, suits_shown, text_shown
+from scopa.terminal import as_typed, cards_text, move_text, suits_shown, text_shown
 
 #: The built-in example for ``scopa solve``: Scopone scientifico with four cards in each hand.
 EXAMPLE = (
@@ -334,9 +334,32 @@ def _play(args: argparse.Namespace, console: Console) -> int:
         save=args.save,
         load=args.load,
         console=console,
-        ask=console.input,
+        ask=console.input if _interactive(sys.stdin) else _echoing(console),
     )
     return game.run()
+
+
+def _interactive(stream: object) -> bool:
+    """Whether ``stream`` is a terminal (False for a closed or missing one)."""
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _echoing(console: Console) -> Callable[[str], str]:
+    """The game's prompt for answers piped in: each answer is written after its prompt, as a
+    terminal shows what is typed (a piped game's output ran every answer's reply onto its
+    prompt's line: "your move> bad move 'zz'..."); what the terminal cannot show, as ``?``."""
+    encoding = console.encoding or "utf-8"
+
+    def ask(prompt: str) -> str:
+        answer = console.input(prompt)
+        shown = as_typed(answer).encode(encoding, "replace").decode(encoding)
+        console.print(shown, markup=False, highlight=False, soft_wrap=True)
+        return answer
+
+    return ask
 
 
 def _replay(args: argparse.Namespace, console: Console) -> int:
