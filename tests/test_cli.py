@@ -53,6 +53,27 @@ def test_options_are_taken_spelt_in_full_only(capsys):
         assert f"unrecognized arguments: {bad}" in capsys.readouterr().err
 
 
+def test_an_integer_option_that_is_no_integer_is_named_by_what_it_is(capsys):
+    # The CLI audit's open list: argparse said "argument --seat: invalid int value: 'x'"
+    from scopa.__main__ import main
+
+    for args, said in (
+        (["play", "--seat", "x"], "argument --seat: bad seat 'x': expected an integer"),
+        (["play", "--target", "1e3"], "argument --target: bad target '1e3': expected an integer"),
+        (["serve", "--port", "1.5"], "argument --port: bad port '1.5': expected an integer"),
+        (["deal", "--dealer", ""], "argument --dealer: bad dealer '': expected an integer"),
+        (["svg", "-", "--seat", "9x"], "argument --seat: bad seat '9x': expected an integer"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(args)
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert said in err and "invalid int" not in err, err
+    # a whole integer goes on to the range's own check, as before
+    out = run("deal", "--dealer", " 9 ")
+    assert out.returncode == 2 and "bad dealer 9: expected a seat in 0..3" in out.stderr, out.stderr
+
+
 def test_simulate():
     out = run("simulate", "--game", "scopa", "--hands", "500", "--seed", "4")
     assert out.returncode == 0, out.stderr

@@ -735,6 +735,19 @@ def _count(most: int | None = None) -> Callable[[str], int]:
 _positive = _count()
 
 
+def _integer(what: str) -> Callable[[str], int]:
+    """An argparse type: an integer, its range checked where it is used; a text that is none is
+    named as ``what`` (argparse said "invalid int value: 'x'")."""
+
+    def check(text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"bad {what} {text!r}: expected an integer") from None
+
+    return check
+
+
 def _seed(text: str) -> int:
     """An argparse type: a seed, an integer in 0..2**64-1 (said as the library says it)."""
     digits = text.strip()
@@ -861,7 +874,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--game", choices=scopa.PRESETS, help="the game (default scopone_scientifico; a record's with --load)"
     )
-    play.add_argument("--seat", type=int, help="your seat (default 0; with --load, the record's 'You')")
+    play.add_argument(
+        "--seat", type=_integer("seat"), help="your seat (default 0; with --load, the record's 'You')"
+    )
     players = [*PLAYERS, *level_names()]
     play.add_argument(
         "--opponent", default="pimc", choices=players, help="the opponents' player (default pimc)"
@@ -870,7 +885,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--partner", default=None, choices=players, help="your partner's player (4 seats; default pimc)"
     )
     play.add_argument("--seed", type=_seed, default=None, help="the match's seed (default: a random one)")
-    play.add_argument("--target", type=int, default=None, help="points that win the match (default 11)")
+    play.add_argument(
+        "--target", type=_integer("target"), default=None, help="points that win the match (default 11)"
+    )
     _option_argument(play)
     play.add_argument(
         "--deck",
@@ -986,7 +1003,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     srv = sub.add_parser("serve", help="the engine over HTTP and WebSocket, and the browser app")
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 for any free one)")
+    srv.add_argument(
+        "--port", type=_integer("port"), default=8765, help="port (default 8765; 0 for any free one)"
+    )
     srv.add_argument(
         "--workers", type=_count(MAX_JOBS), default=2, help="threads that run searches (default 2)"
     )
@@ -1054,7 +1073,7 @@ def build_parser() -> argparse.ArgumentParser:
     deal = sub.add_parser("deal", help="deal a hand and print it, its JSON and its position string")
     _game_option(deal)
     deal.add_argument("--seed", type=_seed, default=1, help="the deal's seed (default 1)")
-    deal.add_argument("--dealer", type=int, default=0, help="the dealer's seat (default 0)")
+    deal.add_argument("--dealer", type=_integer("dealer"), default=0, help="the dealer's seat (default 0)")
     deal.add_argument("--svg", metavar="FILE", help="also draw the deal as SVG into FILE")
     deal.add_argument(
         "--deck",
@@ -1067,7 +1086,9 @@ def build_parser() -> argparse.ArgumentParser:
     svg = sub.add_parser("svg", help="draw a position as SVG")
     svg.add_argument("position", help=POSITION_HELP)
     svg.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default standard output)")
-    svg.add_argument("--seat", type=int, default=None, help="draw that seat's view (the others face down)")
+    svg.add_argument(
+        "--seat", type=_integer("seat"), default=None, help="draw that seat's view (the others face down)"
+    )
     svg.add_argument(
         "--deck",
         default="french",
