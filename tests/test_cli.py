@@ -1115,6 +1115,15 @@ def test_a_players_option_value_and_a_file_of_many_lines_are_named_as_such(tmp_p
     # (a players audit: an option given twice ran, the last one kept; Python refuses it)
     out = run("arena", "pimc(samples=4, samples=5)", "random")
     assert out.returncode == 2 and "samples given twice: expected each option once" in out.stderr, out.stderr
+    # (the players audit's open list: a seed was refused in the words of a Python tuple and
+    # "arena's seed"; an unknown option's message listed seed among those taken)
+    out = run("arena", "pimc(seed=1)", "random")
+    assert out.returncode == 2, out
+    assert "bad player 'pimc(seed=1)': the arena seeds each game's players from --seed" in out.stderr, (
+        out.stderr
+    )
+    out = run("arena", "greedy(depth=2)", "random")
+    assert out.returncode == 2 and out.stderr.rstrip().endswith("'depth'; expected weights"), out.stderr
     lines = tmp_path / "lines.txt"
     lines.write_text("".join(f"user{i}:secret{i}:20228:0:99999:7:::\n" for i in range(7)), encoding="utf-8")
     out = run("solve", str(lines))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import itertools
 import math
 import pickle
@@ -1840,6 +1841,32 @@ def test_a_player_option_called_name_is_an_unknown_option(name):
         make_player(name, **{"name": 1})
     with pytest.raises(scopa.ScopaError, match="name"):
         arena("scopa", (name, {"name": 1}), "random", deals=1, seed=1)
+
+
+def test_player_options_lists_what_make_player_takes_and_the_arena_names_no_seed():
+    # A players audit: the arena's message for an unknown option listed seed, which the arena
+    # refuses for its sides; player_options gives an app the options to offer
+    from scopa.players import player_options
+
+    for name in ("random", "greedy", "pimc", "ismcts", "level1", "level6"):
+        takes = player_options(name)
+        assert "seed" not in takes
+        for option in takes:  # (each one taken: only its value can be wrong)
+            with pytest.raises(scopa.ScopaError) as info:
+                make_player(name, **{option: object()})
+            assert "bad options" not in str(info.value), (name, option, info.value)
+        with pytest.raises(
+            scopa.ScopaError, match=r"'colour'; (expected .* or seed|it takes no option but seed)$"
+        ):
+            make_player(name, colour=3)
+        with pytest.raises(scopa.ScopaError) as info:
+            arena("scopa", (name, {"colour": 3}), "random", deals=1, seed=1)
+        said = str(info.value)
+        assert said.startswith(f"bad options for player '{name}': 'colour'; ") and "seed" not in said, said
+        assert said.endswith(", ".join(takes) if takes else "it takes no option"), said
+    assert player_options("pimc") == tuple(p for p in inspect.signature(PIMCPlayer).parameters if p != "seed")
+    with pytest.raises(scopa.ScopaError, match="unknown player 'minimax': expected one of random"):
+        player_options("minimax")
 
 
 def test_a_numpy_float_time_limit_is_taken_as_a_float():

@@ -794,6 +794,11 @@ def _player(names: list[str]) -> Callable[[str], str | tuple[str, dict[str, Any]
                             f"bad player {show(text)}: the value of {k.arg} {show(value)} is not a "
                             "Python literal (a number, True, False, None, or a string in quotes)"
                         ) from None
+                if "seed" in options:  # (the arena's own words spoke of a Python tuple and arena's seed)
+                    raise argparse.ArgumentTypeError(
+                        f"bad player {show(text)}: the arena seeds each game's players from --seed:"
+                        " leave seed out of the options"
+                    )
                 return call.func.id, options
         except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
             pass

@@ -49,7 +49,8 @@ from scopa.errors import (
     plain_str,
     show,
 )
-from scopa.players import Player, make_player
+from scopa.players import Player, make_player, player_options
+from scopa.players.base import check_options
 from scopa.records import ReadOnlyDict
 from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES
@@ -376,6 +377,8 @@ def _check_spec(spec: Any) -> None:
                     f"bad player {show(spec)}: the arena gives each game's players their seeds "
                     "(from arena's seed): leave 'seed' out of the options"
                 )
+            # (the options' message names no seed, which the arena refuses: make_player's did)
+            check_options(spec[0], spec[1], list(player_options(spec[0])), seed=False)
             make_player(spec[0], seed=0, **spec[1])
         else:
             raise OptionError(

@@ -43,6 +43,7 @@ __all__ = [
     "RandomPlayer",
     "determinize",
     "make_player",
+    "player_options",
 ]
 
 PLAYERS: dict[str, type] = {
@@ -61,21 +62,40 @@ def make_player(name: str, /, seed: int | None = None, **options: Any) -> Player
     >>> make_player("pimc", seed=1, samples=8).samples
     8
     """
-    from scopa.errors import OptionError, show
-
     lv = make_level(name, seed, options) if isinstance(name, str) else None
     if lv is not None:
         return lv
+    check_options(name, options, list(player_options(name)))
+    if PLAYERS[name] is GreedyPlayer:
+        check_seed(seed)  # deterministic, but a bad seed is refused as for every player
+        return GreedyPlayer(**options)
+    player: Player = PLAYERS[name](seed=seed, **options)
+    return player
+
+
+def player_options(name: str) -> tuple[str, ...]:
+    """The options :func:`make_player` takes for the player ``name``, besides ``seed`` (what an
+    app's settings or the arena's ``(name, options)`` may give).
+
+    >>> player_options("greedy"), player_options("level3"), player_options("random")
+    (('weights',), ('time_limit',), ())
+    >>> player_options("pimc")[:3]
+    ('samples', 'time_limit', 'exact_plays')
+    >>> player_options("minimax")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: unknown player 'minimax': expected one of random, greedy, ...
+    """
+    import inspect
+
+    from scopa.errors import OptionError, show
+
+    if isinstance(name, str) and name in level_names():
+        return ("time_limit",)
     cls = PLAYERS.get(name) if isinstance(name, str) else None
     if cls is None:
         known = ", ".join([*PLAYERS, *level_names()])
         raise OptionError(f"unknown player {show(name)}: expected one of {known}")
     if cls is GreedyPlayer:
-        check_seed(seed)  # deterministic, but a bad seed is refused as for every player
-        check_options(name, options, ["weights"])
-        return GreedyPlayer(**options)
-    import inspect
-
-    check_options(name, options, [p for p in inspect.signature(cls).parameters if p != "seed"])
-    player: Player = cls(seed=seed, **options)
-    return player
+        return ("weights",)
+    return tuple(p for p in inspect.signature(cls).parameters if p != "seed")

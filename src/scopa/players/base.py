@@ -256,18 +256,26 @@ def check_seed(seed: object) -> int | None:
     return errors.check_seed(seed, OptionError, none=True, bits=128)
 
 
-def check_options(name: str, options: dict[str, Any], takes: list[str]) -> None:
+def check_options(name: str, options: dict[str, Any], takes: list[str], *, seed: bool = True) -> None:
     """Refuse, as an :class:`~scopa.errors.OptionError` that names them and what the player
-    ``name`` takes, the ``options`` not in ``takes`` (every player takes ``seed`` besides).
+    ``name`` takes, the ``options`` not in ``takes`` (every player takes ``seed`` besides, named
+    in the message unless ``seed`` is False: where the caller gives the seeds, as the arena).
 
     >>> check_options("greedy", {"depth": 3}, ["weights"])
     Traceback (most recent call last):
     ...
     scopa.errors.OptionError: bad options for player 'greedy': 'depth'; expected weights or seed
+    >>> check_options("random", {"depth": 3}, [], seed=False)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad options for player 'random': 'depth'; it takes no option
     """
     unknown = sorted(set(options) - set(takes))
     if unknown:
-        expected = f"expected {', '.join(takes)} or seed" if takes else "it takes no option but seed"
+        if takes:
+            expected = f"expected {', '.join(takes)}{' or seed' if seed else ''}"
+        else:
+            expected = f"it takes no option{' but seed' if seed else ''}"
         raise OptionError(f"bad options for player {show(name)}: {', '.join(map(show, unknown))}; {expected}")
 
 
