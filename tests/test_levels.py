@@ -40,6 +40,15 @@ def test_six_fixed_levels():
     # level() takes the time_limit make_player("level2", ...) and LevelPlayer take (a TypeError)
     assert repr(level(2, seed=3, time_limit=0.05)) == repr(make_player("level2", seed=3, time_limit=0.05))
     assert level(2, time_limit=0.05).time_limit == 0.05
+    # a time_limit can only lower the level's cap: the attribute and the repr say the cap it
+    # plays by (the players audit: level(3, time_limit=5) said 5 of a level capped at 0.05)
+    for n, given, plays_by in ((3, 5, 0.05), (5, 0.5, 0.08), (6, 2.5, 1.0), (3, 0.01, 0.01), (6, None, None)):
+        p = level(n, seed=1, time_limit=given)
+        assert p.time_limit == plays_by, (n, given, p.time_limit)
+        assert p.searcher.time_limit == (LEVELS[n].time_limit if plays_by is None else plays_by)
+        assert repr(p) == (
+            f"level({n}, seed=1)" if given is None else f"level({n}, seed=1, time_limit={plays_by})"
+        )
 
 
 def test_one_table_in_every_game():

@@ -114,8 +114,10 @@ class LevelPlayer:
     card down (all the moves when every card captures).
     :attr:`config` is the level's :class:`LevelConfig`, :attr:`searcher` the PIMC player that
     values the moves. ``time_limit`` can only lower the level's own time cap (``None`` keeps
-    it): the cap is part of the level, so its moves are reproducible for a seed as long as the
-    cap does not cut its samples, which it can on a slow or busy machine."""
+    it; :attr:`time_limit` holds the cap it plays by, the lower of the two:
+    ``level(3, time_limit=5).time_limit`` is 0.05): the cap is part of the level, so its moves
+    are reproducible for a seed as long as the cap does not cut its samples, which it can on a
+    slow or busy machine."""
 
     __copy__ = own_copy  # (a copy draws from a random stream of its own)
 
@@ -127,7 +129,8 @@ class LevelPlayer:
         time_limit = check_budget("time_limit", time_limit, allow_none=True)
         self.level = n
         self.seed = seed = check_seed(seed)
-        self.time_limit = time_limit
+        # (the cap it plays by: a repr of time_limit=5 said 5 of a level capped at 0.05)
+        self.time_limit = None if time_limit is None else min(time_limit, LEVELS[n].time_limit)
         self._rng = random.Random(seed)
         # the searcher's seed is the level's first draw: a stream of its own (seeded with the
         # level's seed, the searcher's k-th draw was the level's k-th)
@@ -147,10 +150,9 @@ class LevelPlayer:
         with _MAKE_LOCK:  # (one searcher, one random stream, when threads share the level)
             if self._pimc is None:
                 c = self.config
-                limit = c.time_limit if self.time_limit is None else min(self.time_limit, c.time_limit)
                 self._pimc = PIMCPlayer(
                     samples=c.samples,
-                    time_limit=limit,
+                    time_limit=c.time_limit if self.time_limit is None else self.time_limit,
                     seed=self._searcher_seed,
                     depth=c.depth,
                     exact_plays=c.exact_plays,
