@@ -403,8 +403,10 @@ def test_a_script_a_worker_cannot_run_again_is_told_so(tmp_path):
     # A local worker runs the script of __main__ again first (spawn): a script read from
     # standard input ('<stdin>') or removed since it started is not a file there, each worker
     # died as it started, and the run said "lost 3 times ... a crash, os._exit or out of
-    # memory", with the arena's runs too. It says the script is not a file and what to do.
-    told = "scopa.batch.BatchError: the local worker processes died as they started: each runs the script"
+    # memory", with the arena's runs too. It says the script is not a file and what to do, and
+    # says it before any worker starts (each printed spawn's traceback as it died: the players
+    # audit), with its own traceback alone (not "during handling of" the broken pool's)
+    told = "scopa.batch.BatchError: the local worker processes cannot start: each runs the script"
     runs = [
         "from scopa.batch import solve_many\n"
         "print(list(solve_many(['scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1'], workers=2)))\n",
@@ -419,6 +421,7 @@ def test_a_script_a_worker_cannot_run_again_is_told_so(tmp_path):
         last = next(x for x in done.stderr.splitlines() if x.startswith("scopa.batch.BatchError: "))
         assert last.startswith(f"{told} '<stdin>' again first") and "not a file there" in last, last
         assert "expected the script in a file, python -c, or workers=1" in last
+        assert done.stderr.count("Traceback") == 1 and "spawn" not in done.stderr, done.stderr
     # a script that removes itself before its run
     script = tmp_path / "gone.py"
     script.write_text(
@@ -444,6 +447,20 @@ def test_a_script_a_worker_cannot_run_again_is_told_so(tmp_path):
     assert done.returncode == 0, done.stderr
     lost = "the chunk of items [7] was lost 3 times with its worker process"
     assert done.stdout.startswith(lost), done.stdout
+
+
+def test_a_script_gone_once_the_workers_start_is_told_so_when_they_die(monkeypatch, tmp_path):
+    # (a script checked as a file when the pool is made, removed before its workers start: the
+    # broken pool's check says so, in the past tense)
+    import types
+
+    from scopa.batch import _check_guard
+
+    main = types.ModuleType("__main__")
+    main.__file__ = str(tmp_path / "gone.py")
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    with pytest.raises(BatchError, match=r"processes died as they started: each runs the script '.*gone.py'"):
+        _check_guard()
 
 
 def test_a_frozen_program_is_not_told_its_script_is_no_file(monkeypatch, tmp_path):

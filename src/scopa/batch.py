@@ -256,12 +256,7 @@ def _check_guard() -> None:
     ``if __name__ == "__main__":`` around its run (:func:`_unguarded_call`)."""
     path = _unreadable_main()
     if path is not None:
-        raise BatchError(
-            f"the local worker processes died as they started: each runs the script {path!r}"
-            " again first (a new interpreter), and it is not a file there (a script read from"
-            " standard input, or a file gone since); expected the script in a file, python -c,"
-            " or workers=1 (the arena's jobs=1), in this process (docs/tutorials/batch.md)"
-        )
+        raise _unreadable_error(path, "died as they started")
     where = _unguarded_call()
     if where is not None:
         path, line = where
@@ -271,6 +266,16 @@ def _check_guard() -> None:
             ' `if __name__ == "__main__":`, which multiprocessing refuses; expected the script\'s'
             ' run under `if __name__ == "__main__":` (docs/tutorials/batch.md)'
         )
+
+
+def _unreadable_error(path: str, what: str) -> BatchError:
+    """The error of local workers that cannot run the script ``path`` again (``what`` they do)."""
+    return BatchError(
+        f"the local worker processes {what}: each runs the script {path!r}"
+        " again first (a new interpreter), and it is not a file there (a script read from"
+        " standard input, or a file gone since); expected the script in a file, python -c,"
+        " or workers=1 (the arena's jobs=1), in this process (docs/tutorials/batch.md)"
+    )
 
 
 def _pool(n: int) -> ProcessPoolExecutor:
@@ -354,6 +359,9 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
     n = workers or min(os.cpu_count() or 1, MAX_WORKERS)  # (every core, up to the bound)
     if n == 1:
         return _Inline(), True
+    path = _unreadable_main()
+    if path is not None:  # (said before any starts: each printed spawn's traceback as it died)
+        raise _unreadable_error(path, "cannot start")
     return _pool(n), True
 
 
@@ -888,7 +896,10 @@ def _run(
     def guard() -> None:
         # the run's own pool broke before any chunk finished: a script without its main guard?
         if owned and isinstance(ex, ProcessPoolExecutor) and not started:
-            _check_guard()
+            try:
+                _check_guard()
+            except BatchError as exc:  # (the error alone: not "during handling of" the pool's)
+                raise exc from None
 
     def step() -> None:
         nonlocal ex, started
