@@ -915,6 +915,7 @@ def test_every_command_in_process_replies_schema_valid():
         "evaluate": {"view": _view(), "time_ms": 50, "seed": 2},
         "deal": {"rules": "scopone", "seed": 4},
         "view": {"position": FULL, "seat": 2},
+        "svg": {"position": FULL, "seat": 1, "deck": "italian", "size": 30},
         "score": {"position": "scopa -/- - - 7dAc/2c 1/0 0 1 -"},
         "match_new": {"rules": "scopa", "target": 3, "seed": 1},
         "match_play": {"match": scopa.Match("scopa", seed=1, dealer=0).to_json(), "move": "Kc"},
@@ -1582,3 +1583,31 @@ def test_the_protocols_own_settings_and_a_request_not_parsed_are_refused():
             p.execute(bad)  # type: ignore[arg-type]
     assert p.execute(p.parse({"cmd": "ping", "id": 4})) == {"id": 4, "pong": True}
     assert isinstance(p.parse({"cmd": "ping"}), Request)
+
+
+def test_svg_is_the_position_picture_of_scopa_svg_and_a_seat_sees_its_own():
+    # The server audit's open list: no position picture over the protocol (an app drew its own)
+    from scopa.svg import position as picture
+
+    p = Protocol()
+    s = scopa.State.deal("scopa", seed=1, dealer=0)
+
+    def ask(**fields: Any) -> dict[str, Any]:
+        reply = check(p.handle(json.dumps({"cmd": "svg", "id": 1, **fields})))  # type: ignore[arg-type]
+        return reply
+
+    assert ask(position=s.to_string())["svg"] == picture(s)
+    mine = ask(position=s.to_dict(), seat=0, deck="italian", size=30)["svg"]
+    assert mine == picture(s, seat=0, deck="italian", size=30)
+    for c in s.hands[1]:  # (seat 1's cards face down in seat 0's picture; face up in the whole)
+        assert f'data-card="{c}"' not in mine and f'data-card="{c}"' in picture(s)
+    assert 'width="' in ask(position=s.to_string(), size=2000)["svg"]
+    for fields, kind, said in (
+        ({"seat": 2}, "PositionError", "bad seat 2: expected a seat in 0..1"),
+        ({"seat": -1}, "ProtocolError", "'seat' must be an integer in 0..3, got -1"),
+        ({"deck": "tarot"}, "ProtocolError", "'deck' must be one of french, italian, spanish"),
+        ({"size": 7.9}, "ProtocolError", "'size' must be a card's width in pixels, 8 to 2000, got 7.9"),
+        ({"size": True}, "ProtocolError", "'size' must be a card's width in pixels, 8 to 2000, got true"),
+    ):
+        reply = ask(position=s.to_string(), **fields)
+        assert reply["error"]["type"] == kind and said in reply["error"]["message"], (fields, reply)

@@ -781,11 +781,15 @@ def request_seed(rng: random.Random) -> dict[str, Any]:
             req["time_ms"] = rng.choice([1, 5, 20])
         if rng.random() < 0.2:
             req["node_limit"] = rng.choice([1, 100, 2000])
-    elif cmd in ("view", "score"):
+    elif cmd in ("view", "score", "svg"):
         s = rng.choice(c.states)
         req["position"] = s.to_string() if rng.random() < 0.5 else s.to_dict()
-        if cmd == "view":
+        if cmd == "view" or cmd == "svg" and rng.random() < 0.5:
             req["seat"] = rng.randrange(s.rules.players)
+        if cmd == "svg" and rng.random() < 0.5:
+            req["deck"] = rng.choice(["french", "italian", "spanish"])
+        if cmd == "svg" and rng.random() < 0.5:
+            req["size"] = rng.choice([8, 30, 48.5, 2000])
     elif cmd in ("deal", "match_new"):
         rules = rng.choice(c.rules + list(scopa.PRESETS))
         req["rules"] = rules

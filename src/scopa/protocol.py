@@ -44,6 +44,8 @@ from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY, review
 from scopa.rules import MAX_TARGET, PRESETS, Rules
 from scopa.solver import SearchInfo, Solver
 from scopa.state import State
+from scopa.svg import DECKS, MAX_SIZE, MIN_SIZE
+from scopa.svg import position as svg_position
 from scopa.version import __version__
 
 __all__ = [
@@ -179,6 +181,21 @@ def _player(x: Any, name: str) -> str:
 _PLAYER_NAMES = [*PLAYERS, *level_names()]
 
 
+def _deck(x: Any, name: str) -> str:
+    if not isinstance(x, str) or x not in DECKS:
+        raise ProtocolError(f"{name!r} must be one of {', '.join(DECKS)}, got {jsonio.short(x)}")
+    return x
+
+
+def _size(x: Any, name: str) -> float:
+    ok = isinstance(x, (int, float)) and not isinstance(x, bool) and MIN_SIZE <= x <= MAX_SIZE
+    if not ok:
+        raise ProtocolError(
+            f"{name!r} must be a card's width in pixels, {MIN_SIZE:g} to {MAX_SIZE:g}, got {jsonio.short(x)}"
+        )
+    return float(x)
+
+
 #: the rules: ``$defs/rules``, the records' schema's (every option with its values: a rules object
 #: with an unknown option or a bad value, which the engine refuses, was let through)
 _RULES_SCHEMA: dict[str, Any] = {"$ref": "#/$defs/rules"}
@@ -214,6 +231,12 @@ FIELDS: dict[str, Field] = {
         {"type": "integer", "minimum": 0, "maximum": 3}, _int(0, 3), "a seat (0 leads after dealer 3)"
     ),
     "dealer": Field({"type": "integer", "minimum": 0, "maximum": 3}, _int(0, 3), "the dealer's seat"),
+    "deck": Field({"enum": list(DECKS)}, _deck, "the deck the cards are drawn in (default french)"),
+    "size": Field(
+        {"type": "number", "minimum": MIN_SIZE, "maximum": MAX_SIZE},
+        _size,
+        f"a card's width in pixels, {MIN_SIZE:g} to {MAX_SIZE:g} (default 48)",
+    ),
     "target": Field(
         {"type": "integer", "minimum": 1, "maximum": MAX_TARGET},
         _int(1, MAX_TARGET),
@@ -439,6 +462,14 @@ _COMMAND_LIST: tuple[Command, ...] = (
         "what a seat sees of a position: the view bestmove and evaluate take",
         required=("position", "seat"),
         reply={"required": ["view"], "properties": {"view": {"$ref": "#/$defs/view"}}},
+    ),
+    Command(
+        "svg",
+        "a picture of a position (scopa.svg.position), every hand face up, or those a seat cannot"
+        " see face down",
+        required=("position",),
+        optional=("seat", "deck", "size"),
+        reply={"required": ["svg"], "properties": {"svg": {"type": "string"}}},
     ),
     Command(
         "score",
@@ -905,6 +936,10 @@ class Protocol:
 
     def _cmd_view(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         return {"view": view_to_dict(args["position"].view(args["seat"]))}
+
+    def _cmd_svg(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        deck, size = args.get("deck", "french"), args.get("size", 48)
+        return {"svg": svg_position(args["position"], seat=args.get("seat"), deck=deck, size=size)}
 
     def _cmd_score(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         state: State = args["position"]
