@@ -570,6 +570,30 @@ def test_a_card_is_raised_under_a_mouse_but_a_tap_leaves_none_raised(server):
     assert looks[0] != "none" and looks[1] == "none", looks
 
 
+@pytest.mark.parametrize("width", [320, 1280])
+def test_the_other_seats_sit_in_one_row_as_at_a_real_table(server, browser, width):
+    # The app audit's open list: at phone width the three other seats of Scopone stood one above
+    # the other (three rows before the table), in the order 1, 2, 3 where play goes
+    # counter-clockwise: now one row at every width, the seat before yours on the left, your
+    # partner across (the middle), the next seat on the right, each fan of backs in its column
+    d = browser
+    d.set_window_size(width, 900)
+    start(d, server, "scopone_scientifico", 5)
+    wait_for(d, ("your-turn",))
+    seats = d.execute_script(
+        "return Array.from(document.querySelectorAll('#opponents .seat'), e => {"
+        " const r = e.getBoundingClientRect(), f = e.querySelector('.seat-cards');"
+        " return [Number(e.dataset.seat), r.left, r.top, r.right, f.scrollWidth, f.clientWidth]; })"
+    )
+    assert [s[0] for s in seats] == [3, 2, 1], seats  # (you are seat 0)
+    assert len({round(s[2]) for s in seats}) == 1, seats  # one row
+    assert seats[0][3] <= seats[1][1] and seats[1][3] <= seats[2][1], seats  # side by side
+    assert all(scrolled <= client for *_, scrolled, client in seats), seats  # no fan spills over
+    assert "partner" in d.find_element(By.CSS_SELECTOR, "#opponents .seat[data-seat='2']").text
+    assert d.execute_script("return document.documentElement.scrollWidth") <= width
+    assert not console_errors(d)
+
+
 def test_phone_width(server, browser, tmp_path):
     d = browser
     d.set_window_size(320, 800)  # (the narrowest phone WCAG's reflow asks for)

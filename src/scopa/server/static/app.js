@@ -332,11 +332,15 @@ async function render() {
   game.drawn = position;
   document.body.classList.toggle("animate", $("animate").checked);
   $("board").hidden = false;
-  // the other seats: their cards face down, by count
+  // the other seats: their cards face down, by count; in one row as at a real table, where
+  // play goes counter-clockwise: the seat before yours on the left, the next on your right
+  // (and your partner across, in the middle)
   const opp = $("opponents");
   opp.replaceChildren();
-  view.hands.forEach((h, seat) => {
-    if (seat === game.seat) return;
+  const n = view.hands.length;
+  const others = Array.from({ length: n - 1 }, (_, k) => (game.seat + n - 1 - k) % n);
+  others.forEach((seat) => {
+    const h = view.hands[seat];
     const div = document.createElement("div");
     const toMove = view.turn === seat && inPlay(); // (none once the hand is over)
     div.className = "seat" + (toMove ? " turn" : "");
