@@ -637,6 +637,20 @@ def test_phone_width(server, browser, tmp_path):
     # scrolling (an audit found the score table 522 px wide and the game menu 373 px)
     play_to_hand_end(d)
     until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    # the review's "show" buttons in view at the scroller's right edge, the table scrolled or not
+    # (the app audit's open list: they were off to the right, past the reasons)
+    for scroll in (0, 10_000):
+        edges = d.execute_script(
+            "const box = document.getElementById('review'); box.scrollLeft = arguments[0];"
+            "const r = box.getBoundingClientRect();"
+            "return [r.left, r.right, box.scrollWidth > box.clientWidth, Array.from("
+            "box.querySelectorAll('tr[data-play] button'), b => b.getBoundingClientRect())"
+            ".map(b => [b.left, b.right])];",
+            scroll,
+        )
+        left, right, scrolls, buttons = edges
+        assert scrolls and buttons, edges  # (a table wider than the phone: the case in question)
+        assert all(left <= a and b <= right + 0.5 for a, b in buttons), edges
     d.execute_script("document.documentElement.style.fontSize = '200%'")
     width = d.execute_script("return document.documentElement.scrollWidth")
     assert width <= 320, f"the page is {width} px wide at a 320 px window with 200% text"
