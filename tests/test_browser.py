@@ -1024,6 +1024,38 @@ def play_first_card(d: Any, settled: tuple[str, ...] = ("your-turn", "hand-over"
     return card
 
 
+#: Records, at every frame the page draws, the log's aria-live and how many lines it holds
+FRAMES = (
+    "window.frames_seen = []; (function tick() { const log = document.getElementById('log');"
+    " if (log) window.frames_seen.push([log.getAttribute('aria-live'), log.children.length]);"
+    " requestAnimationFrame(tick); })();"
+)
+
+
+def test_a_resumed_matchs_restored_lines_are_drawn_with_the_log_silent(server, browser):
+    # The app audit's open list: resumeMatch turned the log's aria-live off and on again in one
+    # task, so no frame drew the restored lines with the log silent, and a browser, which takes
+    # a live region's changes into its accessibility tree at a frame, announced them all. A
+    # frame draws them silent now, and the log speaks again for the line that follows.
+    d = browser
+    start(d, server, "scopa", 5)
+    wait_for(d, ("your-turn",))
+    play_first_card(d, ("your-turn",))
+    restored = len(saved(d)["log"])
+    assert restored >= 2
+    d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FRAMES})
+    d.refresh()
+    wait_for(d, ("your-turn",))
+    frames = d.execute_script("return window.frames_seen")
+    assert ["off", restored] in frames, frames
+    after = frames.index(["off", restored])
+    assert ["polite", restored + 1] in frames[after:], frames  # ("... goes on.", announced)
+    assert d.find_element(By.ID, "log").get_attribute("aria-live") == "polite"
+    first = d.find_element(By.CSS_SELECTOR, "#log li").text
+    assert first == "The match saved in this browser goes on.", first
+    assert not console_errors(d)
+
+
 def test_a_reload_goes_on_with_the_match(server, browser):
     # found by an audit: a reload or Back lost the match in play. It is saved in the browser
     # whenever it is drawn: the hand, the log and Undo are all there after a reload, and a hand

@@ -205,9 +205,14 @@ async function resumeMatch(saved) {
   $("deck").value = saved.deck;
   $("target").value = saved.target;
   $("log").replaceChildren();
-  $("log").setAttribute("aria-live", "off"); // (the restored lines are not news: not announced)
+  // the restored lines are not news: the log is silent until a frame has drawn them (a browser
+  // takes a live region's changes into its accessibility tree at a frame, not at once: turned
+  // off and on again in one task, the log announced every restored line)
+  $("log").setAttribute("aria-live", "off");
   for (const [text, big] of saved.log.slice(-MAX_LOG)) log(text, !!big);
+  await afterFrame();
   $("log").setAttribute("aria-live", "polite");
+  if (token !== game.token) return; // (a new match meanwhile)
   log("The match saved in this browser goes on.");
   try {
     await checkMatch(saved.match);
@@ -299,6 +304,15 @@ function logLine(text, big) {
   if (big) li.className = "big";
   $("log").prepend(li);
   while ($("log").children.length > MAX_LOG) $("log").lastElementChild.remove();
+}
+
+// Resolves once the page has drawn a frame (or after half a second where it draws none: a page
+// in the background).
+function afterFrame() {
+  return new Promise((ok) => {
+    const late = setTimeout(ok, 500);
+    requestAnimationFrame(() => setTimeout(() => { clearTimeout(late); ok(); }, 0));
+  });
 }
 
 function pause(ms) {
