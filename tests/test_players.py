@@ -821,7 +821,10 @@ def test_the_players_table_of_the_docs_shows_their_options_and_defaults():
         ),
         (lambda: make_player("greedy", depth=3), "player 'greedy': 'depth'; expected weights or seed"),
         (lambda: make_player("pimc", infer="yes"), "bad infer 'yes'"),
-        (lambda: make_player("pimc", model={"temperature": 1}), "bad model"),
+        (
+            lambda: make_player("pimc", model=[{"temperature": 1}]),
+            "bad model",
+        ),  # (a mapping of its fields is one)
         (
             lambda: make_player("pimc", reply_weight=1.5),
             "bad reply_weight 1.5: expected a number from 0 to 1$",
@@ -1867,6 +1870,36 @@ def test_player_options_lists_what_make_player_takes_and_the_arena_names_no_seed
     assert player_options("pimc") == tuple(p for p in inspect.signature(PIMCPlayer).parameters if p != "seed")
     with pytest.raises(scopa.ScopaError, match="unknown player 'minimax': expected one of random"):
         player_options("minimax")
+
+
+def test_weights_and_model_are_taken_as_mappings_of_their_fields_by_name():
+    # The players audit's open list: a player named by text (the command line, JSON) could not
+    # be given GreedyWeights or an OpponentModel; make_player takes a mapping of their fields
+    greedy = make_player("greedy", weights={"sweep": 3.0, "card": 0.1})
+    assert greedy.weights == GreedyWeights(sweep=3.0, card=0.1)
+    assert eval(repr(greedy), vars(scopa.players)).weights == greedy.weights  # (a repr to paste back)
+    pimc = make_player("pimc", seed=1, model={"temperature": 0.5})
+    assert pimc.model == OpponentModel(temperature=0.5)
+    assert make_player("greedy", weights={}).weights == GreedyWeights()
+    for name, options, said in (
+        (
+            "greedy",
+            {"weights": {"swep": 1}},
+            r"bad weights \{'swep': 1\}: unknown field 'swep'; expected card, ",
+        ),
+        ("pimc", {"model": {"x": 1, "y": 2}}, "unknown fields 'x', 'y'; expected temperature, "),
+        ("greedy", {"weights": {"sweep": -1}}, "bad GreedyWeights sweep -1"),
+        ("pimc", {"model": {"temperature": 0}}, "bad OpponentModel temperature 0"),
+        ("greedy", {"weights": [1]}, r"bad GreedyPlayer weights \[1\]: expected a GreedyWeights"),
+    ):
+        with pytest.raises(scopa.OptionError, match=said):
+            make_player(name, **options)
+    # the arena's (name, options) and the command line's spec take them too
+    result = arena("scopa", ("greedy", {"weights": {"sweep": 3.0}}), "greedy", deals=2, seed=1)
+    assert result.names[0] == "greedy(weights={'sweep': 3.0})", result.names
+    from scopa.__main__ import _player
+
+    assert _player(["greedy"])("greedy(weights={'sweep': 3.0})") == ("greedy", {"weights": {"sweep": 3.0}})
 
 
 def test_a_numpy_float_time_limit_is_taken_as_a_float():

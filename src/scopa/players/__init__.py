@@ -17,7 +17,9 @@ moves then depend on the order in which the threads draw from its one random str
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from scopa.players.base import Player, check_options, check_seed, determinize
 from scopa.players.greedy import GreedyPlayer, GreedyWeights
@@ -46,6 +48,8 @@ __all__ = [
     "player_options",
 ]
 
+T = TypeVar("T")
+
 PLAYERS: dict[str, type] = {
     "random": RandomPlayer,
     "greedy": GreedyPlayer,
@@ -57,20 +61,48 @@ PLAYERS: dict[str, type] = {
 
 def make_player(name: str, /, seed: int | None = None, **options: Any) -> Player:
     """A player by name (``random``, ``greedy``, ``pimc``, ``ismcts``, or a level ``level1`` to
-    ``level6``) with its options.
+    ``level6``) with its options. Greedy's ``weights`` and PIMC's ``model`` may be given as a
+    mapping of their fields (as JSON or the command line's ``greedy(weights={'sweep': 3})``
+    write them): the :class:`GreedyWeights` or :class:`OpponentModel` with those fields, the
+    others at their defaults.
 
     >>> make_player("pimc", seed=1, samples=8).samples
     8
+    >>> make_player("greedy", weights={"sweep": 3}).weights.sweep
+    3
+    >>> make_player("pimc", model={"temprature": 1})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad model {'temprature': 1}: unknown field 'temprature'; expected ...
     """
     lv = make_level(name, seed, options) if isinstance(name, str) else None
     if lv is not None:
         return lv
     check_options(name, options, list(player_options(name)))
+    for option, cls in (("weights", GreedyWeights), ("model", OpponentModel)):
+        if isinstance(options.get(option), Mapping):
+            options[option] = _from_fields(cls, options[option], option)
     if PLAYERS[name] is GreedyPlayer:
         check_seed(seed)  # deterministic, but a bad seed is refused as for every player
         return GreedyPlayer(**options)
     player: Player = PLAYERS[name](seed=seed, **options)
     return player
+
+
+def _from_fields(cls: type[T], given: Mapping[Any, Any], option: str) -> T:
+    """The dataclass ``cls`` made from the mapping of its fields ``given`` (the value of the
+    player's ``option``); an unknown field is an OptionError naming it, a bad value the
+    dataclass's own."""
+    from scopa.errors import OptionError, listed, show
+
+    known = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    odd = [k for k in given if k not in known]
+    if odd:
+        raise OptionError(
+            f"bad {option} {show(dict(given))}: unknown {listed('field', [show(k) for k in odd])};"
+            f" expected {', '.join(known[:-1])} or {known[-1]}"
+        )
+    return cls(**given)
 
 
 def player_options(name: str) -> tuple[str, ...]:
