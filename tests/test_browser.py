@@ -2187,3 +2187,76 @@ def test_the_hand_end_says_its_points_and_the_marks_their_words(server, browser,
         for mark, title, hidden in marks
     )
     assert not console_errors(d)
+
+
+# ------------------------------------------------------------------ /engine.js in another site's page
+
+OTHER_SITES_PAGE = """
+const done = arguments[arguments.length - 1];
+try {
+  const { Engine } = await import(arguments[0] + "/engine.js");
+  const engine = new Engine(arguments[0].replace("http", "ws") + "/ws");
+  let { position } = await engine.ask({ cmd: "deal", rules: "scopa", seed: 7, dealer: 1 });
+  let plays = 0, over = false;
+  while (!over) {
+    const { view } = await engine.ask({ cmd: "view", position, seat: position.turn });
+    const { move } = await engine.ask({ cmd: "bestmove", view, player: "greedy" });
+    const reply = await engine.ask({ cmd: "play", position, move });
+    over = reply.events.some((e) => e.type === "hand_over");
+    position = reply.position;
+    plays += 1;
+  }
+  const { points } = await engine.ask({ cmd: "score", position });
+  done({ protocol: engine.hello.protocol, plays, points, history: position.history.plays.length });
+} catch (err) {
+  done({ error: String(err && err.message || err) });
+}
+"""
+
+
+def test_another_sites_page_plays_through_the_served_engine_js(browser, tmp_path):
+    # The server audit's open list: /engine.js, the app's own client, was not documented for
+    # reuse. docs/tutorials/javascript.md's way: a page of another origin, allowed by --cors,
+    # imports it from the server and plays a whole hand over its WebSocket
+    import functools
+    import http.server
+    import threading
+
+    (tmp_path / "index.html").write_text("<!doctype html><title>another site</title>", encoding="utf-8")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{site.server_address[1]}"
+    try:
+        d = browser
+        for cors, plays in ((origin, True), (None, False)):
+            with contextlib.closing(serving(*(["--cors", cors] if cors else []))) as started:
+                url = next(started)
+                d.get(f"{origin}/index.html")
+                got = d.execute_async_script(OTHER_SITES_PAGE, url)
+                # and the tutorial's own example, as written (its port the server's)
+                page = Path(__file__).parent.parent / "docs" / "tutorials" / "javascript.md"
+                example = None
+                if page.exists():
+                    text = page.read_text(encoding="utf-8").split("## In a browser", 1)[1]
+                    example = text.split("```js\n", 1)[1].split("```", 1)[0]
+                    port = url.rsplit(":", 1)[1]
+                    example = example.replace("8765", port) + "\narguments[arguments.length - 1](position);"
+                    example = (
+                        f"try {{ {example} }} catch (err) {{ arguments[arguments.length - 1](String(err)); }}"
+                    )
+                shown = d.execute_async_script(example) if example and plays else None
+            if plays:
+                assert "error" not in got, got
+                assert got["protocol"] == 2 and got["plays"] == got["history"] == 36, got
+                assert len(got["points"]) == 2, got
+                legal = [str(m) for m in scopa.State.deal("scopa", seed=7, dealer=1).legal_moves()]
+                if shown is not None:  # (one play, a legal one, of the deal)
+                    assert len(shown["history"]["plays"]) == 1 and shown["history"]["plays"][0] in legal, (
+                        shown
+                    )
+            else:  # (without --cors the browser refuses the module to another site's page)
+                assert "error" in got, got
+    finally:
+        site.shutdown()
+        site.server_close()
