@@ -428,6 +428,15 @@ def test_time_above_a_maximum_is_refused_naming_the_option():
         "type": "ProtocolError",
         "message": "'time_ms' 4000000.0 is above review's most, 3600000 a play",
     }
+    # a value that is no time at all is told review's range, not the field's (0, 1e9] (the
+    # protocol review's carried list)
+    for bad, shown in ((True, "true"), (0, "0"), (2e9, "2000000000.0"), ("x", '"x"')):
+        reply = check(Protocol(max_time=None).handle(json.dumps({**slow, "time_ms": bad})))  # type: ignore[arg-type]
+        said = reply["error"]["message"]
+        assert said == f"'time_ms' of review must be a number in (0, 3600000] (a play), got {shown}", said
+    # (solve's own time is the field's range)
+    reply = check(Protocol().handle(json.dumps({**big, "time_ms": True})))  # type: ignore[arg-type]
+    assert reply["error"]["message"] == "'time_ms' must be a number of milliseconds in (0, 1e9], got true"
 
 
 def test_stop_counts_each_search_once():

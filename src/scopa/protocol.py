@@ -277,7 +277,8 @@ class Command:
     reply: dict[str, Any] = field(default_factory=dict)
     #: fields this command takes fewer values of than the field's own (field: (values, why))
     only: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
-    #: fields this command takes a lower maximum of than the field's own (field: (most, per what))
+    #: fields this command takes a lower maximum of than the field's own (field: (most, per what)):
+    #: numbers in (0, most], which its messages name
     most: dict[str, tuple[float, str]] = field(default_factory=dict)
 
     @property
@@ -812,7 +813,17 @@ class Protocol:
                     if values is not None and not (isinstance(obj[key], str) and obj[key] in values):
                         got, allowed = jsonio.short(obj[key]), " or ".join(values)
                         raise ProtocolError(f"{key!r} of {cmd} must be {allowed} ({why}), got {got}")
-                    args[key] = FIELDS[key].check(obj[key], key)
+                    try:
+                        args[key] = FIELDS[key].check(obj[key], key)
+                    except ProtocolError:
+                        if key not in command.most:
+                            raise
+                        # (the command's own range: review's time_ms named the field's (0, 1e9])
+                        most, per = command.most[key]
+                        raise ProtocolError(
+                            f"{key!r} of {cmd} must be a number in (0, {most:.0f}] ({per}), got"
+                            f" {jsonio.short(obj[key])}"
+                        ) from None
             if "time_ms" in args and self.max_time is not None and args["time_ms"] > self.max_time:
                 raise ProtocolError(
                     f"'time_ms' {obj['time_ms']!r} is above the engine's maximum {self.max_time * 1000:g} "
