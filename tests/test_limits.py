@@ -305,6 +305,40 @@ def test_a_solver_shared_by_threads_waits_its_turn():
     assert [got[i] for i in range(6)] == expected
 
 
+@pytest.mark.parametrize("call", ["solve", "analyze"])
+def test_a_bounded_call_waiting_for_a_shared_solver_keeps_its_limit(call):
+    # A concurrency audit: a call sharing a Solver waited for another thread's whole search,
+    # its time limit and its stop flag unheeded, and said it took 0 seconds. It waits only as
+    # long as its limit lets it, then answers (a legal best move, from a small table of its
+    # own), its seconds counted from the call; the other search runs on, untouched.
+    full = State.deal("scopone_scientifico", seed=5)
+    shared = scopa.Solver(4)
+    hold = scopa.StopFlag()
+    holder = threading.Thread(target=shared.solve, args=(full, Limit(stop=hold)))
+    holder.start()
+    guard = threading.Timer(30, hold.set)  # (a call that waits for the holder fails, not hangs)
+    guard.start()
+    try:
+        deadline = time.monotonic() + 60
+        while shared._owner is None:  # (until the holder's search holds the solver)
+            assert time.monotonic() < deadline and holder.is_alive()
+            time.sleep(0.005)
+        mine = scopa.StopFlag()
+        threading.Timer(0.05, mine.set).start()
+        for limit in (Limit(stop=mine), Limit(time=0.05), Limit(time=0.05, nodes=10**9)):
+            out = getattr(shared, call)(full, limit)
+            assert holder.is_alive() and not hold.is_set()  # (answered while the other searched)
+            assert not out.exact and out.best_move in full.legal_moves(), out
+            if limit.time is not None:
+                assert out.seconds >= 0.05, out.seconds  # (the wait counted)
+    finally:
+        hold.set()
+        guard.cancel()
+        holder.join(60)
+    assert not holder.is_alive()
+    assert shared.solve(full, time_limit=0.05).best_move in full.legal_moves()  # (whole after)
+
+
 # ------------------------------------------------------------------ the core
 
 

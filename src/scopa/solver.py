@@ -534,7 +534,11 @@ class Solver:
     Reuse one ``Solver`` for related positions (the same hand at later points, or the
     moves of one position): its table carries over as long as the rules and the stock
     stay consistent, and is cleared otherwise. It may be shared between threads: a call
-    waits while another thread's call runs (use one per thread to search in parallel).
+    waits while another thread's call runs (use one per thread to search in parallel), as
+    long as its limit lets it: a call with a time limit or a stop flag that runs out while it
+    waits answers then from a small table of its own (a legal best move, bounds, an estimate;
+    ``seconds`` counts the wait), and one without a limit, or with a node limit only, waits
+    its turn.
 
     A limit counts what *this* call searches: a position an earlier call solved may be
     answered from the table at once, so a tight ``node_limit`` can still give an exact
@@ -567,22 +571,46 @@ class Solver:
         self._owner: int | None = None  # the thread whose call holds the lock
 
     @contextlib.contextmanager
-    def _claimed(self) -> Iterator[None]:
-        """The solver for one call: another thread's call waits; a call from the thread whose
-        call runs (a ``progress`` callback that uses this solver) is an OptionError, not a
-        wait for ever."""
+    def _claimed(self, clock: Clock | None = None) -> Iterator[bool]:
+        """The solver for one call, True once it holds it: another thread's call waits; a call
+        from the thread whose call runs (a ``progress`` callback that uses this solver) is an
+        OptionError, not a wait for ever. A bounded call (its ``clock``) waits only as long as
+        its time limit and its stop flag let it, then holds nothing (False): its caller answers
+        from a small table of its own (a call sharing a solver waited for another's whole
+        search, its limit and its flag unheeded, and said it took 0 seconds)."""
         me = threading.get_ident()
         if self._owner == me:
             raise OptionError(
                 "this Solver is searching already, in this thread: a progress callback cannot "
                 "use the solver it reports on (use another Solver)"
             )
-        with self._lock:
+        if not self._acquire(clock):
+            yield False
+            return
+        try:
             self._owner = me
-            try:
-                yield
-            finally:
-                self._owner = None
+            yield True
+        finally:
+            self._owner = None
+            self._lock.release()
+
+    def _acquire(self, clock: Clock | None) -> bool:
+        """Take the lock: at once, else waiting as long as the limit of ``clock`` lets the call
+        (its time and its flag: a node limit does not count the wait), polled every 10 ms."""
+        if self._lock.acquire(blocking=False):
+            return True
+        if clock is None:
+            self._lock.acquire()
+            return True
+        lim = clock.limit
+        while True:
+            if lim.stopped:
+                return False
+            left = lim.remaining_time(clock.elapsed)
+            if left is not None and left <= 0:
+                return False
+            if self._lock.acquire(timeout=0.01 if left is None else min(0.01, left)):
+                return True
 
     def clear(self) -> None:
         """Empty the transposition table."""
@@ -608,10 +636,14 @@ class Solver:
         require_state(state)
         check_progress(progress)
         lim = Limit.of(limit, time_limit, node_limit)
-        with self._claimed():
-            if not lim.bounded:
+        if not lim.bounded:
+            with self._claimed():
                 return self._exact_solve(state)
-            return self._anytime_solve(state, lim, progress)
+        clock = Clock(lim)  # (the call's time counts from here, a wait for the solver too)
+        with self._claimed(clock) as held:
+            if held:
+                return self._anytime_solve(state, clock, progress)
+        return Solver(1)._anytime_solve(state, clock, progress)  # (its limit ran out while waiting)
 
     def _exact_solve(self, state: State) -> SolveResult:
         t0 = time.perf_counter()
@@ -650,8 +682,7 @@ class Solver:
             depth=depth,
         )
 
-    def _anytime_solve(self, state: State, lim: Limit, progress: Progress | None) -> SolveResult:
-        clock = Clock(lim)
+    def _anytime_solve(self, state: State, clock: Clock, progress: Progress | None) -> SolveResult:
         pos, opts, block = state.masks, state.rules.core_options, state.rules.hand_size
         if state.is_over:
             result = self._exact_solve(state)
@@ -742,13 +773,17 @@ class Solver:
         require_state(state)
         check_progress(progress)
         lim = Limit.of(limit, time_limit, node_limit)
-        with self._claimed():
-            if not lim.bounded:
+        if not lim.bounded:
+            with self._claimed():
                 t0 = time.perf_counter()
                 rows, nodes = self._exact_rows(state)
                 values = {Move._from_core(c, m): MoveValue(v, v, v, float(v)) for c, m, v in rows}
                 return Analysis(values, nodes, time.perf_counter() - t0)
-            return self._anytime_analyze(state, lim, progress)
+        clock = Clock(lim)  # (as solve's: a wait for the solver counts)
+        with self._claimed(clock) as held:
+            if held:
+                return self._anytime_analyze(state, clock, progress)
+        return Solver(1)._anytime_analyze(state, clock, progress)
 
     def _exact_rows(self, state: State) -> tuple[list[tuple[int, int, int]], int]:
         """Every move's exact value: in this thread, or split over :attr:`threads` threads,
@@ -797,8 +832,7 @@ class Solver:
             pool.shutdown(wait=True)
         return [(c, m, out[i]) for i, (c, m) in enumerate(moves)], sum(nodes)
 
-    def _anytime_analyze(self, state: State, lim: Limit, progress: Progress | None) -> Analysis:
-        clock = Clock(lim)
+    def _anytime_analyze(self, state: State, clock: Clock, progress: Progress | None) -> Analysis:
         pos, opts, block = state.masks, state.rules.core_options, state.rules.hand_size
         moves = core.legal_moves(pos[0][pos[5]], pos[1], opts)
         if not moves:
