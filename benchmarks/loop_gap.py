@@ -7,7 +7,10 @@ For each writer in turn (``--runs`` times each, interleaved), a reply of ``--pla
 plays (80,000: about 10 MB) is written in a thread while the loop wakes every millisecond;
 prints the writing's seconds and the loop's longest wait.
 
-Run: ``python benchmarks/loop_gap.py --plays 80000 --runs 3``.
+Run: ``python benchmarks/loop_gap.py --plays 80000 --runs 3``. With ``--table MB`` it measures
+instead a solver's transposition table of MB made in a thread (``scopa_core.Solver(MB)``, whose
+zeroing once held the GIL throughout: a server's first search in each worker thread):
+``python benchmarks/loop_gap.py --table 1024 --runs 3``.
 """
 
 from __future__ import annotations
@@ -64,10 +67,29 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plays", type=int, default=80_000, help="plays in the reply (default 80,000)")
     ap.add_argument("--runs", type=int, default=3, help="runs of each writer, interleaved (default 3)")
+    ap.add_argument("--table", type=int, default=None, help="MB of a solver's table to make instead")
     args = ap.parse_args(argv)
-    for name in ("plays", "runs"):
-        if getattr(args, name) < 1:
+    for name in ("plays", "runs", "table"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
             ap.error(f"bad --{name} {getattr(args, name)}: expected an integer >= 1")
+    if args.table is not None:
+        import scopa_core
+
+        def make(mb: int) -> str:
+            scopa_core.Solver(mb)
+            return ""
+
+        runs = [asyncio.run(_gap(make, args.table)) for _ in range(args.runs)]
+        gaps = [r[1] for r in runs]
+        print(
+            f"a solver's table of {args.table} MB made in a thread ({scopa_core.IMPLEMENTATION} core),"
+            f" {args.runs} runs:"
+        )
+        print(
+            f"{statistics.median(r[0] for r in runs):.3f} s (median); the loop's longest wait"
+            f" {1000 * statistics.median(gaps):.1f} ms (median), {1000 * max(gaps):.1f} ms (max)"
+        )
+        return 0
     obj = reply(args.plays)
     writers = {"dumps": jsonio.dumps, "dumps_in_pieces": jsonio.dumps_in_pieces}
     if len({w(obj) for w in writers.values()}) != 1:

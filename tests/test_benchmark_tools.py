@@ -596,3 +596,10 @@ def test_loop_gap_times_both_writers_on_the_same_text(capsys):
     with pytest.raises(SystemExit) as stopped:
         loop_gap.main(["--runs", "0"])
     assert stopped.value.code == 2 and "bad --runs 0" in capsys.readouterr().err
+    # the table's mode: a solver's table made in a thread
+    assert loop_gap.main(["--table", "4", "--runs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "a solver's table of 4 MB made in a thread" in out and "the loop's longest wait" in out, out
+    with pytest.raises(SystemExit) as stopped:
+        loop_gap.main(["--table", "0"])
+    assert stopped.value.code == 2 and "bad --table 0" in capsys.readouterr().err

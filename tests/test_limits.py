@@ -339,6 +339,60 @@ def test_a_bounded_call_waiting_for_a_shared_solver_keeps_its_limit(call):
     assert shared.solve(full, time_limit=0.05).best_move in full.legal_moves()  # (whole after)
 
 
+_HELPERS_STOP = {
+    # a simulated Ctrl-C (which does not wake a blocking wait) during an exact analysis on two
+    # threads: raised at once, not at the analysis's end (a whole deal: days)
+    "interrupt_main": """
+import _thread, threading, scopa
+full = scopa.State.deal("scopone_scientifico", seed=5)
+sv = scopa.Solver(8, threads=2)
+threading.Timer(0.3, _thread.interrupt_main).start()
+try:
+    sv.analyze(full)
+except KeyboardInterrupt:
+    print("interrupted")
+print(sv.analyze(scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")).exact)
+""",
+    # an exact analysis on two threads in a daemon thread: the interpreter exits when the main
+    # thread ends (a pool's workers were joined at exit: the analysis's whole length)
+    "daemon": """
+import threading, time, scopa
+full = scopa.State.deal("scopone_scientifico", seed=5)
+threading.Thread(target=scopa.Solver(8, threads=2).analyze, args=(full,), daemon=True).start()
+time.sleep(0.3)
+print("interrupted")
+print(True)
+""",
+    # PIMC on two threads without a time limit, interrupted: no sample's search runs on in its
+    # pool (each went on to its end, and the next call waited for them)
+    "pimc": """
+import _thread, threading, scopa
+from scopa.players import PIMCPlayer
+full = scopa.State.deal("scopone_scientifico", seed=5)
+p = PIMCPlayer(samples=50, time_limit=None, threads=2, exact_plays=40, seed=1, deal_inference=False)
+threading.Timer(0.3, _thread.interrupt_main).start()
+try:
+    p.choose(full.view(full.turn))
+except KeyboardInterrupt:
+    print("interrupted")
+print(p._pool.submit(bool, 1).result() and p._pool.submit(bool, 1).result())
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(_HELPERS_STOP))
+def test_a_search_on_helper_threads_stops_with_the_call_that_waits_for_it(case):
+    # A concurrency audit: each of these ran on for the search's whole length (a whole deal's:
+    # the child's timeout here, a hang guard). The thread that waits takes a simulated Ctrl-C
+    # between short waits and stops its helpers' searches on whatever it raises; an exact
+    # analysis's helpers are daemon threads.
+    out = subprocess.run(
+        [sys.executable, "-c", _HELPERS_STOP[case]], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["interrupted", "True"], (out.stdout, out.stderr[-2000:])
+
+
 # ------------------------------------------------------------------ the core
 
 
@@ -473,7 +527,7 @@ def test_ctrl_c_leaves_the_solver_usable():
 @pytest.mark.skipif(TWIN_RUN or os.name == "nt", reason="the compiled core's table; timer signals are POSIX")
 def test_ctrl_c_stops_the_zeroing_of_a_big_table():
     # The compiled core zeroes its transposition table when it is made: 16 GB took about
-    # half a minute with no Ctrl-C check. It zeroes 256 MB at a time and runs the signal
+    # half a minute with no Ctrl-C check. It zeroes 32 MB at a time and runs the signal
     # handlers between blocks, so an exception a handler raises stops the making (the
     # memory freed): the handler's exception comes out of the making (the traceback passes
     # through Solver.__cinit__). Without the check the 1 GB table was made whole and the

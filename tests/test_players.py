@@ -1396,17 +1396,16 @@ def test_pimc_on_threads_under_a_node_limit_does_not_follow_the_scheduling():
     from concurrent.futures import Executor, ThreadPoolExecutor
 
     class Pinned(Executor):
-        """Runs item i of each map on thread (i + shift) % 2, the shift stepping by ``step``."""
+        """Runs the k-th slice submitted on thread (k + (k // 2) * step) % 2: slice i of each
+        batch of two on thread i, or the two swapped every batch (``step`` 1)."""
 
         def __init__(self, step):
             self.pools = [ThreadPoolExecutor(1) for _ in range(2)]
-            self.step, self.shift = step, 0
+            self.step, self.count = step, 0
 
-        def map(self, fn, *iterables, timeout=None, chunksize=1):
-            jobs = list(zip(*iterables, strict=True))
-            futures = [self.pools[(i + self.shift) % 2].submit(fn, *job) for i, job in enumerate(jobs)]
-            self.shift += self.step
-            return [f.result() for f in futures]
+        def submit(self, fn, /, *args, **kwargs):
+            k, self.count = self.count, self.count + 1
+            return self.pools[(k + (k // 2) * self.step) % 2].submit(fn, *args, **kwargs)
 
     game, nodes, seed = ("scopa", 3000, 2) if TWIN_RUN else ("scopone_scientifico", 5000, 1)
 

@@ -32,11 +32,12 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import wait
 from dataclasses import dataclass
 from typing import Any
 
 import scopa_core as core
+from scopa._threads import daemon_call, gather
 from scopa.card import Card
 from scopa.errors import OptionError, ScopaError, as_int, check_int, check_real, show
 from scopa.limit import Clock, CoreLimits, Limit
@@ -822,14 +823,14 @@ class Solver:
                 out[i] = -r[1]  # the next seat is on the other team
                 nodes[k] += r[6]
 
-        pool = ThreadPoolExecutor(max_workers=n)
+        # (daemon threads, waited for a slice at a time: a simulated Ctrl-C reaches this thread,
+        # which a pool's blocking wait kept from it to the analysis's end; and an analysis in a
+        # daemon thread no longer holds up the interpreter's exit, as a pool's joined workers did)
+        helpers = [daemon_call(work, k) for k in range(n)]
         try:
-            list(pool.map(work, range(n)))
-        except BaseException:  # (Ctrl-C: the searches still running stop in milliseconds)
-            halt.set()
-            raise
+            gather(helpers, halt)
         finally:
-            pool.shutdown(wait=True)
+            wait(helpers)  # (stopped by then: each helper's search ends in milliseconds)
         return [(c, m, out[i]) for i, (c, m) in enumerate(moves)], sum(nodes)
 
     def _anytime_analyze(self, state: State, clock: Clock, progress: Progress | None) -> Analysis:

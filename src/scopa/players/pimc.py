@@ -13,6 +13,7 @@ from itertools import accumulate
 from typing import Any
 
 import scopa_core as core
+from scopa._threads import gather
 from scopa.errors import OptionError, PositionError, as_bool, as_int, show
 from scopa.limit import Limit
 from scopa.move import Move
@@ -545,8 +546,10 @@ class PIMCPlayer:
         # a bounded search checks its limit between batches; an unbounded one takes them all at once
         step = self.threads * 4 if deadline is not None or lim.bounded else left
         first = None
-        # (set when this call raises, Ctrl-C among others: the pool's slices value no further
-        # sample, where they would have gone on through theirs after the call had ended)
+        # (the flag the slices' searches watch: set when the limit's flag is (gather passes it
+        # on) and when this call raises, Ctrl-C among others, so that no search runs on in the
+        # pool after the call, where without a time limit they ran each sample to its end and
+        # the next call waited for them)
         halt = core.StopFlag()
         while left > 0 and not (used and lim.stopped):
             size = 1 if lim.stopped else min(step, left)  # stopped already: the one sample
@@ -555,21 +558,13 @@ class PIMCPlayer:
             left -= len(batch)
             share = -(-len(batch) // self.threads)
             slices = [batch[i : i + share] for i in range(0, len(batch), share)]
-            n_slices = len(slices)
-            try:
-                parts = self._pool.map(
-                    self._value_slice,
-                    slices,
-                    [rules] * n_slices,
-                    [lim.stop] * n_slices,
-                    [deadline] * n_slices,
-                    solvers[:n_slices],
-                    [halt] * n_slices,
-                )
-                valued = [row for part in parts for row in part]
-            except BaseException:
-                halt.set()
-                raise
+            pool = self._pool
+            asked = zip(slices, solvers[: len(slices)], strict=True)
+            futures = [
+                pool.submit(self._value_slice, part, rules, halt, deadline, sv, halt) for part, sv in asked
+            ]
+            parts = gather(futures, halt, lim.stop)
+            valued = [row for part in parts for row in part]
             cut = False
             for pos, (rows, n) in zip(batch, valued, strict=True):
                 nodes += n
@@ -601,13 +596,15 @@ class PIMCPlayer:
         halt: Any = None,
     ) -> list[tuple[list[tuple[int, int, float]] | None, int]]:
         """Samples valued in order in one thread of the pool, by ``solver`` (the slice's, see
-        :meth:`_parallel_samples`); none after ``halt`` (a StopFlag) is set: the call, or
-        another of its slices, failed (this one sets it when it fails)."""
-        out = []
+        :meth:`_parallel_samples`); none after ``halt`` (a StopFlag) is set, each of those cut
+        (None): the limit's flag was set, or the call, or another of its slices, failed (this
+        one sets it when it fails)."""
+        out: list[tuple[list[tuple[int, int, float]] | None, int]] = []
         try:
             for pos in batch:
                 if halt is not None and halt.is_set():
-                    break
+                    out.append((None, 0))
+                    continue
                 out.append(self._value_sample(pos, rules, stop, deadline, solver))
         except BaseException:  # (at once: the call learns of it only when its map reaches
             if halt is not None:  # this slice, after the slices before it)
