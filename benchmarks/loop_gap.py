@@ -69,9 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="runs of each writer, interleaved (default 3)")
     ap.add_argument("--table", type=int, default=None, help="MB of a solver's table to make instead")
     args = ap.parse_args(argv)
-    for name in ("plays", "runs", "table"):
-        if getattr(args, name) is not None and getattr(args, name) < 1:
+    for name in ("plays", "runs"):
+        if getattr(args, name) < 1:
             ap.error(f"bad --{name} {getattr(args, name)}: expected an integer >= 1")
+    if args.table is not None and not 1 <= args.table <= 65536:
+        ap.error(f"bad --table {args.table}: expected MB in 1..65536, as a solver's table")
     if args.table is not None:
         import scopa_core
 

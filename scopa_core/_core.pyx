@@ -176,7 +176,7 @@ cdef bint signals_pending(Watch* w) noexcept with gil:
 
 cdef int zero_checking_signals(char* p, size_t size) except -1:
     """Zero ``size`` bytes at ``p`` a block of 32 MB at a time without the GIL (other threads
-    run meanwhile: an event loop's thread was held up to 3.6 s by the zeroing of a 1 GB
+    run meanwhile: an event loop's thread was held up for seconds by the zeroing of a 1 GB
     table in another thread), running Python's signal handlers between blocks, so that
     Ctrl-C stops the zeroing of a table of gigabytes (the exception raised; the caller's
     deallocation frees the memory)."""

@@ -377,6 +377,28 @@ except KeyboardInterrupt:
     print("interrupted")
 print(p._pool.submit(bool, 1).result() and p._pool.submit(bool, 1).result())
 """,
+    # the same when the second slice cannot be submitted (a Ctrl-C there): the first, sent to
+    # the pool's one worker, stops (a review: it searched on, the worker's next task waiting)
+    "pimc_submit": """
+import scopa
+from concurrent.futures import ThreadPoolExecutor
+from scopa.players import PIMCPlayer
+full = scopa.State.deal("scopone_scientifico", seed=5)
+p = PIMCPlayer(samples=50, time_limit=None, threads=2, exact_plays=40, seed=1, deal_inference=False)
+class SecondFails(ThreadPoolExecutor):
+    sent = 0
+    def submit(self, *args, **kwargs):
+        SecondFails.sent += 1
+        if SecondFails.sent == 2:
+            raise KeyboardInterrupt
+        return super().submit(*args, **kwargs)
+p._pool = SecondFails(1)
+try:
+    p.choose(full.view(full.turn))
+except KeyboardInterrupt:
+    print("interrupted")
+print(p._pool.submit(bool, 1).result())
+""",
 }
 
 
@@ -391,6 +413,29 @@ def test_a_search_on_helper_threads_stops_with_the_call_that_waits_for_it(case):
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["interrupted", "True"], (out.stdout, out.stderr[-2000:])
+
+
+def test_an_interrupt_between_the_helpers_starts_stops_the_ones_started(monkeypatch):
+    # (a review: the helpers of a threaded exact analyze were started outside the call's try,
+    # so a Ctrl-C between two starts left the first on a whole deal's search, and the solver's
+    # next call failed: "this Solver is searching for another thread")
+    import scopa.solver as module
+
+    real, started = module.daemon_call, []
+
+    def second_fails(fn, *args):  # type: ignore[no-untyped-def]
+        if started:
+            raise KeyboardInterrupt
+        started.append(real(fn, *args))
+        return started[-1]
+
+    monkeypatch.setattr(module, "daemon_call", second_fails)
+    full = State.deal("scopone_scientifico", seed=5)
+    sv = scopa.Solver(8, threads=2)
+    with pytest.raises(KeyboardInterrupt):
+        sv.analyze(full)
+    assert started and started[0].done()  # (stopped, and waited for)
+    assert sv.solve(full, time_limit=0.05).best_move in full.legal_moves()
 
 
 # ------------------------------------------------------------------ the core

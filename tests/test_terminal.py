@@ -802,8 +802,11 @@ def test_a_game_left_before_anything_is_played_says_it_saved_nothing(tmp_path):
 def test_a_piped_game_writes_each_answer_after_its_prompt():
     # The CLI audit: with its answers piped in, the game's output ran each reply onto its
     # prompt's line ("your move> bad move 'zz'..."), a transcript no one could follow
-    out = play_piped("--game", "scopa", "--seed", "5", stdin="zz\n1\nquit\n")
+    out = play_piped("--game", "scopa", "--seed", "5", stdin="zz\n:thumbs_up:\n\x1b[31m\n1\nquit\n")
     assert out.returncode == 0, out.stderr
     said = out.stdout
     assert "your move> zz\nbad move 'zz'" in said, said[-800:]
+    # (as typed: no emoji made of it, and a control character as a terminal echoes it, not raw)
+    assert "your move> :thumbs_up:\n" in said and "your move> ^[[31m\n" in said, said[-800:]
+    assert "\x1b" not in said, said[-800:]  # (the error quotes it as \x1b, escaped)
     assert "your move> 1\nYou play" in said and "your move> quit\n" in said, said[-800:]

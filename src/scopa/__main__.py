@@ -350,13 +350,15 @@ def _interactive(stream: object) -> bool:
 def _echoing(console: Console) -> Callable[[str], str]:
     """The game's prompt for answers piped in: each answer is written after its prompt, as a
     terminal shows what is typed (a piped game's output ran every answer's reply onto its
-    prompt's line: "your move> bad move 'zz'..."); what the terminal cannot show, as ``?``."""
+    prompt's line: "your move> bad move 'zz'..."); what the terminal cannot show, as ``?``, and
+    control characters as a terminal echoes them (``^[``), never written raw."""
     encoding = console.encoding or "utf-8"
 
     def ask(prompt: str) -> str:
         answer = console.input(prompt)
         shown = as_typed(answer).encode(encoding, "replace").decode(encoding)
-        console.print(shown, markup=False, highlight=False, soft_wrap=True)
+        shown = "".join(f"^{chr(ord(c) ^ 0x40)}" if ord(c) < 32 or ord(c) == 127 else c for c in shown)
+        console.print(shown, markup=False, highlight=False, emoji=False, soft_wrap=True)
         return answer
 
     return ask
@@ -792,7 +794,8 @@ def _player(names: list[str]) -> Callable[[str], str | tuple[str, dict[str, Any]
                         value = ast.get_source_segment(text.strip(), k.value) or "?"
                         raise argparse.ArgumentTypeError(
                             f"bad player {show(text)}: the value of {k.arg} {show(value)} is not a "
-                            "Python literal (a number, True, False, None, or a string in quotes)"
+                            "Python literal (a number, True, False, None, a string in quotes, or a"
+                            " dict of them)"
                         ) from None
                 if "seed" in options:  # (the arena's own words spoke of a Python tuple and arena's seed)
                     raise argparse.ArgumentTypeError(

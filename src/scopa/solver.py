@@ -32,7 +32,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import wait
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -585,15 +585,16 @@ class Solver:
                 "this Solver is searching already, in this thread: a progress callback cannot "
                 "use the solver it reports on (use another Solver)"
             )
-        if not self._acquire(clock):
-            yield False
-            return
-        try:
-            self._owner = me
-            yield True
+        held = False
+        try:  # (taken inside: an exception just after it is taken releases it)
+            held = self._acquire(clock)
+            if held:
+                self._owner = me
+            yield held
         finally:
-            self._owner = None
-            self._lock.release()
+            if held:
+                self._owner = None
+                self._lock.release()
 
     def _acquire(self, clock: Clock | None) -> bool:
         """Take the lock: at once, else waiting as long as the limit of ``clock`` lets the call
@@ -826,9 +827,14 @@ class Solver:
         # (daemon threads, waited for a slice at a time: a simulated Ctrl-C reaches this thread,
         # which a pool's blocking wait kept from it to the analysis's end; and an analysis in a
         # daemon thread no longer holds up the interpreter's exit, as a pool's joined workers did)
-        helpers = [daemon_call(work, k) for k in range(n)]
+        helpers: list[Future[None]] = []
         try:
+            for k in range(n):  # (started inside: a Ctrl-C between two starts stops the first)
+                helpers.append(daemon_call(work, k))
             gather(helpers, halt)
+        except BaseException:
+            halt.set()
+            raise
         finally:
             wait(helpers)  # (stopped by then: each helper's search ends in milliseconds)
         return [(c, m, out[i]) for i, (c, m) in enumerate(moves)], sum(nodes)

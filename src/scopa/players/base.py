@@ -273,7 +273,12 @@ def check_options(name: str, options: dict[str, Any], takes: list[str], *, seed:
     unknown = sorted(set(options) - set(takes))
     if unknown:
         if takes:
-            expected = f"expected {', '.join(takes)}{' or seed' if seed else ''}"
+            names = [*takes, "seed"] if seed else list(takes)
+            expected = (
+                f"expected {', '.join(names[:-1])} or {names[-1]}"
+                if len(names) > 1
+                else f"expected {names[0]}"
+            )
         else:
             expected = f"it takes no option{' but seed' if seed else ''}"
         raise OptionError(f"bad options for player {show(name)}: {', '.join(map(show, unknown))}; {expected}")

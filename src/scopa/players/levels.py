@@ -114,8 +114,9 @@ class LevelPlayer:
     card down (all the moves when every card captures).
     :attr:`config` is the level's :class:`LevelConfig`, :attr:`searcher` the PIMC player that
     values the moves. ``time_limit`` can only lower the level's own time cap (``None`` keeps
-    it; :attr:`time_limit` holds the cap it plays by, the lower of the two:
-    ``level(3, time_limit=5).time_limit`` is 0.05): the cap is part of the level, so its moves
+    it, and :attr:`time_limit` is then None; given one, :attr:`time_limit` holds the cap it
+    plays by, the lower of the two: ``level(3, time_limit=5).time_limit`` is 0.05, and
+    :attr:`config` holds the level's own): the cap is part of the level, so its moves
     are reproducible for a seed as long as the cap does not cut its samples, which it can on a
     slow or busy machine."""
 

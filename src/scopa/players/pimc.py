@@ -546,11 +546,13 @@ class PIMCPlayer:
         # a bounded search checks its limit between batches; an unbounded one takes them all at once
         step = self.threads * 4 if deadline is not None or lim.bounded else left
         first = None
-        # (the flag the slices' searches watch: set when the limit's flag is (gather passes it
+        # the flag the slices' searches watch: set when the limit's flag is (gather passes it
         # on) and when this call raises, Ctrl-C among others, so that no search runs on in the
         # pool after the call, where without a time limit they ran each sample to its end and
-        # the next call waited for them)
-        halt = core.StopFlag()
+        # the next call waited for them; and the slices value no further sample once the call
+        # has raised (``abort``)
+        halt, abort = core.StopFlag(), core.StopFlag()
+        pool = self._pool
         while left > 0 and not (used and lim.stopped):
             size = 1 if lim.stopped else min(step, left)  # stopped already: the one sample
             batch = [self._draw(view, posterior, sampler) for _ in range(size)]
@@ -558,12 +560,17 @@ class PIMCPlayer:
             left -= len(batch)
             share = -(-len(batch) // self.threads)
             slices = [batch[i : i + share] for i in range(0, len(batch), share)]
-            pool = self._pool
-            asked = zip(slices, solvers[: len(slices)], strict=True)
-            futures = [
-                pool.submit(self._value_slice, part, rules, halt, deadline, sv, halt) for part, sv in asked
-            ]
-            parts = gather(futures, halt, lim.stop)
+            futures = []
+            try:
+                if lim.stopped:  # (its search watching a flag set from the start, as one thread's)
+                    halt.set()
+                for part, sv in zip(slices, solvers[: len(slices)], strict=True):
+                    futures.append(pool.submit(self._value_slice, part, rules, halt, deadline, sv, abort))
+                parts = gather(futures, halt, lim.stop)
+            except BaseException:  # (a submit too: the slices submitted before it stop)
+                abort.set()
+                halt.set()
+                raise
             valued = [row for part in parts for row in part]
             cut = False
             for pos, (rows, n) in zip(batch, valued, strict=True):
@@ -596,15 +603,13 @@ class PIMCPlayer:
         halt: Any = None,
     ) -> list[tuple[list[tuple[int, int, float]] | None, int]]:
         """Samples valued in order in one thread of the pool, by ``solver`` (the slice's, see
-        :meth:`_parallel_samples`); none after ``halt`` (a StopFlag) is set, each of those cut
-        (None): the limit's flag was set, or the call, or another of its slices, failed (this
-        one sets it when it fails)."""
-        out: list[tuple[list[tuple[int, int, float]] | None, int]] = []
+        :meth:`_parallel_samples`); none after ``halt`` (a StopFlag) is set: the call, or
+        another of its slices, failed (this one sets it when it fails)."""
+        out = []
         try:
             for pos in batch:
                 if halt is not None and halt.is_set():
-                    out.append((None, 0))
-                    continue
+                    break
                 out.append(self._value_sample(pos, rules, stop, deadline, solver))
         except BaseException:  # (at once: the call learns of it only when its map reaches
             if halt is not None:  # this slice, after the slices before it)
