@@ -702,12 +702,18 @@ def test_results_built_by_hand_are_checked():
         "lower": -2, "upper": 3, "tt_hit_rate": 0.5, "estimate": 1.0, "depth": 2,
     }  # fmt: skip
     assert SolveResult(**{**good, "pv": [kc], "estimate": 1}).pv == (kc,)  # (as a tuple: hashable)
+    assert SolveResult(**{**good, "pv": [kc, kc]}).pv == (kc, kc)
     for key, bad, message in [
         ("value", "x", "bad value 'x': expected an int or None"),
         ("value", 1, "bad value 1 with exact=False: expected an int when exact, None when not"),
         ("exact", 1, "bad exact 1: expected True or False"),
         ("best_move", "Kc", "bad best_move 'Kc': expected a scopa.Move or None"),
         ("pv", "Kc", "bad pv 'Kc': expected a tuple of scopa.Move"),
+        # (a mutation run: a list of notations, of card indices, a generator read once)
+        ("pv", ["Kc"], "bad pv .*: expected a tuple of scopa.Move"),
+        ("pv", (19,), "bad pv .*: expected a tuple of scopa.Move"),
+        ("pv", (kc, "Kc"), "bad pv .*: expected a tuple of scopa.Move"),
+        ("pv", (m for m in [kc]), "bad pv .*: expected a tuple of scopa.Move"),
         ("nodes", -1, "bad nodes -1: expected an int >= 0"),
         ("seconds", "0.1", "bad seconds '0.1': expected a finite number of seconds >= 0"),
         ("lower", 1.5, "bad lower 1.5: expected an int"),

@@ -1,5 +1,6 @@
 """The public solver's bookkeeping (``src/scopa/solver.py``), as a mutation run of the module
-found it unpinned: a hand-built result's principal variation, the iterative deepening's budget
+found it unpinned (a hand-built result's principal variation: test_solver.py's
+test_results_built_by_hand_are_checked): the iterative deepening's budget
 at the edges of its share, a best move of card index 0 (the ace of coins) through the table's
 answer and the progress lines, and the seconds an exact solve reports. Where a test runs a
 search it runs on each core in turn (``scopa.solver`` pointed at the compiled core, then at
@@ -16,7 +17,7 @@ import pytest
 import scopa
 from scopa import Move, State
 from scopa.limit import Clock
-from scopa.solver import ID_SHARE, SolveResult, _Deepening
+from scopa.solver import ID_SHARE, _Deepening
 
 solver_module = importlib.import_module("scopa.solver")
 
@@ -44,20 +45,6 @@ class _StillClock(Clock):
     """A clock whose time stands where the test puts it."""
 
     elapsed = 0.0
-
-
-def test_a_hand_built_results_pv_is_a_tuple_or_list_of_moves():
-    # SolveResult's pv: a tuple (or list) of scopa.Move. A list of notations, of card
-    # indices, or a generator of moves (read once: kept as an empty tuple) is refused.
-    kc = Move.parse("Kc")
-    good = {
-        "value": None, "best_move": kc, "pv": (), "nodes": 5, "seconds": 0.1, "exact": False,
-        "lower": -2, "upper": 3, "tt_hit_rate": 0.5, "estimate": 1.0, "depth": 2,
-    }  # fmt: skip
-    assert SolveResult(**{**good, "pv": [kc, kc]}).pv == (kc, kc)
-    for bad in (["Kc"], (19,), (kc, "Kc"), (m for m in [kc])):
-        with pytest.raises(scopa.OptionError, match="bad pv .*: expected a tuple of scopa.Move"):
-            SolveResult(**{**good, "pv": bad})
 
 
 def test_a_deeper_depth_gets_what_is_left_of_the_deepenings_time_share():
