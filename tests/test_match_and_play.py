@@ -683,3 +683,41 @@ def test_a_match_jsons_position_is_checked_against_its_hands():
         with pytest.raises(scopa.PositionError, match=re.escape(message)):
             Match.from_json(obj)
     assert Match.from_json(j) == m
+
+
+def test_a_match_changed_by_another_thread_refuses_a_play_or_an_undo_meanwhile(monkeypatch):
+    # A concurrency audit: a Match played from three threads without a lock was silently broken
+    # (13 of 20 could not be read back from their own to_json). A play or an undo while another
+    # thread's play changes the match is refused, and the match is the other play's alone.
+    import threading
+
+    import scopa.match as module
+
+    m = scopa.Match("scopa", seed=1)
+    first = m.state.legal_moves()[0]
+    inside, go = threading.Event(), threading.Event()
+    real = module.play_events
+
+    def held(state, move):  # type: ignore[no-untyped-def]
+        inside.set()
+        assert go.wait(30)
+        return real(state, move)
+
+    monkeypatch.setattr(module, "play_events", held)
+    worker = threading.Thread(target=m.play, args=(first,))
+    worker.start()
+    try:
+        assert inside.wait(30)
+        for change in (lambda: m.play(first), m.undo, lambda: m.play_events(first)):
+            with pytest.raises(scopa.OptionError, match="being changed by another thread"):
+                change()
+    finally:
+        go.set()
+        worker.join(30)
+    monkeypatch.setattr(module, "play_events", real)
+    assert [move for _, move in m.state.history] == [first]
+    second = m.state.legal_moves()[0]
+    m.play(second)  # (free again once the play is done)
+    assert scopa.Match.from_json(m.to_json()).state == m.state
+    m.undo()
+    assert len(m.state.history) == 1

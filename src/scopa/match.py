@@ -12,9 +12,11 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from scopa import jsonio
@@ -98,6 +100,30 @@ def _first_dealer(obj: Mapping[str, Any], rules: Rules) -> int | None:
     return dealer if dealer is not None and dealer < rules.players else None
 
 
+#: the matches a thread is changing now (by id), and the lock around the set
+_CHANGING: set[int] = set()
+_CHANGING_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _changing(match: Match) -> Iterator[None]:
+    """``match`` changed by this call alone: a call while another thread's changes it is an
+    :class:`OptionError` (threads that share a match must take turns)."""
+    key = id(match)
+    with _CHANGING_LOCK:
+        if key in _CHANGING:
+            raise OptionError(
+                "this Match is being changed by another thread: threads that share a match must take"
+                " turns (a lock of their own around each play and undo)"
+            )
+        _CHANGING.add(key)
+    try:
+        yield
+    finally:
+        with _CHANGING_LOCK:
+            _CHANGING.discard(key)
+
+
 class Match:
     """Hands of one game played to ``rules.target``, with the dealer moving on each hand.
 
@@ -108,8 +134,11 @@ class Match:
     draws a seed, kept in :attr:`seed`). A match holds at most :data:`MAX_HANDS` hands.
 
     A match changes as it is played: threads that share one must take turns (a lock of their
-    own around each call); what it hands out (its states, its hands' scores, its rules) are
-    immutable values that any thread may keep and read.
+    own around each call); a play or an undo made while another thread's changes the match is
+    refused (:class:`OptionError`, the match left as the other makes it: without a lock the
+    two were applied over each other, the match silently broken). What it hands out (its
+    states, its hands' scores, its rules) are immutable values that any thread may keep and
+    read.
 
     Its :attr:`rules`, :attr:`seed` and :attr:`first_dealer` are fixed, and :attr:`history`
     and :attr:`hands` are tuples of the hands so far: a match changes only by its own methods.
@@ -252,6 +281,10 @@ class Match:
         """:meth:`play`, and what the play did (:func:`scopa.events.play`): at the end of a
         hand also ``hand_over`` and then ``match_over`` (with the winner) or ``deal`` (the
         next hand, with its dealer)."""
+        with _changing(self):
+            return self._play_events(move)
+
+    def _play_events(self, move: Move | Card | str) -> tuple[State, list[Event]]:
         if self.is_over:
             raise IllegalMoveError(f"the match is over: team {self.winner} won {self._scores}")
         if self._at_limit():
@@ -304,6 +337,10 @@ class Match:
         """Take back the last play: in the current hand, or, at a hand's start (or once the
         match is over), the last play of the hand before, which is then unfinished again.
         Returns the new current state; raises :class:`PositionError` with nothing to undo."""
+        with _changing(self):
+            return self._undo()
+
+    def _undo(self) -> State:
         state = self._state
         if state.history and not self._stopped():
             self._state = state.undo()
