@@ -47,6 +47,15 @@ def listed(word: str, items: Sequence[str], *, be: bool = False) -> str:
     return f"{word}{'' if one else 's'} {', '.join(items)}{(' is' if one else ' are') * be}"
 
 
+def alternatives(items: Sequence[str]) -> str:
+    """``items`` as choices in a message: "a", "a or b", "a, b or c".
+
+    >>> alternatives(["weights"]), alternatives(["2s", "7s", "JsxJc"])
+    ('weights', '2s, 7s or JsxJc')
+    """
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
 def unknown_keys(obj: Mapping[Any, Any], allowed: Iterable[str]) -> list[str]:
     """The keys of ``obj`` not in ``allowed``, each as :func:`show` writes it, sorted (keys of
     any type: a decoded mapping may hold ints as keys).

@@ -39,7 +39,7 @@ from typing import Any
 import scopa_core as core
 from scopa._threads import daemon_call, gather
 from scopa.card import Card
-from scopa.errors import OptionError, ScopaError, as_int, check_int, check_real, show
+from scopa.errors import OptionError, ScopaError, alternatives, as_int, check_int, check_real, show
 from scopa.limit import Clock, CoreLimits, Limit
 from scopa.move import Move
 from scopa.records import ReadOnlyDict
@@ -305,11 +305,7 @@ class Analysis(Mapping[Move, "int | None"]):
                 value = self.moves.get(Move.parse(move))
         if value is None:
             legal = [str(m) for m in self.moves]
-            expected = (
-                f"expected {', '.join(legal[:-1])} or {legal[-1]}"
-                if len(legal) > 1
-                else (f"expected {legal[0]}" if legal else "the hand is over")
-            )
+            expected = f"expected {alternatives(legal)}" if legal else "the hand is over"
             raise KeyError(f"{show(move)} is not a legal move here: {expected}")
         return value.value
 

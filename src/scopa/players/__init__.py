@@ -93,15 +93,13 @@ def _from_fields(cls: type[T], given: Mapping[Any, Any], option: str) -> T:
     """The dataclass ``cls`` made from the mapping of its fields ``given`` (the value of the
     player's ``option``); an unknown field is an OptionError naming it, a bad value the
     dataclass's own."""
-    from scopa.errors import OptionError, listed, show
+    from scopa.errors import OptionError, alternatives, listed, show, unknown_keys
 
     known = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-    odd = [k for k in given if k not in known]
+    odd = unknown_keys(given, known)
     if odd:
-        raise OptionError(
-            f"bad {option} {show(dict(given))}: unknown {listed('field', [show(k) for k in odd])};"
-            f" expected {', '.join(known[:-1])} or {known[-1]}"
-        )
+        unknown, expected = listed("field", odd), alternatives(known)
+        raise OptionError(f"bad {option} {show(dict(given))}: unknown {unknown}; expected {expected}")
     return cls(**given)
 
 

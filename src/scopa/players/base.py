@@ -273,12 +273,7 @@ def check_options(name: str, options: dict[str, Any], takes: list[str], *, seed:
     unknown = sorted(set(options) - set(takes))
     if unknown:
         if takes:
-            names = [*takes, "seed"] if seed else list(takes)
-            expected = (
-                f"expected {', '.join(names[:-1])} or {names[-1]}"
-                if len(names) > 1
-                else f"expected {names[0]}"
-            )
+            expected = f"expected {errors.alternatives([*takes, 'seed'] if seed else takes)}"
         else:
             expected = f"it takes no option{' but seed' if seed else ''}"
         raise OptionError(f"bad options for player {show(name)}: {', '.join(map(show, unknown))}; {expected}")
