@@ -426,10 +426,10 @@ def test_time_above_a_maximum_is_refused_naming_the_option():
     reply = check(Protocol(max_time=None).handle(json.dumps(slow)))  # type: ignore[arg-type]
     assert reply["error"] == {
         "type": "ProtocolError",
-        "message": "'time_ms' 4000000.0 is above review's most, 3600000 a play",
+        "message": "'time_ms' of review must be a number in (0, 3600000] (a play), got 4000000.0",
     }
     # a value that is no time at all is told review's range, not the field's (0, 1e9] (the
-    # protocol review's carried list)
+    # protocol review's carried list), in the words of a number above review's most
     for bad, shown in ((True, "true"), (0, "0"), (2e9, "2000000000.0"), ("x", '"x"')):
         reply = check(Protocol(max_time=None).handle(json.dumps({**slow, "time_ms": bad})))  # type: ignore[arg-type]
         said = reply["error"]["message"]
@@ -1264,7 +1264,8 @@ def test_the_schema_bounds_a_review_play_s_time_as_the_engine_does():
     with pytest.raises(jsonschema.ValidationError):
         VALIDATOR.validate(over)
     reply = check(Protocol(max_time=None).handle(json.dumps(over)))  # type: ignore[arg-type]
-    assert reply["error"]["message"] == "'time_ms' 3600001 is above review's most, 3600000 a play"
+    said = reply["error"]["message"]
+    assert said == "'time_ms' of review must be a number in (0, 3600000] (a play), got 3600001", said
 
 
 def test_a_composed_positions_view_keeps_its_cards_out_of_play():

@@ -286,6 +286,15 @@ class Command:
         return ("cmd", "id", *self.required, *self.optional)
 
 
+def _above_most(command: Command, key: str, value: Any) -> ProtocolError:
+    """The error for ``value`` of ``key`` outside ``command``'s own range (0, most], one
+    wording whether it is no number at all or a number above the most."""
+    most, per = command.most[key]
+    return ProtocolError(
+        f"{key!r} of {command.name} must be a number in (0, {most:.0f}] ({per}), got {jsonio.short(value)}"
+    )
+
+
 _SEARCH_LIMITS = ("time_ms", "node_limit", "progress")
 #: a match as the engine gives it: every field of Match.to_json (``seed`` only when its deals are
 #: the seed's)
@@ -819,19 +828,15 @@ class Protocol:
                         if key not in command.most:
                             raise
                         # (the command's own range: review's time_ms named the field's (0, 1e9])
-                        most, per = command.most[key]
-                        raise ProtocolError(
-                            f"{key!r} of {cmd} must be a number in (0, {most:.0f}] ({per}), got"
-                            f" {jsonio.short(obj[key])}"
-                        ) from None
+                        raise _above_most(command, key, obj[key]) from None
             if "time_ms" in args and self.max_time is not None and args["time_ms"] > self.max_time:
                 raise ProtocolError(
                     f"'time_ms' {obj['time_ms']!r} is above the engine's maximum {self.max_time * 1000:g} "
                     f"({self.max_time_option})"
                 )
-            for key, (most, per) in command.most.items():
+            for key, (most, _) in command.most.items():
                 if key in args and obj[key] > most:
-                    raise ProtocolError(f"{key!r} {obj[key]!r} is above {cmd}'s most, {most:.0f} {per}")
+                    raise _above_most(command, key, obj[key])
             if "target" in args and isinstance(obj.get("rules"), Mapping) and "target" in obj["rules"]:
                 # (match_new: a rules object's target, the preset's own too, is a target given)
                 _check_one_target(args["rules"], args["target"])
