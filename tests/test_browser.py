@@ -767,6 +767,29 @@ def test_plays_the_review_did_not_reach_say_so(hasty_server, browser, tmp_path):
     assert not console_errors(d)
 
 
+def test_the_hands_review_says_how_far_it_has_got(server, browser):
+    # The server audit's open list: a hand's review (36 plays at 100 ms) said "Reviewing…" for
+    # its seconds with no progress; it says how many plays of how many are reviewed, then the
+    # table comes
+    d = browser
+    without_animations(d, server)
+    start(d, server, "scopa", 5)
+    d.execute_script(
+        "window.reviewing = [];"
+        "new MutationObserver(() => { const p = document.querySelector('#review > p');"
+        "  if (p) window.reviewing.push(p.textContent); })"
+        ".observe(document.getElementById('review'),"
+        "  { childList: true, subtree: true, characterData: true });"
+    )
+    play_to_hand_end(d)
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    said = d.execute_script("return window.reviewing")
+    counts = [int(m.group(1)) for t in said if (m := re.fullmatch(r"Reviewing… (\d+) of 36 plays", t))]
+    assert len(counts) >= 2 and counts == sorted(counts) and counts[-1] == 36, said
+    assert said[0] == "Reviewing…", said  # (before the first play's line)
+    assert not console_errors(d)
+
+
 def test_the_app_keeps_to_the_servers_maximum_time(hasty_server, browser):
     # Found by an audit: the app asked for 300 ms a computer move and 500 ms a hint whatever
     # the server allowed, so under scopa serve --max-time 0.05 the computer could not move.
@@ -1488,6 +1511,19 @@ try {
   const onNewer = sockets[2].sent.slice(1).map((m) => m.cmd).sort();
   for (const m of sockets[2].sent.slice(1)) sockets[2].reply({ id: m.id, done: m.cmd });
   out.second = [onNewer, (await waiting).done, (await newer).done, sockets.length];
+  // 3. a request asked with onInfo is sent with "progress": true and gets its own info lines,
+  // in order, before its reply; another request's lines and a line of no request go nowhere
+  const seen = [];
+  const reviewed = e.ask({ cmd: "review", record: {} }, (info) => seen.push(info.done));
+  const plain = e.ask({ cmd: "ping" });
+  await tick();
+  const [r, p] = sockets[2].sent.slice(-2);
+  for (const [id, done] of [[r.id, 1], [p.id, 9], [12345, 8], [r.id, 2]]) {
+    sockets[2].reply({ id, info: { done } });
+  }
+  sockets[2].reply({ id: p.id, pong: true });
+  sockets[2].reply({ id: r.id, plays: [] });
+  out.third = [r.progress === true, "progress" in p, seen, (await reviewed).plays.length, (await plain).pong];
 } catch (err) {
   out.error = String(err && err.stack || err);
 } finally {
@@ -1507,6 +1543,7 @@ def test_the_pages_engine_asks_again_only_what_its_connection_lost(server, brows
     assert "error" not in out, out.get("error")
     assert out["first"] == [2, "play", "IllegalMoveError", True, 2, 2], out
     assert out["second"] == [["legal", "ping"], "ping", "legal", 3], out
+    assert out["third"] == [True, False, [1, 2], 0, True], out
 
 
 def test_a_reload_shows_the_matchs_own_game_not_the_menus(server, browser):

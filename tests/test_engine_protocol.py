@@ -413,6 +413,43 @@ def test_progress_bounds_are_the_positions_and_a_finished_hand_streams_its_line(
         assert info["exact"] is True and info["lower"] == info["upper"] == points[team] - points[1 - team]
 
 
+def test_a_review_streams_a_line_a_play_when_asked_and_none_otherwise():
+    # The server audit's open list: a review (seconds long: 36 plays at 200 ms in 2-player
+    # Scopa) gave no progress, and "progress" was an unknown field of it
+    p = Protocol()
+    s = scopa.State.deal("scopa", seed=3)
+    while not s.is_over:
+        s = s.play(s.legal_moves()[0])
+    record, total = s.record().to_json(), 36  # (a whole hand: 40 cards, 4 on the table)
+    ask = {"cmd": "review", "id": "r", "record": record, "time_ms": 5, "progress": True}
+    lines: list[dict[str, Any]] = []
+    reply = check(p.execute(p.parse(json.dumps(ask)), None, lines.append))  # type: ignore[arg-type]
+    assert len(reply["plays"]) == total == len(lines) > 0
+    infos = [check(line)["info"] for line in lines]
+    assert all(line["id"] == "r" for line in lines)
+    assert [i["done"] for i in infos] == list(range(1, total + 1)) and {i["total"] for i in infos} == {total}
+    seconds = [i["seconds"] for i in infos]
+    assert seconds == sorted(seconds) and seconds[-1] <= reply["seconds"] + 0.05
+    # without it (or with false): no line
+    for quiet in ({}, {"progress": False}):
+        lines.clear()
+        asked = {k: v for k, v in ask.items() if k != "progress"} | quiet
+        p.execute(p.parse(json.dumps(asked)), None, lines.append)
+        assert lines == [], quiet
+    # stopped at once: every play is done (left out), each with its line
+    flag = scopa.StopFlag()
+    flag.set()
+    lines.clear()
+    reply = check(p.execute(p.parse(json.dumps(ask)), flag, lines.append))  # type: ignore[arg-type]
+    assert [line["info"]["done"] for line in lines] == list(range(1, total + 1))
+    assert not any(play.get("reviewed", True) for play in reply["plays"])
+    # the schema: a review's line has its three fields and no other; a search's line is not one
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate({"id": 1, "info": {"done": 1, "total": 2}})
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate({"id": 1, "info": {"done": 1, "total": 2, "seconds": 0.1, "depth": 3}})
+
+
 def test_time_above_a_maximum_is_refused_naming_the_option():
     # The maximum's option is the transport's; review's budget a play has its own maximum,
     # checked when the request is read (also with no engine maximum).

@@ -819,6 +819,8 @@ def request_seed(rng: random.Random) -> dict[str, Any]:
             req["time_ms"] = rng.choice([1, 5, 20])
         if rng.random() < 0.3:
             req["seed"] = rng.randrange(1 << 20)
+        if rng.random() < 0.3:
+            req["progress"] = rng.random() < 0.7
     elif cmd == "stop" and rng.random() < 0.5:
         req["search"] = _ids(rng) or 1
     return req

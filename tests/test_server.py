@@ -655,6 +655,26 @@ def test_progress_lines_stream_over_websocket(server):
         assert depths == sorted(depths) and reply["exact"] is False and "best" in reply
 
 
+def test_a_review_s_progress_streams_over_websocket_a_line_a_play(server):
+    # The server audit's open list: a review gave no progress (an app's progress bar)
+    s = server()
+    hand = scopa.State.deal("scopa", seed=3)
+    while not hand.is_over:
+        hand = hand.play(hand.legal_moves()[0])
+    ask = {"cmd": "review", "id": "r", "record": hand.record().to_json(), "time_ms": 5, "progress": True}
+    with connect(s.ws_url) as ws:
+        ws.send(json.dumps(ask))
+        lines = [ws_recv(ws)]
+        while "info" in lines[-1]:
+            lines.append(ws_recv(ws))
+    infos, reply = [line["info"] for line in lines[:-1]], lines[-1]
+    assert [i["done"] for i in infos] == list(range(1, 37)) and {i["total"] for i in infos} == {36}
+    assert all(line["id"] == "r" for line in lines) and len(reply["plays"]) == 36
+    # over POST /api: the reply alone
+    status, body = s.post(json.dumps(ask).encode())
+    assert status == 200 and body["id"] == "r" and len(body["plays"]) == 36
+
+
 def ping_of(n: int, id: str = "p") -> str:
     """A ping of ``n`` characters, spaces after its ``id`` (an id is at most 256 characters)."""
     text = json.dumps({"cmd": "ping", "id": id}, ensure_ascii=False)

@@ -24,6 +24,7 @@ import logging
 import math
 import secrets
 import threading
+import time
 import traceback
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -596,7 +597,7 @@ _COMMAND_LIST: tuple[Command, ...] = (
         "review",
         "every play of a record valued from its player's view and, near the end, exactly",
         required=("record",),
-        optional=("time_ms", "seed"),
+        optional=("time_ms", "seed", "progress"),
         search=True,
         reply={
             "required": ["format", "version", "rules", "players", "hands", "seconds", "plays", "summary"],
@@ -1033,9 +1034,29 @@ class Protocol:
         per_play = self._limit(args, None, DEFAULT_TIME).time
         assert per_play is not None  # (a default is given)
         result = review(
-            args["record"], time_limit=per_play, limit=self._limit({}, stop, None), seed=args.get("seed", 0)
+            args["record"],
+            time_limit=per_play,
+            limit=self._limit({}, stop, None),
+            seed=args.get("seed", 0),
+            progress=self._review_progress(req_id, info),
         )
         return result.to_json()
+
+    @staticmethod
+    def _review_progress(
+        req_id: Any, info: Callable[[dict[str, Any]], None] | None
+    ) -> Callable[[int, int], None] | None:
+        """A review's info lines: after each play, the plays done (reviewed, or left out by
+        the review's limit), of how many, and the seconds since the review began."""
+        if info is None:
+            return None
+        began = time.monotonic()
+
+        def send(done: int, total: int) -> None:
+            seconds = round(time.monotonic() - began, 6)
+            info({"id": req_id, "info": {"done": done, "total": total, "seconds": seconds}})
+
+        return send
 
     def _cmd_stop(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         return {"stopped": 0}  # a transport with searches in flight answers stop itself
@@ -1131,19 +1152,31 @@ def schema() -> dict[str, Any]:
                 "required": ["id", "info"],
                 "properties": {
                     "id": {"$ref": "#/$defs/id"},
+                    # (a search's, solve's and analyze's; or a review's, after each play)
                     "info": {
-                        "type": "object",
-                        "required": ["depth", "nodes", "estimate", "best"],
-                        "properties": {
-                            "depth": _INT,
-                            "nodes": _INT,
-                            "seconds": _NUM,
-                            "estimate": _NUM,
-                            "best": {"type": ["string", "null"]},
-                            "lower": _INT,
-                            "upper": _INT,
-                            "exact": {"type": "boolean"},
-                        },
+                        "oneOf": [
+                            {
+                                "type": "object",
+                                "required": ["depth", "nodes", "estimate", "best"],
+                                "properties": {
+                                    "depth": _INT,
+                                    "nodes": _INT,
+                                    "seconds": _NUM,
+                                    "estimate": _NUM,
+                                    "best": {"type": ["string", "null"]},
+                                    "lower": _INT,
+                                    "upper": _INT,
+                                    "exact": {"type": "boolean"},
+                                },
+                                "additionalProperties": False,
+                            },
+                            {
+                                "type": "object",
+                                "required": ["done", "total", "seconds"],
+                                "properties": {"done": _INT, "total": _INT, "seconds": _NUM},
+                                "additionalProperties": False,
+                            },
+                        ]
                     },
                 },
                 "additionalProperties": False,

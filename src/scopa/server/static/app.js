@@ -811,10 +811,15 @@ async function handOver() {
   // Next hand, or the score's heading at the end of the match
   const at = document.activeElement;
   if (!at || at === document.body || at === $("status")) (over ? $("hand-end-title") : $("next-hand")).focus();
-  $("review").replaceChildren(Object.assign(document.createElement("p"), { textContent: "Reviewing…" }));
+  const reviewing = Object.assign(document.createElement("p"), { textContent: "Reviewing…" });
+  $("review").replaceChildren(reviewing);
   const record = handRecord(final, points);
+  // (the review's progress, a line a play: some seconds at 100 ms a play)
+  const progress = ({ done, total }) => {
+    if (game.handOver === asked) reviewing.textContent = `Reviewing… ${done} of ${total} plays`;
+  };
   game.engine
-    .ask({ cmd: "review", record, time_ms: 100 })
+    .ask({ cmd: "review", record, time_ms: 100 }, progress)
     .then((review) => {
       const show = (index) => showPlay(record, index, $("review-board"));
       if (game.handOver === asked) renderReview($("review"), review, show, (s) => s === game.seat);

@@ -57,7 +57,12 @@ export class Engine {
       };
       ws.onmessage = (e) => {
         const reply = JSON.parse(e.data);
-        if (reply.info) return; // progress lines: not used here
+        if (reply.info) {
+          // a search's progress line, to its request's onInfo (see ask)
+          const waiter = this.pending.get(reply.id);
+          if (waiter && waiter.onInfo) waiter.onInfo(reply.info);
+          return;
+        }
         const error = reply.error && Object.assign(new Error(reply.error.message), { type: reply.error.type });
         if (reply.id === null && error) return this.failAll(error, ws); // a message the engine could not read
         const waiter = this.pending.get(reply.id);
@@ -106,12 +111,15 @@ export class Engine {
   }
   // The reply to ``request``; one lost with its connection is asked again for RESTART_WAIT_MS,
   // after which the last error stands ("cannot reach", "lost"). A request that could not be
-  // sent at all ("cannot reach") fails at once.
-  async ask(request) {
+  // sent at all ("cannot reach") fails at once. With ``onInfo`` the request is sent with
+  // "progress": true (solve, analyze, review) and onInfo gets each of its info lines' info
+  // before the reply (asked again, its lines begin again).
+  async ask(request, onInfo = null) {
+    if (onInfo) request = { ...request, progress: true };
     let deadline = null;
     for (;;) {
       try {
-        return await this.askOnce(request);
+        return await this.askOnce(request, onInfo);
       } catch (err) {
         // (lost with its connection; then, while the server is not back, unreachable: the engine's
         // own errors, an illegal move, a busy engine, are said at once)
@@ -122,13 +130,13 @@ export class Engine {
       }
     }
   }
-  async askOnce(request) {
+  async askOnce(request, onInfo = null) {
     await this.connect();
     if (request.time_ms != null) request = { ...request, time_ms: this.timeMs(request.time_ms) };
     const id = this.next++;
     return new Promise((resolve, reject) => {
       if (this.ws.readyState !== WebSocket.OPEN) return reject(lostError()); // (closed since)
-      this.pending.set(id, { resolve, reject, ws: this.ws });
+      this.pending.set(id, { resolve, reject, ws: this.ws, onInfo });
       this.ws.send(JSON.stringify({ ...request, id }));
     });
   }
