@@ -722,6 +722,34 @@ def test_a_review_is_saved_to_a_file_and_loaded_back(tmp_path):
     assert load_review(tmp_path / "cli.json").to_json() == json.loads(out.stdout)
 
 
+def test_a_review_with_the_id_of_an_engine_reply_or_a_batch_line_is_read(tmp_path):
+    # A docs audit: records.md says Review.from_json reads reviews saved by `scopa batch
+    # review`, whose lines carry their job's "id" (as the engine's reply does): "unknown field
+    # 'id' in the review". The id is read past; any other field is still refused
+    from scopa.protocol import Protocol
+    from scopa.review import Review
+
+    rec = played_match("scopa", 1, seed=5).record()
+    asked = {"cmd": "review", "id": "r1", "record": rec.to_json(), "time_ms": 5}
+    reply = Protocol().handle(json.dumps(asked))
+    assert reply is not None and reply["id"] == "r1"
+    assert Review.from_json(reply).to_json() == {k: v for k, v in reply.items() if k != "id"}
+    job = json.dumps({"id": 7, "record": rec.to_json()})
+    (tmp_path / "in.jsonl").write_text(job + "\n", encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "batch", "review", str(tmp_path / "in.jsonl"), "-o",
+         str(tmp_path / "out.jsonl"), "--workers", "1", "--time", "0.005"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    (line,) = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(line)["id"] == 7
+    back = scopa.load_review(line)
+    assert back.hands == 1 and len(back.plays) == 36 and Review.from_json(back.to_json()) == back
+    with pytest.raises(scopa.OptionError, match=r"unknown field 'ids' in the review"):
+        Review.from_json({**back.to_json(), "ids": 7})
+
+
 def test_a_reviews_json_with_an_int_past_a_floats_range_is_refused():
     # a value of 10**400 (strict JSON text: an integer of 401 digits, which jsonio.loads reads)
     # crashed Review.from_json and PlayReview.from_json with OverflowError (math.isfinite on it)

@@ -485,13 +485,17 @@ class Review:
         """Rebuild a review from :meth:`to_json`'s output: each play as
         :meth:`PlayReview.from_json` reads it, the summary checked against the plays';
         :class:`OptionError` naming the play and the field that is wrong. A review without
-        ``rules`` (written before reviews carried them) is read with none. The object may be
-        given decoded, as JSON text or as its UTF-8 bytes (:func:`load_review` reads a file too).
+        ``rules`` (written before reviews carried them) is read with none. An ``id`` beside the
+        review's fields, an engine reply's or a ``scopa batch review`` line's, is read past. The
+        object may be given decoded, as JSON text or as its UTF-8 bytes (:func:`load_review`
+        reads a file too).
         """
         obj = jsonio.decoded(obj, "the review", OptionError, MAX_RECORD_BYTES)
-        fields = ("players", "hands", "seconds", "plays", "summary")
+        fields: tuple[str, ...] = ("players", "hands", "seconds", "plays", "summary")
         with_rules = isinstance(obj, Mapping) and "rules" in obj
-        jsonio.check_object(obj, "the review", (*fields, "rules") if with_rules else fields, REVIEW_FORMAT)
+        fields += ("rules",) if with_rules else ()
+        fields += ("id",) if isinstance(obj, Mapping) and "id" in obj else ()  # (a reply's, a line's)
+        jsonio.check_object(obj, "the review", fields, REVIEW_FORMAT)
         rules = None
         if with_rules and obj["rules"] is not None:
             try:
