@@ -1,4 +1,5 @@
-"""Turn a pytest-benchmark JSON file into the README's Markdown table.
+"""Turn a pytest-benchmark JSON file into the Markdown tables of docs/benchmarks.md (the
+solver's and the core's).
 
 Usage: python benchmarks/report.py bench.json
 """

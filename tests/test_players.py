@@ -1940,6 +1940,12 @@ def test_numpy_integer_options_are_kept_and_written_as_ints():
     assert repr(p) == "PIMCPlayer(samples=2, time_limit=None, seed=3)"
     assert repr(make_player("ismcts", iterations=np.int64(9))) == "ISMCTSPlayer(iterations=9, seed=None)"
     assert side_name(("pimc", {"samples": np.int64(2)})) == "pimc(samples=2)"
+    # and NumPy's bools as bools (a docs audit: the repr wrote infer=np.False_, docs/api/formats.md
+    # saying they are "kept as bools")
+    assert repr(PIMCPlayer(infer=np.bool_(False), deal_inference=np.True_)) == (
+        "PIMCPlayer(infer=False, deal_inference=True)"
+    )
+    assert side_name(("pimc", {"infer": np.bool_(False)})) == "pimc(infer=False)"
 
 
 class _FailsAtItsThirdMove:

@@ -1441,6 +1441,13 @@ def test_an_address_with_nothing_says_so_whatever_the_method(server):
     assert fetch("GET", "/")[0] == 200  # the app's own files stand
     assert fetch("POST", "/")[0] == 405 and fetch("POST", "/app.js")[0] == 405
     assert fetch("POST", "/api") == (200, '{"id":null,"pong":true}')
+    # (server.md, as a docs audit read it: GET and HEAD on the app's files, 405 naming both else)
+    for path in ("/", "/app.js"):
+        with urllib.request.urlopen(urllib.request.Request(s.base + path, method="HEAD"), timeout=30) as r:
+            assert r.status == 200 and r.read() == b""
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(urllib.request.Request(s.base + path, method="DELETE"), timeout=30)
+        assert refused.value.code == 405 and refused.value.headers["Allow"] == "GET, HEAD"
 
 
 def test_an_address_with_a_newline_gets_the_same_404(server):

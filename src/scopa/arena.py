@@ -44,13 +44,12 @@ from scopa.errors import (
     check_int,
     check_real,
     check_seed,
-    plain_int,
     plain_number,
     plain_str,
     show,
 )
 from scopa.players import Player, make_player, player_options
-from scopa.players.base import check_options
+from scopa.players.base import check_options, plain_option
 from scopa.records import ReadOnlyDict
 from scopa.rules import PRESETS, Rules
 from scopa.scoring import CATEGORIES
@@ -341,7 +340,7 @@ def side_name(spec: Any) -> str:
         if not options:
             return str.__str__(spec[0])
         written = _short_text(
-            lambda: f"{spec[0]}({', '.join(f'{k}={plain_int(v)!r}' for k, v in options.items())})"
+            lambda: f"{spec[0]}({', '.join(f'{k}={plain_option(v)!r}' for k, v in options.items())})"
         )
         return written or f"{spec[0]}(...)"
     if hasattr(spec, "choose"):

@@ -170,11 +170,24 @@ def remember_options(init: Callable[..., None]) -> Callable[..., None]:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> None:
         init(self, *args, **kwargs)
         given = signature.bind(self, *args, **kwargs).arguments
-        # (a number of another type, NumPy's, as the int or float it was taken as: the repr
-        # pastes back; it wrote time_limit=np.float32(0.02))
-        self._given = {name: errors.plain_number(value) for name, value in given.items() if name != "self"}
+        # (a number of another type, NumPy's, as the int or float it was taken as, and NumPy's
+        # bool as the bool: the repr pastes back; it wrote time_limit=np.float32(0.02) and
+        # infer=np.False_)
+        self._given = {name: plain_option(value) for name, value in given.items() if name != "self"}
 
     return wrapper
+
+
+def plain_option(value: Any) -> Any:
+    """An option's value as Python's own bool, int or float if it is NumPy's (else as it is):
+    what a player's repr and the arena's side names write.
+
+    >>> import numpy as np
+    >>> [plain_option(v) for v in (np.bool_(False), np.int64(5), np.float32(0.5), "x")]
+    [False, 5, 0.5, 'x']
+    """
+    flag = errors.as_bool(value)
+    return flag if flag is not None else errors.plain_number(value)
 
 
 def own_copy(player: Any) -> Any:
