@@ -1524,6 +1524,16 @@ try {
   sockets[2].reply({ id: p.id, pong: true });
   sockets[2].reply({ id: r.id, plays: [] });
   out.third = [r.progress === true, "progress" in p, seen, (await reviewed).plays.length, (await plain).pong];
+  // 4. a request longer than hello's max_request_bytes is refused before it is sent, and the
+  // requests waiting stay (the server's error for it, with no id, failed them all: a JS audit)
+  e.hello.max_request_bytes = 200;
+  const waits = e.ask({ cmd: "ping" });
+  await tick();
+  const sentBefore = sockets[2].sent.length;
+  const big = await e.ask({ cmd: "ping", pad: "é".repeat(95) }).then(() => null, (err) => err);
+  const last = sockets[2].sent[sentBefore - 1];
+  sockets[2].reply({ id: last.id, pong: 4 });
+  out.fourth = [big && big.type, big && big.message, sockets[2].sent.length - sentBefore, (await waits).pong];
 } catch (err) {
   out.error = String(err && err.stack || err);
 } finally {
@@ -1544,6 +1554,10 @@ def test_the_pages_engine_asks_again_only_what_its_connection_lost(server, brows
     assert out["first"] == [2, "play", "IllegalMoveError", True, 2, 2], out
     assert out["second"] == [["legal", "ping"], "ping", "legal", 3], out
     assert out["third"] == [True, False, [1, 2], 0, True], out
+    kind, said, sent, pong = out["fourth"]
+    assert (kind, sent, pong) == ("ProtocolError", 0, 4), out
+    found = re.fullmatch(r"a request of (\d+) bytes: the server reads at most 200 \(its \w+\)", said)
+    assert found and 220 <= int(found.group(1)) <= 224, said  # (é two bytes: about 126 characters)
 
 
 def test_a_reload_shows_the_matchs_own_game_not_the_menus(server, browser):

@@ -146,6 +146,7 @@ def test_default_limit_and_maximum(engine):
     hello = e.reply_to(1)
     assert hello["protocol"] == 2 and hello["position_format"] == 2  # (docs/engine-protocol.md)
     assert hello["max_time_ms"] == 500 and "stop" in hello["commands"]
+    assert hello["max_request_bytes"] == MAX_LINE == 1 << 20  # (the longest line it reads)
     t0 = time.monotonic()
     e.send({"cmd": "analyze", "id": 2, "position": FULL})
     a = e.reply_to(2)

@@ -683,6 +683,8 @@ def ping_of(n: int, id: str = "p") -> str:
 
 def test_a_request_of_exactly_the_limit_is_taken_and_one_byte_more_is_not(server):
     s = server("--max-request-bytes", "1000")
+    # (hello says the limit: a client refuses a longer request itself, whose error has no id)
+    assert s.post(b'{"cmd": "hello"}')[1]["max_request_bytes"] == 1000
     exact, over = ping_of(1000), ping_of(1001)
     assert s.post(exact.encode()) == (200, {"id": "p", "pong": True})
     assert s.post(over.encode())[0] == 413  # (by its Content-Length)

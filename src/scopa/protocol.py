@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scopa import jsonio
-from scopa.errors import LimitError, OptionError, ScopaError, article, real, show
+from scopa.errors import LimitError, OptionError, ScopaError, article, as_int, real, show
 from scopa.events import EVENT_TYPES
 from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
@@ -422,6 +422,7 @@ _COMMAND_LIST: tuple[Command, ...] = (
                 "options",
                 "preset_options",
                 "players",
+                "max_request_bytes",
             ],
             "properties": {
                 "name": {"const": "scopa"},
@@ -441,6 +442,7 @@ _COMMAND_LIST: tuple[Command, ...] = (
                 "commands": {"type": "array", "items": {"type": "string"}},
                 "max_time_ms": {"type": ["number", "null"]},
                 "default_time_ms": {"type": ["number", "null"]},
+                "max_request_bytes": {"type": "integer", "minimum": 1, "maximum": MAX_LINE},
             },
         },
     ),
@@ -763,7 +765,9 @@ class Protocol:
     ``solve`` and ``analyze`` and the most ``time_ms`` any search may ask for;
     ``bestmove_ms`` (milliseconds in (0, 1e9]) that of ``evaluate`` and of a ``bestmove`` by a
     player (a level keeps its own cap), within ``max_time``; ``max_time_option`` names the
-    setting of ``max_time`` in the refusal of a longer ``time_ms``. Solvers are
+    setting of ``max_time`` in the refusal of a longer ``time_ms``; ``max_request_bytes`` is
+    the longest request the transport reads (``hello`` says it, so a client can refuse a longer
+    one itself: the transport's error for it has no id). Solvers are
     per thread, so searches may run in several threads at once (the server's pool).
 
     >>> p = Protocol()
@@ -780,8 +784,15 @@ class Protocol:
         max_time: float | None = DEFAULT_MAX_TIME,
         bestmove_ms: float = 100.0,
         max_time_option: str = "scopa engine --max-time",
+        max_request_bytes: int = MAX_LINE,
     ) -> None:
         self.max_time = check_max_time(max_time)
+        most = as_int(max_request_bytes)
+        if most is None or not 1 <= most <= MAX_LINE:
+            raise OptionError(
+                f"bad max_request_bytes {show(max_request_bytes)}: expected an int in 1..{MAX_LINE}"
+            )
+        self.max_request_bytes = most
         milliseconds = real(bestmove_ms)  # (NaN for what is no number)
         if not 0 < milliseconds <= MAX_MAX_TIME * 1000:
             raise LimitError(f"bad bestmove_ms {show(bestmove_ms)}: expected milliseconds in (0, 1e9]")
@@ -932,6 +943,7 @@ class Protocol:
             "commands": list(COMMANDS),
             "max_time_ms": max_ms,
             "default_time_ms": max_ms,
+            "max_request_bytes": self.max_request_bytes,
         }
 
     def _cmd_ping(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:

@@ -560,7 +560,11 @@ def create_app(config: ServerConfig | None = None) -> Any:
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
     cfg = config or ServerConfig()
-    protocol = Protocol(max_time=cfg.max_time, max_time_option="scopa serve --max-time")
+    protocol = Protocol(
+        max_time=cfg.max_time,
+        max_time_option="scopa serve --max-time",
+        max_request_bytes=cfg.max_request_bytes,
+    )
     searches = _Searches(cfg, protocol)
 
     def respond(

@@ -134,10 +134,19 @@ export class Engine {
     await this.connect();
     if (request.time_ms != null) request = { ...request, time_ms: this.timeMs(request.time_ms) };
     const id = this.next++;
+    const text = JSON.stringify({ ...request, id });
+    // a request longer than the server reads is refused here: the server's error for it has no
+    // id (it could not read one), so every request waiting on the connection failed with it
+    const most = this.hello ? this.hello.max_request_bytes : null;
+    const size = most == null ? 0 : new TextEncoder().encode(text).length;
+    if (most != null && size > most) {
+      const message = `a request of ${size} bytes: the server reads at most ${most} (its max_request_bytes)`;
+      throw Object.assign(new Error(message), { type: "ProtocolError" });
+    }
     return new Promise((resolve, reject) => {
       if (this.ws.readyState !== WebSocket.OPEN) return reject(lostError()); // (closed since)
       this.pending.set(id, { resolve, reject, ws: this.ws, onInfo });
-      this.ws.send(JSON.stringify({ ...request, id }));
+      this.ws.send(text);
     });
   }
 }
