@@ -257,6 +257,14 @@ def test_random_playouts(game):
     assert scopa.random_playouts(game, 50, seed=9) != scopa.random_playouts(game, 50, seed=8) != p
     with pytest.raises(TypeError, match="unhashable"):
         hash(p)
+    # read-only (a researcher's audit: p.points[:] = 0 changed the result, its repr and
+    # equality); arrays given by hand stay writable, the result's views not
+    for array in (p.points, p.breakdown):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0
+    given = p.points.copy()
+    made = scopa.simulate.Playouts(p.rules, given, p.breakdown.copy())
+    assert made == p and not made.points.flags.writeable and given.flags.writeable
 
 
 def test_random_playouts_errors():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import itertools
+import json
 import math
 import pickle
 import random
@@ -952,6 +953,29 @@ def test_what_a_seed_repeats_is_said_with_its_condition():
     assert "reproducible wherever it runs, with any ``jobs`` or executor, as far as its players" in arena_doc
     assert "time limit cuts its search" in arena_doc
     assert "no time limit cuts the search" in FIELDS["seed"].doc and "node_limit" in FIELDS["seed"].doc
+
+
+def test_the_arena_refuses_jobs_with_an_executor_and_copies_objects_as_they_are():
+    # A researcher's audit: arena(..., jobs=2, executor=...) ran on the executor, jobs ignored
+    # without a word (batch refuses workers with an executor); and a seeded player object's
+    # draws repeat in every game (docs/players.md now says so)
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with pytest.raises(scopa.OptionError, match=r"bad jobs 2 with an executor: .*expected 1"):
+            arena("scopa", "random", "greedy", deals=2, jobs=2, executor=pool)
+        assert arena("scopa", "random", "greedy", deals=2, executor=pool).games == 4
+
+    class Draws(RandomPlayer):
+        firsts: list[float] = []
+
+        def choose(self, view, limit=None):  # type: ignore[no-untyped-def]
+            Draws.firsts.append(self._rng.random())
+            return super().choose(view, limit)
+
+    arena("scopa", Draws(seed=1), "greedy", deals=2, seed=3)
+    per_game = len(Draws.firsts) // 4
+    assert per_game and len({tuple(Draws.firsts[i * per_game : i * per_game + 3]) for i in range(4)}) == 1
 
 
 def test_arena_mirror_match_is_even():
@@ -1946,6 +1970,15 @@ def test_numpy_integer_options_are_kept_and_written_as_ints():
         "PIMCPlayer(infer=False, deal_inference=True)"
     )
     assert side_name(("pimc", {"infer": np.bool_(False)})) == "pimc(infer=False)"
+    # greedy's weights and PIMC's model, and their mappings (a researcher's audit: the repr
+    # wrote np.float64(3.0), and asdict's dict was no JSON)
+    from scopa.players import GreedyWeights, OpponentModel
+
+    weights = GreedyWeights(sweep=np.float64(3.0), card=np.int64(1))
+    assert "np." not in repr(weights) and type(weights.sweep) is float and type(weights.card) is int
+    assert json.loads(json.dumps(dataclasses.asdict(weights)))["sweep"] == 3.0
+    assert type(OpponentModel(temperature=np.float32(0.5)).temperature) is float
+    assert side_name(("greedy", {"weights": {"sweep": np.float64(3)}})) == "greedy(weights={'sweep': 3.0})"
 
 
 class _FailsAtItsThirdMove:

@@ -331,6 +331,10 @@ def test_annotating_keeps_the_users_comments_and_refuses_another_game():
     hands = tuple(mine if i == marked.hand else h for i, h in enumerate(rec.hands))
     out = r.annotate(MatchRecord(rec.rules, hands, rec.tags)).hands[marked.hand].annotations[marked.play]
     assert out.comment is not None and out.comment.startswith("my note | loses ") and out.mark == marked.mark
+    # annotated again by the same review: the same record (a researcher's audit: each run of a
+    # pipeline added the review's comment once more), the user's note kept
+    once = r.annotate(MatchRecord(rec.rules, hands, rec.tags))
+    assert r.annotate(once) == once and r.annotate(r.annotate(rec)) == r.annotate(rec)
     other = played_match("scopa", 5, seed=2).record()
     different = r"not the game reviewed: hand 1, play 1 is \S+ in the review, \S+ in the record"
     with pytest.raises(RecordError, match=different):

@@ -129,6 +129,23 @@ def test_table_reuse_along_a_game(core, twin):
             pos = twin.apply_move(pos, c, m, opts, block)
 
 
+def test_a_solvers_copy_is_a_new_solver_of_its_size_and_its_repr_makes_one():
+    # A researcher's audit: pickle.dumps(Solver()) and copy.deepcopy raised Cython's TypeError
+    # (a pool's tasks could not take one), copy.copy gave a second name for the same table and
+    # lock, and the repr was <scopa.solver.Solver object at 0x...>
+    import copy
+    import pickle
+
+    solver = scopa.Solver(tt_size_mb=2, threads=0)
+    assert repr(solver) == "Solver(tt_size_mb=2, threads=0)"
+    assert repr(eval(repr(solver), {"Solver": scopa.Solver})) == repr(solver)
+    end = State.from_string("scopa 7d/Kc 3c4s - -/- 0/0 0 - -")
+    for other in (copy.copy(solver), copy.deepcopy(solver), pickle.loads(pickle.dumps(solver))):
+        assert type(other) is scopa.Solver and repr(other) == repr(solver)
+        assert other._core is not solver._core and other._lock is not solver._lock
+        assert other.solve(end).value == solver.solve(end).value == 4
+
+
 def test_clearing_the_table_many_times(core, twin):
     # Each change of rules or stock empties the table. The compiled core bumps a 16-bit
     # epoch (1..65535) and wipes the memory when it wraps: entries 65,535 clears old would

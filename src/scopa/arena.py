@@ -549,7 +549,11 @@ def arena(
     number, so a run is reproducible wherever it runs, with any ``jobs`` or executor, as far as
     its players are: one whose time limit cuts its search (``"pimc"`` and ``"ismcts"`` by
     default, 0.1 s a move; a level's time cap) may play another move on another run
-    (docs/players.md). ``progress(done, total)`` is called as deals finish.
+    (docs/players.md). ``progress(done, total)`` is called as deals finish. ``jobs`` above 1
+    with an ``executor`` is an :class:`OptionError` (the executor has its own workers). A
+    player object is copied as it is for every game, its random stream with it, so each game
+    starts from the same player; a name, a ``(name, options)`` pair or a factory
+    ``(seed, seat) -> player`` gets a seed of the deal's own.
 
     >>> r = arena("scopa", "greedy", "greedy", deals=1, seed=1)   # one deal, played twice
     >>> r.games, r.diff, r.ci95, r.pair_wins                      # the same player: level
@@ -566,6 +570,11 @@ def arena(
     if n_jobs is None or not 1 <= n_jobs <= MAX_JOBS:
         raise OptionError(f"bad jobs {show(jobs)}: expected an int in 1..{MAX_JOBS} (processes)")
     deals, jobs = n_deals, n_jobs
+    if jobs > 1 and executor is not None:  # (it was ignored, as batch's workers would be)
+        raise OptionError(
+            f"bad jobs {show(jobs)} with an executor: jobs is the number of local processes when no"
+            " executor is given; expected 1"
+        )
     seed = check_seed(seed, OptionError)  # (random.Random(-7) is Random(7): the same deals)
     if progress is not None and not callable(progress):
         raise OptionError(f"bad progress {show(progress)}: expected a function (done, total) or None")

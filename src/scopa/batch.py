@@ -1246,8 +1246,8 @@ def review_many(
     """The review (:func:`scopa.review`) of each game record of ``items`` (as :func:`solve_many`
     takes them), ``time_limit`` seconds per play (default ``scopa.review.DEFAULT_TIME``):
     the ``id`` and :meth:`Review.to_json <scopa.review.Review.to_json>`'s fields (``plays``,
-    ``summary``, ...; without the ``id``, :meth:`Review.from_json <scopa.review.Review.from_json>`
-    reads them back). A record is a ``MatchRecord`` or ``HandRecord`` (or a State), a decoded
+    ``summary``, ...; :meth:`Review.from_json <scopa.review.Review.from_json>` reads them back,
+    the ``id`` read past). A record is a ``MatchRecord`` or ``HandRecord`` (or a State), a decoded
     JSON record, the JSON text of one (a string starting with ``{``) or the name of a record file
     (a regular file); the ``text()`` form is for reading and cannot be read back.
 
@@ -1256,7 +1256,7 @@ def review_many(
     >>> [(p["move"], p["best"], p["mark"]) for p in r["plays"]], r["summary"]["teams"][0]["mistakes"]
     ([('Kc', '7dx3c4s', '?')], 1)
     >>> from scopa.review import Review
-    >>> Review.from_json({k: v for k, v in r.items() if k != "id"}).plays[0].dd_loss
+    >>> Review.from_json(r).plays[0].dd_loss
     1
     """
     from scopa.review import check_time_per_play

@@ -547,9 +547,10 @@ class Review:
         :class:`~scopa.records.MatchRecord`, or a :class:`~scopa.records.HandRecord` (the review
         of one hand, as :func:`review` takes it), given back annotated.
         A play that has an annotation already keeps its comment, the review's after it (``" |
-        "`` between, the review's alone if both would pass 2,000 characters); the mark is the
-        review's. :class:`~scopa.records.RecordError` if ``record`` is not the game reviewed
-        (its hands' plays are not the reviewed plays)."""
+        "`` between, the review's alone if both would pass 2,000 characters), unless it ends
+        with the review's already (a record this review annotated, annotated again: the same
+        record); the mark is the review's. :class:`~scopa.records.RecordError` if ``record`` is
+        not the game reviewed (its hands' plays are not the reviewed plays)."""
         if isinstance(record, HandRecord):  # (an API review found one refused)
             return self.annotate(MatchRecord(record.rules, (record,))).hands[0]
         if not isinstance(record, MatchRecord):
@@ -575,6 +576,8 @@ class Review:
                 old = record.hands[i].annotations.get(play)
                 if old is not None and old.comment:
                     joined = f"{old.comment} | {note.comment}"
+                    if old.comment == note.comment or old.comment.endswith(f" | {note.comment}"):
+                        joined = old.comment  # (annotated by this review already: not twice)
                     if len(joined) <= MAX_COMMENT:
                         hand_notes[play] = Annotation(joined, note.mark)
         return annotated(record, notes)

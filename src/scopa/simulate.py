@@ -24,7 +24,8 @@ __all__ = ["Playouts", "random_playouts"]
 class Playouts:
     """Results of :func:`random_playouts`. Two are equal when their rules and arrays are;
     like the arrays they hold, they cannot be hashed. The repr sums them up (the arrays are
-    not written out).
+    not written out). The arrays are read-only (``p.points.copy()`` for one to change): a
+    result stays the one made.
 
     >>> random_playouts("scopa", 3, seed=1) == random_playouts("scopa", 3, seed=1)
     True
@@ -64,6 +65,11 @@ class Playouts:
                 )
                 want = "(n, 2)" if name == "points" else f"{shape} (n = {n} hands, as in points)"
                 raise OptionError(f"bad {name}: expected a numpy array of ints of shape {want}, got {got}")
+            # (read-only views: a researcher's audit wrote p.points[:] = 0, and the results'
+            # repr and equality changed with it; arrays given by hand are viewed, not copied)
+            view = array.view()
+            view.flags.writeable = False
+            object.__setattr__(self, name, view)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Playouts):

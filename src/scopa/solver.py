@@ -546,9 +546,15 @@ class Solver:
     ``analyze`` splits the moves. Values never depend on the threads; where several moves
     have the best value, which one ``best_move`` and the PV name may vary from run to run.
 
+    A copy (``copy.copy``, ``copy.deepcopy``, a pickle sent to another process) is a new
+    solver of the same size and threads, with a table of its own, empty: the repr is the call
+    that makes one.
+
     >>> solver = Solver(tt_size_mb=16)
     >>> solver.solve(State.from_string("scopa 7d/Kc 3c4s - -/- 0/0 0 - -")).value
     4
+    >>> solver
+    Solver(tt_size_mb=16, threads=1)
     """
 
     def __init__(self, tt_size_mb: int = 64, threads: int = 1) -> None:
@@ -557,6 +563,7 @@ class Solver:
         if n_threads is None or not 0 <= n_threads <= 256:
             raise OptionError(f"bad threads {show(threads)}: expected an int in 0..256 (0: every core)")
         threads = n_threads
+        self._threads_given = threads  # (0: every core of the machine it runs on)
         self.tt_size_mb = tt_size_mb
         #: threads a search uses: ``solve`` shares its table between them (positions of 20
         #: plays left and more, without a node limit), an exact ``analyze`` splits the moves
@@ -566,6 +573,20 @@ class Solver:
         self._helpers: list[Any] = []
         self._lock = threading.Lock()
         self._owner: int | None = None  # the thread whose call holds the lock
+
+    def __repr__(self) -> str:
+        return f"Solver(tt_size_mb={self.tt_size_mb}, threads={self._threads_given})"
+
+    def __reduce__(self) -> tuple[type[Solver], tuple[int, int]]:
+        # (a researcher's audit: pickle and deepcopy raised Cython's TypeError, and copy.copy
+        # gave a second name for the same table and lock)
+        return (Solver, (self.tt_size_mb, self._threads_given))
+
+    def __copy__(self) -> Solver:
+        return Solver(self.tt_size_mb, self._threads_given)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Solver:
+        return self.__copy__()
 
     @contextlib.contextmanager
     def _claimed(self, clock: Clock | None = None) -> Iterator[bool]:

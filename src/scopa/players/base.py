@@ -185,7 +185,11 @@ def plain_option(value: Any) -> Any:
     >>> import numpy as np
     >>> [plain_option(v) for v in (np.bool_(False), np.int64(5), np.float32(0.5), "x")]
     [False, 5, 0.5, 'x']
+    >>> plain_option({"sweep": np.float64(3)})
+    {'sweep': 3.0}
     """
+    if isinstance(value, dict):  # (greedy's weights and PIMC's model given as mappings)
+        return {k: plain_option(v) for k, v in value.items()}
     flag = errors.as_bool(value)
     return flag if flag is not None else errors.plain_number(value)
 

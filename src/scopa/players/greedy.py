@@ -44,7 +44,7 @@ from math import comb
 
 import scopa_core as core
 from scopa.card import bits
-from scopa.errors import CardError, IllegalMoveError, OptionError, RulesError, show
+from scopa.errors import CardError, IllegalMoveError, OptionError, RulesError, plain_number, show
 from scopa.limit import Limit
 from scopa.move import Move
 from scopa.players.base import _legal, check_number, sweep_scores
@@ -96,6 +96,8 @@ class GreedyWeights:
         for f in fields(self):
             value = getattr(self, f.name)
             check_number(f"GreedyWeights {f.name}", value, 0, math.inf, "a finite number >= 0")
+            # (NumPy's as Python's number: the repr pastes back, asdict writes as JSON)
+            object.__setattr__(self, f.name, plain_number(value))
 
     @cached_property
     def card_values(self) -> tuple[float, ...]:

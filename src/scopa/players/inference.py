@@ -27,7 +27,7 @@ import numpy as np
 
 import scopa_core as core
 from scopa.card import bits
-from scopa.errors import OptionError, show
+from scopa.errors import OptionError, plain_number, show
 from scopa.players.base import MAX_CANDIDATES, check_budget, check_number, check_view, sweep_scores, sweepers
 from scopa.view import PlayerView
 
@@ -73,6 +73,8 @@ class OpponentModel:
                 check_number(name, value, 0, math.inf, "a finite number > 0", above=True)
             else:
                 check_number(name, value, -math.inf, math.inf, "a finite number")
+            # (NumPy's as Python's number: the repr pastes back, asdict writes as JSON)
+            object.__setattr__(self, f.name, plain_number(value))
 
     def move_value(self, card: int, capture: int, table: int, opts: int = 0) -> float:
         """The value of playing ``card`` (an index) capturing ``capture`` (a mask, 0 to lay it
