@@ -668,7 +668,7 @@ def test_a_review_s_progress_streams_over_websocket_a_line_a_play(server):
         while "info" in lines[-1]:
             lines.append(ws_recv(ws))
     infos, reply = [line["info"] for line in lines[:-1]], lines[-1]
-    assert [i["done"] for i in infos] == list(range(1, 37)) and {i["total"] for i in infos} == {36}
+    assert [i["done"] for i in infos] == list(range(37)) and {i["total"] for i in infos} == {36}
     assert all(line["id"] == "r" for line in lines) and len(reply["plays"]) == 36
     # over POST /api: the reply alone
     status, body = s.post(json.dumps(ask).encode())

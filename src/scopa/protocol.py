@@ -1058,8 +1058,9 @@ class Protocol:
     def _review_progress(
         req_id: Any, info: Callable[[dict[str, Any]], None] | None
     ) -> Callable[[int, int], None] | None:
-        """A review's info lines: after each play, the plays done (reviewed, or left out by
-        the review's limit), of how many, and the seconds since the review began."""
+        """A review's info lines: as it begins (0 done) and after each play, the plays done
+        (reviewed, or left out by the review's limit), of how many, and the seconds since the
+        review began."""
         if info is None:
             return None
         began = time.monotonic()

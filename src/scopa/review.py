@@ -700,7 +700,8 @@ def review(
     play it cuts short and the plays after it are left out, ``reviewed`` False, so the whole
     review stays within the limit. A play whose budget is too short for one whole PIMC sample
     takes one sample's time (as far as the review's own limit allows). ``progress(done, total)`` is
-    called after each play. Reproducible for a ``seed`` when no time limit cuts PIMC's
+    called as the review begins (``done`` 0: a progress bar learns the total at once) and after
+    each play. Reproducible for a ``seed`` when no time limit cuts PIMC's
     sampling (it samples at most 128 times).
 
     >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
@@ -724,6 +725,8 @@ def review(
     solver = Solver(64)
     out: list[PlayReview] = []
     done = 0
+    if progress is not None:
+        progress(done, total)
     over = False  # (once the limit is reached it stays so)
     for h, (start, plays) in enumerate(hands):
         state = start
