@@ -706,7 +706,8 @@ class Solver:
         if state.is_over:
             result = self._exact_solve(state)
             if progress is not None:  # (its one line, at the end)
-                progress(self._info(clock, 0, result.estimate, (-1, 0), result.lower, result.upper, True))
+                lo, hi, spent = result.lower, result.upper, result.seconds
+                progress(self._info(clock, 0, result.estimate, (-1, 0), lo, hi, True, spent))
             return result
         plays = sum(len(h) for h in state.hands) + len(state.stock)
         deepening = _Deepening(clock, plays)
@@ -755,18 +756,27 @@ class Solver:
         if card < 0:
             card, cap = best
         result = self._result(lower, upper, card, cap, pv, clock.nodes, clock.elapsed, exact, estimate, depth)
-        if progress is not None:
-            progress(self._info(clock, depth, result.estimate, (card, cap), lower, upper, exact))
+        if progress is not None:  # (its seconds the reply's: a JS audit saw the line's past them)
+            spent = result.seconds
+            progress(self._info(clock, depth, result.estimate, (card, cap), lower, upper, exact, spent))
         return result
 
     @staticmethod
     def _info(
-        clock: Clock, depth: int, estimate: float, best: tuple[int, int], lower: int, upper: int, exact: bool
+        clock: Clock,
+        depth: int,
+        estimate: float,
+        best: tuple[int, int],
+        lower: int,
+        upper: int,
+        exact: bool,
+        seconds: float | None = None,
     ) -> SearchInfo:
+        """A progress line; ``seconds`` the clock's unless given (the last line's, the result's)."""
         return SearchInfo(
             depth=depth,
             nodes=clock.nodes,
-            seconds=clock.elapsed,
+            seconds=clock.elapsed if seconds is None else seconds,
             estimate=_clamp(estimate, lower, upper),
             best_move=Move._from_core(*best) if best[0] >= 0 else None,
             lower=lower,
@@ -860,10 +870,11 @@ class Solver:
         pos, opts, block = state.masks, state.rules.core_options, state.rules.hand_size
         moves = core.legal_moves(pos[0][pos[5]], pos[1], opts)
         if not moves:
+            over = Analysis({}, 0, clock.elapsed)
             if progress is not None:  # (the hand is over: its one line, with its final value)
                 v = self._exact_solve(state).lower
-                progress(self._info(clock, 0, float(v), (-1, 0), v, v, True))
-            return Analysis({}, 0, clock.elapsed)
+                progress(self._info(clock, 0, float(v), (-1, 0), v, v, True, over.seconds))
+            return over
         plays = sum(len(h) for h in state.hands) + len(state.stock)
         deepening = _Deepening(clock, plays)
         if deepening.flag_only and progress is None:
@@ -925,6 +936,7 @@ class Solver:
                     bv.lower,
                     bv.upper,
                     out.exact,
+                    seconds=out.seconds,
                 )
             )
         return out
