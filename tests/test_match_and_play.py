@@ -265,6 +265,12 @@ def test_random_playouts(game):
     given = p.points.copy()
     made = scopa.simulate.Playouts(p.rules, given, p.breakdown.copy())
     assert made == p and not made.points.flags.writeable and given.flags.writeable
+    # (its copies and pickles too: a review of the change found them writable)
+    import copy
+    import pickle
+
+    for again in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p), copy.copy(p)):
+        assert again == p and not again.points.flags.writeable and not again.breakdown.flags.writeable
 
 
 def test_random_playouts_errors():

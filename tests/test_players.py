@@ -1979,6 +1979,10 @@ def test_numpy_integer_options_are_kept_and_written_as_ints():
     assert json.loads(json.dumps(dataclasses.asdict(weights)))["sweep"] == 3.0
     assert type(OpponentModel(temperature=np.float32(0.5)).temperature) is float
     assert side_name(("greedy", {"weights": {"sweep": np.float64(3)}})) == "greedy(weights={'sweep': 3.0})"
+    from types import MappingProxyType
+
+    proxy = MappingProxyType({"sweep": np.float64(3)})
+    assert side_name(("greedy", {"weights": proxy})) == "greedy(weights={'sweep': 3.0})"
 
 
 class _FailsAtItsThirdMove:

@@ -752,6 +752,11 @@ def test_a_review_with_the_id_of_an_engine_reply_or_a_batch_line_is_read(tmp_pat
     assert back.hands == 1 and len(back.plays) == 36 and Review.from_json(back.to_json()) == back
     with pytest.raises(scopa.OptionError, match=r"unknown field 'ids' in the review"):
         Review.from_json({**back.to_json(), "ids": 7})
+    # a failed job's line is said to be one (it was "the review has no format, no version")
+    failed = {"id": 8, "error": {"type": "RecordError", "message": "bad record 'x'"}}
+    said = r"^not a review: the error of a failed job \(id 8\), RecordError: bad record 'x'$"
+    with pytest.raises(scopa.OptionError, match=said):
+        scopa.load_review(json.dumps(failed))
 
 
 def test_a_reviews_json_with_an_int_past_a_floats_range_is_refused():

@@ -129,6 +129,10 @@ def test_table_reuse_along_a_game(core, twin):
             pos = twin.apply_move(pos, c, m, opts, block)
 
 
+class Mine(scopa.Solver):
+    """A Solver of a program's own (pickled by name: at the module's top level)."""
+
+
 def test_a_solvers_copy_is_a_new_solver_of_its_size_and_its_repr_makes_one():
     # A researcher's audit: pickle.dumps(Solver()) and copy.deepcopy raised Cython's TypeError
     # (a pool's tasks could not take one), copy.copy gave a second name for the same table and
@@ -144,9 +148,15 @@ def test_a_solvers_copy_is_a_new_solver_of_its_size_and_its_repr_makes_one():
         assert type(other) is scopa.Solver and repr(other) == repr(solver)
         assert other._core is not solver._core and other._lock is not solver._lock
         assert other.solve(end).value == solver.solve(end).value == 4
+    # a subclass stays one, its own attributes with it (a review of the change: they were lost)
+    mine = Mine(tt_size_mb=1)
+    mine.tag = "y"
+    for other in (copy.copy(mine), copy.deepcopy(mine), pickle.loads(pickle.dumps(mine))):
+        assert type(other) is Mine and other.tag == "y" and repr(other) == "Mine(tt_size_mb=1, threads=1)"
+        assert other._core is not mine._core and other.solve(end).value == 4
 
 
-def test_the_last_progress_line_has_the_results_seconds(core, twin):
+def test_the_last_progress_line_has_the_results_seconds():
     # A JS app audit: a solve's reply said 0.008435 s and its own last info line 0.008492 (the
     # line's clock read after the result's); every line's seconds now at most the result's, the
     # last one's the result's own

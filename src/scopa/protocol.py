@@ -219,7 +219,9 @@ FIELDS: dict[str, Field] = {
         "the most positions the search may visit",
     ),
     "progress": Field(
-        {"type": "boolean"}, _bool, "stream info lines (depth, nodes, estimate, best) before the reply"
+        {"type": "boolean"},
+        _bool,
+        "stream info lines before the reply (a search's depth, nodes, estimate, best; a review's plays done)",
     ),
     "player": Field({"enum": [*PLAYERS, *level_names()]}, _player, "the computer player (default pimc)"),
     "seed": Field(
@@ -1063,9 +1065,12 @@ class Protocol:
         review began."""
         if info is None:
             return None
-        began = time.monotonic()
+        began = 0.0
 
         def send(done: int, total: int) -> None:
+            nonlocal began
+            if done == 0:  # (its first call, its clock just started: no line past the reply's seconds)
+                began = time.monotonic()
             seconds = round(time.monotonic() - began, 6)
             info({"id": req_id, "info": {"done": done, "total": total, "seconds": seconds}})
 
@@ -1181,12 +1186,15 @@ def schema() -> dict[str, Any]:
                                     "upper": _INT,
                                     "exact": {"type": "boolean"},
                                 },
-                                "additionalProperties": False,
                             },
                             {
                                 "type": "object",
                                 "required": ["done", "total", "seconds"],
-                                "properties": {"done": _INT, "total": _INT, "seconds": _NUM},
+                                "properties": {
+                                    "done": {"type": "integer", "minimum": 0},
+                                    "total": {"type": "integer", "minimum": 1},
+                                    "seconds": {"type": "number", "minimum": 0},
+                                },
                                 "additionalProperties": False,
                             },
                         ]

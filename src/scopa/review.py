@@ -491,6 +491,11 @@ class Review:
         reads a file too).
         """
         obj = jsonio.decoded(obj, "the review", OptionError, MAX_RECORD_BYTES)
+        if isinstance(obj, Mapping) and set(obj) == {"id", "error"} and isinstance(obj["error"], Mapping):
+            # (a failed job's line, a batch run's or the engine's: it was "no format, no version")
+            said = f"{obj['error'].get('type')}: {obj['error'].get('message')}"
+            job = jsonio.short(obj["id"])
+            raise OptionError(f"not a review: the error of a failed job (id {job}), {said}")
         fields: tuple[str, ...] = ("players", "hands", "seconds", "plays", "summary")
         with_rules = isinstance(obj, Mapping) and "rules" in obj
         fields += ("rules",) if with_rules else ()
@@ -701,7 +706,7 @@ def review(
     review stays within the limit. A play whose budget is too short for one whole PIMC sample
     takes one sample's time (as far as the review's own limit allows). ``progress(done, total)`` is
     called as the review begins (``done`` 0: a progress bar learns the total at once) and after
-    each play. Reproducible for a ``seed`` when no time limit cuts PIMC's
+    each play; never for a source of no plays. Reproducible for a ``seed`` when no time limit cuts PIMC's
     sampling (it samples at most 128 times).
 
     >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
@@ -725,7 +730,7 @@ def review(
     solver = Solver(64)
     out: list[PlayReview] = []
     done = 0
-    if progress is not None:
+    if progress is not None and total:
         progress(done, total)
     over = False  # (once the limit is reached it stays so)
     for h, (start, plays) in enumerate(hands):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import scopa_core as core
 from scopa.errors import OptionError, as_int, check_seed, show
@@ -24,8 +24,9 @@ __all__ = ["Playouts", "random_playouts"]
 class Playouts:
     """Results of :func:`random_playouts`. Two are equal when their rules and arrays are;
     like the arrays they hold, they cannot be hashed. The repr sums them up (the arrays are
-    not written out). The arrays are read-only (``p.points.copy()`` for one to change): a
-    result stays the one made.
+    not written out). The arrays are read-only (``p.points.copy()`` for one to change), in its
+    copies and pickles too: a result :func:`random_playouts` made stays the one made (arrays
+    given by hand are viewed, not copied: their owner may still change them).
 
     >>> random_playouts("scopa", 3, seed=1) == random_playouts("scopa", 3, seed=1)
     True
@@ -70,6 +71,10 @@ class Playouts:
             view = array.view()
             view.flags.writeable = False
             object.__setattr__(self, name, view)
+
+    def __reduce__(self) -> tuple[type[Playouts], tuple[Rules, Any, Any]]:
+        # (made again through __post_init__: a pickle or a deep copy had writable arrays)
+        return (type(self), (self.rules, self.points, self.breakdown))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Playouts):

@@ -575,18 +575,24 @@ class Solver:
         self._owner: int | None = None  # the thread whose call holds the lock
 
     def __repr__(self) -> str:
-        return f"Solver(tt_size_mb={self.tt_size_mb}, threads={self._threads_given})"
+        return f"{type(self).__name__}(tt_size_mb={self.tt_size_mb}, threads={self._threads_given})"
 
-    def __reduce__(self) -> tuple[type[Solver], tuple[int, int]]:
+    #: what a copy or a pickle leaves out and makes anew: the table, the helpers, the lock
+    _OWN = ("_core", "_helpers", "_lock", "_owner")
+
+    def __getstate__(self) -> dict[str, Any]:
         # (a researcher's audit: pickle and deepcopy raised Cython's TypeError, and copy.copy
         # gave a second name for the same table and lock)
-        return (Solver, (self.tt_size_mb, self._threads_given))
+        return {k: v for k, v in self.__dict__.items() if k not in self._OWN}
 
-    def __copy__(self) -> Solver:
-        return Solver(self.tt_size_mb, self._threads_given)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Solver:
-        return self.__copy__()
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._threads_given == 0:  # (every core of the machine it is made again on)
+            self.threads = os.cpu_count() or 1
+        self._core = core_solver(self.tt_size_mb)
+        self._helpers = []
+        self._lock = threading.Lock()
+        self._owner = None
 
     @contextlib.contextmanager
     def _claimed(self, clock: Clock | None = None) -> Iterator[bool]:

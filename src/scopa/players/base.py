@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from math import comb
 from typing import Any, Protocol, runtime_checkable
@@ -188,8 +188,10 @@ def plain_option(value: Any) -> Any:
     >>> plain_option({"sweep": np.float64(3)})
     {'sweep': 3.0}
     """
-    if isinstance(value, dict):  # (greedy's weights and PIMC's model given as mappings)
+    if isinstance(value, Mapping):  # (greedy's weights and PIMC's model given as mappings)
         return {k: plain_option(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(plain_option(v) for v in value)
     flag = errors.as_bool(value)
     return flag if flag is not None else errors.plain_number(value)
 
