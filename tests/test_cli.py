@@ -1182,3 +1182,47 @@ def test_replay_names_the_seats_as_its_text_and_review_do(tmp_path):
     assert "seat" not in out.stdout
     untagged = run("replay", str(saved_match(tmp_path / "plain.json")))
     assert "dealt by seat " in untagged.stdout and " 1. seat " in untagged.stdout, untagged.stdout
+
+
+def test_replay_says_the_marks_the_scope_and_the_last_cards(tmp_path):
+    # A teacher's audit: `scopa replay` of a record `scopa review --annotate` had marked showed
+    # no mark and no comment (only --text did), no scopa, and a last play's "table -" without
+    # where the table's cards went
+    from scopa.events import play as play_events
+
+    m = scopa.Match(scopa.Rules.preset("scopa", target=1), seed=5)
+    while not m.is_over:  # (last legal moves: three scope and last cards, for seed 5)
+        m.play(m.state.legal_moves()[-1])
+    record = m.record()
+    annotated = scopa.review(record, time_limit=0.01).annotate(record)
+    annotated.save(tmp_path / "a.json")
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "replay", str(tmp_path / "a.json")],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "400"},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    lines = iter(out.stdout.splitlines())
+    scope = last = marks = 0
+    for hand, states in zip(annotated.hands, annotated.replay(), strict=True):
+        line = next(lines)  # (the hand's rule)
+        for j, move in enumerate(hand.plays):
+            line = next(lines)
+            assert re.match(rf"\s*{j + 1}\. ", line), line
+            events = play_events(states[j], move)[1]
+            note = hand.annotations.get(j)
+            if note is not None:
+                assert note.mark in line and f"{{{note.comment}}}" in line, (note, line)
+                marks += 1
+            assert ("scopa!" in line) == any(e.type == "scopa" for e in events), line
+            scope += "scopa!" in line
+            for e in events:
+                if e.type == "table_to_last_capturer":
+                    said = next(lines)
+                    assert said.startswith("    the table's last cards, ") and "who took last" in said, said
+                    last += 1
+        line = next(lines)
+        assert line.startswith("score "), line
+    assert marks and scope and last, (marks, scope, last)  # (each said at least once here)
+    # the review's comment says the play's reason before the best move
+    notes = [a.comment for h in annotated.hands for a in h.annotations.values() if a.comment]
+    assert all(re.match(r"loses \d+\.\d\d( \([^)]*\))?; best \S+", c) for c in notes), notes

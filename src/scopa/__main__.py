@@ -365,6 +365,7 @@ def _echoing(console: Console) -> Callable[[str], str]:
 
 
 def _replay(args: argparse.Namespace, console: Console) -> int:
+    from scopa.events import play as play_events
     from scopa.records import load_record, record_file
 
     record = load_record(record_file(args.file))
@@ -373,18 +374,34 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
         return 0
     deck = suits_shown(console.encoding)
     names = record.seat_names()  # (its Player tags, as --text and review name the seats)
+    n = record.rules.players
     for i, states in enumerate(record.replay()):
         hand = record.hands[i]
         dealt = "dealer unknown" if hand.dealer is None else f"dealt by {names[hand.dealer]}"
         console.rule(f"hand {i + 1}, {dealt}")
         for j, (before, move) in enumerate(zip(states, hand.plays, strict=False)):
             after = states[j + 1]
-            console.print(
-                Text(f"{j + 1:>2}. {names[before.turn]}: ")
-                .append_text(move_text(move, deck))
-                .append("   table ")
-                .append_text(cards_text(after.table, deck))
-            )
+            events = play_events(before, move)[1]
+            note = hand.annotations.get(j)
+            # (a teacher's audit: the marks and comments of an annotated record, a scopa and
+            # where the table's last cards went were said by --text and play, not here)
+            line = Text(f"{j + 1:>2}. {names[before.turn]}: ").append_text(move_text(move, deck))
+            if note is not None and note.mark:
+                line.append(note.mark, style="bold")
+            if any(e.type == "scopa" for e in events):
+                line.append("  scopa!", style="bold")
+            line.append("   table ").append_text(cards_text(after.table, deck))
+            if note is not None and note.comment:
+                line.append(f"   {{{note.comment}}}", style="dim")
+            console.print(line)
+            for e in events:
+                if e.type == "table_to_last_capturer" and e.cards:
+                    team = " and ".join(names[seat] for seat in range(n) if seat % 2 == e.team)
+                    console.print(
+                        Text("    the table's last cards, ")
+                        .append_text(cards_text(e.cards, deck))
+                        .append(f", go to {team}, who took last")
+                    )
         if hand.score is not None:
             console.print(f"score {hand.score[0]}-{hand.score[1]}")
     a, b = record.scores

@@ -535,7 +535,9 @@ class Review:
         for p in self.plays:
             if p.mark is None:
                 continue
-            note = f"loses {p.loss:.2f}; best {p.best}" + (f" ({p.reason})" if p.reason else "")
+            # (the reason is the play's, before the best move: "best 5c (gave up the settebello)"
+            # read as if 5c gave it up, a teacher's audit)
+            note = f"loses {p.loss:.2f}" + (f" ({p.reason})" if p.reason else "") + f"; best {p.best}"
             if p.dd_loss is not None:
                 note += f"; double-dummy loss {p.dd_loss}"
             out[p.hand][p.play] = Annotation(note, p.mark)
