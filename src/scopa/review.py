@@ -362,7 +362,7 @@ class Review:
     >>> team["plays"], team["loss"], team["dd_loss"], team["mistakes"]
     (2, 1.0, 1, 1)
     >>> r.annotations()                          # for a record's annotations: the play marked
-    [{0: Annotation(comment='loses 1.00; best 7dx3c4s (missed a sweep); double-dummy loss 1', mark='?')}]
+    [{0: Annotation(comment='loses 1.00 (missed a sweep); best 7dx3c4s; double-dummy loss 1', mark='?')}]
     """
 
     plays: tuple[PlayReview, ...]
