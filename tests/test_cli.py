@@ -1184,6 +1184,20 @@ def test_replay_names_the_seats_as_its_text_and_review_do(tmp_path):
     assert "dealt by seat " in untagged.stdout and " 1. seat " in untagged.stdout, untagged.stdout
 
 
+def test_solve_says_the_stock_and_what_each_team_has_taken():
+    # A teacher's audit: solve printed the hands and the table over "Value: -4", the stock, the
+    # piles and the scope its value rests on unsaid (`deal` says them)
+    out = run("solve", "scopa 7d/2c 5s AdAcAb2d2s3d 3c4sKcAs/6b 1/0 1 0 0")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[4].startswith("  stock:  ") and lines[4].endswith(" (top first)"), lines
+    assert len(lines[4].split()) == 1 + 6 + 2, lines[4]  # (six cards, in the position's order)
+    assert lines[5] == "  taken:  team 0 4 cards, 1 scopa; team 1 1 card, 0 scope", lines[5]
+    assert lines[6].startswith("Value: "), lines[6]
+    bare = run("solve", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").stdout.splitlines()
+    assert not any(line.startswith(("  stock:", "  taken:")) for line in bare), bare  # (none of either)
+
+
 def test_replay_says_the_marks_the_scope_and_the_last_cards(tmp_path):
     # A teacher's audit: `scopa replay` of a record `scopa review --annotate` had marked showed
     # no mark and no comment (only --text did), no scopa, and a last play's "table -" without

@@ -246,6 +246,17 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
     for seat, hand in enumerate(state.hands):
         console.print(Text(f"  hand {seat}: ").append_text(cards_text(hand, deck)))
     console.print(Text("  table:  ").append_text(cards_text(state.table, deck)))
+    # (what the value rests on besides: a teacher's audit read "Value: -4" over two hands and a
+    # table, the stock, the piles and the scope unsaid)
+    if state.stock:
+        console.print(Text("  stock:  ").append_text(cards_text(state.stock, deck)).append(" (top first)"))
+    if any(state.captured) or any(state.scope):
+        taken = "; ".join(
+            f"team {t} {len(state.captured[t])} {'card' if len(state.captured[t]) == 1 else 'cards'}"
+            f", {state.scope[t]} {'scopa' if state.scope[t] == 1 else 'scope'}"
+            for t in (0, 1)
+        )
+        console.print(f"  taken:  {taken}")
     nodes = analysis.nodes + (result.nodes if result is not None else 0)
     seconds = analysis.seconds + (result.seconds if result is not None else 0)
     if value is not None:
