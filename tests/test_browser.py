@@ -65,11 +65,13 @@ def serving(*options: str) -> Iterator[str]:
         text=True,
     )
     assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert "listening on" in line, line
-    yield line.split("listening on ")[1].strip()
-    proc.terminate()
-    proc.wait(10)
+    try:  # (ended when the generator is closed too: contextlib.closing left two servers a run)
+        line = proc.stdout.readline()
+        assert "listening on" in line, line
+        yield line.split("listening on ")[1].strip()
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 @pytest.fixture(scope="module")
