@@ -210,7 +210,7 @@ def _view(**changes: object) -> scopa.PlayerView:
                 ' "scope": {"points": [1, 0], "count": [1, 0]}}}'
             ),
             errors.PositionError,
-            "team 0 has 1 scope but an empty pile",
+            "team 0 has 1 scopa but an empty pile",
         ),
         (lambda: HandScore.from_piles(RULES, ["7d"], ["7d"]), errors.CardError, "card 7d is in both piles"),
         (

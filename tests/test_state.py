@@ -210,6 +210,10 @@ def test_str_of_a_state_shows_the_hands_table_stock_and_each_teams_pile():
         "  team 0: 0 cards, 0 scope\n"
         "  team 1: 2 cards, 0 scope"
     )
+    # one card and one scopa in the singular (a teacher's audit of the text: "1 cards, 1 scope")
+    swept = State.from_string("scopa 7d/2c 7s - -/- 0/0 0 - 1").play("7d")
+    assert str(swept).splitlines()[-2:] == ["  team 0: 2 cards, 1 scopa", "  team 1: 0 cards, 0 scope"]
+    assert "  team 0: 1 card, 0 scope" in str(State.from_string("scopa 7d/2c 7s - Ad/- 0/0 0 0 1"))
 
 
 def test_undo_goes_back_one_play_and_refuses_a_state_without_plays():
@@ -317,12 +321,12 @@ def test_teams_of_four():
         (
             {"hands": [["7d"], ["Kc"]], "scope": [1, 0]},
             scopa.PositionError,
-            "team 0 has 1 scope but an empty pile",
+            "team 0 has 1 scopa but an empty pile",
         ),
         (
             {"hands": [["7d"], ["Kc"]], "captured": [["Ad"], []], "scope": [0, 1], "last_capture": 0},
             scopa.PositionError,
-            "team 1 has 1 scope but an empty pile",
+            "team 1 has 1 scopa but an empty pile",
         ),
         (
             {"hands": [["7d"], ["Kc"]], "captured": [[], ["Ad"]], "last_capture": 0},
@@ -337,7 +341,7 @@ def test_teams_of_four():
         (  # RULES §2: scopone deals every card at once
             {"rules": "scopone", "hands": [["7d"], ["Kc"], ["Qc"], ["Jc"]], "stock": ["5d"]},
             scopa.PositionError,
-            "scopone deals every card at once, so it has none",
+            "the stock holds 1 card: scopone deals every card at once, so it has none",
         ),
         ({"hands": [["7d"], ["Kc"]], "colour": 1}, scopa.PositionError, "unknown field"),
         ({"hands": [["7d"], ["Kc"]], "rules": "tressette"}, scopa.RulesError, "unknown game"),
@@ -360,7 +364,7 @@ def test_scope_is_at_most_one_a_play():
     # position that reads to one that does not (the piles may leave cards out)
     d = State.deal("scopa", seed=1).to_dict()
     d.update(table=d["table"][2:], captured=[d["table"][:2], []], scope=[1, 0], last_capture=0)
-    with pytest.raises(scopa.PositionError, match=r"team 0 has 1 scope but has made 0 plays this hand"):
+    with pytest.raises(scopa.PositionError, match=r"team 0 has 1 scopa but has made 0 plays this hand"):
         State.from_json(d)
     with pytest.raises(scopa.PositionError, match=r"team 0 has 18 scope but has made 17 plays"):
         State.from_string("scopa 7d/Kc 3c4s - 5d/- 18/0 0 0 -")

@@ -181,7 +181,9 @@ def test_a_finished_hand_has_nobody_to_move_and_the_label_names_every_card_shown
         assert not [g for g in root.iter(NS + "g") if g.get("data-turn")]
     s = positions()[3]  # Scopone scientifico, four hands
     label = ET.fromstring(svg.position(s)).get("aria-label", "")
-    assert f"seat {s.turn} to move" in label and f"stock {len(s.stock)} cards" in label
+    assert f"seat {s.turn} to move" in label
+    # a teacher's audit: "stock 0 cards" in a game that has no stock (it deals every card)
+    assert "stock" not in label and "stock 30 cards" in svg.position(scopa.State.deal("scopa", seed=1))
     # by the cards' names, as the deck has them (an audit: codes such as "Qc" were read out)
     assert all(svg._label(c, "french") in label for c in [*s.table, *(c for h in s.hands for c in h)])
     assert not any(mentions(label, str(c)) for c in s.table)
@@ -485,6 +487,8 @@ def test_one_card_and_one_scopa_are_said_in_the_singular():
     label = svg.position(s.view(1))
     assert "seat 0 holds 1 card face down" in label and "1 cards" not in label
     swept = scopa.State.from_string("scopa 7d/2c 7s - -/- 0/0 0 - 1").play("7d")
+    # and "seat 0 holds empty" (a teacher's audit): a hand of no cards holds none
+    assert "seat 0 holds no cards;" in svg.position(swept) and "holds empty" not in svg.position(swept)
     text = svg.position(swept)
     assert "team 0 pile 2 cards, 1 scopa;" in text and ">2 cards, 1 scopa</text>" in text, text
 

@@ -318,6 +318,8 @@ def test_the_end_of_a_hand_reads_well_and_quit_ends_the_game_there():
     # the computer's hand and its pile are told apart (both were "the computer: N cards")
     assert "  the computer: 3 cards in hand" in said and "  the computer's pile: 0 cards, 0 scope" in said
     assert "  your pile: 0 cards, 0 scope" in said
+    # one scopa in the singular (a teacher's audit of the text: "1 scope")
+    assert "  the computer's pile: 16 cards, 1 scopa" in said and "1 scope" not in said
 
 
 def test_bytes_that_are_not_the_locales_text_get_a_message(tmp_path):

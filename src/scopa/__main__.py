@@ -252,8 +252,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
         console.print(Text("  stock:  ").append_text(cards_text(state.stock, deck)).append(" (top first)"))
     if any(state.captured) or any(state.scope):
         taken = "; ".join(
-            f"team {t} {len(state.captured[t])} {'card' if len(state.captured[t]) == 1 else 'cards'}"
-            f", {state.scope[t]} {'scopa' if state.scope[t] == 1 else 'scope'}"
+            f"team {t} {count(len(state.captured[t]), 'card')}, {count(state.scope[t], 'scopa')}"
             for t in (0, 1)
         )
         console.print(f"  taken:  {taken}")

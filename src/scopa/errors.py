@@ -26,13 +26,19 @@ __all__ = [
 ]
 
 
+_PLURALS = {"scopa": "scope"}  # (the Italian words the text uses; the others take an "s")
+
+
 def count(n: int, word: str) -> str:
-    """``n`` and ``word``, the word in the plural unless ``n`` is 1 (for messages and text).
+    """``n`` and ``word``, the word in the plural unless ``n`` is 1 (for messages and text): an
+    "s" added, or the Italian plural of the game's words (a scopa, two scope).
 
     >>> count(1, "hand"), count(0, "hand"), count(3, "blunder")
     ('1 hand', '0 hands', '3 blunders')
+    >>> count(1, "scopa"), count(2, "scopa")
+    ('1 scopa', '2 scope')
     """
-    return f"{n} {word}{'s' * (n != 1)}"
+    return f"{n} {word if n == 1 else _PLURALS.get(word, word + 's')}"
 
 
 def listed(word: str, items: Sequence[str], *, be: bool = False) -> str:

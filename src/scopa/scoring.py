@@ -25,6 +25,7 @@ from scopa.errors import (
     PositionError,
     as_bool,
     as_int,
+    count,
     int_pair,
     listed,
     plain_int,
@@ -138,7 +139,8 @@ class HandScore:
         for team in (0, 1):  # (as a position says it: each scopa captures cards, RULES §3.6)
             if self.scope[team] and not self.cards[team]:
                 raise PositionError(
-                    f"team {team} has {self.scope[team]} scope but an empty pile: each scopa captures cards"
+                    f"team {team} has {count(self.scope[team], 'scopa')} but an empty pile: "
+                    "each scopa captures cards"
                 )
         given = self.primiera_totals
         totals: Any = [plain_int(t) for t in given] if isinstance(given, (tuple, list)) else given

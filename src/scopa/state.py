@@ -591,9 +591,10 @@ class State:
             lines.append(f"  hand {i}: {h or '-'}")
         lines.append(f"  table: {self.table or '-'}")
         if self._stock:
-            lines.append(f"  stock: {len(self._stock)} cards")
+            lines.append(f"  stock: {count(len(self._stock), 'card')}")
         for t in (0, 1):
-            lines.append(f"  team {t}: {len(self.captured[t])} cards, {self._scope[t]} scope")
+            pile, scope = count(len(self.captured[t]), "card"), count(self._scope[t], "scopa")
+            lines.append(f"  team {t}: {pile}, {scope}")
         return "\n".join(lines)
 
 
@@ -628,11 +629,12 @@ def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> N
     block = n * hs
     if stock and not rules.stock_size:
         raise PositionError(
-            f"the stock holds {len(stock)} cards: {rules.game} deals every card at once, so it has none"
+            f"the stock holds {count(len(stock), 'card')}: {rules.game} deals every card at once, "
+            "so it has none"
         )
     if len(stock) % block:
         raise PositionError(
-            f"the stock holds {len(stock)} cards: expected a multiple of {block} "
+            f"the stock holds {count(len(stock), 'card')}: expected a multiple of {block} "
             f"(whole refills of {hs} cards for {n} seats)"
         )
     if len(stock) > rules.stock_size:
@@ -670,11 +672,12 @@ def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> N
         # of the piles, so their size says nothing more than that one is not empty)
         if scope[team] > plays[team]:
             raise PositionError(
-                f"team {team} has {scope[team]} scope but has made {count(plays[team], 'play')} this hand: "
+                f"team {team} has {count(scope[team], 'scopa')} but has made "
+                f"{count(plays[team], 'play')} this hand: "
                 "each scopa is one of its plays"
             )
         if scope[team] and not piles[team]:
-            raise PositionError(f"team {team} has {scope[team]} scope but an empty pile")
+            raise PositionError(f"team {team} has {count(scope[team], 'scopa')} but an empty pile")
     if last < 0 and (piles[0] or piles[1]):
         raise PositionError("last_capture is null but a pile holds cards: give the team that captured last")
     if last >= 0 and not piles[last]:

@@ -31,7 +31,7 @@ from xml.sax.saxutils import escape as _escape
 from xml.sax.saxutils import quoteattr as _quoteattr
 
 from scopa.card import Card
-from scopa.errors import OptionError, show
+from scopa.errors import OptionError, count, show
 from scopa.state import State
 from scopa.view import PlayerView
 
@@ -321,8 +321,8 @@ def position(
     corner = 2.2 * cw + 12 * fs  # a pile's corner, beside the hands at the top and the bottom
     words = {}
     for team in (0, 1):
-        count, sc = len(src.captured[team]), src.scope[team]
-        words[team] = (f"team {team}", f"{_count(count, 'card', 'cards')}, {_count(sc, 'scopa', 'scope')}")
+        pile, sc = len(src.captured[team]), src.scope[team]
+        words[team] = (f"team {team}", f"{count(pile, 'card')}, {count(sc, 'scopa')}")
         marks = 8.5 * fs + 9 * fs * (min(sc, 10) - 1) if sc else 0.0
         need = max(0.6 * cw + 5 * step, marks, *(_text_width(w, 10 * fs) for w in words[team]))
         corner = max(corner, need + 24 * fs)
@@ -443,11 +443,6 @@ def _cards(cards: Iterable[Card], deck: str) -> str:
     return ", ".join(_label(c, deck) for c in cards) or "empty"
 
 
-def _count(n: int, one: str, many: str) -> str:
-    """``n`` things, said in the singular for one ("1 card", "2 cards"; "1 scopa", "0 scope")."""
-    return f"{n} {one if n == 1 else many}"
-
-
 def _aria(src: Any, is_view: bool, over: bool, deck: str) -> str:
     """The picture's text for screen readers: everything it shows face up, by the deck's names
     ("7 of diamonds"), the last play, and the counts."""
@@ -461,14 +456,16 @@ def _aria(src: Any, is_view: bool, over: bool, deck: str) -> str:
         )
     parts.append(f"table {_cards(src.table, deck)}")
     for s in range(src.rules.players):
+        # (a teacher's audit read "seat 0 holds empty": a hand of no cards holds none)
         if not is_view:
-            parts.append(f"seat {s} holds {_cards(src.hands[s], deck)}")
+            parts.append(f"seat {s} holds {_cards(src.hands[s], deck) if src.hands[s] else 'no cards'}")
         elif s == src.seat:
             parts.append(f"your hand (seat {s}) {_cards(src.hand, deck)}")
         else:
-            parts.append(f"seat {s} holds {_count(src.hand_sizes[s], 'card', 'cards')} face down")
+            parts.append(f"seat {s} holds {count(src.hand_sizes[s], 'card')} face down")
     for team in (0, 1):
-        pile, sc = _count(len(src.captured[team]), "card", "cards"), _count(src.scope[team], "scopa", "scope")
+        pile, sc = count(len(src.captured[team]), "card"), count(src.scope[team], "scopa")
         parts.append(f"team {team} pile {pile}, {sc}")
-    parts.append(f"stock {_count(src.stock_size if is_view else len(src.stock), 'card', 'cards')}")
+    if src.rules.stock_size:  # (the games that deal every card at once have no stock to count)
+        parts.append(f"stock {count(src.stock_size if is_view else len(src.stock), 'card')}")
     return "; ".join(parts)

@@ -222,14 +222,15 @@ class Game:
         for seat in range(self.rules.players):
             if seat != self.human:
                 n = len(state.hands[seat])
-                self.say(f"  {self.name(seat)}: {n} card{'s' if n != 1 else ''} in hand")
+                self.say(f"  {self.name(seat)}: {count(n, 'card')} in hand")
         self.say("  table: ", cards_text(state.table, self.deck))
         if state.stock:
-            self.say(f"  stock: {len(state.stock)} cards")
+            self.say(f"  stock: {count(len(state.stock), 'card')}")
         mine = self.human & 1
         for team in (mine, 1 - mine):  # (each team's pile, yours first as in the score's table)
             pile = "your pile" if self.is_you(team) else f"{self.team_name(team)}'s pile"
-            self.say(f"  {pile}: {len(state.captured[team])} cards, {state.scope[team]} scope")
+            taken = f"{count(len(state.captured[team]), 'card')}, {count(state.scope[team], 'scopa')}"
+            self.say(f"  {pile}: {taken}")
         self.say("  your hand: ", cards_text(state.hands[self.human], self.deck))
         legal = state.legal_moves()
         for i, m in enumerate(legal, 1):
