@@ -33,7 +33,7 @@ def test_a_session_with_save_load_undo_hint_and_review(tmp_path):
     save = str(tmp_path / "game.json")
     common = ["--game", "scopa", "--opponent", "greedy", "--seed", "4", "--target", "11", "--save", save]
     p = spawn(*common)
-    p.expect("suits d coins \\(denari\\), c cups \\(coppe\\), s swords \\(spade\\), b clubs \\(bastoni\\)")
+    p.expect(r"suits d ♦ coins \(denari\), c ♥ cups \(coppe\), s ♠ swords \(spade\), b ♣ clubs \(bastoni\)")
     p.expect("deal")  # the dealer is named and the table shown before anyone plays
     p.expect("Table: ")
     p.expect(PROMPTS[0])
@@ -812,3 +812,25 @@ def test_a_piped_game_writes_each_answer_after_its_prompt():
     assert "your move> :thumbs_up:\n" in said and "your move> ^[[31m\n" in said, said[-800:]
     assert "\x1b" not in said, said[-800:]  # (the error quotes it as \x1b, escaped)
     assert "your move> 1\nYou play" in said and "your move> quit\n" in said, said[-800:]
+
+
+def test_commands_go_by_their_first_word_and_a_hint_is_the_same_each_time_it_is_asked():
+    # a teacher's audit: "hint me" was "bad move 'hintme'"; two hints of one position gave two
+    # numbers (a stream shared by every hint); the number was not explained; the help named
+    # the suits by letter while the game showed symbols
+    match = scopa.Match("scopa", seed=4)
+    game, out = _game(match, match.state.turn, [], hint_seconds=None)  # (no cap a slow core hits)
+    state = match.state
+    legal = state.legal_moves()
+    assert game._command("hint me", state, legal) == "again"
+    assert game._command("Hint", state, legal) == "again"
+    said = out.getvalue()
+    hints = [line for line in said.splitlines() if line.startswith("hint: ")]
+    assert len(hints) == 2 and hints[0] == hints[1], hints
+    assert "bad move" not in said and said.count("(each number: the points your side is expected") == 1
+    assert game._command("quit now", state, legal) == "quit" and not state.history
+    assert game._command("help me", state, legal) == "again"
+    assert "suits d ♦ coins (denari), c ♥ cups (coppe), s ♠ swords (spade), b ♣ clubs" in out.getvalue()
+    letters, plain = _game(match, match.state.turn, [], deck="italian")
+    letters._command("?", state, legal)
+    assert "suits d coins (denari), c cups (coppe)," in plain.getvalue() and "♦ coins" not in plain.getvalue()

@@ -14,8 +14,10 @@ last hand's review is offered.
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import threading
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,10 +57,25 @@ DECKS: dict[str, dict[str, str]] = {
 #: Four colours, each dark enough for a light background and bright enough for a dark one:
 #: coins gold, cups red, swords blue, clubs green.
 COLOURS = {"d": "dark_goldenrod", "c": "red3", "s": "dodger_blue2", "b": "green4"}
-NOTATION_HELP = (
-    "Cards are rank + suit: A 2 3 4 5 6 7 J Q K (J Q K count 8 9 10); suits d coins (denari), "
-    "c cups (coppe), s swords (spade), b clubs (bastoni). 7dx3c4s plays 7d taking 3c and 4s."
-)
+SUIT_NAMES = {"d": "coins (denari)", "c": "cups (coppe)", "s": "swords (spade)", "b": "clubs (bastoni)"}
+
+
+def notation_help(deck: str = "italian") -> str:
+    """How cards are typed, each suit's letter with the mark ``deck`` shows it by (a teacher's
+    audit: the help named the letters, the game showed the symbols).
+
+    >>> notation_help("french").split("; ")[1][:40]
+    'suits d ♦ coins (denari), c ♥ cups (copp'
+    """
+    marks = DECKS.get(deck, DECKS["italian"])
+    shown = {s: s if marks[s] == s else f"{s} {marks[s]}" for s in SUIT_NAMES}
+    suits = ", ".join(f"{shown[s]} {name}" for s, name in SUIT_NAMES.items())
+    return (
+        f"Cards are rank + suit: A 2 3 4 5 6 7 J Q K (J Q K count 8 9 10); suits {suits}. "
+        "7dx3c4s plays 7d taking 3c and 4s."
+    )
+
+
 COMMANDS_HELP = (
     "Type a move's number from the list, or its notation (7d, 7dx3c4s; 7♦ works too). "
     "Commands: hint, undo, cards (the cards already played), help or ?, quit."
@@ -160,7 +177,8 @@ class Game:
     deck: str = "french"
     save: str | None = None
     ask: Callable[[str], str] = field(default=input)
-    hinter: PIMCPlayer = field(default_factory=lambda: PIMCPlayer(seed=0, time_limit=0.5))
+    #: the seconds a hint thinks at most (None: its 128 samples whatever they take)
+    hint_seconds: float | None = 0.5
     loaded_tags: dict[str, str] = field(default_factory=dict)
     #: the resumed record's hands, whose annotations are kept when the record is saved again
     loaded_hands: Sequence[HandRecord] = ()
@@ -168,6 +186,8 @@ class Game:
     unsaved: ScopaError | None = None
     #: set when the game leaves its loop: a signal then is noted in ``_signalled``, not raised
     _ending: bool = field(default=False, init=False, repr=False)
+    #: set by the first hint, which says what its numbers are
+    hinted: bool = field(default=False, init=False, repr=False)
     _signalled: int | None = field(default=None, init=False, repr=False)
     #: whether this session has written its record (a resumed game left at a fresh hand has
     #: not: its hands go to --save then)
@@ -368,7 +388,7 @@ class Game:
         return previous
 
     def _help(self) -> None:
-        self.console.print(NOTATION_HELP)
+        self.console.print(notation_help(self.deck))
         # (the symbols only where they can be shown: a terminal that cannot has the letters)
         shown = COMMANDS_HELP
         if suits_shown(self.console.encoding) != "french":
@@ -468,7 +488,9 @@ class Game:
     def _command(self, answer: str, state: State, legal: list[Move]) -> str:
         """Act on one line typed by the player: ``played``, ``redraw``, ``quit`` or ``again``."""
         c = self.console
-        word = answer.lower()
+        # (commands by their first word: a teacher's audit typed "hint me" and read "bad move
+        # 'hintme'"; a move's words are cards, never one of these)
+        word = answer.split()[0].lower() if answer.split() else ""
         if word in QUIT_WORDS:
             return "quit"
         if word in ("help", "?", "h"):
@@ -478,7 +500,11 @@ class Game:
             self.show_played(state)
             return "again"
         if word == "hint":
-            values = self.hinter.evaluate(state.view(self.human))
+            view = state.view(self.human)
+            # (seeded by the position: the same hint each time it is asked for, where a
+            # stream shared by every hint gave another number, or another move, at each ask)
+            key = zlib.crc32(json.dumps(view.to_json(), sort_keys=True).encode())
+            values = PIMCPlayer(seed=key, time_limit=self.hint_seconds).evaluate(view)
             ranked = sorted(values, key=lambda m: -values[m][0])
             best = ranked[0]
             line = Text("hint: ").append_text(move_text(best, self.deck)).append(f" ({values[best][0]:+.2f})")
@@ -488,6 +514,15 @@ class Game:
                     f" ({values[second][0]:+.2f})"
                 )
             c.print(line)
+            if not self.hinted:  # (what the numbers are, said with the first hint)
+                c.print(
+                    Text(
+                        "(each number: the points your side is expected to end this hand ahead, "
+                        "or behind, after that move)",
+                        style="dim",
+                    )
+                )
+                self.hinted = True
             return "again"
         if word == "undo":
             return self._undo()
