@@ -1240,3 +1240,50 @@ def test_replay_says_the_marks_the_scope_and_the_last_cards(tmp_path):
     # the review's comment says the play's reason before the best move
     notes = [a.comment for h in annotated.hands for a in h.annotations.values() if a.comment]
     assert all(re.match(r"loses \d+\.\d\d( \([^)]*\))?; best \S+", c) for c in notes), notes
+
+
+def test_replay_gives_the_position_at_a_play_of_a_hand_for_solve_and_svg(tmp_path, capsys):
+    # A teacher's audit: no way to take the position at play N out of a saved game (to solve
+    # it, or draw it); `--hand H` replays one hand, `--at N` prints the position after N of
+    # its plays (a position string; `--json` its JSON, with the plays that led to it)
+    from scopa.__main__ import main
+
+    m = scopa.Match("scopa", seed=7)
+    while len(m.hands) < 2 or len(m.state.history) < 4:  # (two hands and four plays of a third)
+        m.play(m.state.legal_moves()[-1])
+    path = tmp_path / "m.json"
+    m.record().save(path)
+    record = scopa.load_record(path)
+    assert len(record.hands) == 3
+    for hand, at in ((None, 0), (None, 7), (1, 36), (3, 4), (2, 11)):
+        args = ["replay", str(path), "--at", str(at)] + ([] if hand is None else ["--hand", str(hand)])
+        assert main(args) == 0
+        want = record.hands[(hand or 1) - 1].replay()[at]
+        assert capsys.readouterr().out == want.to_string() + "\n", (hand, at)
+        assert main([*args, "--json"]) == 0
+        got = scopa.State.from_json(capsys.readouterr().out)
+        assert got == want and got.history == want.history and len(got.history) == at, (hand, at)
+    line = run("replay", str(path), "--hand", "2", "--at", "11").stdout
+    solved = subprocess.run(
+        [sys.executable, "-m", "scopa", "solve", "-", "--time", "1"],
+        input=line, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert solved.returncode == 0 and "Value: " in solved.stdout, solved.stderr
+    # --hand alone replays that hand only
+    assert main(["replay", str(path), "--hand", "2"]) == 0
+    shown = capsys.readouterr().out
+    assert "hand 2, dealt by" in shown and "hand 1," not in shown and "hand 3," not in shown
+    assert len([s for s in shown.splitlines() if re.match(r"\s*\d+\. ", s)]) == len(record.hands[1].plays)
+    for args, message in (
+        (["--hand", "0"], "bad --hand 0: the record holds 3 hands (1..3)"),
+        (["--hand", "4", "--at", "0"], "bad --hand 4: the record holds 3 hands (1..3)"),
+        (["--hand", "3", "--at", "5"], "bad --at 5: hand 3 has 4 plays (0 is its deal, 4 the position after"),
+        (["--at", "-1"], "bad --at -1: hand 1 has 36 plays"),
+        (["--json"], "--json prints the position --at N gives: give --at"),
+        (["--text", "--at", "1"], "--text prints the whole record: not with --hand, --at or --json"),
+    ):
+        assert main(["replay", str(path), *args]) == 2, args
+        assert f"scopa: error: {message}" in capsys.readouterr().err, args
+    with pytest.raises(SystemExit):  # (argparse's usage error, status 2)
+        main(["replay", str(path), "--at", "x"])
+    assert "bad play count 'x': expected an integer" in capsys.readouterr().err

@@ -378,20 +378,42 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
     from scopa.events import play as play_events
     from scopa.records import load_record, record_file
 
+    if args.text and (args.at is not None or args.hand is not None or args.json):
+        raise OptionError("--text prints the whole record: not with --hand, --at or --json")
+    if args.json and args.at is None:
+        raise OptionError("--json prints the position --at N gives: give --at")
     record = load_record(record_file(args.file))
     if args.text:
         sys.stdout.write(record.text())
         return 0
+    count_hands = len(record.hands)
+    if args.hand is not None and not 1 <= args.hand <= count_hands:
+        held = count(count_hands, "hand")
+        raise OptionError(f"bad --hand {args.hand}: the record holds {held} (1..{count_hands})")
+    if args.at is not None:
+        # (a position out of a saved game, for solve or svg: a teacher's audit found no way)
+        hand = record.hands[(args.hand or 1) - 1]
+        if not 0 <= args.at <= len(hand.plays):
+            raise OptionError(
+                f"bad --at {args.at}: hand {args.hand or 1} has {count(len(hand.plays), 'play')} "
+                f"(0 is its deal, {len(hand.plays)} the position after its last play)"
+            )
+        state = hand.deal
+        for move in hand.plays[: args.at]:
+            state = state.play(move)
+        print(state.to_json() if args.json else state.to_string())
+        return 0
     deck = suits_shown(console.encoding)
     names = record.seat_names()  # (its Player tags, as --text and review name the seats)
     n = record.rules.players
-    for i, states in enumerate(record.replay()):
-        hand = record.hands[i]
+    for i, hand in enumerate(record.hands):
+        if args.hand is not None and i != args.hand - 1:
+            continue
         dealt = "dealer unknown" if hand.dealer is None else f"dealt by {names[hand.dealer]}"
         console.rule(f"hand {i + 1}, {dealt}")
-        for j, (before, move) in enumerate(zip(states, hand.plays, strict=False)):
-            after = states[j + 1]
-            events = play_events(before, move)[1]
+        before = hand.deal
+        for j, move in enumerate(hand.plays):
+            after, events = play_events(before, move)  # (one pass: the position and its events)
             note = hand.annotations.get(j)
             # (a teacher's audit: the marks and comments of an annotated record, a scopa and
             # where the table's last cards went were said by --text and play, not here)
@@ -412,6 +434,7 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
                         .append_text(cards_text(e.cards, deck))
                         .append(f", go to {team}, who took last")
                     )
+            before = after
         if hand.score is not None:
             console.print(f"score {hand.score[0]}-{hand.score[1]}")
     a, b = record.scores
@@ -945,6 +968,17 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="replay a game record, or print it as text")
     rep.add_argument("file", help="a record (JSON): a match or a single hand")
     rep.add_argument("--text", action="store_true", help="print the record as readable text, like PGN")
+    rep.add_argument(
+        "--hand", type=_integer("hand"), metavar="H", help="only hand H of the record (1 is the first)"
+    )
+    rep.add_argument(
+        "--at",
+        type=_integer("play count"),
+        metavar="N",
+        help="print the position after N plays of the hand (of --hand H, else the first; 0: its deal) "
+        "as a position string, for solve or svg",
+    )
+    rep.add_argument("--json", action="store_true", help="with --at: print the position as JSON")
     rep.set_defaults(func=_replay)
 
     rev = sub.add_parser(
