@@ -668,23 +668,41 @@ def test_review_many(cluster):
     assert out[0]["id"] == "g" and len(out[0]["plays"]) == 36
 
 
-def test_review_many_gives_each_review_its_time_limit_or_the_default(monkeypatch):
+def test_review_many_gives_each_review_its_time_limit_or_the_default_and_its_seed(monkeypatch, tmp_path):
     import importlib
 
     module = importlib.import_module("scopa.review")  # (scopa.review is the function)
     seen: list[Any] = []
     review = module.review
 
-    def recorded(rec: Any, time_limit: Any, limit: Any = None) -> Any:
-        seen.append(time_limit)
-        return review(rec, time_limit=time_limit, limit=limit)
+    def recorded(rec: Any, time_limit: Any, seed: Any = None, limit: Any = None) -> Any:
+        seen.append((time_limit, seed))
+        return review(rec, time_limit=time_limit, seed=seed, limit=limit)
 
     monkeypatch.setattr(module, "review", recorded)
     s = scopa.State.from_string(EASY).play("Kc")
     [r] = review_many([("g", s)], workers=1)
-    [r2] = review_many([("h", s)], time_limit=0.05, workers=1)
+    [r2] = review_many([("h", s)], time_limit=0.05, seed=7, workers=1)
     assert "error" not in r and "error" not in r2 and r["plays"][0]["move"] == "Kc"
-    assert seen == [module.DEFAULT_TIME, 0.05]
+    # each review's seed too (the researcher's audit: review_many had none, always 0, where
+    # scopa.review and the protocol's review take one), and scopa batch review's --seed
+    assert seen == [(module.DEFAULT_TIME, 0), (0.05, 7)]
+    from scopa.__main__ import main
+
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    from scopa.records import HandRecord
+
+    dealt = scopa.State.deal("scopa", seed=1)
+    dealt = dealt.play(dealt.legal_moves()[0])  # (a record starts from a deal)
+    src.write_text(json.dumps({"id": 1, "record": HandRecord.from_state(dealt).to_json()}) + "\n")
+    assert main(["batch", "review", str(src), "-o", str(out), "--workers", "1", "--seed", "9"]) == 0
+    assert seen[-1] == (module.DEFAULT_TIME, 9), seen
+    assert json.loads(out.read_text())["plays"][0]["move"] == str(dealt.history[0][1])
+    with pytest.raises(scopa.OptionError, match=r"bad seed -1: expected an int in 0..2\*\*64-1"):
+        review_many([("g", s)], seed=-1, workers=1)
+    with pytest.raises(BatchError, match="bad seed 3: solve is an exact search and takes no seed"):
+        run_jsonl("solve", str(src), str(tmp_path / "solved.jsonl"), seed=3, workers=1)
+    assert main(["batch", "analyze", str(src), "-o", str(tmp_path / "a.jsonl"), "--seed", "3"]) == 2
 
 
 def test_the_batch_command_resumes_after_being_killed(tmp_path):

@@ -581,6 +581,10 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
         raise OptionError(f"bad --time {args.time:g}: expected seconds a play in {most} for review")
     if args.kind == "review" and args.nodes is not None:
         raise OptionError(f"bad --nodes {args.nodes}: a review takes no node limit (its --time is per play)")
+    if args.kind != "review" and args.seed:
+        raise OptionError(
+            f"bad --seed {args.seed}: {args.kind} is an exact search and takes no seed (review does)"
+        )
     executor = args.scheduler
     if executor is not None:
         # a client that loses its scheduler logs its failed reconnections with tracebacks (Dask's
@@ -626,6 +630,7 @@ def _batch(args: argparse.Namespace, console: Console) -> int:
                 time_limit=args.time or None,
                 node_limit=args.nodes,
                 chunksize=args.chunksize,
+                seed=args.seed,
                 bad_line=lambda n, why: print(f"{args.input}:{n}: skipped: {why}", file=sys.stderr),
                 started=started,
                 progress=progress,
@@ -1068,6 +1073,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="jobs a worker takes at once (default: 8 solve, 4 analyze, 1 review)",
     )
+    bat.add_argument("--seed", type=_seed, default=0, help="review only: every review's seed (default 0)")
     bat.set_defaults(func=_batch)
 
     srv = sub.add_parser("serve", help="the engine over HTTP and WebSocket, and the browser app")

@@ -50,7 +50,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scopa import jsonio
-from scopa.errors import ScopaError, article, as_int, show
+from scopa.errors import OptionError, ScopaError, article, as_int, check_seed, show
 from scopa.files import IS_A_DIRECTORY, failure_reason, read_lines, write_all
 from scopa.limit import Limit, StopFlag
 from scopa.state import State
@@ -1129,6 +1129,7 @@ def _review_job(job: tuple[Any, Any, Mapping[str, Any]]) -> dict[str, Any]:
         r = review(
             rec,
             time_limit=DEFAULT_TIME if time_limit is None else time_limit,
+            seed=options.get("seed", 0),
             limit=None if stop is None else Limit(stop=stop),
         )
     except _ITEM_ERRORS as exc:
@@ -1239,12 +1240,15 @@ def review_many(
     items: Iterable[Any],
     *,
     time_limit: float | None = None,
+    seed: int = 0,
     executor: Executor | str | None = None,
     workers: int | None = None,
     chunksize: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The review (:func:`scopa.review`) of each game record of ``items`` (as :func:`solve_many`
-    takes them), ``time_limit`` seconds per play (default ``scopa.review.DEFAULT_TIME``):
+    takes them), ``time_limit`` seconds per play (default ``scopa.review.DEFAULT_TIME``), each
+    with ``seed`` (as :func:`scopa.review`'s: the same review for a seed when no time limit cuts
+    its evaluations short):
     the ``id`` and :meth:`Review.to_json <scopa.review.Review.to_json>`'s fields (``plays``,
     ``summary``, ...; :meth:`Review.from_json <scopa.review.Review.from_json>` reads them back,
     the ``id`` read past). A record is a ``MatchRecord`` or ``HandRecord`` (or a State), a decoded
@@ -1262,7 +1266,8 @@ def review_many(
     from scopa.review import check_time_per_play
 
     check_time_per_play(time_limit, allow_none=True)
-    return _many("review", items, {"time_limit": time_limit}, executor, workers, chunksize)
+    seed = check_seed(seed, OptionError)
+    return _many("review", items, {"time_limit": time_limit, "seed": seed}, executor, workers, chunksize)
 
 
 def thread_pool(workers: int) -> ThreadPoolExecutor:
@@ -1484,6 +1489,7 @@ def run_jsonl(
     time_limit: float | None = None,
     node_limit: int | None = None,
     chunksize: int | None = None,
+    seed: int = 0,
     bad_line: Callable[[int, str], None] | None = None,
     started: Callable[[int], None] | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
@@ -1493,7 +1499,8 @@ def run_jsonl(
     their results are appended to ``out``, one JSON line each with the input's id, written whole.
     Resumable: the ids already in ``out`` are skipped, so a run that was killed loses nothing and
     does nothing twice. ``chunksize`` jobs go to a worker at once (by default 8 to solve, 4 to
-    analyze, 1 review). A bad input line (not UTF-8, not JSON, too long, no id, an id seen
+    analyze, 1 review). ``seed`` is every review's (:func:`review_many`); solve and analyze,
+    exact searches, take none (0). A bad input line (not UTF-8, not JSON, too long, no id, an id seen
     before or not a string or an integer within ±(2**53-1), no position, a run's setting such
     as ``time_limit``; other keys, your own notes, are let through) is reported to
     ``bad_line(line number, message)`` and skipped. Returns (done now, skipped as done before,
@@ -1527,6 +1534,9 @@ def run_jsonl(
         if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
             raise BatchError(f"bad {name} {show(path)}: expected a file name")
     src, out = os.fspath(src), os.fspath(out)
+    seed = check_seed(seed, OptionError)
+    if kind != "review" and seed:
+        raise BatchError(f"bad seed {show(seed)}: {kind} is an exact search and takes no seed; expected 0")
     if kind == "review":
         from scopa.review import check_time_per_play
 
@@ -1541,7 +1551,7 @@ def run_jsonl(
     job, field, chunk, _ = _JOBS[kind]
     chunk = _count(chunksize, "chunksize") or chunk
     done, cut, newline = _scan_output(out, src, kind)
-    options, stop = _with_stop({"time_limit": time_limit, "node_limit": node_limit})
+    options, stop = _with_stop({"time_limit": time_limit, "node_limit": node_limit, "seed": seed})
     try:  # (a file is read twice, a pipe once, and so is standard input whatever it is: a file
         # given as /dev/stdin, opened again, is read from its start on Linux, from where the
         # last reading ended on macOS: the second reading found no job there)
