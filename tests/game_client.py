@@ -34,8 +34,13 @@ def check_events(
         assert e["seat"] == seat and e["team"] == team and e["card"] == played
         assert set(e["cards"]) <= table_before and set(e["cards"]) == captured
         assert set(e["cards"]) | {played} <= set(after["captured"][team])
+        assert "lay_down" not in kinds
     else:
         assert not captured
+        # lay_down: the card played is on the table now, or went with it to the last capturer
+        e = events[kinds.index("lay_down")]
+        assert e == {"type": "lay_down", "seat": seat, "team": team, "card": played}, e
+        assert played in table_after or (not table_after and played in set(sum(after["captured"], [])))
     # scopa: the team's scope went up by one
     gained = after["scope"][team] - before["scope"][team]
     assert gained == kinds.count("scopa") and gained in (0, 1)
@@ -54,7 +59,8 @@ def check_events(
     else:
         assert "table_to_last_capturer" not in kinds
     assert ("hand_over" in kinds) == over
-    order = [k for k in ("capture", "scopa", "refill", "table_to_last_capturer", "hand_over") if k in kinds]
+    kinds_in_order = ("capture", "lay_down", "scopa", "refill", "table_to_last_capturer", "hand_over")
+    order = [k for k in kinds_in_order if k in kinds]
     assert [k for k in kinds if k != "refill"] == [k for k in order if k != "refill"]
 
 

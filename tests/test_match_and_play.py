@@ -469,7 +469,7 @@ def test_events_and_hand_scores_read_back_from_their_json(rules):
                 back = scopa.events.Event.from_json(json.loads(json.dumps(e.to_json())))
                 assert back == e and back.to_json() == e.to_json()
         scores += m.history
-    assert seen_types >= {"capture", "hand_over", "match_over", "deal", "table_to_last_capturer"}
+    assert seen_types >= {"capture", "lay_down", "hand_over", "match_over", "deal", "table_to_last_capturer"}
     for s in scores:
         for shown in (s.to_json(rules), s.to_json()):
             back = scopa.HandScore.from_json(json.loads(json.dumps(shown)))
@@ -516,6 +516,11 @@ def test_bad_event_and_hand_score_json_is_refused_naming_the_field():
         ("bad deal event's seat 4: expected a seat in 0..3", {"type": "deal", "seat": 4}),
         ("bad hand_over event's points (1, -1)", {"type": "hand_over", "points": [1, -1]}),
         ("bad refill event's count 0", {"type": "refill", "seat": 1, "count": 0}),
+        (
+            "bad lay_down event: a lay_down event has no cards (got CardSet.parse('3c'))",
+            {"type": "lay_down", "seat": 0, "team": 0, "card": "7d", "cards": ["3c"]},
+        ),
+        ("bad lay_down event: its card is missing", {"type": "lay_down", "seat": 1, "team": 1}),
         (
             "bad table_to_last_capturer event's cards CardSet.parse('')",
             {"type": "table_to_last_capturer", "team": 0, "cards": []},
@@ -735,3 +740,18 @@ def test_a_match_changed_by_another_thread_refuses_a_play_or_an_undo_meanwhile(m
     assert scopa.Match.from_json(m.to_json()).state == m.state
     m.undo()
     assert len(m.state.history) == 1
+
+
+def test_a_card_laid_on_the_table_is_an_event():
+    # RULES §3: a card that captures nothing is laid on the table; two app audits read
+    # "events": [] for it and had to look at the move (the protocol's events come from here)
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    after, events = scopa.events.play(s, "Kc")
+    assert [e.to_json() for e in events] == [{"type": "lay_down", "seat": 0, "team": 0, "card": "Kc"}]
+    assert "Kc" in after.table
+    _, taken = scopa.events.play(s, "7dx3c4s")
+    assert [e.type for e in taken] == ["capture", "scopa"]  # (a capture is never a lay_down too)
+    from scopa.protocol import Protocol
+
+    reply = Protocol().handle(json.dumps({"id": 1, "cmd": "play", "position": s.to_dict(), "move": "Kc"}))
+    assert reply["events"] == [{"type": "lay_down", "seat": 0, "team": 0, "card": "Kc"}], reply

@@ -145,6 +145,7 @@ class HandModel:
                 ):
                     self.scope[team] += 1
         else:
+            events.append({"type": "lay_down", "seat": self.turn, "team": team, "card": card})
             self.table.add(card)
         if self.scope != scope:
             events.append({"type": "scopa", "seat": self.turn, "team": team})

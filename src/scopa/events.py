@@ -1,8 +1,9 @@
 """What a play did, in order: the events a game app shows (RULES §3-§5).
 
-:func:`play` makes a move and says what happened — a capture (with the cards), a scopa, the
-refill of the hands from the stock, the last capturer taking the table at the end of the
-hand, and the hand being over — so a client never has to diff positions to find out.
+:func:`play` makes a move and says what happened — a capture (with the cards) or a card laid
+on the table, a scopa, the refill of the hands from the stock, the last capturer taking the
+table at the end of the hand, and the hand being over — so a client never has to diff
+positions to find out.
 
 >>> from scopa import State
 >>> s = State.from_string("scopa 7d/Kc 3c4s - -/- 0/0 0 - -")
@@ -27,12 +28,23 @@ from scopa.state import State, require_state
 
 __all__ = ["EVENT_TYPES", "Event", "play"]
 
-EVENT_TYPES = ("capture", "scopa", "refill", "table_to_last_capturer", "hand_over", "match_over", "deal")
-"""Every event type, in the order they can happen within one play (the last two, a match's:
-:meth:`Match.play_events <scopa.match.Match.play_events>` after a hand's ``hand_over``)."""
+EVENT_TYPES = (
+    "capture",
+    "lay_down",
+    "scopa",
+    "refill",
+    "table_to_last_capturer",
+    "hand_over",
+    "match_over",
+    "deal",
+)
+"""Every event type, in the order they can happen within one play (a play is a ``capture`` or a
+``lay_down``, never both; the last two, a match's: :meth:`Match.play_events
+<scopa.match.Match.play_events>` after a hand's ``hand_over``)."""
 #: the fields each type has (the others are None)
 _FIELDS = {
     "capture": ("seat", "team", "card", "cards"),
+    "lay_down": ("seat", "team", "card"),
     "scopa": ("seat", "team"),
     "refill": ("seat", "count"),
     "table_to_last_capturer": ("team", "cards"),
@@ -70,11 +82,11 @@ class Event:
 
     Attributes:
         type: one of :data:`EVENT_TYPES`.
-        seat: the seat concerned (the player for ``capture`` and ``scopa``, the seat dealt
-            to for ``refill``, the next hand's dealer for ``deal``), or None.
+        seat: the seat concerned (the player for ``capture``, ``lay_down`` and ``scopa``, the
+            seat dealt to for ``refill``, the next hand's dealer for ``deal``), or None.
         team: the team concerned (the capturer's; the last capturer's for
             ``table_to_last_capturer``; the winner for ``match_over``), or None.
-        card: the card played (``capture``).
+        card: the card played (``capture``; ``lay_down``: the card laid on the table).
         cards: the cards taken (``capture``: from the table; ``table_to_last_capturer``: the
             table's last cards).
         count: cards dealt (``refill``).
@@ -177,8 +189,8 @@ def play(state: State, move: Move | Card | str) -> tuple[State, list[Event]]:
 
     >>> s = State.from_string("scopa -/As 2cKc - 3c4s7d/- 0/0 1 0 1")   # the hand's last play
     >>> after, events = play(s, "As")
-    >>> [e.type for e in events], events[0].cards, events[1].points, after.is_over
-    (['table_to_last_capturer', 'hand_over'], CardSet.parse('2c Kc As'), (3, 0), True)
+    >>> [e.type for e in events], events[1].cards, events[2].points, after.is_over
+    (['lay_down', 'table_to_last_capturer', 'hand_over'], CardSet.parse('2c Kc As'), (3, 0), True)
     """
     m = require_state(state).resolve(move)
     after = state._after(m)  # (m is legal: resolve gave it)
@@ -188,6 +200,8 @@ def play(state: State, move: Move | Card | str) -> tuple[State, list[Event]]:
         events.append(
             Event("capture", seat=seat, team=team, card=m.card, cards=CardSet._from_mask(m.capture_mask))
         )
+    else:  # (two app audits: a card laid said nothing, "events": [], and apps read the move)
+        events.append(Event("lay_down", seat=seat, team=team, card=m.card))
     if after.scope[team] > state.scope[team]:
         events.append(Event("scopa", seat=seat, team=team))
     if len(after.masks[2]) < len(state.masks[2]):  # (the stocks' sizes: no Cards made)
