@@ -1256,6 +1256,27 @@ def test_an_unreachable_scheduler_is_a_batch_error(tmp_path, monkeypatch):
     with pytest.raises(BatchError, match="cannot connect to the Dask scheduler 'tcp://127.0.0.1:1'"):
         run_jsonl("solve", str(src), str(out), executor="tcp://127.0.0.1:1")
     assert not out.exists()
+    # before the input is read (an audit waited for a long input's reading, then for the
+    # timeout): here a named pipe nobody writes to, whose reading would wait for ever
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            run_jsonl("solve", str(fifo), str(tmp_path / "o.jsonl"), executor="tcp://127.0.0.1:1")
+        except BaseException as exc:  # (handed to the test's thread)
+            failed.append(exc)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(60)
+    if t.is_alive():  # (the reading waits: a writer that closes at once ends it)
+        with open(fifo, "w"):
+            pass
+        t.join(60)
+        pytest.fail("the named pipe was read before the scheduler was asked")
+    assert len(failed) == 1 and "cannot connect to the Dask scheduler" in str(failed[0]), failed
     with pytest.raises(BatchError, match="cannot connect to the Dask scheduler"):
         list(solve_many([EASY], executor="dask://127.0.0.1:1"))
     # a tls:// address needs a Client's security settings (distributed's TypeError was a traceback)

@@ -1559,18 +1559,24 @@ def run_jsonl(
     except OSError:
         again = False  # (_count_jobs says why it cannot be read)
     kept: list[tuple[Any, Any]] | None = None if again else []
-    todo, skipped, bad = _count_jobs(src, field, done, bad_line, kept)
+    # (the executor first: a scheduler that does not answer is said before the input is read,
+    # an audit waited for a long input's reading and then for the connection's timeout; a
+    # process pool starts its processes at the first job)
+    ex, owned = executor_for(executor, workers)
+    try:
+        todo, skipped, bad = _count_jobs(src, field, done, bad_line, kept)
+        try:
+            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise BatchError(f"cannot write the output {show(out)}: {failure_reason(exc)}") from None
+    except BaseException:
+        if owned:
+            _shutdown(ex, True)
+        raise
     if kept is None:
         jobs = _read_jobs(src, field, done, options)
     else:
         jobs = ((item_id, item, options) for item_id, item in kept)
-    ex, owned = executor_for(executor, workers)
-    try:
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    except OSError as exc:
-        if owned:
-            _shutdown(ex, True)
-        raise BatchError(f"cannot write the output {show(out)}: {failure_reason(exc)}") from None
     run = _run(job, jobs, ex, owned, chunk, None, _job_id, stop)
     written = 0
     try:
