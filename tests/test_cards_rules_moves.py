@@ -330,6 +330,9 @@ def test_move_parse_errors(bad):
         ("7dx3c ", "7dx3c"),
         ("kcxKd", "KcxKd"),
         ("7♦\ufe0fx3c", "7dx3c"),
+        # the emoji spelling among the captured cards too (an API audit: "not whole cards")
+        ("7dx3♥\ufe0f", "7dx3c"),
+        ("7♦\ufe0fx3♥\ufe0f4♠\ufe0e", "7dx3c4s"),
         # docs/notation.md: spaces around the move and the card played, not among the captured
         (" 7D x3c4s ", "7dx3c4s"),
         ("7dx3c 4s", "bad move '7dx3c 4s': captured cards '3c 4s' are not whole cards"),

@@ -1279,11 +1279,32 @@ def test_replay_gives_the_position_at_a_play_of_a_hand_for_solve_and_svg(tmp_pat
         (["--hand", "4", "--at", "0"], "bad --hand 4: the record holds 3 hands (1..3)"),
         (["--hand", "3", "--at", "5"], "bad --at 5: hand 3 has 4 plays (0 is its deal, 4 the position after"),
         (["--at", "-1"], "bad --at -1: hand 1 has 36 plays"),
-        (["--json"], "--json prints the position --at N gives: give --at"),
+        (["--json"], "--json goes with --at N: it prints the position after N plays as JSON"),
         (["--text", "--at", "1"], "--text prints the whole record: not with --hand, --at or --json"),
     ):
         assert main(["replay", str(path), *args]) == 2, args
         assert f"scopa: error: {message}" in capsys.readouterr().err, args
+    # a record of no hands has no position to give (an audit: an IndexError's traceback)
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"format": "scopa-record", "version": 1, "rules": "scopa", "hands": []}')
+    for args in (["--at", "0"], ["--hand", "1"]):
+        assert main(["replay", str(empty), *args]) == 2, args
+        assert "the record holds no hands, so no hand's plays to go to" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # (argparse's usage error, status 2)
         main(["replay", str(path), "--at", "x"])
     assert "bad play count 'x': expected an integer" in capsys.readouterr().err
+
+
+def test_solves_line_of_play_marks_a_scopa_and_says_where_the_last_cards_go():
+    # RULES §3.6, §3.7 (a teacher's audit): a sweep and the last play's lay-down both read
+    # "table after: -", the scopa unmarked, the table's last cards gone unsaid
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "solve", "scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rows = [line for line in out.stdout.splitlines() if re.match(r"│ [1-4] ", line)]
+    assert len(rows) == 4, out.stdout
+    assert "scopa!" in rows[0] and not any("scopa!" in r for r in rows[1:]), rows
+    assert re.search(r"│ -  \(2.? K.? A.? go to team 0, who took last\)", rows[3]), rows[3]
+    assert "took last" not in "".join(rows[:3])

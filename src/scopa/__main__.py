@@ -187,6 +187,8 @@ def _run_search(
 
 
 def _solve(args: argparse.Namespace, console: Console) -> int:
+    from scopa.events import play as play_events
+
     state = parse_position(args.position)
     solver = scopa.Solver(tt_size_mb=args.tt)
 
@@ -279,8 +281,17 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
         s = state
         for i, move in enumerate(pv, 1):
             seat = s.turn
-            s = s.play(move)
-            table.add_row(str(i), str(seat), move_text(move, deck), cards_text(s.table, deck))
+            s, events = play_events(s, move)
+            # (a teacher's audit: a sweep and the last play's lay-down both read "-", the scopa
+            # unmarked and the table's last cards gone unsaid; replay says both)
+            after = cards_text(s.table, deck)
+            for e in events:
+                if e.type == "scopa":
+                    after.append("  scopa!", style="bold")
+                elif e.type == "table_to_last_capturer" and e.cards:
+                    after.append("  (").append_text(cards_text(e.cards, deck))
+                    after.append(f" go to team {e.team}, who took last)")
+            table.add_row(str(i), str(seat), move_text(move, deck), after)
         console.print(table)
         if s.is_over:
             sc = s.score()
@@ -381,12 +392,15 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
     if args.text and (args.at is not None or args.hand is not None or args.json):
         raise OptionError("--text prints the whole record: not with --hand, --at or --json")
     if args.json and args.at is None:
-        raise OptionError("--json prints the position --at N gives: give --at")
+        raise OptionError("--json goes with --at N: it prints the position after N plays as JSON")
     record = load_record(record_file(args.file))
     if args.text:
         sys.stdout.write(record.text())
         return 0
     count_hands = len(record.hands)
+    if not count_hands and (args.hand is not None or args.at is not None):  # (an audit: IndexError)
+        given = "--hand" if args.hand is not None else "--at"
+        raise OptionError(f"bad {given}: the record holds no hands, so no hand's plays to go to")
     if args.hand is not None and not 1 <= args.hand <= count_hands:
         held = count(count_hands, "hand")
         raise OptionError(f"bad --hand {args.hand}: the record holds {held} (1..{count_hands})")

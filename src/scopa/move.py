@@ -92,7 +92,9 @@ class Move:
             return text
         if not isinstance(text, str):
             raise InvalidMoveError(f"bad move {show(text)}: expected notation like '7d' or '7dx3c4s'")
-        t = text.strip()
+        # (an emoji keyboard's variation selectors, as Card.parse drops them: "7dx3♥️" was
+        # "captured cards '3♥️' are not whole cards" while "7♦️x3c" was read)
+        t = text.strip().replace("\ufe0f", "").replace("\ufe0e", "")
         cut = t.lower().find("x")
         head, sep, tail = (t, "", "") if cut < 0 else (t[:cut], "x", t[cut + 1 :])
         if not head:  # ("x7d", "xxxx": no card played; "unknown card ''" said nothing)
