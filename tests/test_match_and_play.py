@@ -262,6 +262,8 @@ def test_random_playouts(game):
     for array in (p.points, p.breakdown):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 0
+        with pytest.raises(ValueError, match="read-only"):  # (nor the array under it: an API audit)
+            array.base[0] = 0
     given = p.points.copy()
     made = scopa.simulate.Playouts(p.rules, given, p.breakdown.copy())
     assert made == p and not made.points.flags.writeable and given.flags.writeable

@@ -802,3 +802,21 @@ def test_a_history_replayed_at_once_is_the_one_played_one_by_one(game):
         assert got[0].to_json() == want[0].to_json()
         assert (type(got[2]), str(got[2])) == (type(want[2]), str(want[2])), (seed, plays)
     assert all(seen.values()), seen  # (each way in was met)
+
+
+def test_the_class_takes_a_position_as_of_does_and_refuses_none():
+    # an API audit: State() made an object whose first use (repr, ==) was an AttributeError,
+    # and State(text) was Python's TypeError; it takes what State.of takes (Board(fen)'s way)
+    s = State.deal("scopa", seed=1).play("3dx3c")
+    for given in (s, s.to_string(), s.to_json(), s.to_json().encode(), s.to_dict()):
+        made = State(given)
+        assert made == State.of(given) and type(made) is State and repr(made) == repr(State.of(given))
+    assert State(s).history == s.history and hash(State(s)) == hash(s)
+    with pytest.raises(scopa.PositionError, match=r"State\(\) needs a position: State\(text or JSON\)"):
+        State()
+    with pytest.raises(scopa.PositionError, match="bad position 7: expected a State, a position string"):
+        State(7)  # type: ignore[arg-type]
+    made = State(s)
+    with pytest.raises(AttributeError, match="immutable"):  # (not made again in place)
+        made.__init__("scopa 7d/Kc 3c4s - -/- 0/0 0 - -")  # type: ignore[misc]
+    assert made == s

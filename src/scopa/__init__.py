@@ -29,6 +29,7 @@ from scopa.errors import (
     RulesError,
     ScopaError,
 )
+from scopa.events import Event
 from scopa.limit import Limit, StopFlag
 from scopa.match import Match
 from scopa.move import Move
@@ -59,6 +60,7 @@ __all__ = [
     "CardError",
     "CoreError",
     "CardSet",
+    "Event",
     "HandRecord",
     "HandScore",
     "IllegalMoveError",

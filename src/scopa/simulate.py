@@ -139,4 +139,6 @@ def random_playouts(rules: Rules | str, n: int, seed: int | None = None) -> Play
             f"bad number of hands {show(n)}: their results need {need:,.1f} GiB, more than"
             " this machine could allocate: expected fewer hands (or several calls)"
         ) from None
+    for array in (points, breakdown):  # (the arrays under the result's views too: an API audit
+        array.flags.writeable = False  # changed a result through p.points.base)
     return Playouts(r, points, breakdown)

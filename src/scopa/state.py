@@ -49,7 +49,9 @@ class State:
     """A position of one hand: hands, table, stock, piles, scope, the seat to move.
 
     States are immutable and hashable; :meth:`play` returns a new one. Build one with
-    :meth:`deal`, :meth:`from_json`, :meth:`from_string` or :meth:`from_cards`.
+    :meth:`deal`, :meth:`from_json`, :meth:`from_string` or :meth:`from_cards`, or give a
+    position to the class as to :meth:`of` (as python-chess's ``Board(fen)``):
+    ``State("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")``.
 
     >>> s = State.deal("scopa", seed=1)          # dealer 0: seat 1 leads
     >>> [str(m) for m in s.legal_moves()]
@@ -122,6 +124,24 @@ class State:
         put(obj, "_origin", origin)
         put(obj, "_moves", moves)
         return obj
+
+    def __init__(self, position: State | str | bytes | Mapping[str, Any] | None = None) -> None:
+        # (an API audit: State() made an object whose first use was an AttributeError, and
+        # State(text) was Python's TypeError "State() takes no arguments")
+        try:
+            object.__getattribute__(self, "_rules")
+        except AttributeError:
+            pass
+        else:  # (__init__ called again on a made State would change it under its hash)
+            raise AttributeError("State is immutable: play() returns a new State")
+        if position is None:
+            raise PositionError(
+                "State() needs a position: State(text or JSON), as State.of takes one, or "
+                "State.deal(rules, seed=...), State.from_string, State.from_json, State.from_cards"
+            )
+        other = type(self).of(position)
+        for name in State.__slots__:
+            object.__setattr__(self, name, getattr(other, name))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("State is immutable: play() returns a new State")
