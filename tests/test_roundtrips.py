@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import math
 import pickle
 import random
@@ -585,3 +586,36 @@ def test_a_number_past_a_floats_range_is_refused_not_an_overflow():
     ):
         with pytest.raises(ScopaError, match="Fraction"):
             make()
+
+
+def test_numpy_integers_in_decoded_views_matches_and_records_are_read_as_ints():
+    # an API audit: formats.md says NumPy's integers are read as ints wherever an int is
+    # taken; a position's were, but a view's turn, seat, stock and hand counts, a match's target,
+    # scores, hands_played, dealer and version and a record's version, target and dealers were
+    # refused ("match target np.int64(21) differs from its rules' 21"); bools stay refused
+    i = np.int64
+    s = State.deal("scopa", seed=1).play("3dx3c")
+    view = json.loads(json.dumps(s.view(0).to_json()))
+    for key in ("turn", "seat", "stock"):
+        assert PlayerView.from_json({**view, key: i(view[key])}) == s.view(0), key
+    assert PlayerView.from_json({**view, "hands": [view["hands"][0], i(2)]}) == s.view(0)
+    with pytest.raises(ScopaError, match="bad turn np.False_"):
+        PlayerView.from_json({**view, "turn": np.bool_(False)})
+    m = Match("scopa", seed=3)
+    while not m.hands:
+        m.play(m.state.legal_moves()[0])
+    js = json.loads(json.dumps(m.to_json()))
+    for key in ("target", "scores", "hands_played", "dealer", "version"):
+        value = js[key]
+        given = [i(x) for x in value] if isinstance(value, list) else i(value)
+        assert Match.from_json({**js, key: given}).to_json() == m.to_json(), key
+    for key, bad in (("version", True), ("target", 11.0)):
+        with pytest.raises(ScopaError):
+            Match.from_json({**js, key: bad})
+    rec = json.loads(json.dumps(m.record().to_json()))
+    for key in ("version", "target"):
+        assert MatchRecord.from_json({**rec, key: i(rec[key])}) == m.record(), key
+    hand = {**rec["hands"][0], "dealer": i(rec["hands"][0]["dealer"])}
+    assert MatchRecord.from_json({**rec, "hands": [hand]}) == m.record()
+    with pytest.raises(records.RecordError, match="bad record target True"):
+        MatchRecord.from_json({**rec, "target": True})

@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scopa.errors import OptionError, ScopaError, listed, show, unknown_keys
+from scopa.errors import OptionError, ScopaError, as_int, listed, show, unknown_keys
 
 __all__ = [
     "MAX_CHARS",
@@ -232,8 +232,8 @@ def has_format(obj: Any, fmt: tuple[str, int]) -> bool:
     >>> has_format({"format": "scopa-match", "version": True}, ("scopa-match", 1))
     False
     """
-    version = obj.get("version")
-    return obj.get("format") == fmt[0] and type(version) is int and version == fmt[1]
+    version = obj.get("version")  # (an int: NumPy's too, never a bool or a float)
+    return obj.get("format") == fmt[0] and as_int(version) == fmt[1]
 
 
 def format_problem(obj: Mapping[str, Any], fmt: tuple[str, int]) -> str | None:

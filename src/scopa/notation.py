@@ -39,7 +39,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.card import _NAMES, CardSet, _mask_names, _mask_text, cards_mask
-from scopa.errors import PositionError, ScopaError, count, listed, show, unknown_keys
+from scopa.errors import PositionError, ScopaError, count, listed, plain_int, show, unknown_keys
 from scopa.move import Move
 from scopa.rules import _NUMBER, Rules
 from scopa.state import State, require_state
@@ -387,16 +387,18 @@ def view_from_json(obj: object) -> PlayerView:
     if missing:
         raise PositionError(f"view lacks required {listed('field', [repr(f) for f in missing])}")
     rules = Rules.from_json(d.get("rules"))
-    turn = d.get("turn")
+    # (NumPy's integers read as ints, as a position's are: an API audit found a view's refused)
+    turn = plain_int(d.get("turn"))
     hands = d.get("hands")
     n = rules.players
     if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn < n:
         raise PositionError(f"bad turn {_short(turn)}: expected a seat in 0..{n - 1}")
-    me = d.get("seat", turn)
+    me = plain_int(d.get("seat", turn))
     if not isinstance(me, int) or isinstance(me, bool) or not 0 <= me < n:
         raise PositionError(f"bad seat {_short(me)}: expected the viewer's seat in 0..{n - 1}")
     if not isinstance(hands, list) or len(hands) != n:
         raise PositionError(f"bad hands {_short(hands)}: expected {n} entries, one per seat")
+    hands = [h if seat == me else plain_int(h) for seat, h in enumerate(hands)]
     for seat, h in enumerate(hands):
         if seat == me and not isinstance(h, list):
             what = "the seat to move" if me == turn else "the viewer"
@@ -408,7 +410,7 @@ def view_from_json(obj: object) -> PlayerView:
                 else ""
             )
             raise PositionError(f"hand {seat} must be a number of cards in 0..10, got {_short(h)}{whose}")
-    stock = d.get("stock", 0)
+    stock = plain_int(d.get("stock", 0))
     if not isinstance(stock, int) or isinstance(stock, bool) or not 0 <= stock <= 40:
         raise PositionError(f"'stock' in a view must be its number of cards in 0..40, got {show(stock)}")
     # Validate everything else through a full position with stand-in hidden cards.

@@ -48,6 +48,7 @@ from scopa.errors import (
     count,
     int_pair,
     listed,
+    plain_int,
     plain_str,
     show,
     unknown_keys,
@@ -507,7 +508,7 @@ class HandRecord:
         why = _is_deal(deal)
         if why is not None:
             raise RecordError(f"{where}: bad deal {show(text)}: {why}")
-        dealer = obj.get("dealer", deal.dealer)
+        dealer = plain_int(obj.get("dealer", deal.dealer))  # (NumPy's integers too)
         if not isinstance(dealer, int) or isinstance(dealer, bool):
             raise RecordError(f"{where}: bad dealer {show(dealer)}: expected the deal's seat, {deal.dealer}")
         if dealer != deal.dealer:
@@ -696,7 +697,7 @@ class MatchRecord:
             rules = Rules.from_json(obj.get("rules"))
         except ScopaError as exc:
             raise RecordError(f"bad record rules: {exc}") from None
-        target = obj.get("target", rules.target)
+        target = plain_int(obj.get("target", rules.target))  # (NumPy's integers too)
         if not isinstance(target, int) or isinstance(target, bool):  # (11.0 "differed from 11")
             raise RecordError(
                 f"bad record target {show(target)}: expected an integer, its rules' {rules.target}"
