@@ -1308,3 +1308,26 @@ def test_solves_line_of_play_marks_a_scopa_and_says_where_the_last_cards_go():
     assert "scopa!" in rows[0] and not any("scopa!" in r for r in rows[1:]), rows
     assert re.search(r"│ -  \(2.? K.? A.? go to team 0, who took last\)", rows[3]), rows[3]
     assert "took last" not in "".join(rows[:3])
+
+
+def test_replay_and_review_read_a_record_on_standard_input(tmp_path):
+    # a teacher's audit: `cat m.json | scopa replay - --at 3` was "cannot read the record '-'",
+    # where solve and svg read a position there
+    path = saved_match(tmp_path / "m.json")
+    text = path.read_text()
+
+    def piped(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "scopa", *args], input=stdin, capture_output=True, text=True, timeout=120
+        )
+
+    at = piped("replay", "-", "--at", "3", stdin=text)
+    assert at.returncode == 0 and at.stdout == run("replay", str(path), "--at", "3").stdout, at.stderr
+    reviewed = piped("review", "-", "--json", "--time", "0.01", stdin=text)
+    assert reviewed.returncode == 0 and len(json.loads(reviewed.stdout)["plays"]) == 36, reviewed.stderr
+    for stdin, message in (
+        ("", "standard input is empty: expected a record (JSON)"),
+        ("{", "the record on standard input b'{' is not valid JSON"),
+    ):
+        bad = piped("replay", "-", stdin=stdin)
+        assert bad.returncode == 2 and f"scopa: error: {message}" in bad.stderr, bad.stderr

@@ -385,15 +385,31 @@ def _echoing(console: Console) -> Callable[[str], str]:
     return ask
 
 
+def _record_json(name: str) -> Any:
+    """The decoded JSON of the record file ``name``, or of standard input for ``-`` (as solve
+    and svg read a position: a teacher's audit piped a record into replay)."""
+    from scopa.records import MAX_RECORD_BYTES, RecordError, read_json, record_file
+
+    if name != "-":
+        return read_json(record_file(name))
+    try:
+        data = read_limited(sys.stdin.buffer if sys.stdin is not None else io.BytesIO(), MAX_RECORD_BYTES)
+    except OSError as exc:  # (TooLarge too: its message says the most read)
+        raise RecordError(f"cannot read the record on standard input: {failure_reason(exc)}") from None
+    if not data.strip():
+        raise RecordError("standard input is empty: expected a record (JSON)")
+    return read_json(data.removeprefix(b"\xef\xbb\xbf"), "the record on standard input")
+
+
 def _replay(args: argparse.Namespace, console: Console) -> int:
     from scopa.events import play as play_events
-    from scopa.records import load_record, record_file
+    from scopa.records import load_record
 
     if args.text and (args.at is not None or args.hand is not None or args.json):
         raise OptionError("--text prints the whole record: not with --hand, --at or --json")
     if args.json and args.at is None:
         raise OptionError("--json goes with --at N: it prints the position after N plays as JSON")
-    record = load_record(record_file(args.file))
+    record = load_record(_record_json(args.file))
     if args.text:
         sys.stdout.write(record.text())
         return 0
@@ -457,10 +473,10 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
 
 
 def _review(args: argparse.Namespace, console: Console) -> int:
-    from scopa.records import HAND_FORMAT, check_writable, load_record, read_json, record_file
+    from scopa.records import HAND_FORMAT, check_writable, load_record
     from scopa.review import format_text, review
 
-    obj = read_json(record_file(args.file))
+    obj = _record_json(args.file)
     record = load_record(obj)
     # (--annotate writes what it read: a hand's record for a hand's, as Review.annotate gives)
     hand_only = isinstance(obj, dict) and obj.get("format") == HAND_FORMAT[0]
@@ -985,7 +1001,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=_play)
 
     rep = sub.add_parser("replay", help="replay a game record, or print it as text")
-    rep.add_argument("file", help="a record (JSON): a match or a single hand")
+    rep.add_argument("file", help="a record (JSON): a match or a single hand; - reads standard input")
     rep.add_argument("--text", action="store_true", help="print the record as readable text, like PGN")
     rep.add_argument(
         "--hand", type=_integer("hand"), metavar="H", help="only hand H of the record (1 is the first)"
@@ -1006,7 +1022,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="What every play of a recorded game cost. Ctrl-C stops the review: what it "
         "reviewed is written (and saved with --annotate), the rest left out, status 130.",
     )
-    rev.add_argument("file", help="a record (JSON): a match or a single hand")
+    rev.add_argument("file", help="a record (JSON): a match or a single hand; - reads standard input")
     rev.add_argument(
         "--time", type=_per_play, default=0.2, metavar="SECONDS", help="budget per play (default 0.2)"
     )
