@@ -1331,3 +1331,15 @@ def test_replay_and_review_read_a_record_on_standard_input(tmp_path):
     ):
         bad = piped("replay", "-", stdin=stdin)
         assert bad.returncode == 2 and f"scopa: error: {message}" in bad.stderr, bad.stderr
+
+
+def test_a_game_record_given_for_a_position_says_where_its_positions_are(tmp_path):
+    # a teacher's audit: `scopa solve game.json` said "unknown fields 'format', 'tags', ..."
+    path = saved_match(tmp_path / "g.json")
+    hint = "a game record, not a position: `scopa replay FILE --at N [--hand H]` gives the position"
+    for args in (("solve", str(path)), ("svg", str(path)), ("solve", path.read_text())):
+        out = run(*args)
+        assert out.returncode == 2 and hint in out.stderr, (args[0], out.stderr)
+    match = json.dumps(scopa.Match("scopa", seed=1).to_json())
+    out = run("solve", match)
+    assert "a match, not a position: its 'position' field is the hand being played" in out.stderr, out.stderr

@@ -210,6 +210,9 @@ def test_str_of_a_state_shows_the_hands_table_stock_and_each_teams_pile():
         "  team 0: 0 cards, 0 scope\n"
         "  team 1: 2 cards, 0 scope"
     )
+    # the rule options too, as solve's line says them (a teacher's audit: "scopa" over napola's)
+    napola = State.deal(scopa.Rules.preset("scopa", napola=True, target=21), seed=1)
+    assert str(napola).splitlines()[0] == "scopa;napola=true, seat 1 to move"
     # one card and one scopa in the singular (a teacher's audit of the text: "1 cards, 1 scope")
     swept = State.from_string("scopa 7d/2c 7s - -/- 0/0 0 - 1").play("7d")
     assert str(swept).splitlines()[-2:] == ["  team 0: 2 cards, 1 scopa", "  team 1: 0 cards, 0 scope"]

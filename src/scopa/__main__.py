@@ -83,6 +83,8 @@ def parse_position(text: str | None) -> scopa.State:
     try:
         return scopa.State.of(text)
     except ScopaError as exc:
+        if _is_record(text):
+            raise PositionError(f"the JSON given is {_is_record(text)}") from None
         if text.lstrip().startswith(("{", "[")) or " " in text.strip():
             raise  # (JSON text or a position string: its own error)
         raise PositionError(
@@ -110,7 +112,30 @@ def _position_in(data: bytes, where: str) -> scopa.State:
     try:  # (a JSON position, or a position string as `scopa deal | tail -1` writes it)
         return scopa.State.of(content)
     except ScopaError as exc:
+        if _is_record(content):
+            raise PositionError(f"{where} holds {_is_record(content)}") from None
         raise PositionError(f"{where} holds no position: {exc}") from None
+
+
+def _is_record(text: str) -> str:
+    """What a game record's (or a match's) JSON is, said with where its positions are, or ""
+    for other text (a teacher's audit gave solve a record: "unknown fields 'format', ...")."""
+    if not text.lstrip().startswith("{"):
+        return ""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return ""
+    fmt = obj.get("format") if isinstance(obj, dict) else None
+    if fmt == "scopa-match":
+        return "a match, not a position: its 'position' field is the hand being played"
+    if fmt not in ("scopa-record", "scopa-hand"):
+        return ""
+    what = "a game record" if fmt == "scopa-record" else "a hand's record"
+    return (
+        f"{what}, not a position: `scopa replay FILE --at N [--hand H]` gives the position after N "
+        "plays of a saved game"
+    )
 
 
 # ---------------------------------------------------------------------------- solve

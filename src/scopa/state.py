@@ -606,7 +606,9 @@ class State:
         return position(self)
 
     def __str__(self) -> str:
-        lines = [f"{self._rules.game}, seat {self._turn} to move"]
+        # (the rule options too, as solve's line and the pictures' titles say them: a teacher's
+        # audit read "scopa" over a deal of scopa with napola)
+        lines = [f"{self._rules.hand_rules()}, seat {self._turn} to move"]
         for i, h in enumerate(self.hands):
             lines.append(f"  hand {i}: {h or '-'}")
         lines.append(f"  table: {self.table or '-'}")

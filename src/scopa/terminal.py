@@ -138,12 +138,15 @@ def cards_text(cards: Iterable[Card | str], deck: str = "french") -> Text:
     return out if len(out) else Text("-", style="dim")
 
 
-def move_text(move: Move | str, deck: str = "french") -> Text:
-    """A move (a :class:`Move` or its notation) with suit marks: the card, and what it takes."""
+def move_text(move: Move | str, deck: str = "french", verb: str = "takes") -> Text:
+    """A move (a :class:`Move` or its notation) with suit marks: the card, and what it takes
+    (``verb``: "takes" in a list of moves, ", taking" after "plays" in a sentence)."""
     move = Move.parse(move)
     out = card_text(move.card, deck)
     if move.is_capture:
-        out.append(" takes ").append_text(cards_text(sorted(move.captures), deck))
+        out.append(f"{'' if verb.startswith(',') else ' '}{verb} ").append_text(
+            cards_text(sorted(move.captures), deck)
+        )
     return out
 
 
@@ -268,7 +271,9 @@ class Game:
 
     def announce(self, seat: int, move: Move, events: Sequence[Event]) -> None:
         who = self.name(seat)
-        self.say(f"{who.capitalize()} play{'s' if seat != self.human else ''} ", move_text(move, self.deck))
+        # (a teacher's audit: "The computer plays 5♥ takes 3♦ 2♣", two verbs in one sentence)
+        played = move_text(move, self.deck, verb=", taking")
+        self.say(f"{who.capitalize()} play{'s' if seat != self.human else ''} ", played)
         for e in events:
             if e.type == "scopa":
                 verb = "sweep" if self.is_you(e.team or 0) else "sweeps"
