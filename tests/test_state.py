@@ -823,3 +823,38 @@ def test_the_class_takes_a_position_as_of_does_and_refuses_none():
     with pytest.raises(AttributeError, match="immutable"):  # (not made again in place)
         made.__init__("scopa 7d/Kc 3c4s - -/- 0/0 0 - -")  # type: ignore[misc]
     assert made == s
+
+
+@pytest.mark.parametrize("game", ["scopa", "scopone"])
+def test_a_json_views_history_plays_in_turn_and_its_captures_are_the_capturers(game):
+    # an API audit: a view's history was checked card by card only, so one seat's plays, a
+    # history ending at the seat to move, or a capture in the other team's pile were taken
+    s = State.deal(game, seed=4)
+    n = s.rules.players
+    while len(s.history) < n + 2 or not any(m.is_capture for _, m in s.history):
+        s = s.play(s.legal_moves()[-1])
+    v = s.view(s.turn)
+    js = v.to_json()
+    hist = js["history"]
+    assert view_from_json(js) == v and view_from_json({**js, "history": hist[2:]}).history == v.history[2:]
+    seat, move = next((p, m) for p, m in hist if "x" in m)
+    with pytest.raises(
+        scopa.PositionError, match=r"the played card must now be on the table or in a pile, played once"
+    ):
+        view_from_json({**js, "history": [hist[0], hist[0]]})
+    with pytest.raises(
+        scopa.PositionError,
+        match=rf"seat {(hist[0][0] + 1) % n} plays after seat {hist[0][0]}, expected the seats in turn",
+    ):
+        view_from_json({**js, "history": hist[:1] + hist[2:]})  # (one play left out)
+    last = hist[-1][0]
+    with pytest.raises(
+        scopa.PositionError, match=rf"its last play is seat {hist[-2][0]}'s, so seat {last} is to move"
+    ):
+        view_from_json({**js, "history": hist[:-1]})
+    other = [list(p) for p in js["captured"]]
+    other[seat % 2], other[1 - seat % 2] = other[1 - seat % 2], other[seat % 2]
+    with pytest.raises(
+        scopa.PositionError, match=rf"seat {seat} captured for team {seat % 2}, but its cards"
+    ):
+        view_from_json({**js, "captured": other, "last_capture": 1 - seat % 2})

@@ -296,12 +296,18 @@ def state_from_string(text: str) -> State:
 # ---------------------------------------------------------------------- player views
 
 
-def _history_from_json(obj: object, players: int, table: int, piles: int) -> tuple[tuple[int, Move], ...]:
+def _history_from_json(
+    obj: object, players: int, table: int, piles: tuple[int, int], turn: int
+) -> tuple[tuple[int, Move], ...]:
     """The optional ``history`` of a view: ``[[seat, "move"], ...]``, the hand's plays in order.
-    Every played card must now be on the table or in a pile, every captured card in a pile."""
+    Every played card must now be on the table or in a pile, every captured card (and the card
+    that took it) in the capturer's team's pile; the seats play in turn, the last before the
+    seat to move (an API audit: a history of one seat's plays, or of a capture in the other
+    team's pile, was taken)."""
+    both = piles[0] | piles[1]
     if not isinstance(obj, list) or len(obj) > 40:
         raise PositionError(f"bad history {show(obj)}: expected a list of at most 40 [seat, move] pairs")
-    out = []
+    out: list[tuple[int, Move]] = []
     played = 0
     for item in obj:
         if (
@@ -317,13 +323,28 @@ def _history_from_json(obj: object, players: int, table: int, piles: int) -> tup
             move = Move.parse(item[1])
         except ScopaError as exc:  # (said "bad move 'zz'" alone: which entry, of what)
             raise type(exc)(f"bad history entry {show(item)}: {exc}") from None
-        if not move.card.mask & (table | piles) & ~played or move.capture_mask & ~piles:
+        if not move.card.mask & (table | both) & ~played or move.capture_mask & ~both:
             raise PositionError(
                 f"bad history entry {show(item)}: the played card must now be on the table or in a pile, "
                 "played once, and the captured cards in a pile"
             )
+        if move.capture_mask and (move.capture_mask | move.card.mask) & ~piles[item[0] % 2]:
+            raise PositionError(
+                f"bad history entry {show(item)}: seat {item[0]} captured for team {item[0] % 2}, "
+                f"but its cards are not all in that team's pile"
+            )
+        if out and item[0] != (out[-1][0] + 1) % players:
+            raise PositionError(
+                f"bad history entry {show(item)}: seat {(out[-1][0] + 1) % players} plays after seat "
+                f"{out[-1][0]}, expected the seats in turn"
+            )
         played |= move.card.mask
         out.append((item[0], move))
+    if out and (out[-1][0] + 1) % players != turn:
+        raise PositionError(
+            f"bad history: its last play is seat {out[-1][0]}'s, so seat {(out[-1][0] + 1) % players} "
+            f"is to move, not seat {turn}"
+        )
     return tuple(out)
 
 
@@ -451,7 +472,7 @@ def view_from_json(obj: object) -> PlayerView:
     full.pop("seat", None)
     full.pop("out_of_play", None)
     v = State.from_json(full).view(me)
-    piles = v.captured[0].mask | v.captured[1].mask
-    history = _history_from_json(d.get("history", []), n, v.table.mask, piles)
+    piles = (v.captured[0].mask, v.captured[1].mask)
+    history = _history_from_json(d.get("history", []), n, v.table.mask, piles, turn)
     # every unaccounted card may be hidden, but those the view says are out of play
     return dataclasses.replace(v, out_of_play=CardSet._from_mask(out_mask), history=history)
