@@ -118,6 +118,8 @@ def test_cardset_operators_take_cards_and_refuse_a_string():
     ):
         with pytest.raises(scopa.CardError, match=r"expected cards .*got the string '7d' \(CardSet.parse"):
             op("7d")
+        with pytest.raises(scopa.CardError, match=r"expected cards .*got the bytes b'7d'$"):  # (an API audit)
+            op(b"7d")
         with pytest.raises(scopa.CardError, match="unknown card 'zz'"):
             op(["zz"])
     assert s | ["Kb", kb] == CardSet.parse("Ad 7d Kb") == ("Kb", "7d") | s  # (a card twice: once)
@@ -384,6 +386,8 @@ def test_cardset_pickles_copies_and_hashes_as_the_set_it_equals():
         (lambda: CardSet(3.5), "cards: expected a list of cards (Cards or card strings), got 3.5"),
         (lambda: CardSet(None), "expected a list of cards (Cards or card strings), got None"),
         (lambda: CardSet("7d Kc"), "cards: expected a list of cards, got the string '7d Kc'"),
+        # (an API audit: "a card must be a string like '7d', got 55", the first byte)
+        (lambda: CardSet(b"7d"), "cards: expected a list of cards, got the bytes b'7d'"),
         (lambda: CardSet([["7d"]]), "a card must be a string like '7d', got ['7d']"),
         (lambda: CardSet(True), "expected cards or a card mask, got True"),
         (lambda: CardSet(-1), "a card mask must be in 0..2**40-1, got -1"),

@@ -236,6 +236,8 @@ def cards_mask(cards: Iterable[CardLike], what: str = "cards") -> int:
         return cards.mask
     if isinstance(cards, str):
         raise CardError(f"{what}: expected a list of cards, got the string {show(cards)}")
+    if isinstance(cards, (bytes, bytearray, memoryview)):  # (an API audit: "got 55", its first byte)
+        raise CardError(f"{what}: expected a list of cards, got the bytes {show(cards)}")
     try:
         items = iter(cards)
     except TypeError:
@@ -362,10 +364,11 @@ class CardSet(Set[Card]):
     def _other_mask(self, other: object, what: str) -> int | None:
         if isinstance(other, CardSet):
             return other.mask
-        if isinstance(other, str):
+        if isinstance(other, (str, bytes, bytearray, memoryview)):
+            kind = "string" if isinstance(other, str) else "bytes"
             raise CardError(
-                f"{what}: expected cards (a CardSet, Cards or card strings), got the string"
-                f" {show(other)} (CardSet.parse reads one)"
+                f"{what}: expected cards (a CardSet, Cards or card strings), got the {kind} {show(other)}"
+                + (" (CardSet.parse reads one)" if kind == "string" else "")
             )
         if not isinstance(other, Iterable):
             return None
