@@ -84,6 +84,10 @@ def test_simulate():
     assert (float(total[1]), float(total[2])) == (round(p[0], 3), round(p[1], 3))
     one = run("simulate", "--game", "scopa", "--hands", "1", "--seed", "4")
     assert "1 random hand of scopa (seed 4)" in one.stdout
+    # the rows of the options the rules score, and only those (a teacher's audit: zeros)
+    assert "re_bello" not in out.stdout and "napola" not in out.stdout
+    napola = run("simulate", "--game", "scopa", "--option", "napola=true", "--hands", "50").stdout
+    assert "\nnapola " in napola and "re_bello" not in napola
 
 
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is a POSIX thing")
