@@ -389,10 +389,10 @@ def view_from_json(obj: object) -> PlayerView:
     (PIMC reads the opponent's hand from them), and ``out_of_play``, the cards of a composed
     position known to be out of the game (without it every unaccounted card may be hidden).
 
-    >>> v = view_from_json({"rules": "scopa", "hands": [["7d", "Kc"], 2], "table": ["3c", "As"],
-    ...                     "stock": 0, "turn": 0, "history": [[0, "As"]]})
+    >>> v = view_from_json({"rules": "scopa", "hands": [["7d", "Kc"], 1], "table": ["3c", "As"],
+    ...                     "stock": 0, "turn": 0, "history": [[1, "As"]]})
     >>> v.hand_sizes, str(v.hand), [(seat, str(m)) for seat, m in v.history]
-    ((2, 2), '7d Kc', [(0, 'As')])
+    ((2, 1), '7d Kc', [(1, 'As')])
     """
     obj = jsonio.decoded(obj, "view", PositionError, 1 << 20)
     if not isinstance(obj, Mapping):
