@@ -243,6 +243,14 @@ def test_review_marks_a_blunder_with_its_reason():
         "hand 1, play 1: seat 0 Kc? (best 7dx3c4s, loses 1.00, exact loss 1) — missed a sweep"
     )
     assert format_text(r, ["Ada", "Bo"], first_hand=4).startswith("hand 4, play 1: Ada Kc")
+    # a loss just over a mark's threshold is not rounded onto it (a teacher's audit: "loses
+    # 0.50" marked "?", a mistake being a loss over 0.5)
+    p0 = r.plays[0]
+    near = dataclasses.replace(
+        p0, values={**p0.values, p0.move: p0.values[p0.best] - 0.5027}, loss=0.5027, mark="?"
+    )
+    shown = format_text(dataclasses.replace(r, plays=(near,)))
+    assert "Kc? (best 7dx3c4s, loses 0.503, exact loss 1)" in shown, shown
     # its repr pastes back with the package's names (an API audit: PlayReview and Annotation
     # were not exported)
     names = {n: getattr(scopa, n) for n in scopa.__all__}

@@ -537,7 +537,7 @@ class Review:
                 continue
             # (the reason is the play's, before the best move: "best 5c (gave up the settebello)"
             # read as if 5c gave it up, a teacher's audit)
-            note = f"loses {p.loss:.2f}" + (f" ({p.reason})" if p.reason else "") + f"; best {p.best}"
+            note = f"loses {_loss_text(p.loss)}" + (f" ({p.reason})" if p.reason else "") + f"; best {p.best}"
             if p.dd_loss is not None:
                 note += f"; double-dummy loss {p.dd_loss}"
             out[p.hand][p.play] = Annotation(note, p.mark)
@@ -817,6 +817,19 @@ def _knows_every_card(view: PlayerView) -> bool:
     return view.stock_size == 0 and others <= 1
 
 
+def _loss_text(loss: float) -> str:
+    """A loss to two decimals, or three where two would read as a mark's threshold it passes (a
+    teacher's audit: "loses 0.50" marked "?", a mistake being a loss over 0.5).
+
+    >>> _loss_text(0.5027), _loss_text(0.57), _loss_text(0.5), _loss_text(1.5031), _loss_text(0.5000401)
+    ('0.503', '0.57', '0.50', '1.503', '0.50004')
+    """
+    digits = 2
+    while digits < 6 and any(float(f"{loss:.{digits}f}") <= limit < loss for limit in (MISTAKE, BLUNDER)):
+        digits += 1
+    return f"{loss:.{digits}f}"
+
+
 def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int = 1) -> str:
     """A readable report: the marked plays, how many plays a limit left out (when one did),
     then the totals per seat (named by ``names``, one string a seat, or "seat N"); the
@@ -840,7 +853,7 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
             why = f" — {p.reason}" if p.reason else ""
             lines.append(
                 f"hand {p.hand + first_hand}, play {p.play + 1}: {names[p.seat]} {p.move}{p.mark} "
-                f"(best {p.best}, loses {p.loss:.2f}{dd}){why}"
+                f"(best {p.best}, loses {_loss_text(p.loss)}{dd}){why}"
             )
     left_out = sum(not p.reviewed for p in r.plays)
     if not lines:  # (of the plays reviewed: a limit may have left some out, said below)
