@@ -1199,11 +1199,11 @@ def test_malformed_requests_of_every_command_get_schema_valid_errors():
     # field: a ProtocolError reply naming it, valid against the schema.
     p = Protocol(max_time=0.2)
     for name, c in COMMANDS.items():
-        for key in c.required:
+        for key in (*c.required, *c.either):
             reply = check(p.handle(json.dumps({"cmd": name, "id": 1})))  # type: ignore[arg-type]
             assert reply["error"]["type"] == "ProtocolError" and repr(key) in reply["error"]["message"]
             break
-        for key in (*c.required, *c.optional):
+        for key in c.takes:
             bad = {"cmd": name, "id": 2, key: {"nested": [None]}}
             reply = check(p.handle(json.dumps(bad)))  # type: ignore[arg-type]
             assert "error" in reply and reply["id"] == 2, (name, key, reply)
@@ -1366,7 +1366,7 @@ def test_a_request_built_by_hand_has_its_command_id_and_fields_checked():
         (("ping", True, {}), "'id' must be a string, an integer or null, got true"),
         (("ping", 1, []), r"bad args \[\]: expected a dict of ping's fields"),
         (("ping", 1, {"x": 1}), "unknown field 'x' in a 'ping' request: expected none"),
-        (("legal", 1, {}), "request 'legal' needs a 'position' field"),
+        (("legal", 1, {}), "request 'legal' needs a 'position' or a 'view' field"),
         (("legal", 1, {"position": req.args["position"], "seat": 0}), "unknown field 'seat' in a 'legal'"),
     ]:
         with pytest.raises(ProtocolError, match=message):
@@ -1670,3 +1670,34 @@ def test_svg_is_the_position_picture_of_scopa_svg_and_a_seat_sees_its_own():
     ):
         reply = ask(position=s.to_string(), **fields)
         assert reply["error"]["type"] == kind and said in reply["error"]["message"], (fields, reply)
+
+
+def test_legal_and_svg_take_a_view_in_place_of_a_position():
+    # two audits' open item: a thin client holding only its seat's view could not ask its
+    # legal moves or its picture (the client holds every card, or asks its own backend)
+    p = Protocol()
+    s = scopa.State.deal("scopone", seed=3)
+    for seat in range(4):
+        view = s.view(seat).to_json()
+        legal = check(p.handle(json.dumps({"cmd": "legal", "id": 1, "view": view})))
+        want = [str(m) for m in s.legal_moves()] if seat == s.turn else []
+        assert legal == {"id": 1, "moves": want}, (seat, legal)
+        drawn = check(p.handle(json.dumps({"cmd": "svg", "id": 2, "view": view, "size": 30})))
+        assert drawn["svg"] == scopa.svg.position(s.view(seat), size=30)
+        by_seat = check(p.handle(json.dumps({"cmd": "svg", "id": 3, "position": s.to_dict(), "seat": seat})))
+        assert by_seat["svg"] == scopa.svg.position(s, seat=seat)
+    for req, message in (
+        ({"cmd": "legal"}, "request 'legal' needs a 'position' or a 'view' field"),
+        ({"cmd": "svg", "position": s.to_dict(), "view": view}, "a 'position' or a 'view' field, not both"),
+        ({"cmd": "svg", "view": view, "seat": 1}, "'seat' 1 is a position's: a view is drawn"),
+        ({"cmd": "legal", "view": s.to_string()}, "'view' must be a JSON view object"),
+    ):
+        reply = check(p.handle(json.dumps({"id": 9, **req})))
+        assert reply["id"] == 9 and message in reply["error"]["message"], reply
+    # the schema's requests take exactly one of the two
+    schema = {**scopa.protocol.schema(), "anyOf": [{"$ref": "#/$defs/request"}]}
+    validator = jsonschema.Draft202012Validator(schema)
+    legal = {"cmd": "legal", "id": 1, "view": s.view(s.turn).to_json()}
+    assert validator.is_valid(legal) and validator.is_valid({"cmd": "legal", "position": s.to_dict()})
+    assert not validator.is_valid({"cmd": "legal"})
+    assert not validator.is_valid({**legal, "position": s.to_dict()})

@@ -269,13 +269,15 @@ FIELDS: dict[str, Field] = {
 
 @dataclass(frozen=True)
 class Command:
-    """A protocol command: its fields (required and optional), whether it is a search
-    (run off the reading thread, stoppable, limited in time), and its reply's schema."""
+    """A protocol command: its fields (required, one of ``either``, optional), whether it is a
+    search (run off the reading thread, stoppable, limited in time), and its reply's schema."""
 
     name: str
     doc: str
     required: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
+    #: fields of which the command takes exactly one (legal and svg: a position or a view)
+    either: tuple[str, ...] = ()
     search: bool = False
     reply: dict[str, Any] = field(default_factory=dict)
     #: fields this command takes fewer values of than the field's own (field: (values, why))
@@ -286,7 +288,12 @@ class Command:
 
     @property
     def fields(self) -> tuple[str, ...]:
-        return ("cmd", "id", *self.required, *self.optional)
+        return ("cmd", "id", *self.required, *self.either, *self.optional)
+
+    @property
+    def takes(self) -> tuple[str, ...]:
+        """The fields of a request's checked values: the required, ``either``'s, the optional."""
+        return (*self.required, *self.either, *self.optional)
 
 
 def _above_most(command: Command, key: str, value: Any) -> ProtocolError:
@@ -451,8 +458,9 @@ _COMMAND_LIST: tuple[Command, ...] = (
     Command("ping", "answered at once, even while a search runs", reply={"required": ["pong"]}),
     Command(
         "legal",
-        "the legal moves of the seat to move",
-        required=("position",),
+        "the legal moves of the seat to move, of a position or of a view (none when the view's"
+        " seat is not to move)",
+        either=("position", "view"),
         reply={"required": ["moves"], "properties": {"moves": {"type": "array", "items": _MOVE}}},
     ),
     Command(
@@ -481,8 +489,8 @@ _COMMAND_LIST: tuple[Command, ...] = (
     Command(
         "svg",
         "a picture of a position (scopa.svg.position), every hand face up, or those a seat cannot"
-        " see face down",
-        required=("position",),
+        " see face down; or of a view, as its seat sees it",
+        either=("position", "view"),
         optional=("seat", "deck", "size"),
         reply={"required": ["svg"], "properties": {"svg": {"type": "string"}}},
     ),
@@ -676,6 +684,13 @@ def _check_fields(command: Command, keys: Collection[Any], allowed: tuple[str, .
     for key in command.required:
         if key not in keys:
             raise ProtocolError(f"request {command.name!r} needs a {key!r} field")
+    if command.either:
+        given = [key for key in command.either if key in keys]
+        choices = " or ".join(f"a {key!r}" for key in command.either)
+        if not given:
+            raise ProtocolError(f"request {command.name!r} needs {choices} field")
+        if len(given) > 1:
+            raise ProtocolError(f"request {command.name!r} takes {choices} field, not both")
 
 
 @dataclass(frozen=True)
@@ -697,7 +712,7 @@ class Request:
         _check_id(self.id)
         if not isinstance(self.args, dict):
             raise ProtocolError(f"bad args {show(self.args)}: expected a dict of {self.cmd}'s fields")
-        _check_fields(command, self.args, (*command.required, *command.optional))
+        _check_fields(command, self.args, command.takes)
 
     @property
     def command(self) -> Command:
@@ -829,7 +844,7 @@ class Protocol:
             command = _command(cmd)
             _check_fields(command, obj, command.fields)
             args: dict[str, Any] = {}
-            for key in (*command.required, *command.optional):
+            for key in command.takes:
                 if key in obj:
                     # (a command that takes only some of a field's values says which, whatever is given)
                     values, why = command.only.get(key, (None, ""))
@@ -952,7 +967,9 @@ class Protocol:
         return {"pong": True}
 
     def _cmd_legal(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
-        return {"moves": [str(m) for m in args["position"].legal_moves()]}
+        # (a view too: a thin client holding only its seat's view asks its legal moves)
+        src = args["position"] if "position" in args else args["view"]
+        return {"moves": [str(m) for m in src.legal_moves()]}
 
     def _cmd_play(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         after, events = play_events(args["position"], args["move"])
@@ -970,6 +987,13 @@ class Protocol:
 
     def _cmd_svg(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         deck, size = args.get("deck", "french"), args.get("size", 48)
+        if "view" in args:
+            if "seat" in args:
+                raise ProtocolError(
+                    f"'seat' {jsonio.short(args['seat'])} is a position's: a view is drawn as its own seat "
+                    f"({args['view'].seat}) sees it"
+                )
+            return {"svg": svg_position(args["view"], deck=deck, size=size)}
         return {"svg": svg_position(args["position"], seat=args.get("seat"), deck=deck, size=size)}
 
     def _cmd_score(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
@@ -1118,19 +1142,20 @@ def schema() -> dict[str, Any]:
     replies = []
     for c in COMMANDS.values():
         props: dict[str, Any] = {"cmd": {"const": c.name}, "id": {"$ref": "#/$defs/id"}}
-        for key in (*c.required, *c.optional):
+        for key in c.takes:
             props[key] = {"enum": list(c.only[key][0])} if key in c.only else FIELDS[key].schema
         for key, (most, _) in c.most.items():
             props[key] = {**props[key], "maximum": most}
-        requests.append(
-            {
-                "type": "object",
-                "description": c.doc,
-                "required": ["cmd", *c.required],
-                "properties": props,
-                "additionalProperties": False,
-            }
-        )
+        request: dict[str, Any] = {
+            "type": "object",
+            "description": c.doc,
+            "required": ["cmd", *c.required],
+            "properties": props,
+            "additionalProperties": False,
+        }
+        if c.either:
+            request["oneOf"] = [{"required": [key]} for key in c.either]
+        requests.append(request)
         if c.reply:
             reply = {
                 "type": "object",
