@@ -1701,3 +1701,30 @@ def test_legal_and_svg_take_a_view_in_place_of_a_position():
     assert validator.is_valid(legal) and validator.is_valid({"cmd": "legal", "position": s.to_dict()})
     assert not validator.is_valid({"cmd": "legal"})
     assert not validator.is_valid({**legal, "position": s.to_dict()})
+
+
+def test_a_view_sent_as_a_position_and_a_record_sent_as_a_match_are_said_to_be_so():
+    # a backend's audit: "unknown field 'seat' in position" for a view, and "unknown field
+    # 'tags' in match" for a record, named the value but not what it was
+    p = Protocol()
+    s = scopa.State.deal("scopone", seed=2)
+    view = s.view(1).to_json()
+    for given in (view, {k: v for k, v in view.items() if k != "seat"}):
+        reply = check(p.handle(json.dumps({"cmd": "legal", "id": 1, "position": given})))
+        assert (
+            "'position' is a view (hands given as counts), not a position; a view goes in 'view'"
+            in (reply["error"]["message"])
+        ), reply
+    m = scopa.Match("scopa", seed=1)
+    while not m.hands:
+        m.play(m.state.legal_moves()[0])
+    record = m.record().to_json()
+    reply = check(p.handle(json.dumps({"cmd": "match_play", "id": 2, "match": record, "move": "x"})))
+    assert (
+        "not a match: format 'scopa-record', version 1, expected format 'scopa-match'"
+        in (reply["error"]["message"])
+    ), reply
+    # a position whose hands are lists is read as before, its errors as before
+    bad = {**s.to_dict(), "seat": 1}
+    reply = check(p.handle(json.dumps({"cmd": "legal", "id": 3, "position": bad})))
+    assert "unknown field 'seat' in position" in reply["error"]["message"] and "is a view" not in str(reply)

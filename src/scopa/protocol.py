@@ -9,7 +9,7 @@ returns. Requests and replies are JSON objects (docs/engine-protocol.md).
 {'id': 1, 'moves': ['7dx3c4s', 'Kc']}
 >>> r = p.handle('{"cmd": "legal", "id": 2, "position": "scopa 7d/Kc - - -/- 0/0 0 - -", "postion": 1}')
 >>> r["id"], r["error"]["type"], r["error"]["message"]
-(2, 'ProtocolError', "unknown field 'postion' in a 'legal' request: expected cmd, id, position")
+(2, 'ProtocolError', "unknown field 'postion' in a 'legal' request: expected cmd, id, position, view")
 >>> p.handle('{"cmd": "nope"}')["error"]["type"]
 'UnknownCommand'
 
@@ -136,11 +136,25 @@ def _time_ms(x: Any, name: str) -> float:
 
 
 def _position(x: Any, name: str) -> State:
+    if isinstance(x, Mapping) and _looks_like_a_view(x):
+        # (a backend's audit sent a view: "unknown field 'seat' in position" said less)
+        try:
+            return State.of(x)
+        except ScopaError as exc:
+            raise type(exc)(
+                f"{exc}: {name!r} is a view (hands given as counts), not a position; a view goes in 'view'"
+            ) from None
     if isinstance(x, (str, Mapping)):
         return State.of(x)
     raise ProtocolError(
         f"{name!r} must be a JSON position object or a position string, got {jsonio.short(x)}"
     )
+
+
+def _looks_like_a_view(x: Mapping[str, Any]) -> bool:
+    """Whether a JSON object given for a position is a view: some hand given as a count."""
+    hands = x.get("hands")
+    return isinstance(hands, list) and any(isinstance(h, int) and not isinstance(h, bool) for h in hands)
 
 
 def _view(x: Any, name: str) -> Any:
