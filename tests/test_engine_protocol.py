@@ -965,6 +965,7 @@ def test_every_command_in_process_replies_schema_valid():
     requests = {
         "hello": {},
         "ping": {},
+        "schema": {},
         "legal": {"position": SMALL},
         "play": {"position": SMALL, "move": "7dx3c4s"},
         "solve": {"position": SMALL, "time_ms": 200},
@@ -1728,3 +1729,11 @@ def test_a_view_sent_as_a_position_and_a_record_sent_as_a_match_are_said_to_be_s
     bad = {**s.to_dict(), "seat": 1}
     reply = check(p.handle(json.dumps({"cmd": "legal", "id": 3, "position": bad})))
     assert "unknown field 'seat' in position" in reply["error"]["message"] and "is a view" not in str(reply)
+
+
+def test_the_schema_command_gives_the_schema_the_engine_prints():
+    # a backend's audit: a client that talks only to `scopa serve` could not fetch the schema
+    reply = check(Protocol().handle('{"cmd": "schema", "id": "s"}'))  # type: ignore[arg-type]
+    assert reply == {"id": "s", "schema": schema()}
+    jsonschema.Draft202012Validator.check_schema(reply["schema"])
+    assert "schema" in check(Protocol().handle('{"cmd": "hello"}'))["commands"]  # type: ignore[arg-type]

@@ -471,6 +471,12 @@ _COMMAND_LIST: tuple[Command, ...] = (
     ),
     Command("ping", "answered at once, even while a search runs", reply={"required": ["pong"]}),
     Command(
+        "schema",
+        "the JSON Schema of every request and reply (scopa engine --schema's), for a client that"
+        " only talks to the engine or the server",
+        reply={"required": ["schema"], "properties": {"schema": {"type": "object"}}},
+    ),
+    Command(
         "legal",
         "the legal moves of the seat to move, of a position or of a view (none when the view's"
         " seat is not to move)",
@@ -979,6 +985,10 @@ class Protocol:
 
     def _cmd_ping(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         return {"pong": True}
+
+    def _cmd_schema(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
+        # (a backend's audit: a client of scopa serve could not fetch the schema it validates with)
+        return {"schema": schema()}
 
     def _cmd_legal(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         # (a view too: a thin client holding only its seat's view asks its legal moves)
