@@ -331,14 +331,14 @@ def test_the_protocol_page_documents_the_match_and_the_events():
     import json
 
     import scopa
-    from scopa.events import _FIELDS, EVENT_TYPES
+    from scopa.events import EVENT_FIELDS, EVENT_TYPES
     from scopa.protocol import Protocol, schema
 
     page = (ROOT / "docs" / "engine-protocol.md").read_text(encoding="utf-8")
     events = page.split("**Events.**", 1)[1].split("\n\n", 1)[0]
     for kind in EVENT_TYPES:
         said = re.search(rf"`{kind}` \(([^)]*)\)", events)
-        assert said and re.findall(r"`(\w+)`", said.group(1)) == list(_FIELDS[kind]), kind
+        assert said and re.findall(r"`(\w+)`", said.group(1)) == list(EVENT_FIELDS[kind]), kind
     described = page.split("**The match**", 1)[1].split("\n\n", 1)[0]
     match = schema()["$defs"]["match"]
     names = [*match["properties"], *match["properties"]["hands"]["items"]["properties"]]

@@ -1737,3 +1737,35 @@ def test_the_schema_command_gives_the_schema_the_engine_prints():
     assert reply == {"id": "s", "schema": schema()}
     jsonschema.Draft202012Validator.check_schema(reply["schema"])
     assert "schema" in check(Protocol().handle('{"cmd": "hello"}'))["commands"]  # type: ignore[arg-type]
+
+
+def test_the_schema_checks_each_events_fields_and_hellos_every_field():
+    # a backend's audit: a capture without its cards, a lay_down with points, a hello without
+    # its levels or commands were valid against the schema, so validating said little
+    from scopa.events import EVENT_FIELDS, EVENT_TYPES
+
+    assert tuple(EVENT_FIELDS) == EVENT_TYPES
+    full = schema()
+
+    def reply_to(cmd: str) -> jsonschema.Draft202012Validator:
+        replies = full["$defs"]["reply"]["anyOf"]
+        one = next(r for r in replies if r.get("description") == f"the reply to {cmd}")
+        return jsonschema.Draft202012Validator({**one, "$defs": full["$defs"]})
+
+    s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    request = {"cmd": "play", "id": 1, "position": s.to_dict(), "move": "Kc"}
+    reply = check(Protocol().handle(json.dumps(request)))  # type: ignore[arg-type]
+    assert reply["events"] == [{"type": "lay_down", "seat": 0, "team": 0, "card": "Kc"}]
+    assert reply_to("play").is_valid(reply)
+    for bad in (
+        {"type": "capture", "seat": 0, "team": 0, "card": "7d"},
+        {"type": "lay_down", "seat": 0, "team": 0, "card": "Kc", "points": [0, 0]},
+        {"type": "scopa", "seat": 4, "team": 0},
+        {"type": "hand_over", "points": [None, 1]},
+        {"type": "sweep", "seat": 0},
+    ):
+        assert not reply_to("play").is_valid({**reply, "events": [bad]}), bad
+    hello = check(Protocol().handle('{"cmd": "hello", "id": 2}'))  # type: ignore[arg-type]
+    assert reply_to("hello").is_valid(hello)
+    for key in ("levels", "commands", "max_time_ms", "default_time_ms"):
+        assert not reply_to("hello").is_valid({k: v for k, v in hello.items() if k != key}), key

@@ -26,7 +26,7 @@ from scopa.errors import OptionError, listed, plain_int, plain_str, show, unknow
 from scopa.move import Move
 from scopa.state import State, require_state
 
-__all__ = ["EVENT_TYPES", "Event", "play"]
+__all__ = ["EVENT_FIELDS", "EVENT_TYPES", "Event", "play"]
 
 EVENT_TYPES = (
     "capture",
@@ -41,8 +41,7 @@ EVENT_TYPES = (
 """Every event type, in the order they can happen within one play (a play is a ``capture`` or a
 ``lay_down``, never both; the last two, a match's: :meth:`Match.play_events
 <scopa.match.Match.play_events>` after a hand's ``hand_over``)."""
-#: the fields each type has (the others are None)
-_FIELDS = {
+EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "capture": ("seat", "team", "card", "cards"),
     "lay_down": ("seat", "team", "card"),
     "scopa": ("seat", "team"),
@@ -52,6 +51,8 @@ _FIELDS = {
     "match_over": ("team", "points"),
     "deal": ("seat",),
 }
+"""The fields each event type has, every one of them (an event's other fields are None), in
+the order :meth:`Event.to_json` writes them; the protocol's schema requires them."""
 
 #: what each field holds, when its type has it
 _EXPECTED = {
@@ -111,9 +112,9 @@ class Event:
     def __post_init__(self) -> None:
         # (an event built by hand or read from JSON has the fields of its type, each of its kind)
         object.__setattr__(self, "type", plain_str(self.type))  # (NumPy's strings: as strs)
-        if not isinstance(self.type, str) or self.type not in _FIELDS:
+        if not isinstance(self.type, str) or self.type not in EVENT_FIELDS:
             raise OptionError(f"bad event type {show(self.type)}: expected one of {', '.join(EVENT_TYPES)}")
-        wanted = _FIELDS[self.type]
+        wanted = EVENT_FIELDS[self.type]
         for name in ("seat", "team", "count"):  # (NumPy's integers kept as ints: the repr pastes back)
             object.__setattr__(self, name, plain_int(getattr(self, name)))
         if isinstance(self.points, tuple):  # (a list is refused as before: points are a pair)

@@ -32,7 +32,7 @@ from typing import Any
 
 from scopa import jsonio
 from scopa.errors import LimitError, OptionError, ScopaError, article, as_int, real, show
-from scopa.events import EVENT_TYPES
+from scopa.events import EVENT_FIELDS
 from scopa.events import play as play_events
 from scopa.limit import Limit, StopFlag
 from scopa.match import Match
@@ -338,21 +338,29 @@ _NUM = {"type": "number"}
 _MOVE = {"type": "string"}
 _NULLABLE_INT = {"type": ["integer", "null"]}
 _PAIR = {"type": "array", "items": {"type": ["integer", "null"]}, "minItems": 2, "maxItems": 2}
+#: each field of an event as the schema checks it (events.Event's ranges)
+_EVENT_FIELD_SCHEMAS: dict[str, Any] = {
+    "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+    "team": {"type": "integer", "minimum": 0, "maximum": 1},
+    "card": {"type": "string"},
+    "cards": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    "count": {"type": "integer", "minimum": 1, "maximum": 10},
+    "points": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2},
+}
+# (one schema a type, with the fields that type has and no other: a backend's audit found a
+# capture without its cards, or a lay_down with points, valid against the open one before)
 _EVENTS = {
     "type": "array",
     "items": {
-        "type": "object",
-        "required": ["type"],
-        "properties": {
-            "type": {"enum": list(EVENT_TYPES)},
-            "seat": _INT,
-            "team": _INT,
-            "card": _MOVE,
-            "cards": {"type": "array", "items": _MOVE},
-            "count": _INT,
-            "points": _PAIR,
-        },
-        "additionalProperties": False,
+        "oneOf": [
+            {
+                "type": "object",
+                "required": ["type", *fields],
+                "properties": {"type": {"const": kind}, **{f: _EVENT_FIELD_SCHEMAS[f] for f in fields}},
+                "additionalProperties": False,
+            }
+            for kind, fields in EVENT_FIELDS.items()
+        ]
     },
 }
 _REVIEW_PROPS = {
@@ -445,6 +453,10 @@ _COMMAND_LIST: tuple[Command, ...] = (
                 "options",
                 "preset_options",
                 "players",
+                "levels",
+                "commands",
+                "max_time_ms",
+                "default_time_ms",
                 "max_request_bytes",
             ],
             "properties": {
