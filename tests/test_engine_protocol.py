@@ -1769,3 +1769,31 @@ def test_the_schema_checks_each_events_fields_and_hellos_every_field():
     assert reply_to("hello").is_valid(hello)
     for key in ("levels", "commands", "max_time_ms", "default_time_ms"):
         assert not reply_to("hello").is_valid({k: v for k, v in hello.items() if k != key}), key
+
+
+def test_a_default_review_spreads_the_engines_maximum_over_the_plays(monkeypatch):
+    # a backend's audit: under --max-time 0.03 a review without time_ms valued none of 40
+    # plays (the default 200 ms a play, cut to the maximum, was the whole review's budget, the
+    # first play taking it all); at the server's 10 s most plays of a match were left out
+    import scopa.protocol as protocol
+
+    seen: list[float] = []
+    real = protocol.review
+
+    def recorded(record: Any, **options: Any) -> Any:
+        seen.append(options["time_limit"])
+        return real(record, **options)
+
+    monkeypatch.setattr(protocol, "review", recorded)
+    record = _hand_record()  # (3 plays)
+    for max_time, time_ms, per_play in (
+        (0.3, None, 0.075),  # (three quarters of the maximum over 3 plays: a margin for overruns)
+        (10.0, None, 0.2),  # (the default where the maximum leaves room for it)
+        (None, None, 0.2),
+        (0.3, 50, 0.05),  # (a time_ms given is taken as it is)
+    ):
+        request = {"cmd": "review", "id": 1, "record": record}
+        if time_ms is not None:
+            request["time_ms"] = time_ms
+        reply = check(Protocol(max_time=max_time).handle(json.dumps(request)))  # type: ignore[arg-type]
+        assert "error" not in reply and seen[-1] == pytest.approx(per_play), (max_time, time_ms, seen)

@@ -1107,6 +1107,12 @@ class Protocol:
         # (the default a play, within the engine's maximum, as a time_ms above it is refused)
         per_play = self._limit(args, None, DEFAULT_TIME).time
         assert per_play is not None  # (a default is given)
+        if "time_ms" not in args and self.max_time is not None:
+            # (the default spread over the plays within the engine's maximum for the whole
+            # review: a backend's audit saw a default review under --max-time 0.03 value none
+            # of 40 plays, the first taking it all, and most plays of a match left out at 10 s)
+            plays = sum(len(h.plays) for h in args["record"].hands)
+            per_play = min(per_play, 0.75 * self.max_time / max(1, plays))  # (a margin: plays overrun)
         result = review(
             args["record"],
             time_limit=per_play,
