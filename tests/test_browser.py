@@ -687,7 +687,7 @@ def test_an_unseeded_match_double_clicked_and_undone_at_once_plays_on(server, br
     d.execute_script("const b = document.getElementById('new-game'); b.click(); b.click();")
     wait_for(d, ("your-turn",))
     log_text = d.find_element(By.ID, "log").text
-    assert log_text.count("New match") == 1 and log_text.count("the computer:") <= 1  # one loop, not two
+    assert log_text.count("New match") == 1 and log_text.count("The computer:") <= 1  # one loop, not two
     for _ in range(3):  # a play, then Undo the moment the computer's reply is asked for
         n = len(hand_cards(d))
         before = d.find_element(By.ID, "log").text
@@ -1352,7 +1352,7 @@ def test_a_key_held_down_plays_one_card(server, browser):
     d.execute_cdp_cmd("Input.dispatchKeyEvent", {"type": "keyUp", **key})
     wait_for(d, ("your-turn", "hand-over"))
     time.sleep(0.5)
-    mine = [line for line in d.find_element(By.ID, "log").text.splitlines() if line.startswith("you:")]
+    mine = [line for line in d.find_element(By.ID, "log").text.splitlines() if line.startswith("You:")]
     assert len(mine) == 1, mine
     # the same, without timing: a repeated key press plays nothing (a play clears the hint line at
     # once), a first press plays (the check can see a play)
@@ -1536,6 +1536,21 @@ try {
   const last = sockets[2].sent[sentBefore - 1];
   sockets[2].reply({ id: last.id, pong: 4 });
   out.fourth = [big && big.type, big && big.message, sockets[2].sent.length - sentBefore, (await waits).pong];
+  // 5. a connection lost between requests (a server stopped in the page's pause): the next
+  // request finds the server gone and is asked again while it comes back (it failed at once)
+  const before = sockets.length;
+  sockets[before - 1].close();
+  await tick();
+  const after = e.ask({ cmd: "ping" });
+  await tick();
+  sockets[before].onerror();  // (the server not back yet)
+  sockets[before].close();
+  await tick(300);
+  sockets[before + 1].greet();
+  await tick();
+  const pinged = sockets[before + 1].sent[1];
+  sockets[before + 1].reply({ id: pinged.id, pong: 5 });
+  out.fifth = [await after.then((r) => r.pong, (err) => String(err)), sockets.length - before];
 } catch (err) {
   out.error = String(err && err.stack || err);
 } finally {
@@ -1560,6 +1575,7 @@ def test_the_pages_engine_asks_again_only_what_its_connection_lost(server, brows
     assert (kind, sent, pong) == ("ProtocolError", 0, 4), out
     found = re.fullmatch(r"a request of (\d+) bytes: the server reads at most 200 \(its \w+\)", said)
     assert found and 220 <= int(found.group(1)) <= 224, said  # (é two bytes: about 126 characters)
+    assert out["fifth"] == [5, 2], out  # (a browser audit: "cannot reach the engine" at once)
 
 
 def test_a_reload_shows_the_matchs_own_game_not_the_menus(server, browser):
@@ -2132,7 +2148,7 @@ def test_on_a_slow_connection_the_latest_action_wins(server, browser):
     log = page_log(d).splitlines()
     assert sum("New match" in line for line in log) == 1
     # one computer loop: the computer asked once for each of its plays in the new match
-    plays = sum(line.startswith(("your partner:", "opponent (seat")) for line in log)
+    plays = sum(line.startswith(("Your partner:", "Opponent (seat")) for line in log)
     assert d.execute_script("return window.wsSent.filter(c => c === 'bestmove').length") == plays, log
     assert d.execute_script("return window.wrongTurns") == []
     # a reload, and New match of Scopa at once, while the page starts: the Scopa match is played
@@ -2332,3 +2348,28 @@ def test_another_sites_page_plays_through_the_served_engine_js(browser, tmp_path
     finally:
         site.shutdown()
         site.server_close()
+
+
+def test_number_keys_play_a_card_only_from_the_hand_the_table_or_nowhere_in_particular(server, browser):
+    # an accessibility audit (WCAG 2.1.4): 2 pressed on another control (a replay's Next play,
+    # Hint, New match) played a card of the live match; the log's play lines began in lower
+    # case ("you: 4 of diamonds, laid down"); the points field's spoken name ("Play to
+    # (points)") was not its visible label, "To 11 points" (WCAG 2.5.3)
+    d = browser
+    without_animations(d, server)
+    start(d, server, "scopa", 5)
+    wait_for(d, ("your-turn",))
+    assert d.find_element(By.ID, "target").accessible_name.split() == ["To", "points"]  # (its label's words)
+    n = len(hand_cards(d))
+    hint = d.find_element(By.ID, "hint")
+    d.execute_script("arguments[0].focus()", hint)
+    ActionChains(d).send_keys("1").perform()
+    time.sleep(0.5)
+    assert len(hand_cards(d)) == n and state(d) == "your-turn" and focused(d) == "hint"
+    d.execute_script("document.activeElement.blur()")  # (nowhere in particular: the key plays)
+    ActionChains(d).send_keys("1").perform()
+    until(lambda: len(hand_cards(d)) < n or state(d) != "your-turn")
+    lines = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")]
+    assert any(line.startswith("You: ") for line in lines), lines
+    assert not any(line.startswith(("you: ", "the computer: ")) for line in lines), lines
+    assert not console_errors(d)

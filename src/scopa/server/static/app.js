@@ -549,7 +549,7 @@ async function play(move, token = game.token) {
   const reply = await game.engine.ask({ cmd: "match_play", match: before, move });
   if (token !== game.token || game.match !== before) return; // superseded while it was asked
   game.match = reply.match;
-  log(`${seatName(seat)}: ${moveText(move)}`);
+  log(sentence(`${seatName(seat)}: ${moveText(move)}`)); // ("You: …", as the log's other lines begin)
   for (const e of reply.events) {
     if (e.type === "scopa") log(`Scopa! ${sentence(teamName(e.team))} swept the table.`, true);
     else if (e.type === "table_to_last_capturer") log(`The last cards on the table go to ${teamName(e.team)}: ${e.cards.map((c) => cardName(c)).join(", ")}.`, true);
@@ -1170,6 +1170,13 @@ function keys(e) {
     return;
   }
   if (/^[0-9]$/.test(e.key)) {
+    // (from the hand, the table, the status line or nowhere in particular only: an accessibility
+    // audit pressed 2 on a replay's Next play button and played a card of the live match; WCAG
+    // 2.1.4, a character key's shortcut active only where it belongs)
+    const where = document.activeElement;
+    if (where && where !== document.body && where !== $("status") && !where.closest("#hand, #table, #captures")) {
+      return;
+    }
     const i = e.key === "0" ? 9 : parseInt(e.key, 10) - 1;
     if (hand[i] && !hand[i].disabled) {
       e.preventDefault();

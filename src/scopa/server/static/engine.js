@@ -122,8 +122,12 @@ export class Engine {
         return await this.askOnce(request, onInfo);
       } catch (err) {
         // (lost with its connection; then, while the server is not back, unreachable: the engine's
-        // own errors, an illegal move, a busy engine, are said at once)
-        if (err.retry && deadline === null) deadline = performance.now() + RESTART_WAIT_MS;
+        // own errors, an illegal move, a busy engine, are said at once. A request asked after its
+        // connection was lost, not on it, is asked again too: an audit stopped the server in the
+        // page's pause between two requests, and the next one failed at once)
+        if ((err.retry || (err.unreachable && this.lost)) && deadline === null) {
+          deadline = performance.now() + RESTART_WAIT_MS;
+        }
         const again = err.retry || (err.unreachable && deadline !== null);
         if (!again || performance.now() > deadline) throw err;
         await new Promise((ok) => setTimeout(ok, RETRY_MS));
