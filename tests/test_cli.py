@@ -1347,3 +1347,7 @@ def test_a_game_record_given_for_a_position_says_where_its_positions_are(tmp_pat
     match = json.dumps(scopa.Match("scopa", seed=1).to_json())
     out = run("solve", match)
     assert "a match, not a position: its 'position' field is the hand being played" in out.stderr, out.stderr
+    # (JSON nested past Python's recursion: the check reads it within the library's bounds, as
+    # the position's reading did; a review of the change found json.loads's RecursionError)
+    deep = run("solve", '{"a": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert deep.returncode == 2 and "Traceback" not in deep.stderr, deep.stderr[-300:]

@@ -37,7 +37,7 @@ from rich.table import Table
 from rich.text import Text
 
 import scopa
-from scopa import _startup
+from scopa import _startup, jsonio
 from scopa.arena import MAX_DEALS, MAX_JOBS
 from scopa.errors import OptionError, PositionError, RulesError, ScopaError, count, show
 from scopa.files import OutputError, failure_reason, read_limited, write_all, write_atomic
@@ -122,9 +122,9 @@ def _is_record(text: str) -> str:
     for other text (a teacher's audit gave solve a record: "unknown fields 'format', ...")."""
     if not text.lstrip().startswith("{"):
         return ""
-    try:
-        obj = json.loads(text)
-    except ValueError:
+    try:  # (the library's reading: its depth and size bounds, no RecursionError's traceback)
+        obj = jsonio.loads(text)
+    except ScopaError:
         return ""
     fmt = obj.get("format") if isinstance(obj, dict) else None
     if fmt == "scopa-match":
