@@ -457,13 +457,16 @@ class Match:
             "format", "version", "rules", "target", "seed", "seed_from", "first_dealer", "scores",
             "hands_played", "dealer", "winner", "position", "hands",
         )  # fmt: skip
-        # (the format first: a record sent as a match was "unknown field 'tags' in match")
         problem = jsonio.format_problem(obj, MATCH_FORMAT)
-        if problem:
+        if problem and isinstance(obj.get("format"), str) and obj["format"] != MATCH_FORMAT[0]:
+            # (another format's object said to be one first: a record sent as a match was
+            # "unknown field 'tags' in match")
             raise PositionError(f"not a match: {problem}")
         unknown = unknown_keys(obj, fields)
         if unknown:
             raise PositionError(f"unknown {listed('field', unknown)} in match")
+        if problem:
+            raise PositionError(f"not a match: {problem}")
         rules = Rules.from_json(obj.get("rules"))
         if "target" in obj and not _same(obj["target"], rules.target):
             raise PositionError(f"match target {show(obj['target'])} differs from its rules' {rules.target}")
