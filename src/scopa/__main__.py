@@ -74,7 +74,7 @@ def parse_position(text: str | None) -> scopa.State:
     # (scopa deal | tail -1 | scopa solve -; the batch's input reads - so too)
     if text == "-" or os.path.exists(text):
         where = "standard input" if text == "-" else f"the position file {text!r}"
-        source = (sys.stdin.buffer if sys.stdin is not None else io.BytesIO()) if text == "-" else text
+        source = _stdin() if text == "-" else text
         try:  # (no more than a position's JSON may hold; a directory's error says it is one)
             data = read_limited(source, MAX_POSITION_BYTES)
         except OSError as exc:
@@ -83,13 +83,19 @@ def parse_position(text: str | None) -> scopa.State:
     try:
         return scopa.State.of(text)
     except ScopaError as exc:
-        if _is_record(text):
-            raise PositionError(f"the JSON given is {_is_record(text)}") from None
+        record = _is_record(text)
+        if record:
+            raise PositionError(f"the JSON given is {record}") from None
         if text.lstrip().startswith(("{", "[")) or " " in text.strip():
             raise  # (JSON text or a position string: its own error)
         raise PositionError(
             f"no position file {text!r} (No such file or directory), nor a position: {exc}"
         ) from None
+
+
+def _stdin() -> Any:
+    """Standard input's bytes (none when Python has no standard input: started without one)."""
+    return sys.stdin.buffer if sys.stdin is not None else io.BytesIO()
 
 
 def _position_in(data: bytes, where: str) -> scopa.State:
@@ -112,9 +118,8 @@ def _position_in(data: bytes, where: str) -> scopa.State:
     try:  # (a JSON position, or a position string as `scopa deal | tail -1` writes it)
         return scopa.State.of(content)
     except ScopaError as exc:
-        if _is_record(content):
-            raise PositionError(f"{where} holds {_is_record(content)}") from None
-        raise PositionError(f"{where} holds no position: {exc}") from None
+        record = _is_record(content)
+        raise PositionError(f"{where} holds {record or f'no position: {exc}'}") from None
 
 
 def _is_record(text: str) -> str:
@@ -418,7 +423,7 @@ def _record_json(name: str) -> Any:
     if name != "-":
         return read_json(record_file(name))
     try:
-        data = read_limited(sys.stdin.buffer if sys.stdin is not None else io.BytesIO(), MAX_RECORD_BYTES)
+        data = read_limited(_stdin(), MAX_RECORD_BYTES)
     except OSError as exc:  # (TooLarge too: its message says the most read)
         raise RecordError(f"cannot read the record on standard input: {failure_reason(exc)}") from None
     if not data.strip():
@@ -453,9 +458,7 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
                 f"bad --at {args.at}: hand {args.hand or 1} has {count(len(hand.plays), 'play')} "
                 f"(0 is its deal, {len(hand.plays)} the position after its last play)"
             )
-        state = hand.deal
-        for move in hand.plays[: args.at]:
-            state = state.play(move)
+        state = hand.replay()[args.at]
         print(state.to_json() if args.json else state.to_string())
         return 0
     deck = suits_shown(console.encoding)

@@ -136,16 +136,16 @@ def _time_ms(x: Any, name: str) -> float:
 
 
 def _position(x: Any, name: str) -> State:
-    if isinstance(x, Mapping) and _looks_like_a_view(x):
-        # (a backend's audit sent a view: "unknown field 'seat' in position" said less)
+    if isinstance(x, (str, Mapping)):
         try:
             return State.of(x)
         except ScopaError as exc:
+            if not (isinstance(x, Mapping) and _looks_like_a_view(x)):
+                raise
+            # (a backend's audit sent a view: "unknown field 'seat' in position" said less)
             raise type(exc)(
                 f"{exc}: {name!r} is a view (hands given as counts), not a position; a view goes in 'view'"
             ) from None
-    if isinstance(x, (str, Mapping)):
-        return State.of(x)
     raise ProtocolError(
         f"{name!r} must be a JSON position object or a position string, got {jsonio.short(x)}"
     )

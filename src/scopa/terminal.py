@@ -138,15 +138,13 @@ def cards_text(cards: Iterable[Card | str], deck: str = "french") -> Text:
     return out if len(out) else Text("-", style="dim")
 
 
-def move_text(move: Move | str, deck: str = "french", verb: str = "takes") -> Text:
-    """A move (a :class:`Move` or its notation) with suit marks: the card, and what it takes
-    (``verb``: "takes" in a list of moves, ", taking" after "plays" in a sentence)."""
+def move_text(move: Move | str, deck: str = "french", taking: str = " takes ") -> Text:
+    """A move (a :class:`Move` or its notation) with suit marks: the card, and what it takes,
+    after ``taking`` (" takes " in a list of moves, ", taking " after "plays" in a sentence)."""
     move = Move.parse(move)
     out = card_text(move.card, deck)
     if move.is_capture:
-        out.append(f"{'' if verb.startswith(',') else ' '}{verb} ").append_text(
-            cards_text(sorted(move.captures), deck)
-        )
+        out.append(taking).append_text(cards_text(sorted(move.captures), deck))
     return out
 
 
@@ -272,7 +270,7 @@ class Game:
     def announce(self, seat: int, move: Move, events: Sequence[Event]) -> None:
         who = self.name(seat)
         # (a teacher's audit: "The computer plays 5♥ takes 3♦ 2♣", two verbs in one sentence)
-        played = move_text(move, self.deck, verb=", taking")
+        played = move_text(move, self.deck, taking=", taking ")
         self.say(f"{who.capitalize()} play{'s' if seat != self.human else ''} ", played)
         for e in events:
             if e.type == "scopa":
@@ -495,7 +493,8 @@ class Game:
         c = self.console
         # (commands by their first word: a teacher's audit typed "hint me" and read "bad move
         # 'hintme'"; a move's words are cards, never one of these)
-        word = answer.split()[0].lower() if answer.split() else ""
+        words = answer.split()
+        word = words[0].lower() if words else ""
         if word in QUIT_WORDS:
             return "quit"
         if word in ("help", "?", "h"):

@@ -1152,6 +1152,12 @@ function replayStep(delta) {
 
 // ------------------------------------------------------------------ wiring
 
+// Whether the focus is nowhere in particular: no element, the page itself or the status line
+// (where it rests between turns), so the hand's keys go to the hand.
+function nowhereInParticular(el) {
+  return !el || el === document.body || el === $("status");
+}
+
 function keys(e) {
   if (e.target.closest("input, select, textarea") || e.ctrlKey || e.altKey || e.metaKey) return;
   // a key held down is one press: its repeats played card after card, turn after turn (Enter
@@ -1174,9 +1180,7 @@ function keys(e) {
     // audit pressed 2 on a replay's Next play button and played a card of the live match; WCAG
     // 2.1.4, a character key's shortcut active only where it belongs)
     const where = document.activeElement;
-    if (where && where !== document.body && where !== $("status") && !where.closest("#hand, #table, #captures")) {
-      return;
-    }
+    if (!nowhereInParticular(where) && !where.closest("#hand, #table, #captures")) return;
     const i = e.key === "0" ? 9 : parseInt(e.key, 10) - 1;
     if (hand[i] && !hand[i].disabled) {
       e.preventDefault();
@@ -1185,7 +1189,7 @@ function keys(e) {
   } else if ((e.key === "ArrowRight" || e.key === "ArrowLeft") && hand.length) {
     const i = hand.indexOf(document.activeElement);
     // (from the hand, or from nowhere in particular: not from the capture choice or a replay's buttons)
-    if (i < 0 && document.activeElement !== document.body && document.activeElement !== $("status")) return;
+    if (i < 0 && !nowhereInParticular(document.activeElement)) return;
     const next = i < 0 ? 0 : (i + (e.key === "ArrowRight" ? 1 : hand.length - 1)) % hand.length;
     hand[next].focus();
     e.preventDefault();
