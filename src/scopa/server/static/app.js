@@ -1152,10 +1152,10 @@ function replayStep(delta) {
 
 // ------------------------------------------------------------------ wiring
 
-// Whether the focus is nowhere in particular: no element, the page itself or the status line
-// (where it rests between turns), so the hand's keys go to the hand.
+// Whether the focus is nowhere in particular: on the page itself or the status line (where it
+// rests between turns), so the hand's keys go to the hand.
 function nowhereInParticular(el) {
-  return !el || el === document.body || el === $("status");
+  return el === document.body || el === $("status");
 }
 
 function keys(e) {
@@ -1180,7 +1180,7 @@ function keys(e) {
     // audit pressed 2 on a replay's Next play button and played a card of the live match; WCAG
     // 2.1.4, a character key's shortcut active only where it belongs)
     const where = document.activeElement;
-    if (!nowhereInParticular(where) && !where.closest("#hand, #table, #captures")) return;
+    if (where && !nowhereInParticular(where) && !where.closest("#hand, #table, #captures")) return;
     const i = e.key === "0" ? 9 : parseInt(e.key, 10) - 1;
     if (hand[i] && !hand[i].disabled) {
       e.preventDefault();
