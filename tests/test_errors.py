@@ -354,8 +354,11 @@ def test_a_bad_limit_is_a_limit_error(player):
 
 
 def test_a_bad_review_time_is_a_limit_error():
-    with pytest.raises(errors.LimitError, match="bad time_limit 0"):
+    with pytest.raises(errors.LimitError, match="bad time_limit 0: .*, or None$"):
         review(scopa.State.deal("scopa", seed=1), time_limit=0)
+    # (None is the default budget, as review_many takes it: review refused it)
+    s = scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc")
+    assert review(s, time_limit=None).plays[0].loss == 1.0
     # (None is named among what is expected only where it is taken: batch work's time)
     expected = r"expected seconds per play in \(0, 3600\]"
     for args, message in (

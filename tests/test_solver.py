@@ -732,6 +732,32 @@ def test_the_horizon_is_the_same_in_both_cores_under_the_options_it_weighs():
             assert a.horizon(*args) == b.horizon(*args), s.to_string()
 
 
+def test_results_are_equal_by_what_they_find_not_by_what_it_cost():
+    # (two solves of one position, two reviews of one play, two arena runs of one seed: equal,
+    # and hashing alike, however long each took; seconds, nodes and the table's hit rate made
+    # every pair unequal, a cache keyed by results missed)
+    import dataclasses
+
+    from scopa.arena import arena
+    from scopa.review import review
+    from scopa.solver import SolveResult
+
+    s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
+    a = scopa.solve(s)
+    b = dataclasses.replace(a, nodes=a.nodes + 7, seconds=a.seconds + 1.5, tt_hit_rate=0.25)
+    assert a == b and hash(a) == hash(b)
+    assert a != dataclasses.replace(a, depth=a.depth + 1)  # (what the search found still counts)
+    inexact = SolveResult(None, None, (), 5, 0.1, False, -2, 3, 0.5, 1.0, 2)
+    assert inexact != dataclasses.replace(inexact, estimate=1.5)
+    r = review(s.play("Kc"), time_limit=0.1)
+    assert r == dataclasses.replace(r, seconds=r.seconds + 9) and hash(r) == hash(dataclasses.replace(r, seconds=9))
+    assert r != dataclasses.replace(r, plays=())
+    x = arena("scopa", "random", "random", deals=2, seed=1)
+    y = dataclasses.replace(x, seconds_per_move=(1.0, 2.0))
+    assert x == y and hash(x) == hash(y)
+    assert x == arena("scopa", "random", "random", deals=2, seed=1)
+
+
 def test_results_built_by_hand_are_checked():
     # (MoveValue("x", 5, -5, "a"), SolveResult and SearchInfo of any fields were taken, to fail
     # at a distance: Analysis.lines() a TypeError, its repr a ValueError of a format code)

@@ -95,7 +95,8 @@ class ArenaResult:
             ``(-inf, inf)`` after a single deal, which says nothing of the spread).
         hand_wins: hands won by A, by B, and level.
         pair_wins: duplicate deals won by A, by B, and level (the sum of both games).
-        seconds_per_move: mean thinking time per move of each side.
+        seconds_per_move: mean thinking time per move of each side (a measurement: two
+            results that differ only in it are equal).
         categories: ``{category: (A, B)}``, each side's mean points per hand in each scoring
             category (carte, denari, settebello, primiera, scope, ...): where a side gains or loses.
 
@@ -117,7 +118,7 @@ class ArenaResult:
     ci95: tuple[float, float]
     hand_wins: tuple[int, int, int]
     pair_wins: tuple[int, int, int]
-    seconds_per_move: tuple[float, float]
+    seconds_per_move: tuple[float, float] = dataclasses.field(compare=False)  # (a measurement)
     categories: dict[str, tuple[float, float]]
 
     def __post_init__(self) -> None:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, overload
 
 import scopa_core as core
@@ -354,7 +354,8 @@ class PlayReview:
 
 @dataclass(frozen=True)
 class Review:
-    """A whole game's review: every play in order, and totals per seat and team.
+    """A whole game's review: every play in order, and totals per seat and team. Two reviews
+    are equal when their plays, counts and rules are: ``seconds``, how long one took, is left out.
 
     >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     >>> r = review(s.play("Kc").play("2c").play("7dx3c4s"), time_limit=0.1)
@@ -368,7 +369,7 @@ class Review:
     plays: tuple[PlayReview, ...]
     hands: int
     players: int
-    seconds: float
+    seconds: float = field(compare=False)  # (how long it took: not part of what it says)
     #: The rules the game was played by (:func:`review` gives its source's; None in a review
     #: built without them, or read from JSON written before reviews carried them).
     rules: Rules | None = None
@@ -695,7 +696,7 @@ def check_time_per_play(time_limit: object, allow_none: bool = False) -> None:
 def review(
     source: MatchRecord | HandRecord | State,
     *,
-    time_limit: float = DEFAULT_TIME,
+    time_limit: float | None = DEFAULT_TIME,
     limit: Limit | None = None,
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
@@ -703,7 +704,7 @@ def review(
     """Review every play of ``source`` (a record, or a State's history from its origin).
 
     ``time_limit`` is the budget per play (seconds: half for the fair evaluation, half for the
-    exact one); ``limit`` may bound the whole review (its stop flag or time, not nodes): the
+    exact one; None for :data:`DEFAULT_TIME`, as :func:`~scopa.batch.review_many` takes it); ``limit`` may bound the whole review (its stop flag or time, not nodes): the
     play it cuts short and the plays after it are left out, ``reviewed`` False, so the whole
     review stays within the limit. A play whose budget is too short for one whole PIMC sample
     takes one sample's time (as far as the review's own limit allows). ``progress(done, total)`` is
@@ -719,8 +720,8 @@ def review(
     >>> [p.reviewed for p in review(line, limit=Limit(stop=StopFlag(set=True))).plays]
     [False, False, False]
     """
-    check_time_per_play(time_limit)
-    time_limit = real(time_limit)  # (a float: NumPy's numbers too)
+    check_time_per_play(time_limit, allow_none=True)
+    time_limit = DEFAULT_TIME if time_limit is None else real(time_limit)  # (a float: NumPy's too)
     seed = check_seed(seed, OptionError)
     check_progress(progress)
     lim = Limit.of(limit)

@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import scopa_core as core
@@ -121,6 +121,9 @@ class SolveResult:
             deepest completed depth-limited search's, within ``lower..upper``.
         depth: plays deep of the deepest completed depth-limited search (0: none ran).
 
+    Two results are equal when they say the same of the position: ``nodes``, ``seconds`` and
+    ``tt_hit_rate``, what the search cost, are left out of ``==`` and the hash.
+
     >>> s = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1")
     >>> r = solve(s)
     >>> r.exact, r.lower == r.value == r.upper, r.estimate
@@ -135,12 +138,14 @@ class SolveResult:
     value: int | None
     best_move: Move | None
     pv: tuple[Move, ...]
-    nodes: int
-    seconds: float
+    # (the search's measurements, not what it found: two results are equal by what they say of
+    # the position, however long each search took and however much of it a table answered)
+    nodes: int = field(compare=False)
+    seconds: float = field(compare=False)
     exact: bool
     lower: int
     upper: int
-    tt_hit_rate: float
+    tt_hit_rate: float = field(compare=False)
     estimate: float
     depth: int = 0
 
