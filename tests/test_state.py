@@ -582,10 +582,21 @@ def test_a_position_strings_negative_or_long_number_is_refused_with_its_range():
         # (not "-0", which was taken for 0, as "+0" is not)
         (dict(scope="0/-0", turn="0", last="-", dealer="1"), "bad scope '-0': expected a number"),
         (dict(scope="0/0", turn="-0", last="-", dealer="1"), "bad turn '-0': expected a number"),
+        # (nor leading zeros, which were taken: "00", "01" and "021" each a second spelling)
+        (dict(scope="00/0", turn="0", last="-", dealer="1"), "bad scope '00': expected a number without"),
+        (dict(scope="0/0", turn="01", last="-", dealer="1"), "bad turn '01': .* leading zeros, 1"),
+        (dict(scope="0/0", turn="0", last="00", dealer="1"), "bad last_capture '00'"),
+        (dict(scope="0/0", turn="0", last="-", dealer="0000001"), "bad dealer '0000001': .* leading zeros"),
     ]
     for fields, message in cases:
         with pytest.raises(scopa.PositionError, match=message):
             scopa.State.from_string(base.format(**fields))
+    # RULES §5: a target in a rules text, as in a position string's first field
+    for text in ("scopa;target=021", "scopa;target=021 7dKc/2cAs 3c4s - -/- 0/0 0 - 1"):
+        with pytest.raises(scopa.RulesError, match="bad target '021' in 'scopa;target=021': .* zeros, 21"):
+            scopa.State.of(text) if " " in text else scopa.Rules.of(text)
+    assert scopa.Rules.of("scopa;target=21").target == 21
+    assert scopa.State.of("scopa;target=10 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").rules.target == 10
 
 
 def test_a_view_goes_to_json_and_back_as_the_other_values_do():

@@ -35,10 +35,11 @@ take this module's other names with ``from scopa.review import Review, DEFAULT_T
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, overload
 
 import scopa_core as core
@@ -369,7 +370,7 @@ class Review:
     plays: tuple[PlayReview, ...]
     hands: int
     players: int
-    seconds: float = field(compare=False)  # (how long it took: not part of what it says)
+    seconds: float = dataclasses.field(compare=False)  # (how long it took: not part of what it says)
     #: The rules the game was played by (:func:`review` gives its source's; None in a review
     #: built without them, or read from JSON written before reviews carried them).
     rules: Rules | None = None
@@ -704,7 +705,8 @@ def review(
     """Review every play of ``source`` (a record, or a State's history from its origin).
 
     ``time_limit`` is the budget per play (seconds: half for the fair evaluation, half for the
-    exact one; None for :data:`DEFAULT_TIME`, as :func:`~scopa.batch.review_many` takes it); ``limit`` may bound the whole review (its stop flag or time, not nodes): the
+    exact one; None for :data:`DEFAULT_TIME`, as :func:`~scopa.batch.review_many` takes it);
+    ``limit`` may bound the whole review (its stop flag or time, not nodes): the
     play it cuts short and the plays after it are left out, ``reviewed`` False, so the whole
     review stays within the limit. A play whose budget is too short for one whole PIMC sample
     takes one sample's time (as far as the review's own limit allows). ``progress(done, total)`` is

@@ -230,6 +230,11 @@ class Rules:
                 raise RulesError(f"rule option {show(key)} given twice in {show(text)}")
             # (true/false are booleans only for a boolean option: "bad target 'true'", the text's word)
             read = key in _BOOL_OPTIONS or value not in ("true", "false")
+            if _NUMBER.fullmatch(value) and value[0] == "0" and len(value) > 1:  # (one spelling)
+                raise RulesError(
+                    f"bad {key} {show(value)} in {show(text)}: expected a number without leading zeros,"
+                    f" {int(value)}"
+                )
             options[key] = _option_value(value) if read else value
             if key in _BOOL_OPTIONS and not isinstance(options[key], bool):  # (in the text's words)
                 raise RulesError(f"bad {key} {show(value)} in {show(text)}: expected true or false")
@@ -240,7 +245,8 @@ class Rules:
         """Rules from any form this library writes them in: a :class:`Rules` as it is, a
         preset's name, the text form of :meth:`__str__` (position strings, a record's ``Rules``
         tag and :attr:`ArenaResult.game <scopa.arena.ArenaResult.game>` write it), or a rules
-        object of :meth:`to_json`, decoded or as JSON text. :meth:`State.deal
+        object of :meth:`to_json`, decoded or as JSON text; text either as a str or as its UTF-8
+        bytes, as :meth:`State.of <scopa.State.of>` takes a position. :meth:`State.deal
         <scopa.State.deal>`, :class:`~scopa.Match`, :func:`~scopa.arena.arena` and the other
         functions that take rules take them so.
 
@@ -256,6 +262,7 @@ class Rules:
         """
         if isinstance(rules, Rules):
             return rules
+        rules = _text(rules)
         if isinstance(rules, str) and ";" in rules and rules.lstrip()[:1] not in ("{", '"'):
             return cls.parse(rules)
         return cls.from_json(rules)
@@ -286,6 +293,7 @@ class Rules:
         >>> Rules.from_json(b'"scopone"') == Rules.from_json("scopone") == Rules.preset("scopone")
         True
         """
+        obj = _text(obj)  # (bytes as their text: b"scopa" a preset's name, as "scopa" is)
         text = isinstance(obj, str) and obj.lstrip()[:1] in ("{", '"')  # (else a preset's name)
         obj = jsonio.decoded(obj, "rules", RulesError, text=text)
         if isinstance(obj, str):
@@ -302,6 +310,18 @@ class Rules:
                 raise RulesError(f"rules object {show(obj)}: give the game as 'preset', not 'game'")
             return cls.preset(name, **opts)
         raise RulesError(f"bad rules {show(obj)}: expected a preset name or an object with 'preset'")
+
+
+def _text(obj: object) -> object:
+    """``obj``, or the text of UTF-8 bytes (else :class:`RulesError`)."""
+    if not isinstance(obj, (bytes, bytearray, memoryview)):
+        return obj
+    try:
+        return bytes(obj).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RulesError(
+            f"bad rules {show(obj)}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
 
 
 #: The rule options, in the order of the fields (the game is the preset, not an option).
