@@ -548,6 +548,15 @@ def test_bad_event_and_hand_score_json_is_refused_naming_the_field():
             {"type": "match_over", "team": 2, "points": [11, 3]},
         ),
         ("bad refill event's count 11: expected an int in 1..10", {"type": "refill", "seat": 1, "count": 11}),
+        # RULES §5: the winner has more points (a winner behind, or level, was taken; an audit)
+        (
+            "bad match_over event: team 0 wins with 3 points to 11: expected the winner to have more",
+            {"type": "match_over", "team": 0, "points": [3, 11]},
+        ),
+        (
+            "bad match_over event: team 1 wins with 11 points to 11",
+            {"type": "match_over", "team": 1, "points": [11, 11]},
+        ),
         ("bad event [1, 2]: expected an object with a 'type'", [1, 2]),
         ("bad event 'scopa': expected an object with a 'type'", '"scopa"'),
     ]

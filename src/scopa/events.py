@@ -137,12 +137,20 @@ class Event:
             )
         if self.card is not None and self.cards is not None and self.card in self.cards:
             raise OptionError(f"bad {self.type} event: its card {self.card} is among the cards it takes")
+        if self.type == "match_over" and self.team is not None and self.points is not None:
+            mine, theirs = self.points[self.team], self.points[1 - self.team]
+            if mine <= theirs:  # (RULES §5: the team with more points wins; level, play goes on)
+                raise OptionError(
+                    f"bad match_over event: team {self.team} wins with {mine} points to {theirs}:"
+                    " expected the winner to have more"
+                )
 
     @classmethod
     def from_json(cls, obj: Any) -> Event:
         """Inverse of :meth:`to_json`. Raises :class:`OptionError` naming the bad field (an
         unknown type, a field its type has not or lacks, a bad seat, team, count or points, a
-        team that is not its seat's) and :class:`CardError` for a card that is none. The
+        team that is not its seat's, a ``match_over``'s team without more points than the other)
+        and :class:`CardError` for a card that is none. The
         object may be given decoded, as JSON text or as its UTF-8 bytes.
 
         >>> e = Event.from_json({"type": "capture", "seat": 0, "team": 0, "card": "3d", "cards": ["3c"]})
