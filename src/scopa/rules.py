@@ -293,7 +293,6 @@ class Rules:
         >>> Rules.from_json(b'"scopone"') == Rules.from_json("scopone") == Rules.preset("scopone")
         True
         """
-        obj = _text(obj)  # (bytes as their text: b"scopa" a preset's name, as "scopa" is)
         text = isinstance(obj, str) and obj.lstrip()[:1] in ("{", '"')  # (else a preset's name)
         obj = jsonio.decoded(obj, "rules", RulesError, text=text)
         if isinstance(obj, str):
