@@ -1151,6 +1151,21 @@ def test_a_finished_hands_view_says_the_hand_is_over_to_every_seat():
             GreedyPlayer().choose(s.view(seat))
 
 
+_BUILT = {  # (the messages of views refused when built: each field's kind and range)
+    "seat 5: expected a seat in 0..1",
+    "turn True",
+    "history None: expected a tuple of",
+    "stock_size -1: expected an int in 0..40",
+    "rules 'scopa': expected a scopa.Rules",
+    r"hand_sizes \(3, 3, 3\): expected 2 ints",
+    "hand_sizes None: expected 2 ints",
+    "scope None: expected two ints",
+    "dealer 7",
+    "last_capture 2",
+    "must be CardSets",
+}
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
@@ -1174,6 +1189,12 @@ def test_a_finished_hands_view_says_the_hand_is_over_to_every_seat():
 def test_a_view_built_by_hand_is_checked_as_a_position(change, message):
     # PlayerView is a plain dataclass: every player refuses one that cannot occur in play
     s = State.deal("scopa", seed=1)
+    if message in _BUILT:
+        # a field not of its kind or range is refused as the view is made (an API audit: == and
+        # hash of such a view were NumPy's ValueError and a TypeError): the same message
+        with pytest.raises(scopa.PositionError, match=f"^bad view: .*{message}"):
+            dataclasses.replace(s.view(s.turn), **change)
+        return
     view = dataclasses.replace(s.view(s.turn), **change)
     for player in (
         GreedyPlayer(),
@@ -1209,20 +1230,40 @@ def test_only_a_states_own_view_skips_the_view_check(monkeypatch):
     RandomPlayer(1).choose(copy)
     RandomPlayer(2).choose(copy)
     assert calls == [copy] and copy.legal_moves() == view.legal_moves() and calls == [copy]
-    bad = dataclasses.replace(view, seat=5, turn=5)
-    with pytest.raises(scopa.PositionError, match="seat 5"):
+    bad = dataclasses.replace(view, table=view.hand)
+    with pytest.raises(scopa.PositionError, match="a card in two places"):
         RandomPlayer(1).choose(bad)
     # a view's own answers check it too (an audit: a hand given as a list was an AttributeError,
-    # seat 5 no moves at all)
-    for change, message in ((dict(seat=5, turn=5), "seat 5"), (dict(hand=["7d"]), "must be CardSets")):
+    # seat 5 no moves at all; such fields are refused as the view is made now)
+    for change, message in (
+        (dict(table=view.hand), "a card in two places"),
+        (dict(hand_sizes=(3, 1)), "seat 1's hand holds 3 cards"),
+    ):
         wrong = dataclasses.replace(view, **change)
         with pytest.raises(scopa.PositionError, match=message):
             wrong.legal_moves()
         with pytest.raises(scopa.PositionError, match=message):
             wrong.unseen  # noqa: B018
-    # and its team (an audit of the value objects: a seat "x" was a bare TypeError of "&")
-    with pytest.raises(scopa.PositionError, match="seat 'x'"):
-        dataclasses.replace(view, seat="x").team  # noqa: B018
+    # (an audit of the value objects: a seat "x" was a bare TypeError of its team's "&")
+    for change, message in (
+        (dict(seat="x"), "seat 'x'"),
+        (dict(seat=5, turn=5), "seat 5"),
+        (dict(hand=["7d"]), "must be CardSets"),
+    ):
+        with pytest.raises(scopa.PositionError, match=message):
+            dataclasses.replace(view, **change)
+    # a field of another kind is refused as the view is made, so that == and hash answer for
+    # every view (an API audit: a NumPy array as stock_size made == NumPy's ValueError, a list
+    # as history made hash a TypeError)
+    np = pytest.importorskip("numpy")
+    for change, message in (
+        (dict(stock_size=np.array([30, 30])), "stock_size array"),
+        (dict(history=[]), r"history \[\]: expected a tuple of \(seat, Move\) pairs"),
+        (dict(scope=[0, 0]), r"scope \[0, 0\]: expected two ints"),
+    ):
+        with pytest.raises(scopa.PositionError, match=f"^bad view: {message}"):
+            dataclasses.replace(view, **change)
+    assert dataclasses.replace(view, stock_size=np.int64(view.stock_size)) == view
 
 
 @pytest.mark.parametrize("players", [2, 4])

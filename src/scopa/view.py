@@ -14,7 +14,7 @@ from typing import Any
 
 import scopa_core as core
 from scopa.card import CardSet
-from scopa.errors import plain_int
+from scopa.errors import PositionError, plain_int, show
 from scopa.move import Move
 from scopa.rules import Rules
 
@@ -64,7 +64,7 @@ class PlayerView:
 
     def __post_init__(self) -> None:
         # (a view built by hand with NumPy's integers: kept as the ints they are, so that its
-        # checks take them and its repr pastes back; the rest is checked when it is first used)
+        # checks take them and its repr pastes back)
         for name in ("seat", "turn", "stock_size", "last_capture", "dealer"):
             value = getattr(self, name)
             if type(value) is not int and value is not None:
@@ -73,6 +73,12 @@ class PlayerView:
             value = getattr(self, name)
             if isinstance(value, tuple) and any(type(x) is not int for x in value):
                 object.__setattr__(self, name, tuple(map(plain_int, value)))
+        # (each field of its kind here, so that == and hash work on any view: a NumPy array as
+        # stock_size made == NumPy's ValueError, a list as history made hash a TypeError; whether
+        # the fields make a position that can occur in play is checked at the view's first use)
+        why = field_problem(self)
+        if why is not None:
+            raise PositionError(f"bad view: {why}")
 
     @classmethod
     def _from_state(cls, state: object, seat: int) -> PlayerView:
@@ -166,6 +172,42 @@ class PlayerView:
             Move._from_core(c, m)
             for c, m in core.legal_moves(self.hand.mask, self.table.mask, self.rules.core_options)
         ]
+
+
+def _seat(x: object, n: int) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n
+
+
+def field_problem(v: PlayerView) -> str | None:
+    """Why a field of the view is not of its kind or range, or None (the rest of what makes a
+    view one that can occur in play: :func:`scopa.players.base.check_view`)."""
+    if not isinstance(v.rules, Rules):
+        return f"rules {show(v.rules)}: expected a scopa.Rules"
+    n = v.rules.players
+    for name in ("seat", "turn"):
+        if not _seat(getattr(v, name), n):
+            return f"{name} {show(getattr(v, name))}: expected a seat in 0..{n - 1}"
+    sets = (v.hand, v.table, *v.captured, v.out_of_play) if isinstance(v.captured, tuple) else ()
+    if len(sets) != 5 or not all(isinstance(s, CardSet) for s in sets):
+        return "hand, table, captured (two piles) and out_of_play must be CardSets"
+    sizes = v.hand_sizes
+    if not (isinstance(sizes, tuple) and len(sizes) == n and all(_seat(k, 11) for k in sizes)):
+        return f"hand_sizes {show(sizes)}: expected {n} ints in 0..10"
+    if not _seat(v.stock_size, 41):
+        return f"stock_size {show(v.stock_size)}: expected an int in 0..40"
+    scope = v.scope
+    if not (isinstance(scope, tuple) and len(scope) == 2 and all(_seat(x, 256) for x in scope)):
+        return f"scope {show(scope)}: expected two ints"
+    if not (v.last_capture is None or _seat(v.last_capture, 2)):
+        return f"last_capture {show(v.last_capture)}: expected 0, 1 or None"
+    if not (v.dealer is None or _seat(v.dealer, n)):
+        return f"dealer {show(v.dealer)}: expected a seat in 0..{n - 1} or None"
+    history = v.history
+    if not isinstance(history, tuple) or not all(
+        isinstance(p, tuple) and len(p) == 2 and _seat(p[0], n) and isinstance(p[1], Move) for p in history
+    ):
+        return f"history {show(history)}: expected a tuple of (seat, Move) pairs"
+    return None
 
 
 def stand_ins(

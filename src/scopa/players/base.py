@@ -16,9 +16,8 @@ from scopa.card import CardSet, bits
 from scopa.errors import IllegalMoveError, OptionError, PositionError, as_int, check_real, show
 from scopa.limit import _TIME_MAX, Limit
 from scopa.move import Move
-from scopa.rules import Rules
 from scopa.state import State, _check_position
-from scopa.view import PlayerView, stand_ins
+from scopa.view import PlayerView, field_problem, stand_ins
 
 __all__ = [
     "Player",
@@ -322,51 +321,26 @@ def check_view(view: object) -> PlayerView:
     return view
 
 
-def _seat(x: object, n: int) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n
-
-
 def _view_problem(v: PlayerView) -> str | None:
     """Why the view cannot occur in play, or None: its fields' types and ranges, its cards
     in one place each, and the position it stands for (the hidden cards dealt in index
     order) checked as :meth:`State.from_cards` checks one."""
-    if not isinstance(v.rules, Rules):
-        return f"rules {show(v.rules)}: expected a scopa.Rules"
-    n = v.rules.players
-    for name in ("seat", "turn"):
-        if not _seat(getattr(v, name), n):
-            return f"{name} {show(getattr(v, name))}: expected a seat in 0..{n - 1}"
-    sets = (v.hand, v.table, *v.captured, v.out_of_play) if isinstance(v.captured, tuple) else ()
-    if len(sets) != 5 or not all(isinstance(s, CardSet) for s in sets):
-        return "hand, table, captured (two piles) and out_of_play must be CardSets"
+    why = field_problem(v)  # (each field of its kind: checked as the view was made)
+    if why is not None:
+        return why
     seen = 0
+    sets = (v.hand, v.table, *v.captured, v.out_of_play)
     for s in sets:
         if s.mask & seen:
             return f"a card in two places: {CardSet._from_mask(s.mask & seen)}"
         seen |= s.mask
-    sizes, stock = v.hand_sizes, v.stock_size
-    if not (isinstance(sizes, tuple) and len(sizes) == n and all(_seat(k, 11) for k in sizes)):
-        return f"hand_sizes {show(sizes)}: expected {n} ints in 0..10"
+    sizes, stock, scope = v.hand_sizes, v.stock_size, v.scope
     if sizes[v.seat] != len(v.hand):
         return f"hand_sizes {show(sizes)}: seat {v.seat}'s hand holds {len(v.hand)} cards"
-    if not _seat(stock, 41):
-        return f"stock_size {show(stock)}: expected an int in 0..40"
     hidden = sum(sizes) - sizes[v.seat] + stock
     unseen = list(bits(core.FULL & ~seen))
     if hidden > len(unseen):
         return f"it hides {hidden} cards, but only {len(unseen)} are unaccounted for"
-    scope = v.scope
-    if not (isinstance(scope, tuple) and len(scope) == 2 and all(_seat(x, 256) for x in scope)):
-        return f"scope {show(scope)}: expected two ints"
-    if not (v.last_capture is None or _seat(v.last_capture, 2)):
-        return f"last_capture {show(v.last_capture)}: expected 0, 1 or None"
-    if not (v.dealer is None or _seat(v.dealer, n)):
-        return f"dealer {show(v.dealer)}: expected a seat in 0..{n - 1} or None"
-    history = v.history
-    if not isinstance(history, tuple) or not all(
-        isinstance(p, tuple) and len(p) == 2 and _seat(p[0], n) and isinstance(p[1], Move) for p in history
-    ):
-        return f"history {show(history)}: expected a tuple of (seat, Move) pairs"
     hands, stand_in_stock = stand_ins(sizes, v.seat, v.hand.mask, unseen, stock)
     pos = (
         tuple(hands),
