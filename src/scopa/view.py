@@ -91,7 +91,11 @@ class PlayerView:
             known |= h
         for c in stock:
             known |= 1 << c
-        view = cls(
+        # A state's view can occur in play by construction: made without __init__'s checks of each
+        # field (a third of its cost), and players need not check it again
+        # (scopa.players.base.check_view). A copy made by dataclasses.replace is checked.
+        view = cls.__new__(cls)
+        view.__dict__.update(
             rules=state.rules,
             seat=seat,
             turn=turn,
@@ -105,10 +109,8 @@ class PlayerView:
             last_capture=None if last < 0 else last,
             dealer=state.dealer,
             out_of_play=CardSet._from_mask(core.FULL & ~known),
+            _from_play=True,
         )
-        # A state's view can occur in play by construction: players need not check it again
-        # (scopa.players.base.check_view). A copy made by dataclasses.replace is checked.
-        object.__setattr__(view, "_from_play", True)
         return view
 
     def _check(self) -> None:
