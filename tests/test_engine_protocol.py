@@ -1071,7 +1071,15 @@ def test_match_resume_goes_on_with_a_match_from_its_record():
         m = ask({"cmd": "match_play", "match": m, "move": move})["match"]
     assert m["hands_played"] == 1 and m["position"]["history"]["plays"]
     record = ask({"cmd": "match_record", "match": m, "tags": {"Event": "saved"}})["record"]
-    assert ask({"cmd": "match_resume", "record": record, "seed": 9})["match"] == m
+    saved = {"match": m, "tags": {"Event": "saved"}}
+    assert ask({"cmd": "match_resume", "record": record, "seed": 9}) == saved
+    # the record's tags come back with the match, for the match_record that saves it again (a
+    # backend's audit: a resumed match saved again lost its players' names; a match holds none)
+    tags = {"Player0": "Ada", "Player1": "Computer", "Event": "Friday night"}
+    named = ask({"cmd": "match_record", "match": m, "tags": tags})["record"]
+    resumed = ask({"cmd": "match_resume", "record": named, "seed": 9})
+    assert resumed["tags"] == tags
+    assert ask({"cmd": "match_record", "match": resumed["match"], "tags": resumed["tags"]})["record"] == named
     other = ask({"cmd": "match_resume", "record": record})["match"]  # (the hands to come: random)
     assert other["position"] == m["position"] and other["scores"] == m["scores"] and other["seed"] != 9
     assert other["seed_from"] == 2  # (its two hands its own; the third is the drawn seed's)

@@ -423,6 +423,8 @@ _RECORD_REPLY = {
     "required": ["format", "version", "rules", "target", "tags", "hands"],
     "properties": {"format": {"const": "scopa-record"}, "version": {"const": 1}},
 }
+#: a record's tags, as the records' schema gives them (names of letters, digits and '_' to strings)
+_TAGS_REPLY = record_schema()["$defs"]["match"]["properties"]["tags"]
 #: match_play's account of the hand its play ended, beside the events
 _HAND_OVER = {
     "type": "object",
@@ -550,10 +552,11 @@ _COMMAND_LIST: tuple[Command, ...] = (
     ),
     Command(
         "match_resume",
-        "a match resumed from its game record; the hands still to come dealt from seed",
+        "a match resumed from its game record, with the record's tags; the hands still to come"
+        " dealt from seed",
         required=("record",),
         optional=("seed",),
-        reply={"required": ["match"], "properties": {"match": _MATCH_REPLY}},
+        reply={"required": ["match", "tags"], "properties": {"match": _MATCH_REPLY, "tags": _TAGS_REPLY}},
     ),
     Command(
         "match_record",
@@ -1060,7 +1063,11 @@ class Protocol:
         return reply
 
     def _cmd_match_resume(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
-        return {"match": Match.from_record(args["record"], seed=args.get("seed")).to_json()}
+        record = args["record"]
+        match = Match.from_record(record, seed=args.get("seed"))
+        # (a match holds no tags: given back, for the match_record that saves it again; a
+        # backend's audit saved a resumed match and lost its players' names)
+        return {"match": match.to_json(), "tags": dict(record.tags)}
 
     def _cmd_match_record(self, args: Mapping[str, Any], stop: Any, info: Any, req_id: Any) -> dict[str, Any]:
         match: Match = args["match"]
