@@ -374,6 +374,31 @@ def test_a_play_whose_budget_is_too_short_for_a_sample_is_valued_on_one_whole_sa
         before = before.play(p.move)
 
 
+def test_a_review_makes_its_exact_solver_once_and_only_when_a_play_is_solved(monkeypatch):
+    # a review made a 64 MB solver as it began, 11 ms of a protocol review's 22 ms under a
+    # 0.03 s maximum (a backend's audit: it valued no play and overran): made at the first play
+    # it solves exactly (RULES §8: 24 plays from a Scopone hand's end, every play of Scopa's)
+    review_module = sys.modules["scopa.review"]  # (scopa.review is the function)
+    made = []
+
+    class Counted(review_module.Solver):
+        def __init__(self, *args: Any) -> None:
+            made.append(args)
+            super().__init__(*args)
+
+    monkeypatch.setattr(review_module, "Solver", Counted)
+    s = State.deal("scopone_scientifico", seed=4)
+    for _ in range(6):
+        s = s.play(s.legal_moves()[0])
+    r = review(s, time_limit=0.01, seed=5)
+    assert all(p.reviewed and p.dd_values is None for p in r.plays) and made == []
+    s = State.deal("scopa", seed=4)
+    for _ in range(4):
+        s = s.play(s.legal_moves()[0])
+    r = review(s, time_limit=0.05, seed=5)
+    assert sum(p.dd_values is not None for p in r.plays) == 4 and made == [(64,)]
+
+
 def test_review_values_a_forced_play_too():
     # a play with one legal move loses nothing, but its value is the position's (it read 0.0)
     m = played_match("scopa", 1, seed=3)
