@@ -123,6 +123,15 @@ def test_deal_prints_round_tripping_formats():
     assert s == scopa.State.from_string(lines[-1]) == scopa.State.deal("scopone", seed=9, dealer=2)
 
 
+def test_a_bad_table_size_names_its_unit_and_range():
+    # a teacher's audit: `solve --tt 100000` said "bad count '100000'", neither what was counted
+    # nor in what (the table's megabytes)
+    out = run("solve", "--tt", "100000")
+    assert out.returncode == 2 and out.stderr.endswith(
+        "argument --tt: bad table size '100000': expected megabytes, an integer in 1..65,536\n"
+    ), out.stderr
+
+
 def test_bad_input_is_a_clear_error():
     out = run("deal", "--dealer", "9")
     assert out.returncode == 2 and "bad dealer 9" in out.stderr
@@ -437,7 +446,10 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
         (("review", "--time", "nan", str(path)), "bad seconds 'nan': expected seconds a play in (0, 3600]"),
         (("review", "--time", "abc", str(path)), "bad seconds 'abc': expected seconds a play in (0, 3600]"),
         (("solve", "--time", "abc"), "bad seconds 'abc': expected a number in 0..1e6"),
-        (("solve", "--tt", "0"), "argument --tt: bad count '0': expected an integer in 1..65,536"),
+        (
+            ("solve", "--tt", "0"),
+            "argument --tt: bad table size '0': expected megabytes, an integer in 1..65,536",
+        ),
         (("solve", "--nodes", "9" * 23), "expected an integer in 1..999,999,999,999,999,999"),
         (("solve", str(tmp_path / "nowhere.json")), "no position file '"),
         (("solve", str(tmp_path / "adir")), "it is a directory; expected a file"),

@@ -147,6 +147,9 @@ def _is_record(text: str) -> str:
 
 #: Default time limit of ``scopa solve``, seconds (``--time 0`` for none).
 SOLVE_SECONDS = 10.0
+#: The largest transposition table ``scopa solve --tt`` takes, MB (the core's: 64 GiB,
+#: :func:`scopa.solver.check_tt_size`).
+MAX_TT_MB = 65536
 
 
 def _stoppable(
@@ -836,14 +839,17 @@ def _per_play(text: str) -> float:
     return value
 
 
-def _count(most: int | None = None) -> Callable[[str], int]:
-    """An argparse type: an integer >= 1 of at most 18 digits, and at most ``most``."""
+def _count(most: int | None = None, what: str = "count", unit: str = "") -> Callable[[str], int]:
+    """An argparse type: an integer >= 1 of at most 18 digits, and at most ``most``; a bad one
+    is named as ``what``, and ``unit`` says what the integer counts (``--tt``'s megabytes: "bad
+    count '100000'" said neither what was counted nor in what)."""
     expected = f"an integer in 1..{10**18 - 1:,}" if most is None else f"an integer in 1..{most:,}"
+    expected = f"{unit}, {expected}" if unit else expected
 
     def check(text: str) -> int:
         ok = text.isascii() and text.isdigit() and len(text) <= 18 and int(text) >= 1
         if not ok or (most is not None and int(text) > most):
-            raise argparse.ArgumentTypeError(f"bad count {text!r}: expected {expected}")
+            raise argparse.ArgumentTypeError(f"bad {what} {text!r}: expected {expected}")
         return int(text)
 
     return check
@@ -978,10 +984,10 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
     solve.add_argument(
         "--tt",
-        type=_count(65536),
+        type=_count(MAX_TT_MB, "table size", "megabytes"),
         default=64,
         metavar="MB",
-        help="transposition table size in MB (default 64)",
+        help=f"transposition table size in MB, 1 to {MAX_TT_MB} (default 64)",
     )
     solve.add_argument(
         "--time",
