@@ -613,12 +613,15 @@ def test_a_picture_that_cannot_be_written_is_named_as_the_others_are():
 )
 def test_a_file_whose_directory_takes_no_new_file_says_so():
     # the open list: `deal --svg /proc/version` as root said "No such file or directory" of a
-    # file that is there (the temporary file beside it, to be renamed over it, cannot be made)
-    out = run("deal", "--svg", "/proc/version")
-    assert out.returncode == 2 and out.stderr.endswith(
-        "cannot write the picture to '/proc/version': cannot make a file beside it in '/proc'"
-        " (No such file or directory)\n"
-    ), out.stderr
+    # file that is there (the temporary file beside it, to be renamed over it, cannot be made);
+    # then a teacher's audit read "cannot make a file beside it in '/proc' (No such file or
+    # directory)" for `svg -o /proc/version`, of a directory that is there too
+    for args in (("deal", "--svg", "/proc/version"), ("svg", SMALL, "-o", "/proc/version")):
+        out = run(*args)
+        assert out.returncode == 2 and out.stderr == (
+            "scopa: error: cannot write the picture to '/proc/version': its directory '/proc' takes no"
+            " new files, and a file is written whole through a new one beside it\n"
+        ), (args, out.stderr)
 
 
 def test_a_size_is_named_as_it_was_typed():

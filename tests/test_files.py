@@ -60,7 +60,10 @@ def test_a_temporary_file_refused_beside_a_file_names_its_directory(tmp_path, mo
     _refuse_temporary_files(monkeypatch)
     with pytest.raises(PermissionError) as caught:
         write_atomic(path, b"after")
-    why = f"cannot make a file beside it in {str(tmp_path)!r} ({os.strerror(errno.EACCES)})"
+    why = (
+        f"no new file can be made in its directory {str(tmp_path)!r} ({os.strerror(errno.EACCES)}), and a"
+        " file is written whole through a new one beside it"
+    )
     assert caught.value.errno == errno.EACCES and caught.value.strerror == why
     assert path.read_bytes() == b"before" and [p.name for p in tmp_path.iterdir()] == ["old.json"]
 

@@ -109,8 +109,14 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         except OSError as exc:
             if mode is None:  # (a new file: the directory's error is its own)
                 raise
-            # (/proc/version as root: "No such file or directory" of a file that is there)
-            why = f"cannot make a file beside it in {folder!r} ({exc.strerror})"
+            # (/proc/version as root: "No such file or directory" of a file that is there, and
+            # then of its directory, which is there too: said as what it is, a directory that
+            # takes no new file, and why that matters)
+            how = "a file is written whole through a new one beside it"
+            if exc.errno == errno.ENOENT:
+                why = f"its directory {folder!r} takes no new files, and {how}"
+            else:
+                why = f"no new file can be made in its directory {folder!r} ({exc.strerror}), and {how}"
             raise OSError(exc.errno, why, path) from None
     else:  # (a hundred random names all taken)
         raise FileExistsError(f"no free temporary name next to {target!r}")
