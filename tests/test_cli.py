@@ -677,6 +677,16 @@ def test_review_names_the_seats_as_the_text_export_does(tmp_path):
     assert [line.split(":")[0] for line in totals] == ["seat 0 (seat 0)", "seat 0 (seat 1)"], totals
 
 
+def test_the_review_of_a_hand_not_played_says_there_was_nothing_to_review(tmp_path):
+    # a teacher's audit: "0.00 points lost per hand over 0 plays", a line a seat
+    path = tmp_path / "dealt.json"
+    scopa.State.deal("scopa", seed=1).record().save(path)
+    out = run("review", str(path))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("no plays to review: the hand was dealt, nothing played\n"), out.stdout
+    assert "points lost" not in out.stdout
+
+
 def test_solve_says_the_rule_options_it_solved_under():
     # RULES §7, §8: a position's value depends on its rule options; `scopa solve` named only the
     # game ("scopa, seat 0 (team 0) to move") for a variant position (found by a variants audit)

@@ -512,6 +512,21 @@ def test_the_text_of_a_review_cut_short_says_what_it_left_out():
     assert "seat 1: 0.00 points lost per hand over 1 play, 0 mistakes" in whole  # ("1 plays" before)
 
 
+def test_the_text_of_a_review_of_no_plays_says_there_were_none():
+    # a teacher's audit: a hand dealt but not played read "seat 0: 0.00 points lost per hand
+    # over 0 plays, ...", a line a seat; a seat that made no play (or none reviewed) says so too
+    dealt = State.deal("scopa", seed=1)
+    assert format_text(review(dealt)) == "no plays to review: the hand was dealt, nothing played"
+    nothing = review(MatchRecord(scopa.Rules.preset("scopone"), ()), time_limit=0.05)
+    assert format_text(nothing) == "no plays to review: the record holds no hands"
+    one = review(State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc"), time_limit=0.1)
+    assert format_text(one).endswith("\nseat 1: no plays made"), format_text(one)
+    two = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").play("Kc").play("2c")
+    stopped = format_text(review(two, limit=scopa.Limit(stop=scopa.StopFlag(set=True))))
+    assert stopped.endswith("\n\nseat 0: no plays reviewed\nseat 1: no plays reviewed"), stopped
+    assert "0.00 points lost per hand over 0 plays" not in stopped
+
+
 def test_a_review_of_no_hands_has_the_games_seats():
     r = review(MatchRecord(scopa.Rules.preset("scopone"), ()), time_limit=0.05)
     assert r.players == 4 and len(r.summary()["seats"]) == 4 and r.summary()["hands_reviewed"] == 0

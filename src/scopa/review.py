@@ -845,7 +845,11 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
     """A readable report: the marked plays, how many plays a limit left out (when one did),
     then the totals per seat (named by ``names``, one string a seat, or "seat N"); the
     review's hands numbered from ``first_hand`` (a match's hand reviewed alone keeps its
-    number)."""
+    number). A review of no plays is one line that says so.
+
+    >>> format_text(review(State.deal("scopa", seed=1)))
+    'no plays to review: the hand was dealt, nothing played'
+    """
     if not isinstance(r, Review):
         raise OptionError(f"bad review {show(r)}: expected a scopa.review.Review")
     first = as_int(first_hand)
@@ -857,6 +861,9 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
     ):
         raise OptionError(f"bad names {show(names)}: expected {r.players} strings, one a seat")
     names = list(names or [f"seat {s}" for s in range(r.players)])
+    if not r.plays:  # (a teacher's audit: "0.00 points lost per hand over 0 plays", a line a seat)
+        dealt = "the hand was dealt, nothing played" if r.hands else "the record holds no hands"
+        return f"no plays to review: {dealt}"
     lines = []
     for p in r.plays:
         if p.mark:
@@ -874,6 +881,10 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
     s = r.summary()
     lines.append("")
     for seat, t in enumerate(s["seats"]):
+        if not t["plays"]:  # (a seat that made none, or whose plays a limit left out: said so)
+            made = any(p.seat == seat for p in r.plays)
+            lines.append(f"{names[seat]}: no plays {'reviewed' if made else 'made'}")
+            continue
         lines.append(
             f"{names[seat]}: {t['loss_per_hand']:.2f} points lost per hand over {count(t['plays'], 'play')}, "
             f"{count(t['mistakes'], 'mistake')}, {count(t['blunders'], 'blunder')}"
