@@ -1213,6 +1213,23 @@ def test_replay_names_the_seats_as_its_text_and_review_do(tmp_path):
     assert "dealt by seat " in untagged.stdout and " 1. seat " in untagged.stdout, untagged.stdout
 
 
+def test_replay_says_the_games_own_seat_names_in_lower_case_mid_sentence(tmp_path):
+    # a teacher's audit: "dealt by You", "go to You and Your partner": the names `scopa play`
+    # gives the seats are words, not a person's name, and read in lower case mid-sentence; a
+    # person's name keeps its capital
+    m = scopa.Match(scopa.Rules.preset("scopone_scientifico", target=1), seed=2)
+    while not m.is_over:  # (hand 1 dealt by seat 2; the last cards go to team 0)
+        m.play(m.state.legal_moves()[0])
+    for partner, said in (("Your partner", "your partner"), ("Anna", "Anna")):
+        tags = {"Player0": "You", "Player1": "Opponent (seat 1)", "Player2": partner, "Player3": "Bo"}
+        m.record(tags).save(tmp_path / "g.json")
+        out = run("replay", str(tmp_path / "g.json"))
+        assert out.returncode == 0, out.stderr
+        assert f" hand 1, dealt by {said} " in out.stdout, out.stdout
+        assert f", go to you and {said}, who took last" in out.stdout, out.stdout
+        assert " 1. Bo: " in out.stdout and " 2. You: " in out.stdout  # (a line's first word: as it is)
+
+
 def test_solve_says_the_stock_and_what_each_team_has_taken():
     # A teacher's audit: solve printed the hands and the table over "Value: -4", the stock, the
     # piles and the scope its value rests on unsaid (`deal` says them)

@@ -45,7 +45,7 @@ from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
 from scopa.simulate import MAX_HANDS
-from scopa.terminal import as_typed, cards_text, move_text, suits_shown, text_shown
+from scopa.terminal import as_typed, cards_text, in_sentence, move_text, suits_shown, text_shown
 
 #: The built-in example for ``scopa solve``: Scopone scientifico with four cards in each hand.
 EXAMPLE = (
@@ -470,7 +470,9 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
     for i, hand in enumerate(record.hands):
         if args.hand is not None and i != args.hand - 1:
             continue
-        dealt = "dealer unknown" if hand.dealer is None else f"dealt by {names[hand.dealer]}"
+        # (a teacher's audit: "dealt by You", "go to You and Your partner": the game's names are
+        # words, said mid-sentence in lower case; a person's name keeps its capital)
+        dealt = "dealer unknown" if hand.dealer is None else f"dealt by {in_sentence(names[hand.dealer])}"
         console.rule(f"hand {i + 1}, {dealt}")
         before = hand.deal
         for j, move in enumerate(hand.plays):
@@ -489,7 +491,7 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
             console.print(line)
             for e in events:
                 if e.type == "table_to_last_capturer" and e.cards:
-                    team = " and ".join(names[seat] for seat in range(n) if seat % 2 == e.team)
+                    team = " and ".join(in_sentence(names[seat]) for seat in range(n) if seat % 2 == e.team)
                     console.print(
                         Text("    the table's last cards, ")
                         .append_text(cards_text(e.cards, deck))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import signal
 import threading
 import zlib
@@ -150,6 +151,22 @@ def move_text(move: Move | str, deck: str = "french", taking: str = " takes ") -
 
 #: The ``Player`` tag of the human's seat in the records the game saves (``--load`` seats you there).
 YOU = "You"
+#: A name the game gives a seat in its records' ``Player`` tags (:meth:`Game.name`'s, capitalised),
+#: with its seat added too (as the text export adds it to a name two seats have).
+_GAME_NAME = re.compile(r"(?:You|Your partner|The computer|Opponent \(seat \d+\))(?: \(seat \d+\))?")
+
+
+def in_sentence(name: str) -> str:
+    """A seat's name as a sentence says it after its first word: a name the game gives (``You``,
+    ``Your partner``, ``The computer``, ``Opponent (seat 3)``), words rather than a person's name,
+    in lower case ("dealt by you"); any other name as it is ("dealt by Anna").
+
+    >>> in_sentence("You"), in_sentence("Your partner (seat 2)"), in_sentence("Anna")
+    ('you', 'your partner (seat 2)', 'Anna')
+    """
+    return name[:1].lower() + name[1:] if _GAME_NAME.fullmatch(name) else name
+
+
 #: What ends the game at any prompt (as Ctrl-D does).
 QUIT_WORDS = ("quit", "exit", "q")
 
