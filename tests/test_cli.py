@@ -1326,7 +1326,8 @@ def test_replay_gives_the_position_at_a_play_of_a_hand_for_solve_and_svg(tmp_pat
         (["--hand", "3", "--at", "5"], "bad --at 5: hand 3 has 4 plays (0 is its deal, 4 the position after"),
         (["--at", "-1"], "bad --at -1: hand 1 has 36 plays"),
         (["--json"], "--json goes with --at N: it prints the position after N plays as JSON"),
-        (["--text", "--at", "1"], "--text prints the whole record: not with --hand, --at or --json"),
+        (["--text", "--at", "1"], "--text prints the record (or with --hand H, that hand) as text: not with"),
+        (["--text", "--hand", "4"], "bad --hand 4: the record holds 3 hands (1..3)"),
     ):
         assert main(["replay", str(path), *args]) == 2, args
         assert f"scopa: error: {message}" in capsys.readouterr().err, args
@@ -1339,6 +1340,24 @@ def test_replay_gives_the_position_at_a_play_of_a_hand_for_solve_and_svg(tmp_pat
     with pytest.raises(SystemExit):  # (argparse's usage error, status 2)
         main(["replay", str(path), "--at", "x"])
     assert "bad play count 'x': expected an integer" in capsys.readouterr().err
+
+
+def test_replay_text_gives_one_hands_text_with_hand(tmp_path):
+    # a teacher's audit: `replay --text --hand 2` was refused ("--text prints the whole record"),
+    # a lesson's one hand to be cut out of the whole text by hand
+    m = scopa.Match("scopa", seed=7)
+    while len(m.hands) < 2 or len(m.state.history) < 4:  # (two hands and four plays of a third)
+        m.play(m.state.legal_moves()[-1])
+    path = tmp_path / "m.json"
+    m.record({"Event": "lesson"}).save(path)
+    whole = run("replay", str(path), "--text").stdout
+    blocks = whole.split("\n\n")  # (the tags, then a block a hand, then the match's score)
+    assert len(blocks) == 5 and blocks[1].startswith("Hand 1 ") and blocks[4] == "Match 5-3\n", blocks
+    for hand in (1, 2, 3):
+        out = run("replay", str(path), "--text", "--hand", str(hand))
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == f"{blocks[0]}\n\n{blocks[hand]}\n", (hand, out.stdout)
+    assert scopa.load_record(path).text(2) == run("replay", str(path), "--text", "--hand", "2").stdout
 
 
 def test_solves_line_of_play_marks_a_scopa_and_says_where_the_last_cards_go():

@@ -723,9 +723,30 @@ class MatchRecord:
         hands = tuple(HandRecord._from_json(h, rules, f"hand {i + 1}") for i, h in enumerate(raw))
         return cls(rules, hands, tags)  # (which checks the order of the hands and the match's end)
 
-    def text(self) -> str:
-        """A readable export, one hand a block, like a PGN movetext (``scopa replay --text``)."""
-        return _text(self)
+    def text(self, hand: int | None = None) -> str:
+        """A readable export, one hand a block, like a PGN movetext (``scopa replay --text``);
+        with ``hand`` (1 is the first), the tags and that hand's block only (``--text --hand H``),
+        without the match's score.
+
+        >>> from scopa import Match
+        >>> m = Match("scopa", seed=1)
+        >>> for _ in range(40):
+        ...     _ = m.play(m.state.legal_moves()[0])
+        >>> record = m.record()
+        >>> record.text(2).splitlines()[3]
+        'Hand 2 (dealer: seat 1)'
+        >>> record.text(3)
+        Traceback (most recent call last):
+        ...
+        scopa.records.RecordError: bad hand 3: the record holds 2 hands (1..2)
+        """
+        if hand is not None:
+            number = as_int(hand)
+            if number is None or isinstance(hand, bool) or not 1 <= number <= len(self.hands):
+                held = count(len(self.hands), "hand")
+                raise RecordError(f"bad hand {show(hand)}: the record holds {held} (1..{len(self.hands)})")
+            hand = number
+        return _text(self, hand)
 
     def seat_names(self) -> list[str]:
         """Each seat's name as :meth:`text` and ``scopa review`` write it: its ``PlayerN`` tag,
@@ -970,7 +991,7 @@ def _one_line(text: str) -> str:
     return "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in _BIDI else c for c in text)
 
 
-def _text(record: MatchRecord) -> str:
+def _text(record: MatchRecord, only: int | None = None) -> str:
     lines = []
     tags = check_tags(record.tags)  # (again: a record's dict may have been changed since it was made)
     for key in (*TAGS, *sorted(set(tags) - set(TAGS))):
@@ -980,6 +1001,8 @@ def _text(record: MatchRecord) -> str:
     lines.append(f'[Target "{record.target}"]')
     names = _seat_names(record)
     for i, hand in enumerate(record.hands):
+        if only is not None and i != only - 1:
+            continue
         lines.append("")
         deal = hand.deal
         lines.append(f"Hand {i + 1} (dealer: {names[hand.dealer or 0]})")  # (any name: not "You deals")
@@ -991,7 +1014,7 @@ def _text(record: MatchRecord) -> str:
         lines.append(_movetext(hand))
         if hand.score is not None:
             lines.append(f"Score {hand.score[0]}-{hand.score[1]}")
-    if record.hands:
+    if record.hands and only is None:  # (one hand's text: the match's score is no part of it)
         a, b = record.scores
         lines.append("")
         lines.append(f"Match {a}-{b}" + (f", team {record.winner} wins" if record.winner is not None else ""))
