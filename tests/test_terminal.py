@@ -316,7 +316,7 @@ def test_the_end_of_a_hand_reads_well_and_quit_ends_the_game_there():
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     said = out.stdout
     assert "Scopa! The computer sweeps the table." in said and "The computer sweep the table" not in said
-    assert "primiera none-84" in said, said[-600:]
+    assert "│ primiera   │ 0 (none) │       1 (84) │" in said, said[-600:]
     assert said.count("your move> ") == 18 and said.count("press Enter for the next hand") == 1
     # the computer's hand and its pile are told apart (both were "the computer: N cards")
     assert "  the computer: 3 cards in hand" in said and "  the computer's pile: 0 cards, 0 scope" in said
@@ -719,10 +719,24 @@ def test_what_the_terminal_says_of_a_hands_end_a_score_and_the_cards_played():
     table = out.getvalue().split("Hand score", 1)[1]
     header = next(line for line in table.splitlines() if "you" in line)
     assert header.index("you") < header.index("the computer"), header  # (yours first)
-    assert (
-        "│ total      │     0 │            3 │" in table
-        and "cards 0-6, coins 0-1, primiera none-none" in table
-    )
+    assert "│ total      │        0 │            3 │" in table, table
+    assert "│ primiera   │ 0 (none) │     0 (none) │" in table, table  # (RULES §4: neither has every suit)
+
+
+def test_the_hand_score_says_its_counts_once():
+    # a teacher's audit: the counts in the table's cells ("1 (22)") were said again in a line
+    # under it, "cards 22-18, coins 8-2, primiera none-72"
+    match = scopa.Match("scopa", seed=3)
+    game, out = _game(match, 0, [])
+    score = scopa.State.from_string("scopa -/As 2cKc - 3c4s7d/- 0/0 1 0 1").play("As").score()
+    game.show_score(score)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("Hand score") and lines[-1].startswith("└"), lines
+    cells = [line for line in lines if line.startswith("│ ")]
+    assert [c.split("│")[1].strip() for c in cells] == [
+        "cards", "coins", "primiera", "settebello", "scope", "total"
+    ], cells  # fmt: skip
+    assert "cards 6-0" not in out.getvalue() and "coins 1-0" not in out.getvalue()
     # the cards command counts the piles of the position the hand was resumed from, both teams'
     resumed = scopa.State.from_string("scopa 5c/6c 7b - 3c4s7d/Ad2d 0/0 0 1 -")
     game.show_played(resumed)

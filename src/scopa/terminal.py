@@ -314,8 +314,8 @@ class Game:
             cells = []
             for c in cols:
                 cell = str(pts[c])
-                if detail is not None:
-                    cell += f" ({'-' if detail[c] is None else detail[c]})"
+                if detail is not None:  # (a team without primiera: "none", as it had "--84")
+                    cell += f" ({'none' if detail[c] is None else detail[c]})"
                 cells.append(cell)
             t.add_row(label, *cells)
 
@@ -329,12 +329,9 @@ class Game:
         if self.rules.napola:
             row("napola", score.napola)
         t.add_row("total", *(str(score.points[c]) for c in cols), style="bold")
+        # (the counts are in the table, each after its points: a teacher's audit read them again
+        # in a line under it, "cards 22-18, coins 8-2, primiera none-72")
         self.console.print(t)
-        a, b = score.cards, score.coins
-        p = ["none" if x is None else str(x) for x in score.primiera_totals]  # ("--84" read badly)
-        self.say(
-            f"cards {a[mine]}-{a[1 - mine]}, coins {b[mine]}-{b[1 - mine]}, primiera {p[mine]}-{p[1 - mine]}"
-        )
 
     def show_played(self, state: State) -> None:
         played = CardSet._from_mask(
