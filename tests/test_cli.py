@@ -1244,6 +1244,29 @@ def test_solve_says_the_stock_and_what_each_team_has_taken():
     assert not any(line.startswith(("  stock:", "  taken:")) for line in bare), bare  # (none of either)
 
 
+def test_solve_wraps_a_long_line_under_its_first_card_and_ends_no_line_with_spaces():
+    # a teacher's audit: a full stock's line went on at the first column, and the tables' titles
+    # were padded with spaces to the tables' width
+    stock = "QbAb6d3s5dJc4cAs5b7d6cAcKd3bJb2b2dAd4bJsJdQd4dKb4s2s7b5cKc6s"
+    full = f"scopa Qc7sQs/3d2c7c 3c5sKs6b {stock} -/- 0/0 1 - 0"
+    for columns in ("60", "80"):
+        out = subprocess.run(
+            [sys.executable, "-m", "scopa", "solve", full, "--time", "5"],
+            capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": columns},
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        lines = out.stdout.splitlines()
+        assert [line for line in lines if line != line.rstrip()] == [], lines
+        assert "Principal variation" in lines and "Every legal move" in lines, lines
+        start = next(i for i, line in enumerate(lines) if line.startswith("  stock:  "))
+        rest = list(itertools.takewhile(lambda line: line.startswith(" " * 10), lines[start + 1 :]))
+        assert rest and all(re.match(r" {10}\S", line) for line in rest), lines[start:]
+        said = lines[start : start + 1 + len(rest)]
+        assert rest[-1].endswith("(top first)") and all(len(line) <= int(columns) for line in said), said
+        cards = " ".join(said).split()[1:-2]
+        assert len(cards) == 30, cards  # (every card of the stock, none lost in the wrapping)
+
+
 def test_replay_says_the_marks_the_scope_and_the_last_cards(tmp_path):
     # A teacher's audit: `scopa replay` of a record `scopa review --annotate` had marked showed
     # no mark and no comment (only --text did), no scopa, and a last play's "table -" without

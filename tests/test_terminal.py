@@ -723,6 +723,13 @@ def test_what_the_terminal_says_of_a_hands_end_a_score_and_the_cards_played():
     assert "│ primiera   │ 0 (none) │     0 (none) │" in table, table  # (RULES §4: neither has every suit)
 
 
+def test_the_hand_scores_title_is_not_padded_with_spaces():
+    # a teacher's audit: the tables' titles ended with spaces to the tables' width
+    game, out = _game(scopa.Match("scopa", seed=3), 0, [])
+    game.show_score(scopa.State.from_string("scopa -/As 2cKc - 3c4s7d/- 0/0 1 0 1").play("As").score())
+    assert out.getvalue().splitlines()[0] == "Hand score", out.getvalue()
+
+
 def test_the_hand_score_says_its_counts_once():
     # a teacher's audit: the counts in the table's cells ("1 (22)") were said again in a line
     # under it, "cards 22-18, coins 8-2, primiera none-72"

@@ -45,7 +45,16 @@ from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
 from scopa.simulate import MAX_HANDS
-from scopa.terminal import as_typed, cards_text, in_sentence, move_text, suits_shown, text_shown
+from scopa.terminal import (
+    as_typed,
+    cards_text,
+    in_sentence,
+    move_text,
+    print_table,
+    print_wrapped,
+    suits_shown,
+    text_shown,
+)
 
 #: The built-in example for ``scopa solve``: Scopone scientifico with four cards in each hand.
 EXAMPLE = (
@@ -278,19 +287,20 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
         return 0
     console.print(f"[bold]{game}[/], seat {state.turn} (team {team}) to move")
     deck = suits_shown(console.encoding)
+    # (each line wrapped under its first card, not at the first column: a teacher's audit)
     for seat, hand in enumerate(state.hands):
-        console.print(Text(f"  hand {seat}: ").append_text(cards_text(hand, deck)))
-    console.print(Text("  table:  ").append_text(cards_text(state.table, deck)))
+        print_wrapped(console, cards_text(hand, deck), f"  hand {seat}: ")
+    print_wrapped(console, cards_text(state.table, deck), "  table:  ")
     # (what the value rests on besides: a teacher's audit read "Value: -4" over two hands and a
     # table, the stock, the piles and the scope unsaid)
     if state.stock:
-        console.print(Text("  stock:  ").append_text(cards_text(state.stock, deck)).append(" (top first)"))
+        print_wrapped(console, cards_text(state.stock, deck).append(" (top first)"), "  stock:  ")
     if any(state.captured) or any(state.scope):
         taken = "; ".join(
             f"team {t} {count(len(state.captured[t]), 'card')}, {count(state.scope[t], 'scopa')}"
             for t in (0, 1)
         )
-        console.print(f"  taken:  {taken}")
+        print_wrapped(console, taken, "  taken:  ")
     nodes = analysis.nodes + (result.nodes if result is not None else 0)
     seconds = analysis.seconds + (result.seconds if result is not None else 0)
     if value is not None:
@@ -308,7 +318,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
             soft_wrap=True,
         )
     if pv:
-        table = Table(title="Principal variation", title_justify="left")
+        table = Table()
         for col in ("play", "seat", "move", "table after"):
             table.add_column(col)
         s = state
@@ -325,18 +335,18 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
                     after.append("  (").append_text(cards_text(e.cards, deck))
                     after.append(f" go to team {e.team}, who took last)")
             table.add_row(str(i), str(seat), move_text(move, deck), after)
-        console.print(table)
+        print_table(console, "Principal variation", table)
         if s.is_over:
             sc = s.score()
             console.print(f"Final score {sc.points[0]}-{sc.points[1]} (team 0 - team 1)")
-    moves = Table(title="Every legal move", title_justify="left")
+    moves = Table()
     moves.add_column("move")
     moves.add_column("value", justify="right")
     for move, v in order:
         moves.add_row(
             str(move), f"{v.value:+d}" if v.exact else f"{v.lower:+d}..{v.upper:+d} (~{v.estimate:+.2f})"
         )
-    console.print(moves)
+    print_table(console, "Every legal move", moves)
     return 130 if interrupted else 0
 
 
@@ -598,10 +608,7 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         print(json.dumps(result.to_json()))
         return status
-    t = Table(
-        title=f"{result.game}: {count(result.deals, 'duplicate deal')} ({count(result.games, 'hand')})",
-        title_justify="left",
-    )
+    t = Table()
     rows = [
         (
             result.names[i],
@@ -619,7 +626,8 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
         t.add_column(col, justify="right" if j else "left", overflow="fold", min_width=figure)
     for row in rows:
         t.add_row(*row)
-    console.print(t)
+    title = f"{result.game}: {count(result.deals, 'duplicate deal')} ({count(result.games, 'hand')})"
+    print_table(console, title, t)
     console.print(
         f"{result.names[0]} - {result.names[1]}: [bold]{result.diff:+.3f}[/] points per hand, "
         f"95% CI [{result.ci95[0]:+.3f}, {result.ci95[1]:+.3f}]"

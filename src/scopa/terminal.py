@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -147,6 +148,26 @@ def move_text(move: Move | str, deck: str = "french", taking: str = " takes ") -
     if move.is_capture:
         out.append(taking).append_text(cards_text(sorted(move.captures), deck))
     return out
+
+
+def print_wrapped(console: Console, text: Text | str, label: str = "") -> None:
+    """``label``, then ``text`` wrapped at the console's width, each further line indented as far
+    as the label is long (a hanging indent: the cards of a long stock line up under its first),
+    and no line ending in spaces (rich wrapped a line at the first column, a space left at each
+    break)."""
+    body = text if isinstance(text, Text) else Text(text)
+    indent = cell_len(label)
+    lines = body.wrap(console, max(8, console.width - indent))
+    for i, line in enumerate(lines):
+        line.rstrip()
+        console.print(Text(label if i == 0 else " " * indent).append_text(line), soft_wrap=True)
+
+
+def print_table(console: Console, title: str, table: Table) -> None:
+    """A table under its title, the title a line of its own, as long as it is (rich padded a
+    table's title with spaces to the table's width, and wrapped a longer one within it)."""
+    print_wrapped(console, Text(title, style="table.title"))
+    console.print(table)
 
 
 #: The ``Player`` tag of the human's seat in the records the game saves (``--load`` seats you there).
@@ -305,7 +326,7 @@ class Game:
     def show_score(self, score: HandScore) -> None:
         mine = self.human & 1
         cols = (mine, 1 - mine)
-        t = Table(title="Hand score", title_justify="left")
+        t = Table()
         t.add_column("")
         t.add_column(self.team_name(mine), justify="right")
         t.add_column(self.team_name(1 - mine), justify="right")
@@ -331,7 +352,7 @@ class Game:
         t.add_row("total", *(str(score.points[c]) for c in cols), style="bold")
         # (the counts are in the table, each after its points: a teacher's audit read them again
         # in a line under it, "cards 22-18, coins 8-2, primiera none-72")
-        self.console.print(t)
+        print_table(self.console, "Hand score", t)
 
     def show_played(self, state: State) -> None:
         played = CardSet._from_mask(
