@@ -77,13 +77,13 @@ def test_an_integer_option_that_is_no_integer_is_named_by_what_it_is(capsys):
 def test_simulate():
     out = run("simulate", "--game", "scopa", "--hands", "500", "--seed", "4")
     assert out.returncode == 0, out.stderr
-    assert "500 random hands of scopa (seed 4)" in out.stdout
+    assert "500 random hands of Scopa (seed 4)" in out.stdout
     assert f"{scopa.CORE_IMPLEMENTATION} core" in out.stdout
     total = [line for line in out.stdout.splitlines() if line.startswith("total")][0].split()
     p = scopa.random_playouts("scopa", 500, seed=4).mean_points()["total"]
     assert (float(total[1]), float(total[2])) == (round(p[0], 3), round(p[1], 3))
     one = run("simulate", "--game", "scopa", "--hands", "1", "--seed", "4")
-    assert "1 random hand of scopa (seed 4)" in one.stdout
+    assert "1 random hand of Scopa (seed 4)" in one.stdout
     # the rows of the options the rules score, and only those (a teacher's audit: zeros)
     assert "re_bello" not in out.stdout and "napola" not in out.stdout
     napola = run("simulate", "--game", "scopa", "--option", "napola=true", "--hands", "50").stdout
@@ -693,12 +693,36 @@ def test_solve_says_the_rule_options_it_solved_under():
     variant = "scopa;target=21;ace_takes_all=true;re_bello=true AcKd/2cAs 3c4s - -/- 0/0 0 - 1"
     out = run("solve", variant, "--time", "5")
     assert out.returncode == 0, out.stderr
-    assert "scopa;ace_takes_all=true;re_bello=true, seat 0 (team 0) to move" in out.stdout, out.stdout
+    said = "Scopa with ace_takes_all=true and re_bello=true, seat 0 (team 0) to move"
+    assert said in out.stdout, out.stdout
     assert "target" not in out.stdout  # (a hand's value: the match's target is no part of it)
     out = run("solve", "scopa -/- - - 3c4sKd/2cAs 0/0 0 0 1")  # (a hand over: its score)
-    assert out.returncode == 0 and out.stdout.startswith("scopa, the hand is over"), out.stdout
+    assert out.returncode == 0 and out.stdout.startswith("Scopa, the hand is over"), out.stdout
     out = run("solve", "scopa;re_bello=true -/- - - 3c4sKd/2cAs 0/0 0 0 1")
-    assert out.stdout.startswith("scopa;re_bello=true, the hand is over"), out.stdout
+    assert out.stdout.startswith("Scopa with re_bello=true, the hand is over"), out.stdout
+
+
+def test_headers_name_the_game_as_people_do_and_json_keeps_its_identifier(tmp_path):
+    # a teacher's audit: headers read "scopone_scientifico", the preset's identifier; the JSON
+    # (a format) keeps it
+    out = run("solve", "--time", "5")
+    assert out.stdout.startswith("Scopone scientifico, seat 0 (team 0) to move\n"), out.stdout
+    solved = json.loads(run("solve", "--time", "5", "--json").stdout)
+    assert solved["position"].startswith("scopone_scientifico "), solved
+    out = run("simulate", "--game", "scopone_scientifico", "--hands", "10")
+    assert out.stdout.startswith("10 random hands of Scopone scientifico (seed 1), "), out.stdout
+    out = run("arena", "random", "random", "--game", "scopa4", "--option", "napola=true", "--deals", "1")
+    assert out.stdout.startswith("Scopa for four with napola=true: 1 duplicate deal (2 hands)\n"), out.stdout
+    arena = run("arena", "random", "random", "--game", "scopa4", "--deals", "1", "--json")
+    assert json.loads(arena.stdout)["game"] == "scopa4"
+    path = tmp_path / "hand.json"
+    s = scopa.State.deal("scopone", seed=1)
+    for _ in range(2):
+        s = s.play(s.legal_moves()[0])
+    s.record().save(path)
+    out = run("review", str(path), "--time", "0.01")
+    assert re.search(r"\n2 plays of Scopone reviewed in [\d.]+ s\n$", out.stdout), out.stdout
+    assert json.loads(run("review", str(path), "--time", "0.01", "--json").stdout)["rules"] == "scopone"
 
 
 def test_deal_simulate_and_arena_take_rule_options():
@@ -712,7 +736,7 @@ def test_deal_simulate_and_arena_take_rule_options():
     out = run(
         "simulate", "--game", "scopa", "--option", "napola=true", "--option", "re_bello=true", "--hands", "50"
     )
-    assert "50 random hands of scopa;re_bello=true;napola=true (seed 1)" in out.stdout
+    assert "50 random hands of Scopa with re_bello=true and napola=true (seed 1)" in out.stdout
     total = [line for line in out.stdout.splitlines() if line.startswith("napola")][0].split()
     p = scopa.random_playouts(rules, 50, seed=1).mean_points()["napola"]
     assert (float(total[1]), float(total[2])) == (round(p[0], 3), round(p[1], 3))
@@ -1097,7 +1121,7 @@ def test_output_in_a_pipe_or_a_narrow_terminal_keeps_its_lines_and_figures(tmp_p
     marked = [line for line in out.stdout.splitlines() if "loses" in line]
     assert marked and all(line.startswith("hand 1, play ") for line in marked), out.stdout
     lines = [line for line in out.stdout.splitlines() if line.strip()]
-    assert all(line.startswith(("hand 1, play ", "seat ", "36 plays of scopa")) for line in lines), out.stdout
+    assert all(line.startswith(("hand 1, play ", "seat ", "36 plays of Scopa")) for line in lines), out.stdout
     assert max(len(line) for line in marked) > 40  # (longer than the terminal: one line all the same)
     assert out.stdout.rstrip().splitlines()[-1].endswith(" s")  # (the count's line whole too)
     arena = subprocess.run(
@@ -1127,9 +1151,9 @@ def test_output_in_a_pipe_or_a_narrow_terminal_keeps_its_lines_and_figures(tmp_p
         env=env,
     )
     assert table.returncode == 0 and "…" not in table.stdout, table.stdout
-    assert table.stdout.startswith("scopa: 2 duplicate deals (4 hands)")
+    assert table.stdout.startswith("Scopa: 2 duplicate deals (4 hands)")
     one = run("arena", "greedy", "random", "--game", "scopa", "--deals", "1")
-    assert one.stdout.startswith("scopa: 1 duplicate deal (2 hands)"), one.stdout  # (it said "deals")
+    assert one.stdout.startswith("Scopa: 1 duplicate deal (2 hands)"), one.stdout  # (it said "deals")
     for points in result["points"]:
         assert f"{points:.3f}" in table.stdout, table.stdout
 

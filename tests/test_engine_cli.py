@@ -217,7 +217,7 @@ def test_arena_command():
     out = run("arena", "greedy", "random", "--game", "scopa", "--deals", "10", "--seed", "3")
     assert out.returncode == 0, out.stderr
     assert "10 duplicate deals (20 hands)" in out.stdout and "95% CI" in out.stdout
-    assert out.stdout.startswith("scopa: 10 duplicate") and out.stderr == ""  # (no progress bar's empty line)
+    assert out.stdout.startswith("Scopa: 10 duplicate") and out.stderr == ""  # (no progress bar's empty line)
     refused = run("arena", "greedy", "random", "--game", "scopa", "--deals", "2", "--seed", "-1")
     assert refused.returncode == 2 and refused.stderr.endswith(
         "scopa arena: error: argument --seed: bad seed '-1': expected an integer in 0..2**64-1\n"

@@ -694,7 +694,7 @@ def test_arena_command_ctrl_c_shows_the_deals_that_finished(jobs):
     done = int(said.group(1))
     assert 0 < done < 1_000_000 and "Traceback" not in err
     deals = f"{done} duplicate deal" + ("s" if done != 1 else "")  # ("1 duplicate deals" said so)
-    assert f"scopa: {deals} ({2 * done} hands)" in out and "95% CI" in out
+    assert f"Scopa: {deals} ({2 * done} hands)" in out and "95% CI" in out
 
 
 def test_core_calls_in_twin_and_compiled_agree_on_limits_api():

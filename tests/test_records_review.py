@@ -720,7 +720,7 @@ def test_a_review_carries_the_rules_it_was_played_by(tmp_path):
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert out.returncode == 0 and re.search(
-        r"\n\d+ plays of scopa;target=16;napola=true reviewed in [\d.]+ s\n$", out.stdout
+        r"\n\d+ plays of Scopa with target=16 and napola=true reviewed in [\d.]+ s\n$", out.stdout
     ), out
 
 

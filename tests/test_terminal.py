@@ -108,7 +108,8 @@ def test_italian_deck_and_options():
         "--game", "scopone_scientifico", "--deck", "italian", "--option", "capture_rule=fewest", "--seed", "2"
     )
     p.expect(PROMPTS[0])
-    assert "scopone_scientifico;capture_rule=fewest: hand 1" in p.before  # (a variants audit: its game alone)
+    # (a variants audit: its game alone; a teacher's audit: the preset's identifier)
+    assert "Scopone scientifico with capture_rule=fewest: hand 1" in p.before
     hand = p.before.split("your hand: ")[1].splitlines()[0]
     assert len(hand.split()) == 10 and not set(hand) & set("♦♥♠♣") and set(hand) & set("dcsb")
     p.sendline("quit")
@@ -224,7 +225,7 @@ def test_quitting_mid_hand_saves_the_hand_so_far_and_load_goes_on_from_it(tmp_pa
     assert "resumed " in out.stdout and "saved to" in out.stdout
     # with the hand's header (the open list: a hand resumed in its middle had none)
     assert (
-        "scopa: hand 1, you 0" in out.stdout
+        "Scopa: hand 1, you 0" in out.stdout
         and f"{len(plays)} cards played so far in this hand" in out.stdout
     )
     again = load_record(save).hands[0].plays
@@ -506,7 +507,7 @@ def test_the_hand_header_is_whole_on_a_narrow_terminal():
         input="q\n", capture_output=True, text=True, env=env, timeout=120,
     )  # fmt: skip
     assert "(to 11)" in wide and "…" not in narrow.stdout
-    assert "scopa: hand 1, you 0, the computer 0 (to 11)" in " ".join(narrow.stdout.split())
+    assert "Scopa: hand 1, you 0, the computer 0 (to 11)" in " ".join(narrow.stdout.split())
 
 
 def test_the_console_is_as_wide_as_the_terminal_now_and_at_least_40():

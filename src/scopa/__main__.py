@@ -279,7 +279,9 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
             print("stopped (Ctrl-C): the result printed is the best found by then", file=sys.stderr)
         return 130 if interrupted else 0
     team = state.team_to_move
-    game = str(state.rules.hand_rules())  # (the options too: the values are a variant's rules')
+    # (the options too: the values are a variant's rules'; the game by its name, not the preset's
+    # identifier: a teacher's audit read "scopone_scientifico" in a header)
+    game = state.rules.hand_rules().display_name
     if state.is_over:  # (nobody to move, no move to value: the hand's score)
         sc = state.score()
         console.print(f"[bold]{game}[/], the hand is over")
@@ -557,7 +559,7 @@ def _review(args: argparse.Namespace, console: Console) -> int:
     console.print(text_shown(format_text(result, names), console.encoding), markup=False, soft_wrap=True)
     count = f"{reviewed} of {total}" if interrupted else f"{total}"
     console.print(
-        f"[dim]{count} plays of {record.rules} reviewed in {result.seconds:.1f} s[/]",
+        f"[dim]{count} plays of {record.rules.display_name} reviewed in {result.seconds:.1f} s[/]",
         highlight=False,
         soft_wrap=True,
     )
@@ -626,7 +628,8 @@ def _arena(args: argparse.Namespace, console: Console) -> int:
         t.add_column(col, justify="right" if j else "left", overflow="fold", min_width=figure)
     for row in rows:
         t.add_row(*row)
-    title = f"{result.game}: {count(result.deals, 'duplicate deal')} ({count(result.games, 'hand')})"
+    game = scopa.Rules.of(result.game).display_name
+    title = f"{game}: {count(result.deals, 'duplicate deal')} ({count(result.games, 'hand')})"
     print_table(console, title, t)
     console.print(
         f"{result.names[0]} - {result.names[1]}: [bold]{result.diff:+.3f}[/] points per hand, "
@@ -757,7 +760,7 @@ def _simulate(args: argparse.Namespace, console: Console) -> int:
         return 130
     dt = time.perf_counter() - t0
     print(
-        f"{args.hands:,} random {'hand' if args.hands == 1 else 'hands'} of {rules.hand_rules()}"
+        f"{args.hands:,} random {'hand' if args.hands == 1 else 'hands'} of {rules.hand_rules().display_name}"
         f" (seed {args.seed}), "
         f"{scopa.CORE_IMPLEMENTATION} core: {dt:.3f} s, {args.hands / max(dt, 1e-9):,.0f} hands/s"
     )

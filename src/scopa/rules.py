@@ -30,6 +30,13 @@ _GEOMETRY: dict[str, tuple[int, int, int]] = {
 }
 PRESETS: tuple[str, ...] = tuple(_GEOMETRY)
 """The games' names, each a preset of :class:`Rules` (RULES §1)."""
+#: Each game's name for people (:attr:`Rules.display_name`), by preset.
+_DISPLAY_NAMES = {
+    "scopa": "Scopa",
+    "scopa4": "Scopa for four",
+    "scopone": "Scopone",
+    "scopone_scientifico": "Scopone scientifico",
+}
 #: Numbers in rules and position strings: ASCII digits only (``str.isdigit`` also takes ``²``
 #: and other scripts' digits, which ``int`` refuses), and few of them.
 _NUMBER = re.compile(r"[0-9]{1,6}")
@@ -205,6 +212,23 @@ class Rules:
         for key, value in self.changed_options().items():
             parts.append(f"{key}={str(value).lower() if isinstance(value, bool) else value}")
         return ";".join(parts)
+
+    @property
+    def display_name(self) -> str:
+        """The rules as a heading for people says them: the game's name, then each option that
+        differs from its preset's as :meth:`__str__` writes it (``str(rules)`` is the identifier,
+        for what programs read).
+
+        >>> Rules.preset("scopone_scientifico").display_name
+        'Scopone scientifico'
+        >>> Rules.preset("scopa", napola=True, target=21).display_name
+        'Scopa with target=21 and napola=true'
+        """
+        options = str(self).split(";")[1:]
+        if not options:
+            return _DISPLAY_NAMES[self.game]
+        listed = ", ".join(options[:-1]) + " and " if len(options) > 1 else ""
+        return f"{_DISPLAY_NAMES[self.game]} with {listed}{options[-1]}"
 
     @classmethod
     def parse(cls, text: str) -> Rules:

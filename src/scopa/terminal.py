@@ -263,7 +263,8 @@ class Game:
     # ------------------------------------------------------------------ drawing
 
     def show_deal(self, state: State) -> None:
-        title = f"{self.rules.hand_rules()}: hand {len(self.match.hands) + 1}, {self.scores_text()}"
+        game = self.rules.hand_rules().display_name  # (a teacher's audit: "scopone_scientifico: hand 2")
+        title = f"{game}: hand {len(self.match.hands) + 1}, {self.scores_text()}"
         if len(title) + 4 <= self.console.width:
             self.console.rule(title)
         else:  # (a rule cuts a title it cannot hold: the scores and the target were lost)
