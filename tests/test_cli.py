@@ -685,6 +685,10 @@ def test_the_review_of_a_hand_not_played_says_there_was_nothing_to_review(tmp_pa
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("no plays to review: the hand was dealt, nothing played\n"), out.stdout
     assert "points lost" not in out.stdout
+    # (one play: "1 play of Scopa reviewed", it said "1 plays")
+    scopa.State.deal("scopa", seed=1).play("3dx3c").record().save(path)
+    out = run("review", str(path), "--time", "0.05")
+    assert out.returncode == 0 and re.search(r"\n1 play of Scopa reviewed in [\d.]+ s\n$", out.stdout), out
 
 
 def test_solve_says_the_rule_options_it_solved_under():

@@ -510,6 +510,8 @@ def test_the_text_of_a_review_cut_short_says_what_it_left_out():
     whole = format_text(review(line, time_limit=0.1))
     assert "not reviewed" not in whole and whole.startswith("hand 1, play 1: seat 0 Kc?")
     assert "seat 1: 0.00 points lost per hand over 1 play, 0 mistakes" in whole  # ("1 plays" before)
+    one = format_text(review(line.origin.play("Kc"), limit=scopa.Limit(stop=scopa.StopFlag(set=True))))
+    assert "\n1 of 1 play not reviewed: the review was stopped" in one, one  # ("1 of 1 plays")
 
 
 def test_the_text_of_a_review_of_no_plays_says_there_were_none():

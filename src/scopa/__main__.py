@@ -548,7 +548,7 @@ def _review(args: argparse.Namespace, console: Console) -> int:
         result.annotate(record.hands[0] if hand_only else record).save(args.annotate)
         err.print(f"annotated record written to {args.annotate}", markup=False)
     if interrupted:
-        err.print(f"stopped (Ctrl-C): {reviewed} of {total} plays reviewed", markup=False)
+        err.print(f"stopped (Ctrl-C): {reviewed} of {count(total, 'play')} reviewed", markup=False)
     if args.json:
         print(json.dumps(result.to_json()))
         return status
@@ -557,9 +557,9 @@ def _review(args: argparse.Namespace, console: Console) -> int:
     names = record.seat_names()
     # (soft_wrap: a play's line whole, for grep and scripts: rich wrapped it at 80 columns in a pipe)
     console.print(text_shown(format_text(result, names), console.encoding), markup=False, soft_wrap=True)
-    count = f"{reviewed} of {total}" if interrupted else f"{total}"
+    plays = f"{reviewed} of {count(total, 'play')}" if interrupted else count(total, "play")
     console.print(
-        f"[dim]{count} plays of {record.rules.display_name} reviewed in {result.seconds:.1f} s[/]",
+        f"[dim]{plays} of {record.rules.display_name} reviewed in {result.seconds:.1f} s[/]",
         highlight=False,
         soft_wrap=True,
     )

@@ -877,7 +877,8 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
     if not lines:  # (of the plays reviewed: a limit may have left some out, said below)
         lines.append(f"no play{' reviewed' if left_out else ''} lost more than half a point")
     if left_out:
-        lines.append(f"{left_out} of {len(r.plays)} plays not reviewed: the review was stopped before them")
+        stopped = "the review was stopped before them"
+        lines.append(f"{left_out} of {count(len(r.plays), 'play')} not reviewed: {stopped}")
     s = r.summary()
     lines.append("")
     for seat, t in enumerate(s["seats"]):
