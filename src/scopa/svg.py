@@ -353,7 +353,9 @@ def position(
     bottom_y = mid_y + mid_h + band + 10 * fs
     height = bottom_y + max(ch, pile_h) + 12 * fs
 
-    title = f"{src.rules.hand_rules()}: " + ("hand over" if over else f"seat {src.turn} to move")
+    # (the game as people name it, "Scopone scientifico": screen readers spelt the identifier's
+    # underscore; a teacher's audit)
+    title = f"{src.rules.hand_rules().display_name}: " + ("hand over" if over else f"seat {src.turn} to move")
     title += f"; last play seat {last[0]} {last[1]}" if last is not None else ""
     title_fs = min(13 * fs, (width - 2 * pad) / _text_width(title, 1))  # (a long capture's move)
     parts = [
@@ -446,7 +448,9 @@ def _cards(cards: Iterable[Card], deck: str) -> str:
 def _aria(src: Any, is_view: bool, over: bool, deck: str) -> str:
     """The picture's text for screen readers: everything it shows face up, by the deck's names
     ("7 of diamonds"), the last play, and the counts."""
-    parts = [f"{src.rules.hand_rules()}, " + ("hand over" if over else f"seat {src.turn} to move")]
+    parts = [
+        f"{src.rules.hand_rules().display_name}, " + ("hand over" if over else f"seat {src.turn} to move")
+    ]
     if src.history:  # (the title says it, and the frame marks a card laid: both hidden by role="img")
         who, move = src.history[-1]
         took = sorted(move.captures, key=lambda c: c.index)
