@@ -38,7 +38,9 @@ def pages_with(lang: str) -> list[Path]:
 @pytest.mark.parametrize("page", pages_with("python"), ids=lambda p: str(p.relative_to(ROOT)))
 def test_python_examples_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    globs: dict[str, object] = {"__name__": "__docs__"}
+    # (run as a script is: a page's work under `if __name__ == "__main__":` runs, as the batch
+    # tutorial's must be written for its worker processes; a newcomer's audit ran it unguarded)
+    globs: dict[str, object] = {"__name__": "__main__"}
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     parser = doctest.DocTestParser()
     for line, code in blocks(page, "python"):

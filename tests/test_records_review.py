@@ -510,6 +510,14 @@ def test_the_text_of_a_review_cut_short_says_what_it_left_out():
     whole = format_text(review(line, time_limit=0.1))
     assert "not reviewed" not in whole and whole.startswith("hand 1, play 1: seat 0 Kc?")
     assert "seat 1: 0.00 points lost per hand over 1 play, 0 mistakes" in whole  # ("1 plays" before)
+    # each move as the caller writes moves (scopa play: its suit symbols), notation by default
+    marked = review(line, time_limit=0.1)
+    assert format_text(marked, moves=lambda m: f"<{m}>").startswith(
+        "hand 1, play 1: seat 0 <Kc>? (best <7dx3c4s>, loses 1.00"
+    )
+    assert format_text(marked).startswith("hand 1, play 1: seat 0 Kc? (best 7dx3c4s")
+    with pytest.raises(scopa.OptionError, match="^bad moves 'x': expected a function of a Move to its text$"):
+        format_text(marked, moves="x")  # type: ignore[arg-type]
     one = format_text(review(line.origin.play("Kc"), limit=scopa.Limit(stop=scopa.StopFlag(set=True))))
     assert "\n1 of 1 play not reviewed: the review was stopped" in one, one  # ("1 of 1 plays")
 

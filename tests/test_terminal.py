@@ -859,3 +859,23 @@ def test_commands_go_by_their_first_word_and_a_hint_is_the_same_each_time_it_is_
     letters, plain = _game(match, match.state.turn, [], deck="italian")
     letters._command("?", state, legal)
     assert "suits d coins (denari), c cups (coppe)," in plain.getvalue() and "♦ coins" not in plain.getvalue()
+
+
+def test_the_review_offered_after_a_match_writes_moves_as_the_game_shows_them():
+    # a newcomer's audit: `scopa play` shows suits as symbols (7♦), but the review it offers at
+    # the end read "you As?? (best Qbx7d2b, ...)", letters in a screen of symbols
+    import random
+
+    match, rnd = scopa.Match("scopa", seed=3), random.Random(3)  # (a hand of six marked plays)
+    while not match.hands:
+        match.play(rnd.choice(match.state.legal_moves()))
+    for deck, card in (("french", r"(?:[A2-7JQK][♦♥♠♣])"), ("italian", r"(?:[A2-7JQK][dcsb])")):
+        game, out = _game(match, 0, ["y"], deck=deck)
+        game._offer_review()
+        marked = [line for line in out.getvalue().splitlines() if line.startswith("hand 1, play ")]
+        assert marked, out.getvalue()
+        for line in marked:  # ("you 7♦ takes 3♣ 4♠?? (best Q♣ takes 7♦ 2♣, loses ...)")
+            move = rf"{card}(?: takes {card}(?: {card})*)?"
+            assert re.fullmatch(rf"hand 1, play \d+: \w[\w ]* {move}\?\??? \(best {move}, loses .*", line), (
+                line
+            )

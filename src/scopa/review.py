@@ -841,11 +841,17 @@ def _loss_text(loss: float) -> str:
     return f"{loss:.{digits}f}"
 
 
-def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int = 1) -> str:
+def format_text(
+    r: Review,
+    names: Sequence[str] | None = None,
+    first_hand: int = 1,
+    moves: Callable[[Move], str] = str,
+) -> str:
     """A readable report: the marked plays, how many plays a limit left out (when one did),
     then the totals per seat (named by ``names``, one string a seat, or "seat N"); the
     review's hands numbered from ``first_hand`` (a match's hand reviewed alone keeps its
-    number). A review of no plays is one line that says so.
+    number); each move written by ``moves`` (notation, ``7dx3c4s``, by default: ``scopa play``
+    writes its suit symbols). A review of no plays is one line that says so.
 
     >>> format_text(review(State.deal("scopa", seed=1)))
     'no plays to review: the hand was dealt, nothing played'
@@ -861,6 +867,8 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
     ):
         raise OptionError(f"bad names {show(names)}: expected {r.players} strings, one a seat")
     names = list(names or [f"seat {s}" for s in range(r.players)])
+    if not callable(moves):
+        raise OptionError(f"bad moves {show(moves)}: expected a function of a Move to its text")
     if not r.plays:  # (a teacher's audit: "0.00 points lost per hand over 0 plays", a line a seat)
         dealt = "the hand was dealt, nothing played" if r.hands else "the record holds no hands"
         return f"no plays to review: {dealt}"
@@ -870,8 +878,8 @@ def format_text(r: Review, names: Sequence[str] | None = None, first_hand: int =
             dd = "" if p.dd_loss is None else f", exact loss {p.dd_loss}"
             why = f" — {p.reason}" if p.reason else ""
             lines.append(
-                f"hand {p.hand + first_hand}, play {p.play + 1}: {names[p.seat]} {p.move}{p.mark} "
-                f"(best {p.best}, loses {_loss_text(p.loss)}{dd}){why}"
+                f"hand {p.hand + first_hand}, play {p.play + 1}: {names[p.seat]} {moves(p.move)}{p.mark} "
+                f"(best {moves(p.best)}, loses {_loss_text(p.loss)}{dd}){why}"
             )
     left_out = sum(not p.reviewed for p in r.plays)
     if not lines:  # (of the plays reviewed: a limit may have left some out, said below)

@@ -675,7 +675,9 @@ class Game:
         self.console.print("reviewing...")
         r = review(last, time_limit=0.1)
         names = [self.name(s) for s in range(self.rules.players)]
-        text = format_text(r, names, first_hand=len(self.match.hands))
+        # (in the game's own suit symbols: a newcomer's audit read "you As?? (best Qbx7d2b" in a
+        # screen of symbols)
+        text = format_text(r, names, len(self.match.hands), lambda m: move_text(m, self.deck).plain)
         self.console.print(text_shown(text, self.console.encoding), markup=False)
 
 
