@@ -1017,10 +1017,36 @@ def test_a_request_on_a_connection_its_server_closed_is_asked_again_of_the_next(
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and state(d) != "your-turn":
             assert not d.find_element(By.ID, "go-on").is_displayed(), d.find_element(By.ID, "status").text
+            # (an accessibility audit: the status said "your next action reconnects" meanwhile)
+            assert "next action" not in d.find_element(By.ID, "status").text
             time.sleep(0.05)
         assert state(d) == "your-turn", d.find_element(By.ID, "status").text
         # (none but the browser's own lines for the attempts made while the server was down)
         assert not [e for e in console_errors(d) if "ERR_CONNECTION_REFUSED" not in e["message"]]
+
+
+def test_a_lost_connection_says_the_page_reconnects_while_it_does(restartable, browser):
+    # An accessibility audit: the status line said "your next action reconnects" while the page
+    # was reconnecting by itself. It says so while it does, goes on by itself when the server
+    # is back, and says what is left to do once it has stopped trying (5 s)
+    d, srv = browser, restartable
+    without_animations(d, srv.url)
+    start(d, srv.url, "scopa", CHOICE_SEED)
+    wait_for(d, ("your-turn",))
+    status = lambda: d.find_element(By.ID, "status").text  # noqa: E731
+    srv.stop()
+    until(lambda: state(d) == "error", show=status)
+    assert status() == "The connection to the engine was lost: reconnecting…"
+    srv.start()
+    until(lambda: state(d) == "your-turn", show=status)  # (no action of yours)
+    assert status().startswith("Your turn")
+    # the server away for longer: the page stops trying, and your next action reconnects
+    srv.stop()
+    until(lambda: "next action" in status(), timeout=20, show=status)
+    assert state(d) == "error" and "could not reconnect" in status(), status()
+    srv.start()
+    play_first_card(d)
+    assert not d.find_element(By.ID, "go-on").is_displayed()
 
 
 def health(url: str) -> dict[str, Any]:

@@ -1196,6 +1196,32 @@ function keys(e) {
   }
 }
 
+// A lost connection: the page reconnects by itself, every RETRY_MS for RECONNECT_MS (as
+// /engine.js asks a request lost with its connection again), then leaves it to the next action.
+const RECONNECTING = "The connection to the engine was lost: reconnecting…";
+const RECONNECT_MS = 5000;
+const RETRY_MS = 200;
+let reconnecting = null;
+function reconnect() {
+  reconnecting =
+    reconnecting ||
+    (async () => {
+      const deadline = performance.now() + RECONNECT_MS;
+      while (engine.lost && !game.away && performance.now() < deadline) {
+        try {
+          await engine.connect();
+        } catch {
+          await new Promise((ok) => setTimeout(ok, RETRY_MS));
+        }
+      }
+      reconnecting = null;
+      // (given up: unless something else has been said since, an error of its own)
+      if (engine.lost && $("status").textContent === RECONNECTING) {
+        setStatus("error", "The connection to the engine was lost, and the page could not reconnect: your next action tries again.");
+      }
+    })();
+}
+
 // The player list, from the server's hello: once, at the page's start (or at the first action
 // after a start the engine failed; a second call while the first waits shares it).
 let greeting = null;
@@ -1293,12 +1319,22 @@ function main() {
   engine.onlost = () => {
     // (the connection the page had when it went into the back-forward cache is closed under it,
     // and its close comes after the page is shown again: no word of it, the next action reconnects)
-    if (engine.ws === game.cachedWs) return;
-    if (!game.busy && !game.away) setStatus("error", "The connection to the engine was lost: your next action reconnects.");
+    if (engine.ws === game.cachedWs || game.away) return;
+    // the page reconnects by itself (a request lost with it is asked again meanwhile): the status
+    // says so while it does, and what is left to do once it stops trying (an accessibility audit:
+    // it said "your next action reconnects" while the page was reconnecting)
+    if (!game.busy) setStatus("error", RECONNECTING);
+    reconnect();
   };
-  // connected again (a hint, a play): the lost connection's word gives way to where the match is
+  // connected again (by itself, a hint, a play): the lost connection's word gives way to where
+  // the match is (not while Reconnect and go on waits: pressed, it says where the match is)
   engine.onback = () => {
-    if ($("status").dataset.state === "error" && game.match) showStanding();
+    if ($("status").dataset.state !== "error" || !game.match || !$("go-on").hidden) return;
+    showStanding();
+    // (the computer to move: its move, asked again on the new connection, is being thought of)
+    if ($("status").dataset.state === "error" && inPlay() && !myTurn() && !game.busy) {
+      setStatus("waiting", sentence(`${seatName(game.match.position.turn)} is thinking…`));
+    }
   };
   // Back and Forward may keep the page (the back-forward cache), its connection closed: when
   // it comes back the match goes on where it was, without the lost connection's word
