@@ -352,6 +352,13 @@ def save_played(path: Path, hands: int = 1, seed: int = 2, **tags: str) -> scopa
     return m
 
 
+def usable(d: Any, button: str) -> bool:
+    """Whether the button of id ``button`` can be pressed: enabled, and not marked unavailable
+    (a replay's Previous and Next play are marked so at either end, and keep the focus)."""
+    b = d.find_element(By.ID, button)
+    return bool(b.is_enabled() and b.get_attribute("aria-disabled") != "true")
+
+
 def load_played(d: Any, server: str, path: Path, hands: int = 1, **tags: str) -> scopa.Match:
     """A match of ``hands`` hands played by first legal moves, saved to ``path`` (with
     ``tags``) and loaded into the page at ``server``."""
@@ -388,7 +395,7 @@ def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
     board = lambda: d.find_element(By.ID, "replay-board").text  # noqa: E731
     d.find_element(By.CSS_SELECTOR, '#replay-review tr[data-play="9"] button').click()
     until(lambda: "Before play 10" in board(), show=board)
-    until(lambda: d.find_element(By.ID, "replay-next").is_enabled())
+    until(lambda: usable(d, "replay-next"))
     d.find_element(By.ID, "replay-next").click()
     until(lambda: "Before play 11" in board(), show=board)
     bad = tmp_path / "bad.json"
@@ -411,17 +418,17 @@ def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
     # the record shown before is put away (an audit found its board and buttons still working)
     assert d.find_element(By.ID, "replay-board").text == ""
     assert not d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")
-    assert not d.find_element(By.ID, "replay-next").is_enabled()
+    assert not usable(d, "replay-next")
     # so is it for a file that is not JSON at all (it stayed, its buttons working)
     good = tmp_path / "game.json"
     d.find_element(By.ID, "load").send_keys(str(good))
     until(lambda: "A record of" in d.find_element(By.ID, "replay-title").text, timeout=60)
-    assert d.find_element(By.ID, "replay-next").is_enabled()
+    assert usable(d, "replay-next")
     (tmp_path / "junk.json").write_text("{not json")
     d.find_element(By.ID, "load").send_keys(str(tmp_path / "junk.json"))
     until(lambda: d.find_element(By.ID, "replay-title").text.startswith("Not a record"), timeout=20)
     assert d.find_element(By.ID, "replay-board").text == ""
-    assert not d.find_element(By.ID, "replay-next").is_enabled()
+    assert not usable(d, "replay-next")
     assert d.find_element(By.ID, "replay-board").get_attribute("aria-live") == "polite"
     # and for a record of no hands (an audit of the app: the record before still stepped)
     d.find_element(By.ID, "load").send_keys(str(good))
@@ -431,7 +438,7 @@ def test_load_a_record_to_replay_and_review(server, browser, tmp_path):
     d.find_element(By.ID, "load").send_keys(str(empty))
     until(lambda: "holds no hand" in d.find_element(By.ID, "replay-title").text, timeout=20)
     assert d.find_element(By.ID, "replay-board").text == ""
-    assert not d.find_element(By.ID, "replay-next").is_enabled()
+    assert not usable(d, "replay-next")
     assert not console_errors(d)
 
 
@@ -741,10 +748,10 @@ def test_a_two_hand_record_replays_every_hand(server, browser, tmp_path):
     until(lambda: "A record of 2 hands, 72 plays" in d.find_element(By.ID, "replay-title").text)
     assert len(d.find_elements(By.CSS_SELECTOR, "#replay-review h3")) == 2
     for _ in range(36):  # through the 36 plays of hand 1 to its end
-        until(lambda: d.find_element(By.ID, "replay-next").is_enabled())
+        until(lambda: usable(d, "replay-next"))
         d.find_element(By.ID, "replay-next").click()
     until(lambda: "After the last play:" in d.find_element(By.ID, "replay-board").text)
-    until(lambda: d.find_element(By.ID, "replay-next").is_enabled())
+    until(lambda: usable(d, "replay-next"))
     d.find_element(By.ID, "replay-next").click()  # into hand 2
     first = str(m.record().hands[1].plays[0])
     until(lambda: f"Before play 1 ({move_text(first)}):" in d.find_element(By.ID, "replay-board").text)
@@ -897,6 +904,35 @@ def test_the_replay_steps_from_the_keyboard_and_names_the_records_players(server
         "return Array.from(document.querySelectorAll('#replay-board [role=group]'), g => g.ariaLabel)"
     )
     assert labels == ["your hand", "Computer's hand"], labels
+
+
+def test_enter_held_on_a_replays_next_play_stops_at_its_end(server, browser, tmp_path):
+    # An accessibility audit: Next play disabled itself at the record's end and handed the focus
+    # to Previous play, so Enter held down on Next ran the replay to its end and then back again
+    # (Previous at the start, likewise forward). Each keeps the focus, marked unavailable there
+    d = browser
+    load_played(d, server, tmp_path / "game.json")
+    until(lambda: "Step through it" in d.find_element(By.ID, "replay-title").text, timeout=60)
+    board = lambda: d.find_element(By.ID, "replay-board").text  # noqa: E731
+    rows = d.find_elements(By.CSS_SELECTOR, "#replay-review tr[data-play]")
+    for button, row, end in (
+        ("replay-next", rows[-1], "After the last play:"),
+        ("replay-prev", rows[1], "Before play 1 "),
+    ):
+        row.find_element(By.TAG_NAME, "button").click()
+        until(
+            lambda row=row: board().startswith(f"Before play {int(row.get_attribute('data-play')) + 1} "),
+            show=board,
+        )
+        d.execute_script("document.getElementById(arguments[0]).focus()", button)
+        for _ in range(4):  # (a key held down: its first press reaches the end, the others stay there)
+            d.switch_to.active_element.send_keys(Keys.ENTER)
+            until(lambda end=end: board().startswith(end), timeout=10, show=board)
+            time.sleep(0.2)  # (a step the wrong way, had there been one, would be drawn by now)
+            assert board().startswith(end) and focused(d) == button, (board()[:40], focused(d))
+        assert not usable(d, button)
+        assert d.find_element(By.ID, button).get_attribute("aria-disabled") == "true"
+    assert not console_errors(d)
 
 
 def test_a_record_too_large_is_refused_and_the_match_goes_on(server, browser, tmp_path):

@@ -1103,7 +1103,17 @@ function putReplayAway() {
   Object.assign(replay, { hands: [], hand: 0, step: 0 });
   $("replay-board").replaceChildren();
   $("replay-review").replaceChildren();
-  $("replay-prev").disabled = $("replay-next").disabled = true;
+  stepUsable($("replay-prev"), false);
+  stepUsable($("replay-next"), false);
+}
+
+// A replay's Previous or Next play, usable or not. Marked unavailable (aria-disabled), not
+// disabled: the button keeps the focus at either end of the record, and a key held on it (Enter
+// on Next play) stops there (disabled, it handed the focus to the other button, and the held key
+// went on pressing that one: the replay ran backwards; an accessibility audit). Pressed while it
+// is unavailable it does nothing (replayStep).
+function stepUsable(button, usable) {
+  button.setAttribute("aria-disabled", usable ? "false" : "true");
 }
 
 // A loaded record is reviewed over POST /api, not the game's WebSocket: a record too large for the
@@ -1126,19 +1136,16 @@ async function reviewOverHttp(recordText, time_ms) {
 async function showReplay() {
   // every hand of the record in turn: after the last play of a hand, Next goes to the next hand
   const hand = replay.hands[replay.hand];
-  const had = [$("replay-prev"), $("replay-next")].find((b) => b === document.activeElement);
-  $("replay-prev").disabled = $("replay-next").disabled = true; // (until this step is drawn)
+  stepUsable($("replay-prev"), false); // (until this step is drawn)
+  stepUsable($("replay-next"), false);
   await showPlay(hand, replay.step, $("replay-board"), replay.name);
   const last = replay.hand === replay.hands.length - 1;
-  $("replay-prev").disabled = replay.step === 0 && replay.hand === 0;
-  $("replay-next").disabled = replay.step >= hand.plays.length && last;
-  // (disabled while it drew, the button pressed lost the focus: it gets it back, or the other one
-  // when it is now disabled, at either end)
-  if (had) (had.disabled ? [$("replay-prev"), $("replay-next")].find((b) => !b.disabled) || had : had).focus();
+  stepUsable($("replay-prev"), !(replay.step === 0 && replay.hand === 0));
+  stepUsable($("replay-next"), !(replay.step >= hand.plays.length && last));
 }
 
 function replayStep(delta) {
-  if ($(delta > 0 ? "replay-next" : "replay-prev").disabled) return;
+  if ($(delta > 0 ? "replay-next" : "replay-prev").getAttribute("aria-disabled") === "true") return;
   const plays = replay.hands[replay.hand].plays.length;
   if (delta > 0 && replay.step >= plays) {
     replay.hand += 1;
