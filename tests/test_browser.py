@@ -2339,6 +2339,59 @@ def test_the_hand_end_says_its_points_and_the_marks_their_words(server, browser,
     assert not console_errors(d)
 
 
+#: A card's name with the Italian deck and with the Spanish, in the deck's language
+CARD_NAMES = {
+    "italian": r"(?:asso|[2-7]|fante|cavallo|re) di (?:denari|coppe|spade|bastoni)",
+    "spanish": r"(?:as|[2-7]|sota|caballo|rey) de (?:oros|copas|espadas|bastos)",
+}
+
+#: The card names the page shows for the cards of the hand and the table: their buttons' names,
+#: their pictures' text alternatives and the capture choice's buttons, as [what, text]
+SHOWN_NAMES = """
+const out = [];
+const label = (b) => b.getAttribute('aria-label');
+for (const b of document.querySelectorAll('#hand button')) out.push(['hand', label(b).split(/: |,/)[1]]);
+for (const b of document.querySelectorAll('#table button')) out.push(['table', label(b).split(' on the')[0]]);
+for (const i of document.querySelectorAll('#board img:not([alt=""])')) out.push(['img', i.alt]);
+for (const b of document.querySelectorAll('#captures button')) out.push(['capture', b.textContent]);
+return out;
+"""
+
+
+def test_card_names_are_in_the_decks_language(server, browser):
+    # An accessibility audit: with the Italian deck a card was the "fante of coppe", and the French
+    # deck's House rules spoke of coins. A card's name is in its deck's language ("fante di
+    # coppe", "sota de copas"); the House rules name the suit of coins as the deck has it
+    d = browser
+    without_animations(d, server)
+    d.get(f"{server}/?seed={CHOICE_SEED}")
+    wait_for(d, ("idle",))
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    rules = lambda: d.find_element(By.ID, "house-rules").get_attribute("textContent")  # noqa: E731
+    assert "coin" not in rules() and "the king of diamonds scores 1" in rules(), rules()
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+    for deck, (king, coins) in {
+        "italian": ("re di denari", "denari"),
+        "spanish": ("rey de oros", "oros"),
+    }.items():
+        Select(d.find_element(By.ID, "deck")).select_by_value(deck)
+        assert f"the king of coins ({king}) scores 1" in rules() and f"of coins ({coins}) score 3" in rules()
+        d.find_element(By.ID, "new-game").click()
+        until(lambda: state(d) == "your-turn" and len(hand_cards(d)) == 3)
+        d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{CHOICE_CARD}"]').click()  # (two captures)
+        until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#captures button")))
+        name = CARD_NAMES[deck]
+        shown = d.execute_script(SHOWN_NAMES)
+        assert {what for what, _ in shown} == {"hand", "table", "img", "capture"}, shown
+        for what, text in shown:
+            pattern = rf"{name} takes {name}" if what == "capture" else name
+            assert re.fullmatch(pattern, text, re.IGNORECASE), (deck, what, text)
+        d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    Select(d.find_element(By.ID, "deck")).select_by_value("french")  # (and back)
+    assert "the king of diamonds" in rules()
+    assert not console_errors(d)
+
+
 # ------------------------------------------------------------------ /engine.js in another site's page
 
 OTHER_SITES_PAGE = """

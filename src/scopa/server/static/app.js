@@ -19,6 +19,13 @@ const COURTS = {
   italian: { J: "fante", Q: "cavallo", K: "re" },
   spanish: { J: "sota", Q: "caballo", K: "rey" },
 };
+// A card's name is in its deck's language, the ace and "of" too (an audit: "fante of coppe"):
+// "queen of diamonds", "cavallo di coppe", "caballo de copas" (see cardName)
+const ACES = { french: "ace", italian: "asso", spanish: "as" };
+const OF = { french: "of", italian: "di", spanish: "de" };
+// The suit of coins (denari) in the app's English, by deck: its own name with the French deck
+// (an audit: the French deck's House rules said "coins"), [plural, singular]
+const COINS = { french: ["diamonds", "diamond"], italian: ["coins", "coin"], spanish: ["coins", "coin"] };
 const game = {
   deck: "french",
   seat: 0,
@@ -88,6 +95,21 @@ function showRules(rules, preset) {
   for (const box of houseBoxes()) box.checked = houseRuleOn(rules, box.dataset.option);
   syncHouseRules();
   if (houseBoxes().some((box) => box.checked)) $("house-rules").open = true;
+}
+
+// The House rules that name the suit of coins, said with the deck the menu has: "the king of
+// diamonds" with the French deck, "the king of coins (re di denari)" with the Italian.
+function describeHouseRules(deck = $("deck").value) {
+  const [coins, coin] = COINS[deck];
+  const own = (text) => (deck === "french" ? "" : ` (${text})`);
+  const texts = {
+    re_bello: `Re bello: the king of ${coins}${own(cardName("Kd", deck))} scores 1`,
+    napola: `Napola: ace, two and three of ${coins}${own(SUITS[deck].d)} score 3, and 1 more a ${coin} in sequence`,
+  };
+  for (const [option, text] of Object.entries(texts)) {
+    const label = document.querySelector(`#house-rules input[data-option="${option}"]`).closest("label");
+    label.querySelector("span").textContent = text;
+  }
 }
 
 // " with re bello, napola" for a match's rules with house rules on, else "".
@@ -203,6 +225,7 @@ async function resumeMatch(saved) {
   showRules(saved.match.rules, saved.game); // (the match's own options, not the menu's)
   $("difficulty").value = saved.player;
   $("deck").value = saved.deck;
+  describeHouseRules();
   $("target").value = saved.target;
   $("log").replaceChildren();
   // the restored lines are not news: the log is silent until a frame has drawn them (a browser
@@ -240,8 +263,8 @@ async function checkMatch(match) {
 
 function cardName(card, deck = game.deck) {
   const rank = card[0];
-  const value = rank === "A" ? "ace" : COURTS[deck][rank] || rank;
-  return `${value} of ${SUITS[deck][card[1]]}`;
+  const value = rank === "A" ? ACES[deck] : COURTS[deck][rank] || rank;
+  return `${value} ${OF[deck]} ${SUITS[deck][card[1]]}`;
 }
 
 function cardImage(card, deck = game.deck) {
@@ -862,7 +885,7 @@ function scoreTable(score) {
   const detail = (name, key) => (c[name] && c[name][key] ? c[name][key] : null);
   const rows = [
     ["cards", "carte", detail("carte", "cards")],
-    ["coins", "denari", detail("denari", "coins")],
+    [COINS[game.deck][0], "denari", detail("denari", "coins")],
     ["primiera", "primiera", detail("primiera", "totals")],
     ["settebello", "settebello", null],
     ["scope", "scope", null],
@@ -1284,6 +1307,8 @@ function main() {
   $("new-game").addEventListener("click", () => newMatch().catch(showError));
   document.querySelector('#house-rules input[data-option="ace_takes_all"]').addEventListener("change", syncHouseRules);
   syncHouseRules(); // (a reload may bring back the boxes as they were ticked)
+  describeHouseRules(); // (and the deck as it was chosen)
+  $("deck").addEventListener("change", () => describeHouseRules());
   // Enter in the points field submits the form (its one text field): a New match, not the page
   // reloaded at "/?" (the seed, the points typed and a loaded record lost)
   $("setup").addEventListener("submit", (e) => {
