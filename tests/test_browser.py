@@ -2392,6 +2392,65 @@ def test_card_names_are_in_the_decks_language(server, browser):
     assert not console_errors(d)
 
 
+#: The words of another language the page shows, by language: the Italian and Spanish decks'
+#: cards and suits, the game's Italian words
+FOREIGN_WORDS = {
+    "it": r"denari|coppe|spade|bastoni|asso|fante|cavallo|re di|\d di|scopa|scope|scopone|primiera"
+    r"|settebello|bello|napola|piglia",
+    "es": r"oros|copas|espadas|bastos|as de|sota|caballo|rey|\d de",
+}
+
+#: Each [language, text, language it is marked with] of the words of another language the page
+#: shows (arguments[0]: {language: regex source}), in text and in pictures' text alternatives;
+#: a select's options are left out (an option holds no span: the game's names are proper names)
+MARKED = """
+const out = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+const seen = [];
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  if (!n.parentElement.closest('option, script')) seen.push([n.textContent, n.parentElement]);
+}
+for (const img of document.querySelectorAll('img[alt]')) seen.push([img.alt, img]);
+for (const [lang, words] of Object.entries(arguments[0])) {
+  const re = new RegExp(`(?<![\\p{L}])(?:${words})(?![\\p{L}])`, 'giu');
+  for (const [text, el] of seen) {
+    for (const m of text.matchAll(re)) out.push([lang, text, el.closest('[lang]').lang]);
+  }
+}
+return out;
+"""
+
+
+def test_the_words_of_italian_and_spanish_are_marked_with_their_language(server, browser):
+    # An accessibility audit (WCAG 3.1.2, the language of parts): the Italian and Spanish words
+    # (the cards of those decks, their suits, scopa, primiera, the house rules) were read as
+    # English. Each is in an element of its language, in text and in a picture's text alternative
+    d = browser
+    without_animations(d, server)
+    d.get(f"{server}/?seed=5")
+    wait_for(d, ("idle",))
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
+    for option in ("napola", "re_bello"):  # (their rows in the score too)
+        d.execute_script(f"document.querySelector('#house-rules input[data-option=\"{option}\"]').click()")
+    for deck in ("italian", "spanish"):
+        Select(d.find_element(By.ID, "deck")).select_by_value(deck)
+        d.find_element(By.ID, "new-game").click()
+        until(lambda: state(d) == "your-turn" and "New match" in page_log(d))
+        d.find_element(By.ID, "show-played").click()  # (the cards played, as pictures)
+        play_to_hand_end(d)
+        until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+        d.find_element(By.CSS_SELECTOR, "#review tr[data-play] button").click()  # (a position's board)
+        until(lambda: "Before play" in d.find_element(By.ID, "review-board").text, timeout=30)
+        marked = d.execute_script(MARKED, FOREIGN_WORDS)
+        langs = {lang for lang, _, _ in marked}
+        assert langs == {"it", "es"} if deck == "spanish" else {"it"}, (deck, langs)
+        wrong = [m for m in marked if m[0] != m[2]]
+        assert not wrong, (deck, wrong[:10], len(wrong))
+        d.find_element(By.ID, "show-played").click()
+    assert not console_errors(d)
+
+
 # ------------------------------------------------------------------ /engine.js in another site's page
 
 OTHER_SITES_PAGE = """

@@ -108,7 +108,7 @@ function describeHouseRules(deck = $("deck").value) {
   };
   for (const [option, text] of Object.entries(texts)) {
     const label = document.querySelector(`#house-rules input[data-option="${option}"]`).closest("label");
-    label.querySelector("span").textContent = text;
+    put(label.querySelector("span"), text);
   }
 }
 
@@ -267,10 +267,52 @@ function cardName(card, deck = game.deck) {
   return `${value} ${OF[deck]} ${SUITS[deck][card[1]]}`;
 }
 
+// ------------------------------------------------------------------ the languages of parts
+
+// The words of another language the page shows are marked with it (WCAG 3.1.2, the language of
+// parts; an accessibility audit): the names of the Italian and Spanish decks' cards and suits,
+// and the game's Italian words (scopa, primiera, settebello, the house rules' names). A card's
+// picture says its language (lang on the img, for its text alternative); a button's aria-label
+// cannot (a name is one string, of one language: the card buttons' names are said in English).
+const LANGS = { italian: "it", spanish: "es" };
+const ITALIAN_WORDS = ["scopa", "scope", "scopone scientifico", "primiera", "settebello", "re bello", "napola", "asso piglia tutto"];
+const FOREIGN = (() => {
+  const lang = new Map(); // a phrase, in lower case: its language
+  for (const [deck, code] of Object.entries(LANGS)) {
+    for (const suit of Object.keys(SUITS[deck])) {
+      lang.set(SUITS[deck][suit], code);
+      for (const rank of ["A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"]) lang.set(cardName(rank + suit, deck), code);
+    }
+  }
+  for (const word of ITALIAN_WORDS) lang.set(word, "it");
+  const phrases = [...lang.keys()].sort((a, b) => b.length - a.length); // (the longest first: "re di denari", not "denari")
+  return { lang, re: new RegExp(`(?<![\\p{L}\\d])(?:${phrases.join("|")})(?![\\p{L}\\d])`, "giu") };
+})();
+
+// `text` as the nodes to show it: its words of another language each in a span of its language.
+function textNodes(text) {
+  const nodes = [];
+  let at = 0;
+  for (const m of text.matchAll(FOREIGN.re)) {
+    if (m.index > at) nodes.push(text.slice(at, m.index));
+    nodes.push(Object.assign(document.createElement("span"), { lang: FOREIGN.lang.get(m[0].toLowerCase()), textContent: m[0] }));
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) nodes.push(text.slice(at));
+  return nodes;
+}
+
+// An element's text set to `text` (as textContent would), its words of another language marked.
+function put(el, text) {
+  el.replaceChildren(...textNodes(text));
+  return el;
+}
+
 function cardImage(card, deck = game.deck) {
   const img = document.createElement("img");
   img.src = `/cards/${deck}/${card}.svg`;
   img.alt = cardName(card, deck);
+  if (LANGS[deck]) img.lang = LANGS[deck];
   img.width = 60;
   img.height = 90;
   return img;
@@ -312,7 +354,7 @@ function sentence(text) {
 function setStatus(state, text) {
   const s = $("status");
   s.dataset.state = state;
-  s.textContent = text;
+  put(s, text);
 }
 
 function log(text, big = false) {
@@ -323,7 +365,7 @@ function log(text, big = false) {
 
 function logLine(text, big) {
   const li = document.createElement("li");
-  li.textContent = text;
+  put(li, text);
   if (big) li.className = "big";
   $("log").prepend(li);
   while ($("log").children.length > MAX_LOG) $("log").lastElementChild.remove();
@@ -406,9 +448,11 @@ async function render() {
   }
   if (!view.table.length) table.textContent = "The table is empty.";
   const [c0, c1] = view.captured;
-  $("piles").textContent =
+  put(
+    $("piles"),
     `${teamName(0)}: ${c0.length} cards, ${scopeText(view.scope[0])} · ${teamName(1)}: ${c1.length} cards, ` +
-    `${scopeText(view.scope[1])}` + (view.stock ? ` · stock ${view.stock}` : "");
+    `${scopeText(view.scope[1])}` + (view.stock ? ` · stock ${view.stock}` : ""),
+  );
   // your hand: every card a button
   const hand = $("hand");
   hand.replaceChildren();
@@ -460,13 +504,13 @@ function renderCaptures(card) {
   const moves = game.legal.filter((m) => m.startsWith(card));
   if (moves.length < 2) return;
   const p = document.createElement("p");
-  p.textContent = `${cardName(card)} can capture in ${moves.length} ways: choose one (or pick the table cards).`;
+  put(p, `${cardName(card)} can capture in ${moves.length} ways: choose one (or pick the table cards).`);
   box.append(p);
   for (const move of moves) {
     const b = document.createElement("button");
     b.type = "button";
     b.dataset.move = move;
-    b.textContent = moveText(move);
+    put(b, moveText(move));
     b.addEventListener("click", () => submit(move));
     box.append(b);
   }
@@ -620,7 +664,7 @@ function pickTableCard(card) {
   }
   if (!game.selected.has(card) && !takeable(game.pendingCard).has(card)) {
     // (it was picked, and nothing came of it: no capture of that card takes it)
-    $("hint-text").textContent = `The ${cardName(game.pendingCard)} cannot take the ${cardName(card)}.`;
+    put($("hint-text"), `The ${cardName(game.pendingCard)} cannot take the ${cardName(card)}.`);
     return;
   }
   if (game.selected.has(card)) game.selected.delete(card);
@@ -762,7 +806,7 @@ async function giveHint() {
   const said = ([move, value]) => `${moveText(move)} (${value >= 0 ? "+" : ""}${value.toFixed(2)} points)`;
   let text = `Hint: ${said(ranked[0])}`;
   if (ranked.length > 1) text += `; next best ${said(ranked[1])}`;
-  $("hint-text").textContent = text;
+  put($("hint-text"), text);
 }
 
 async function undo() {
@@ -880,7 +924,7 @@ function scoreTable(score) {
   const head = t.insertRow();
   for (const text of ["category", teamName(me), teamName(1 - me)]) head.append(Object.assign(document.createElement("th"), { textContent: text, scope: "col" }));
   // (each row's category is its header: a screen reader says "coins, you" with a cell's points)
-  const rowHead = (r, text) => r.append(Object.assign(document.createElement("th"), { textContent: text, scope: "row" }));
+  const rowHead = (r, text) => r.append(put(Object.assign(document.createElement("th"), { scope: "row" }), text));
   const c = score.categories;
   const detail = (name, key) => (c[name] && c[name][key] ? c[name][key] : null);
   const rows = [
@@ -918,13 +962,13 @@ function renderReview(box, review, show, mine, name = seatName) {
     r.dataset.play = p.play;
     r.dataset.move = p.move; // the notation, for scripts; people read the card names
     r.insertCell().textContent = `${p.play + 1}`;
-    r.insertCell().textContent = moveText(p.move);
+    put(r.insertCell(), moveText(p.move));
     if (p.reviewed === false) {
       // the review's time ran out before this play: nothing is known of it
       r.insertCell().textContent = "not reviewed";
       r.insertCell().textContent = "-";
     } else {
-      r.insertCell().textContent = p.best === p.move ? "the same" : moveText(p.best);
+      put(r.insertCell(), p.best === p.move ? "the same" : moveText(p.best));
       r.insertCell().textContent = p.loss.toFixed(2) + (p.dd_loss === null ? "" : ` (exact ${p.dd_loss})`);
     }
     const mark = r.insertCell();
@@ -936,7 +980,7 @@ function renderReview(box, review, show, mine, name = seatName) {
       mark.append(abbr, Object.assign(document.createElement("span"), { className: "visually-hidden", textContent: ` ${word}` }));
       mark.className = "mark-bad";
     }
-    if (p.reason) mark.append(` ${p.reason}`);
+    if (p.reason) mark.append(" ", ...textNodes(p.reason)); // ("left a scopa")
     const b = document.createElement("button");
     b.type = "button";
     b.textContent = "show";
@@ -991,7 +1035,7 @@ function clearBoard(board) {
 function drawFull(position, title, name = seatName) {
   const wrap = document.createElement("div");
   const h = document.createElement("p");
-  h.textContent = title;
+  put(h, title);
   wrap.append(h);
   if (typeof position === "string") {
     const fields = position.split(" ");
