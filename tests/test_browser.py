@@ -290,7 +290,7 @@ def test_a_whole_scopa_hand_with_a_capture_choice_undo_score_and_review(server, 
     until(lambda: "0 cards" in d.find_element(By.ID, "opponents").text)
     assert "(to move)" not in d.find_element(By.ID, "opponents").text  # nobody is, once it is over
     score = d.find_element(By.ID, "score").text
-    assert "total" in score and "cards" in score and "primiera" in score
+    assert "Total" in score and "Cards" in score and "Primiera" in score
     deadline = time.monotonic() + 60
     while not d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]") and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -325,10 +325,10 @@ def test_a_whole_scopone_scientifico_hand(server, browser, tmp_path):
         : len(labels)
     ]
     seats = d.find_elements(By.CSS_SELECTOR, "#opponents .seat")
-    assert len(seats) == 3 and "your partner" in d.find_element(By.ID, "opponents").text
+    assert len(seats) == 3 and "Your partner" in d.find_element(By.ID, "opponents").text
     shots(d, tmp_path, "desktop")
     play_to_hand_end(d)
-    assert "total" in d.find_element(By.ID, "score").text
+    assert "Total" in d.find_element(By.ID, "score").text
     # the score's rows have their category as header, its columns the sides (the accessibility
     # audit: the categories were plain cells, a screen reader said a cell's points with its
     # column only)
@@ -613,7 +613,7 @@ def test_phone_width(server, browser, tmp_path):
     assert width <= 320, f"the page is {width} px wide at a 320 px window"
     images = d.find_elements(By.CSS_SELECTOR, "#hand img")
     assert images and all(img.get_attribute("alt") for img in images)  # text alternatives
-    # the other hands are said by their label ("the computer: 3 cards"), not a card at a time
+    # the other hands are said by their label ("The computer: 3 cards"), not a card at a time
     backs = d.find_elements(By.CSS_SELECTOR, "#opponents .seat-cards")
     assert backs and all(b.get_attribute("aria-hidden") == "true" for b in backs)
     assert "3 cards" in d.find_element(By.ID, "opponents").text
@@ -892,7 +892,7 @@ def test_the_replay_steps_from_the_keyboard_and_names_the_records_players(server
     heads = d.execute_script(
         "return Array.from(document.querySelectorAll('#replay-review th'), t => t.textContent)"
     )
-    assert all(heads) and "position" in heads, heads
+    assert all(heads) and "Position" in heads, heads
     # each hand a named group (an audit: a div's label, not exposed; "You's hand" for a You)
     labels = d.execute_script(
         "return Array.from(document.querySelectorAll('#replay-board [role=group]'), g => g.ariaLabel)"
@@ -903,7 +903,7 @@ def test_the_replay_steps_from_the_keyboard_and_names_the_records_players(server
     labels = d.execute_script(
         "return Array.from(document.querySelectorAll('#replay-board [role=group]'), g => g.ariaLabel)"
     )
-    assert labels == ["your hand", "Computer's hand"], labels
+    assert labels == ["Your hand", "Computer's hand"], labels
 
 
 def test_enter_held_on_a_replays_next_play_stops_at_its_end(server, browser, tmp_path):
@@ -1179,14 +1179,14 @@ def test_a_reload_goes_on_with_the_match(server, browser):
     until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
     d.refresh()
     wait_for(d, ("hand-over",))
-    assert "total" in d.find_element(By.ID, "score").text
+    assert "Total" in d.find_element(By.ID, "score").text
     until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
     # the review's boards name the seats as the table does
     d.find_element(By.CSS_SELECTOR, "#review tr[data-play] button").click()
     until(lambda: "Before play" in d.find_element(By.ID, "review-board").text, timeout=10)
     still(d)  # (the board scrolls into view: Next hand is clicked where it comes to rest)
     board = d.find_element(By.ID, "review-board").text
-    assert "you:" in board and "the computer:" in board and "seat" not in board, board
+    assert "You:" in board and "The computer:" in board and "seat" not in board, board
     d.find_element(By.ID, "next-hand").click()
     wait_for(d, ("your-turn",))
     assert len(hand_cards(d)) == 3 and saved(d)["handOver"] is None
@@ -1713,8 +1713,8 @@ def test_house_rules_start_a_match_of_a_variant_and_come_back_with_it(server, br
     assert ticked == {"capture_rule", "re_bello", "napola"}, ticked
     assert d.find_element(By.ID, "house-rules").get_attribute("open") is not None
     play_to_hand_end(d)  # (scored by the match's rules: their rows in the score)
-    until(lambda: "napola" in d.find_element(By.ID, "score").text)
-    assert "re bello" in d.find_element(By.ID, "score").text
+    until(lambda: "Napola" in d.find_element(By.ID, "score").text)
+    assert "Re bello" in d.find_element(By.ID, "score").text
     # unticked, New match plays the preset (its rules a name, as the engine writes a preset's)
     for option in ticked:
         d.find_element(By.CSS_SELECTOR, f'#house-rules input[data-option="{option}"]').click()
@@ -2448,6 +2448,54 @@ def test_the_words_of_italian_and_spanish_are_marked_with_their_language(server,
         wrong = [m for m in marked if m[0] != m[2]]
         assert not wrong, (deck, wrong[:10], len(wrong))
         d.find_element(By.ID, "show-played").click()
+    assert not console_errors(d)
+
+
+#: The labels of the page that begin with a word of its own, as [what, text]: the other seats',
+#: the piles', the capture choice's, the score's and the review's headings, the review's buttons
+#: and the boards' rows, the levels of the Computer menu (its players are the engine's names)
+LABELS = """
+const out = [];
+const add = (what, sel, text = (e) => e.textContent.trim()) =>
+  document.querySelectorAll(sel).forEach((e) => out.push([what, text(e)]));
+add('seat', '#opponents .seat p');
+for (const part of document.getElementById('piles').textContent.split(' · ')) out.push(['piles', part]);
+add('capture prompt', '#captures p');
+add('capture', '#captures button');
+add('heading', '#score th, #review th');
+add('show', '#review tr[data-play] button');
+add('show name', '#review tr[data-play] button', (e) => e.getAttribute('aria-label'));
+add('board row', '#review-board .mini', (e) => e.firstChild.textContent);
+add('board group', '#review-board [role=group]', (e) => e.getAttribute('aria-label'));
+add('level', '#difficulty optgroup[label=Levels] option'); // (the players' are the engine's names)
+return out;
+"""
+
+
+def test_labels_begin_with_a_capital_letter(server, browser):
+    # An accessibility audit: the capture choice's prompt, the piles, the other seats' labels,
+    # the score's and the review's headings began in lower case ("the computer: 3 cards",
+    # "category", "you"), unlike the rest of the page
+    d = browser
+    without_animations(d, server)
+    start(d, server, "scopa", CHOICE_SEED)
+    wait_for(d, ("your-turn",))
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{CHOICE_CARD}"]').click()  # (two captures)
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#captures button")))
+    labels = d.execute_script(LABELS)
+    d.find_elements(By.CSS_SELECTOR, "#captures button")[0].click()
+    play_to_hand_end(d)
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    d.find_element(By.CSS_SELECTOR, "#review tr[data-play] button").click()
+    until(lambda: "Before play" in d.find_element(By.ID, "review-board").text, timeout=30)
+    labels += d.execute_script(LABELS)
+    kinds = {what for what, _ in labels}
+    assert kinds == {
+        "seat", "piles", "capture prompt", "capture", "heading", "show", "show name", "board row",
+        "board group", "level",
+    }, kinds  # fmt: skip
+    lower = [(what, text) for what, text in labels if not text[:1].isupper()]
+    assert not lower, lower
     assert not console_errors(d)
 
 

@@ -425,7 +425,7 @@ async function render() {
     div.className = "seat" + (toMove ? " turn" : "");
     div.dataset.seat = seat;
     const label = document.createElement("p");
-    label.textContent = `${seatName(seat)}: ${h} card${h === 1 ? "" : "s"}` + (toMove ? " (to move)" : "");
+    label.textContent = sentence(`${seatName(seat)}: ${h} card${h === 1 ? "" : "s"}`) + (toMove ? " (to move)" : "");
     const cards = document.createElement("div");
     cards.className = "seat-cards";
     cards.setAttribute("aria-hidden", "true"); // the label above says how many: not one alt a card
@@ -450,8 +450,8 @@ async function render() {
   const [c0, c1] = view.captured;
   put(
     $("piles"),
-    `${teamName(0)}: ${c0.length} cards, ${scopeText(view.scope[0])} · ${teamName(1)}: ${c1.length} cards, ` +
-    `${scopeText(view.scope[1])}` + (view.stock ? ` · stock ${view.stock}` : ""),
+    `${sentence(teamName(0))}: ${c0.length} cards, ${scopeText(view.scope[0])} · ${sentence(teamName(1))}: ` +
+      `${c1.length} cards, ${scopeText(view.scope[1])}` + (view.stock ? ` · Stock: ${view.stock}` : ""),
   );
   // your hand: every card a button
   const hand = $("hand");
@@ -504,13 +504,13 @@ function renderCaptures(card) {
   const moves = game.legal.filter((m) => m.startsWith(card));
   if (moves.length < 2) return;
   const p = document.createElement("p");
-  put(p, `${cardName(card)} can capture in ${moves.length} ways: choose one (or pick the table cards).`);
+  put(p, sentence(`${cardName(card)} can capture in ${moves.length} ways: choose one (or pick the table cards).`));
   box.append(p);
   for (const move of moves) {
     const b = document.createElement("button");
     b.type = "button";
     b.dataset.move = move;
-    put(b, moveText(move));
+    put(b, sentence(moveText(move)));
     b.addEventListener("click", () => submit(move));
     box.append(b);
   }
@@ -922,20 +922,20 @@ function scoreTable(score) {
   const me = game.seat % 2;
   const cols = [me, 1 - me];
   const head = t.insertRow();
-  for (const text of ["category", teamName(me), teamName(1 - me)]) head.append(Object.assign(document.createElement("th"), { textContent: text, scope: "col" }));
+  for (const text of ["Category", sentence(teamName(me)), sentence(teamName(1 - me))]) head.append(Object.assign(document.createElement("th"), { textContent: text, scope: "col" }));
   // (each row's category is its header: a screen reader says "coins, you" with a cell's points)
   const rowHead = (r, text) => r.append(put(Object.assign(document.createElement("th"), { scope: "row" }), text));
   const c = score.categories;
   const detail = (name, key) => (c[name] && c[name][key] ? c[name][key] : null);
   const rows = [
-    ["cards", "carte", detail("carte", "cards")],
-    [COINS[game.deck][0], "denari", detail("denari", "coins")],
-    ["primiera", "primiera", detail("primiera", "totals")],
-    ["settebello", "settebello", null],
-    ["scope", "scope", null],
+    ["Cards", "carte", detail("carte", "cards")],
+    [sentence(COINS[game.deck][0]), "denari", detail("denari", "coins")],
+    ["Primiera", "primiera", detail("primiera", "totals")],
+    ["Settebello", "settebello", null],
+    ["Scope", "scope", null],
   ];
-  if (c.re_bello) rows.push(["re bello", "re_bello", null]);
-  if (c.napola) rows.push(["napola", "napola", null]);
+  if (c.re_bello) rows.push(["Re bello", "re_bello", null]);
+  if (c.napola) rows.push(["Napola", "napola", null]);
   for (const [label, key, counts] of rows) {
     const r = t.insertRow();
     rowHead(r, label);
@@ -945,7 +945,7 @@ function scoreTable(score) {
     }
   }
   const total = t.insertRow();
-  rowHead(total, "total");
+  rowHead(total, "Total");
   for (const col of cols) total.insertCell().textContent = `${score.points[col]}`;
   return t;
 }
@@ -956,7 +956,7 @@ function renderReview(box, review, show, mine, name = seatName) {
   const rows = review.plays.filter((p) => mine(p.seat));
   const t = document.createElement("table");
   const head = t.insertRow();
-  for (const text of ["play", "move", "best", "loss", "mark", "position"]) head.append(Object.assign(document.createElement("th"), { textContent: text }));
+  for (const text of ["Play", "Move", "Best", "Loss", "Mark", "Position"]) head.append(Object.assign(document.createElement("th"), { textContent: text }));
   for (const p of rows) {
     const r = t.insertRow();
     r.dataset.play = p.play;
@@ -983,8 +983,8 @@ function renderReview(box, review, show, mine, name = seatName) {
     if (p.reason) mark.append(" ", ...textNodes(p.reason)); // ("left a scopa")
     const b = document.createElement("button");
     b.type = "button";
-    b.textContent = "show";
-    b.setAttribute("aria-label", `show the position at play ${p.play + 1}`);
+    b.textContent = "Show";
+    b.setAttribute("aria-label", `Show the position at play ${p.play + 1}`);
     b.addEventListener("click", () => show(p.play).catch(showError));
     r.insertCell().append(b);
   }
@@ -1048,14 +1048,14 @@ function drawFull(position, title, name = seatName) {
     const row = document.createElement("div");
     row.className = "mini";
     row.setAttribute("role", "group");
-    row.setAttribute("aria-label", /^you$/i.test(name(seat)) ? "your hand" : `${name(seat)}'s hand`);
-    row.append(`${name(seat)}: `);
+    row.setAttribute("aria-label", /^you$/i.test(name(seat)) ? "Your hand" : sentence(`${name(seat)}'s hand`));
+    row.append(`${sentence(name(seat))}: `);
     for (const c of cards) row.append(cardImage(c));
     wrap.append(row);
   });
   const table = document.createElement("div");
   table.className = "mini";
-  table.append("table: ");
+  table.append("Table: ");
   for (const c of position.table) table.append(cardImage(c));
   wrap.append(table);
   return wrap;
@@ -1312,7 +1312,7 @@ async function fillPlayers() {
   const hello = engine.hello;
   const select = $("difficulty");
   const groups = [
-    ["Levels", hello.levels || [], (n) => `level ${n.slice(5)}` + ({ level1: " (beginner)", level6: " (strongest)" }[n] || "")],
+    ["Levels", hello.levels || [], (n) => `Level ${n.slice(5)}` + ({ level1: " (beginner)", level6: " (strongest)" }[n] || "")],
     ["Players", hello.players, (n) => n],
   ];
   for (const [label, names, text] of groups) {
