@@ -2103,6 +2103,73 @@ def test_the_cards_names_say_their_state_and_their_marks_are_seen(server, browse
     assert not console_errors(d)
 
 
+#: Each table card's marks (last, takeable, selected) and its border's style on each side
+BORDERS = (
+    "return Array.from(document.querySelectorAll('#table .table-card'), b => {"
+    " const s = getComputedStyle(b), marks = ['last', 'takeable', 'selected'];"
+    " return [marks.map(c => b.classList.contains(c)),"
+    " [s.borderTopStyle, s.borderRightStyle, s.borderBottomStyle, s.borderLeftStyle].join(' ')]; })"
+)
+
+
+def test_in_forced_colours_each_mark_of_a_table_card_has_a_line_of_its_own(server, browser):
+    # An accessibility audit (WCAG 1.4.1): in forced colours (a Windows contrast theme, one
+    # colour for every line) the last card played and a card the chosen card can take were both
+    # framed in dashes, told apart by their colour alone. Each mark, and each two of them, is a
+    # line of its own there. (Seed 2, greedy, the first card played each turn: a capture choice
+    # comes with the last card played on the table)
+    d = browser
+    without_animations(d, server)
+    start(d, server, "scopa", 2)
+    while True:
+        assert wait_for(d, ("your-turn", "hand-over", "match-over")) == "your-turn", "no such choice"
+        position = saved(d)["match"]["position"]
+        plays = position.get("history", {}).get("plays", [])
+        last = plays[-1] if plays and "x" not in plays[-1] else None  # (a card laid down)
+        legal = [str(m) for m in scopa.State.from_json(position).legal_moves()]
+        choices = {card: [m for m in legal if m.startswith(card + "x")] for card in position["hands"][0]}
+        card = next((c for c, moves in choices.items() if len(moves) > 1), None)
+        if last in position["table"] and card:
+            break
+        play_first_card(d)
+    takes = {m[i : i + 2] for m in choices[card] for i in range(3, len(m), 2)}
+    # a card to pick that is no capture by itself
+    pick = next(t for t in sorted(takes) if t != last and f"{card}x{t}" not in choices[card])
+    forced = {"features": [{"name": "forced-colors", "value": "active"}]}
+    d.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{card}"]').click()
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#captures button")))
+    looks: dict[tuple[bool, ...], set[str]] = {}
+    try:
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", forced)
+        for step in ("choosing", "picked", "put away"):
+            if step == "picked":
+                d.find_element(By.CSS_SELECTOR, f"#table [data-card='{pick}']").click()
+                until(
+                    lambda: (
+                        "selected"
+                        in d.find_element(By.CSS_SELECTOR, f"#table [data-card='{pick}']").get_attribute(
+                            "class"
+                        )
+                    )
+                )
+            elif step == "put away":
+                d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+                until(lambda: not d.find_elements(By.CSS_SELECTOR, "#captures button"))
+            for marks, look in d.execute_script(BORDERS):
+                looks.setdefault(tuple(marks), set()).add(look)
+    finally:
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    # the last card (that can be taken, or not), cards that can be taken, one picked (a card
+    # with no mark has a button's thin frame: solid, as a picked card's, which is raised too)
+    marked = {marks: seen for marks, seen in looks.items() if any(marks)}
+    kinds = {(True, True, False), (True, False, False), (False, True, False), (False, True, True)}
+    assert set(marked) == kinds, looks
+    assert all(len(seen) == 1 for seen in marked.values()), looks  # (each mark drawn alike)
+    drawn = [next(iter(seen)) for seen in marked.values()]
+    assert len(set(drawn)) == len(drawn), looks  # (and each unlike the others)
+    assert not console_errors(d)
+
+
 #: The page's targets (a checkbox's and the file input's is their label, when larger), as
 #: [what, width, height], those shown only.
 TARGETS = """
