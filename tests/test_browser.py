@@ -603,6 +603,17 @@ def test_the_other_seats_sit_in_one_row_as_at_a_real_table(server, browser, widt
     assert not console_errors(d)
 
 
+#: The review scrolled sideways by arguments[0] px: its box's left and right, whether it scrolls
+#: sideways, and each Show button's left and right
+SHOW_BUTTONS = (
+    "const box = document.getElementById('review'); box.scrollLeft = arguments[0];"
+    "const r = box.getBoundingClientRect();"
+    "return [r.left, r.right, box.scrollWidth > box.clientWidth, Array.from("
+    "box.querySelectorAll('tr[data-play] button'), b => b.getBoundingClientRect())"
+    ".map(b => [b.left, b.right])];"
+)
+
+
 def test_phone_width(server, browser, tmp_path):
     d = browser
     d.set_window_size(320, 800)  # (the narrowest phone WCAG's reflow asks for)
@@ -646,20 +657,12 @@ def test_phone_width(server, browser, tmp_path):
     # scrolling (an audit found the score table 522 px wide and the game menu 373 px)
     play_to_hand_end(d)
     until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
-    # the review's "show" buttons in view at the scroller's right edge, the table scrolled or not
-    # (the app audit's open list: they were off to the right, past the reasons)
-    for scroll in (0, 10_000):
-        edges = d.execute_script(
-            "const box = document.getElementById('review'); box.scrollLeft = arguments[0];"
-            "const r = box.getBoundingClientRect();"
-            "return [r.left, r.right, box.scrollWidth > box.clientWidth, Array.from("
-            "box.querySelectorAll('tr[data-play] button'), b => b.getBoundingClientRect())"
-            ".map(b => [b.left, b.right])];",
-            scroll,
-        )
-        left, right, scrolls, buttons = edges
-        assert scrolls and buttons, edges  # (a table wider than the phone: the case in question)
-        assert all(left <= a and b <= right + 0.5 for a, b in buttons), edges
+    # the review's Show buttons in view (the app audit's open list: they were off to the right,
+    # past the reasons): on a phone the review does not scroll sideways, a play a block
+    edges = d.execute_script(SHOW_BUTTONS, 0)
+    left, right, scrolls, buttons = edges
+    assert not scrolls and buttons, edges
+    assert all(left <= a and b <= right + 0.5 for a, b in buttons), edges
     d.execute_script("document.documentElement.style.fontSize = '200%'")
     width = d.execute_script("return document.documentElement.scrollWidth")
     assert width <= 320, f"the page is {width} px wide at a 320 px window with 200% text"
@@ -1890,12 +1893,19 @@ def test_the_review_board_shows_the_position_asked_last(server, browser):
 def test_the_lines_under_a_review_scrolled_sideways_stay_in_view(server, browser, tmp_path):
     # An audit: at 360 px the review's table (495 px in a 336 px box) is scrolled sideways to
     # reach its "show" buttons, and the points lost under it scrolled too: "Points lost in this
-    # hand: you 4.09," was cut off at the left (the line at x -147..189); a replay's too
+    # hand: you 4.09," was cut off at the left (the line at x -147..189); a replay's too. (A
+    # phone now shows each play as a block: a table wider than its box is one at twice the text
+    # size past a phone's width, here; its Show buttons stay at the box's right edge)
     d = browser
-    d.set_window_size(360, 800)
+    d.set_window_size(700, 800)
     start(d, server, "scopone_scientifico", 3)
     play_to_hand_end(d)
     until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    d.execute_script("document.documentElement.style.fontSize = '200%'")
+    for scroll in (0, 10_000):
+        left, right, scrolls, buttons = edges = d.execute_script(SHOW_BUTTONS, scroll)
+        assert scrolls and buttons, edges  # (a table wider than its box: the case in question)
+        assert all(left <= a and b <= right + 0.5 for a, b in buttons), edges
     out = (
         "const out = [];"
         "for (const t of document.querySelectorAll(arguments[0])) {"
@@ -1907,8 +1917,6 @@ def test_the_lines_under_a_review_scrolled_sideways_stay_in_view(server, browser
         "   out.push([e.textContent, r.left, r.right, box.left]); } }"
         "return out"
     )
-    width = d.execute_script("return document.querySelector('#review table').scrollWidth")
-    assert width > 360  # (the table does scroll sideways here)
     assert d.execute_script(out, "#review table") == []
     m = scopa.Match("scopone_scientifico", seed=2)
     while len(m.hands) < 2 and m.winner is None:
@@ -1917,7 +1925,56 @@ def test_the_lines_under_a_review_scrolled_sideways_stay_in_view(server, browser
     d.find_element(By.ID, "load").send_keys(str(tmp_path / "two.json"))
     until(lambda: "A record of 2 hands" in d.find_element(By.ID, "replay-title").text, timeout=60)
     assert d.execute_script(out, "#replay-review table") == []
-    assert d.execute_script("return document.documentElement.scrollWidth") <= 360
+    assert d.execute_script("return document.documentElement.scrollWidth") <= 700
+    assert not console_errors(d)
+
+
+#: The review's cells a phone does not show whole, as [play, column, left, right]: out of the
+#: page's width, or under another cell of their row (the Show button's); and whether the page or
+#: the review scrolls sideways
+REVIEW_CELLS = """
+const width = document.documentElement.clientWidth, box = document.getElementById('review');
+const out = [];
+for (const r of box.querySelectorAll('tr[data-play]')) {
+  const rects = Array.from(r.cells, c => c.getBoundingClientRect());
+  rects.forEach((a, i) => {
+    if (!a.width) return;  // (no mark)
+    const under = rects.some((b, j) => j !== i && b.width && a.left < b.right - 0.5 && b.left < a.right - 0.5
+      && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5);
+    if (a.left < -0.5 || a.right > width + 0.5 || under) out.push([r.dataset.play, i, a.left, a.right]);
+  });
+}
+return [out, document.documentElement.scrollWidth > width, box.scrollWidth > box.clientWidth];
+"""
+
+
+def test_the_review_reads_at_phone_width_without_scrolling_sideways(server, browser):
+    # An accessibility audit: at 360 px the review's loss and mark columns were off the screen
+    # (the table scrolled sideways in its box) and the best move's text was cut under the Show
+    # buttons' column, kept at the right edge. On a phone each play is a block, its cells one
+    # under the other, each named by its column; the table is still one for screen readers
+    d = browser
+    without_animations(d, server)
+    d.set_window_size(360, 800)
+    start(d, server, "scopa", 5)
+    play_to_hand_end(d)
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#review tr[data-play]")), timeout=60)
+    for width in (360, 320):
+        d.set_window_size(width, 800)
+        time.sleep(0.2)
+        hidden, page_scrolls, review_scrolls = d.execute_script(REVIEW_CELLS)
+        assert not hidden and not page_scrolls and not review_scrolls, (
+            width,
+            hidden,
+            page_scrolls,
+            review_scrolls,
+        )
+        row = d.find_element(By.CSS_SELECTOR, "#review tr[data-play]")
+        loss = row.find_elements(By.TAG_NAME, "td")[3]
+        named = d.execute_script("return getComputedStyle(arguments[0], '::before').content", loss)
+        assert "Loss" in named, named  # (named by its column, shown before it)
+        assert d.find_element(By.CSS_SELECTOR, "#review th").aria_role == "columnheader"
+        assert loss.aria_role == "cell"
     assert not console_errors(d)
 
 

@@ -956,7 +956,8 @@ function renderReview(box, review, show, mine, name = seatName) {
   const rows = review.plays.filter((p) => mine(p.seat));
   const t = document.createElement("table");
   const head = t.insertRow();
-  for (const text of ["Play", "Move", "Best", "Loss", "Mark", "Position"]) head.append(Object.assign(document.createElement("th"), { textContent: text }));
+  const heads = ["Play", "Move", "Best", "Loss", "Mark", "Position"];
+  for (const text of heads) head.append(Object.assign(document.createElement("th"), { textContent: text }));
   for (const p of rows) {
     const r = t.insertRow();
     r.dataset.play = p.play;
@@ -987,6 +988,19 @@ function renderReview(box, review, show, mine, name = seatName) {
     b.setAttribute("aria-label", `Show the position at play ${p.play + 1}`);
     b.addEventListener("click", () => show(p.play).catch(showError));
     r.insertCell().append(b);
+  }
+  // on a phone each play is a block, its cells one under the other and each named by its
+  // column (data-label, style.css: an accessibility audit found the loss and the mark off the
+  // screen at 360 px, and the best move under the Show buttons' column); the table's roles said
+  // as well, kept whatever the table's display
+  t.setAttribute("role", "table");
+  t.tBodies[0].setAttribute("role", "rowgroup");
+  for (const row of t.rows) {
+    row.setAttribute("role", "row");
+    [...row.cells].forEach((cell, i) => {
+      cell.setAttribute("role", cell.tagName === "TH" ? "columnheader" : "cell");
+      if (cell.tagName === "TD") cell.dataset.label = heads[i];
+    });
   }
   // the points each seat lost in these plays (one hand's): the review's own summary is the record's
   const lost = review.summary.seats.map(() => 0);
