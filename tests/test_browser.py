@@ -1978,6 +1978,49 @@ def test_the_review_reads_at_phone_width_without_scrolling_sideways(server, brow
     assert not console_errors(d)
 
 
+#: The status line's top and bottom, the window's height, and what has the focus: its id (or
+#: tag), top and bottom
+STATUS_AND_FOCUS = (
+    "const s = document.getElementById('status').getBoundingClientRect(), a = document.activeElement;"
+    "const r = a.getBoundingClientRect();"
+    "return [s.top, s.bottom, innerHeight, a.closest('#hand') ? 'hand' : a.id || a.tagName, r.top, r.bottom]"
+)
+
+
+def test_the_status_line_stays_in_view_at_320_by_568(server, browser):
+    # An accessibility audit: at 320 x 568 the first move of the focus (into your hand at your
+    # turn, at the page's start too, and each Tab on) scrolled the status line out of view, so
+    # "Your turn" or "The computer is thinking" was not seen. It stays at the top of the window,
+    # and what has the focus is scrolled clear of it
+    d = browser
+    size = {"width": 320, "height": 568, "deviceScaleFactor": 1, "mobile": False}
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", size)
+    try:
+        without_animations(d, server)
+        start(d, server, "scopa", 5)
+        wait_for(d, ("your-turn",))
+        until(lambda: focused(d) == "hand", show=lambda: focused(d))
+        seen = [d.execute_script(STATUS_AND_FOCUS)]
+        d.refresh()  # (the page's start: the focus goes to your hand)
+        wait_for(d, ("your-turn",))
+        until(lambda: focused(d) == "hand", show=lambda: focused(d))
+        seen.append(d.execute_script(STATUS_AND_FOCUS))
+        for _ in range(6):  # (on through the board, the log and the records)
+            ActionChains(d).send_keys(Keys.TAB).perform()
+            seen.append(d.execute_script(STATUS_AND_FOCUS))
+        play_to_hand_end(d)  # (the focus on Next hand)
+        until(lambda: focused(d) == "next-hand", show=lambda: focused(d))
+        seen.append(d.execute_script(STATUS_AND_FOCUS))
+        for top, bottom, height, what, a_top, a_bottom in seen:
+            assert 0 <= top and bottom <= height, seen  # the status line in view
+            clear = a_top >= bottom - 0.5 or a_bottom <= top + 0.5
+            assert what in ("status", "BODY") or clear, (what, seen)  # and what has the focus clear of it
+        assert {"hand", "hint", "log", "load", "next-hand"} <= {s[3] for s in seen}, seen
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert not console_errors(d)
+
+
 def test_a_table_card_clicked_while_the_computer_thinks_says_to_wait(browser):
     # the app audit (open list): a click on a table card while the computer was to play said
     # "First choose the card of your hand that captures", a play that could not be made then.

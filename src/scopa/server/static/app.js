@@ -1359,9 +1359,19 @@ async function start() {
   else if (pressed && document.activeElement === document.body) $("game").focus();
 }
 
+// The status line's height, for the page's scroll-padding (style.css): what has the focus is
+// scrolled clear of it, the status line staying in view at the top of the window.
+function keepStatusHeight() {
+  const status = $("status");
+  const keep = () => document.documentElement.style.setProperty("--status-height", `${status.offsetHeight}px`);
+  keep();
+  if (window.ResizeObserver) new ResizeObserver(keep).observe(status);
+}
+
 function main() {
   game.engine = engine;
   loadAnimate();
+  keepStatusHeight();
   $("new-game").addEventListener("click", () => newMatch().catch(showError));
   document.querySelector('#house-rules input[data-option="ace_takes_all"]').addEventListener("change", syncHouseRules);
   syncHouseRules(); // (a reload may bring back the boxes as they were ticked)
