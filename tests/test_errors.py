@@ -91,7 +91,6 @@ def _review() -> scopa.review.Review:
 
 
 def _view(**changes: object) -> scopa.PlayerView:
-    import dataclasses
 
     return dataclasses.replace(
         scopa.State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").view(0), **changes
@@ -472,7 +471,7 @@ def test_numpy_integers_are_taken_where_the_python_api_takes_an_int():
         arena("scopa", "random", "greedy", deals=i(2), seed=i(8), jobs=i(1)),
         arena("scopa", "random", "greedy", deals=2, seed=8),
     )
-    assert got == dataclasses.replace(expected, seconds_per_move=got.seconds_per_move)  # (times differ)
+    assert got == expected  # (the times differ: == leaves them out)
     from scopa.batch import thread_pool
 
     with thread_pool(i(2)) as pool:

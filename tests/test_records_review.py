@@ -511,6 +511,9 @@ def test_the_text_of_a_review_cut_short_says_what_it_left_out():
     assert "not reviewed" not in whole and whole.startswith("hand 1, play 1: seat 0 Kc?")
     assert "seat 1: 0.00 points lost per hand over 1 play, 0 mistakes" in whole  # ("1 plays" before)
     # each move as the caller writes moves (scopa play: its suit symbols), notation by default
+    # (a record of no hands has no hand to write: "holds 0 hands (1..0)" before; a review found)
+    with pytest.raises(RecordError, match="^bad hand 1: the record holds no hands$"):
+        MatchRecord(scopa.Rules.preset("scopa"), ()).text(1)
     marked = review(line, time_limit=0.1)
     assert format_text(marked, moves=lambda m: f"<{m}>").startswith(
         "hand 1, play 1: seat 0 <Kc>? (best <7dx3c4s>, loses 1.00"

@@ -586,7 +586,14 @@ def test_a_position_strings_negative_or_long_number_is_refused_with_its_range():
         (dict(scope="00/0", turn="0", last="-", dealer="1"), "bad scope '00': expected a number without"),
         (dict(scope="0/0", turn="01", last="-", dealer="1"), "bad turn '01': .* leading zeros, 1"),
         (dict(scope="0/0", turn="0", last="00", dealer="1"), "bad last_capture '00'"),
-        (dict(scope="0/0", turn="0", last="-", dealer="0000001"), "bad dealer '0000001': .* leading zeros"),
+        (
+            dict(scope="0/0", turn="0", last="-", dealer="000001"),
+            "bad dealer '000001': .* leading zeros, 1 \\(in position",
+        ),
+        (
+            dict(scope="0/0", turn="0", last="-", dealer="0000001"),
+            "bad dealer '0000001': .* at most 6 digits",
+        ),
     ]
     for fields, message in cases:
         with pytest.raises(scopa.PositionError, match=message):
@@ -596,6 +603,13 @@ def test_a_position_strings_negative_or_long_number_is_refused_with_its_range():
         with pytest.raises(scopa.RulesError, match="bad target '021' in 'scopa;target=021': .* zeros, 21"):
             scopa.State.of(text) if " " in text else scopa.Rules.of(text)
     assert scopa.Rules.of("scopa;target=21").target == 21
+    # (an option's own refusal first: no number is asked of an unknown option or a boolean one)
+    with pytest.raises(scopa.RulesError, match="^unknown rule option 'foo'"):
+        scopa.Rules.of("scopa;foo=01")
+    with pytest.raises(
+        scopa.RulesError, match="^bad napola '00' in 'scopa;napola=00': expected true or false$"
+    ):
+        scopa.Rules.of("scopa;napola=00")
     assert scopa.State.of("scopa;target=10 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").rules.target == 10
 
 

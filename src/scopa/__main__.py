@@ -45,6 +45,7 @@ from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
 from scopa.simulate import MAX_HANDS
+from scopa.solver import MAX_TT_MB
 from scopa.terminal import (
     as_typed,
     cards_text,
@@ -156,9 +157,6 @@ def _is_record(text: str) -> str:
 
 #: Default time limit of ``scopa solve``, seconds (``--time 0`` for none).
 SOLVE_SECONDS = 10.0
-#: The largest transposition table ``scopa solve --tt`` takes, MB (the core's: 64 GiB,
-#: :func:`scopa.solver.check_tt_size`).
-MAX_TT_MB = 65536
 
 
 def _stoppable(

@@ -44,6 +44,7 @@ from scopa.errors import (
     check_int,
     check_real,
     check_seed,
+    count,
     plain_number,
     plain_str,
     show,
@@ -266,7 +267,7 @@ class ArenaResult:
         a, b = self.names
         w = max(12, len(a) + 1, len(b) + 1)  # (a longer name widens the column: the figures stay aligned)
         lines = [
-            f"{self.game}: {self.deals} duplicate deals ({self.games} hands)",
+            f"{self.game}: {count(self.deals, 'duplicate deal')} ({count(self.games, 'hand')})",
             f"{'side':<{w}}{'points/hand':>12}{'hands won':>11}{'deals won':>11}{'s/move':>9}",
             f"{a:<{w}}{self.points[0]:>12.3f}{self.hand_wins[0]:>11}{self.pair_wins[0]:>11}"
             f"{self.seconds_per_move[0]:>9.4f}",

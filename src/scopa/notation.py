@@ -237,15 +237,14 @@ def _split_cards(text: str, what: str) -> list[str]:
 def _int_field(text: str, what: str, nullable: bool) -> int | None:
     if nullable and text == "-":
         return None
-    digits = text.isascii() and text.isdigit()
-    if digits and text[0] == "0" and len(text) > 1:  # (one number, one spelling: as "-0" is refused)
-        raise PositionError(f"bad {what} {show(text)}: expected a number without leading zeros, {int(text)}")
     if not _NUMBER.fullmatch(text):
         if _NEGATIVE.fullmatch(text):
             return int(text)  # (a number: the position's checks say the range it must be in)
-        if digits:
+        if text.isascii() and text.isdigit():
             raise PositionError(f"bad {what} {show(text)}: expected a number of at most 6 digits")
         raise PositionError(f"bad {what} {show(text)}: expected a number{' or -' if nullable else ''}")
+    if text[0] == "0" and len(text) > 1:  # (one number, one spelling: as "-0" is refused)
+        raise PositionError(f"bad {what} {show(text)}: expected a number without leading zeros, {int(text)}")
     return int(text)
 
 

@@ -423,8 +423,6 @@ _RECORD_REPLY = {
     "required": ["format", "version", "rules", "target", "tags", "hands"],
     "properties": {"format": {"const": "scopa-record"}, "version": {"const": 1}},
 }
-#: a record's tags, as the records' schema gives them (names of letters, digits and '_' to strings)
-_TAGS_REPLY = record_schema()["$defs"]["match"]["properties"]["tags"]
 #: match_play's account of the hand its play ended, beside the events
 _HAND_OVER = {
     "type": "object",
@@ -556,7 +554,10 @@ _COMMAND_LIST: tuple[Command, ...] = (
         " dealt from seed",
         required=("record",),
         optional=("seed",),
-        reply={"required": ["match", "tags"], "properties": {"match": _MATCH_REPLY, "tags": _TAGS_REPLY}},
+        reply={
+            "required": ["match", "tags"],
+            "properties": {"match": _MATCH_REPLY, "tags": FIELDS["tags"].schema},
+        },
     ),
     Command(
         "match_record",

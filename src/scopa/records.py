@@ -743,8 +743,9 @@ class MatchRecord:
         if hand is not None:
             number = as_int(hand)
             if number is None or isinstance(hand, bool) or not 1 <= number <= len(self.hands):
-                held = count(len(self.hands), "hand")
-                raise RecordError(f"bad hand {show(hand)}: the record holds {held} (1..{len(self.hands)})")
+                n = len(self.hands)
+                held = f"{count(n, 'hand')} (1..{n})" if n else "no hands"
+                raise RecordError(f"bad hand {show(hand)}: the record holds {held}")
             hand = number
         return _text(self, hand)
 

@@ -254,7 +254,8 @@ class Rules:
                 raise RulesError(f"rule option {show(key)} given twice in {show(text)}")
             # (true/false are booleans only for a boolean option: "bad target 'true'", the text's word)
             read = key in _BOOL_OPTIONS or value not in ("true", "false")
-            if _NUMBER.fullmatch(value) and value[0] == "0" and len(value) > 1:  # (one spelling)
+            numeric = key in _OPTIONS and key not in _BOOL_OPTIONS  # (else its own message first)
+            if numeric and _NUMBER.fullmatch(value) and value[0] == "0" and len(value) > 1:  # (one spelling)
                 raise RulesError(
                     f"bad {key} {show(value)} in {show(text)}: expected a number without leading zeros,"
                     f" {int(value)}"

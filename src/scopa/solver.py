@@ -521,12 +521,16 @@ def core_solver(tt_size_mb: int) -> Any:
         ) from None
 
 
+#: The largest transposition table the core takes, in MB (64 GiB).
+MAX_TT_MB = 65536
+
+
 def check_tt_size(tt_size_mb: object) -> int:
     """``tt_size_mb`` if it is a transposition table size the core takes (an int of MB in
-    1..65536); else :class:`~scopa.errors.OptionError`. The solver's and PIMC's."""
+    1..:data:`MAX_TT_MB`); else :class:`~scopa.errors.OptionError`. The solver's and PIMC's."""
     size = as_int(tt_size_mb)
-    if size is None or not 1 <= size <= 65536:
-        raise OptionError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..65536")
+    if size is None or not 1 <= size <= MAX_TT_MB:
+        raise OptionError(f"bad tt_size_mb {show(tt_size_mb)}: expected an int in 1..{MAX_TT_MB}")
     return size
 
 

@@ -73,6 +73,14 @@ class PlayerView:
             value = getattr(self, name)
             if isinstance(value, tuple) and any(type(x) is not int for x in value):
                 object.__setattr__(self, name, tuple(map(plain_int, value)))
+        history = self.history
+        if isinstance(history, tuple) and any(
+            isinstance(p, tuple) and len(p) == 2 and type(p[0]) is not int for p in history
+        ):  # (a play's seat as NumPy's integer, as the other seats are taken)
+            pairs = tuple(
+                (plain_int(p[0]), p[1]) if isinstance(p, tuple) and len(p) == 2 else p for p in history
+            )
+            object.__setattr__(self, "history", pairs)
         # (each field of its kind here, so that == and hash work on any view: a NumPy array as
         # stock_size made == NumPy's ValueError, a list as history made hash a TypeError; whether
         # the fields make a position that can occur in play is checked at the view's first use)

@@ -304,10 +304,10 @@ def check_view(view: object) -> PlayerView:
 
     >>> import dataclasses
     >>> v = State.from_string("scopa 7dKc/2cAs 3c4s - -/- 0/0 0 - 1").view(0)
-    >>> check_view(dataclasses.replace(v, seat=5))
+    >>> check_view(dataclasses.replace(v, table=v.hand))
     Traceback (most recent call last):
     ...
-    scopa.errors.PositionError: bad view: seat 5: expected a seat in 0..1
+    scopa.errors.PositionError: bad view: a card in two places: 7d Kc
     """
     if not isinstance(view, PlayerView):
         hint = ": give the seat's view, state.view(seat)" if isinstance(view, State) else ""
