@@ -689,9 +689,7 @@ def test_an_unseeded_match_double_clicked_and_undone_at_once_plays_on(server, br
     # match ran two loops; an Undo while the computer was about to move played its move on
     # the undone match. Each now plays on (wait_for fails on the error status).
     d = browser
-    d.get(server + "/")
-    wait_for(d, ("idle",))
-    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    open_ready(d, server + "/")
     Select(d.find_element(By.ID, "game")).select_by_value("scopa")
     Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
     d.execute_script("const b = document.getElementById('new-game'); b.click(); b.click();")
@@ -1317,6 +1315,13 @@ def restartable() -> Iterator[Restartable]:
     r.stop()
 
 
+def open_ready(d: Any, url: str) -> None:
+    """Open the app at ``url`` and wait until it is idle and its Computer menu is filled."""
+    d.get(url)
+    wait_for(d, ("idle",))
+    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+
+
 def without_animations(d: Any, url: str) -> None:
     """No match saved in the browser, and animations off (set on a page of the server's origin
     that is not the app: the app would save its match again)."""
@@ -1674,9 +1679,7 @@ def test_house_rules_start_a_match_of_a_variant_and_come_back_with_it(server, br
     # are the engine's, shown in the log and on a reload; an ace's sweep as a scopa only with
     # the ace taking all (the engine refuses it alone)
     d = browser
-    d.get(f"{server}/?seed=5")
-    wait_for(d, ("idle",))
-    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    open_ready(d, f"{server}/?seed=5")
     assert set(house_rules(d)) == {
         "capture_rule", "ace_takes_all", "ace_sweep_is_scopa", "re_bello", "napola", "scopa_on_last_play"
     }  # fmt: skip
@@ -1775,9 +1778,7 @@ def test_enter_in_the_points_field_starts_a_match_without_reloading(server, brow
     # An audit: Enter in "To ... points" submitted the form, which reloaded the page at "/?":
     # the seed, the points typed and the focus were lost, and no match began
     d = browser
-    d.get(f"{server}/?seed=5")
-    wait_for(d, ("idle",))
-    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    open_ready(d, f"{server}/?seed=5")
     d.execute_script("window.kept = true")
     Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
     target = d.find_element(By.ID, "target")
@@ -1857,9 +1858,7 @@ def test_new_match_pressed_again_and_again_stops_the_searches_it_supersedes(serv
     # connection, and the ninth request in flight was refused: "Error: 8 requests of this
     # connection in flight (at most 8)", the match stopped at a "Reconnect and go on" button
     d = browser
-    d.get(f"{server}/?seed=1")  # (your partner deals: the computer leads, a search at once)
-    wait_for(d, ("idle",))
-    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    open_ready(d, f"{server}/?seed=1")  # (your partner deals: the computer leads, a search at once)
     Select(d.find_element(By.ID, "game")).select_by_value("scopone_scientifico")
     Select(d.find_element(By.ID, "difficulty")).select_by_value("level6")
     d.execute_async_script(
@@ -2440,9 +2439,7 @@ def test_the_hand_end_says_its_points_and_the_marks_their_words(server, browser,
     # date was UTC's
     d = browser
     without_animations(d, server)
-    d.get(f"{server}/?seed={CHOICE_SEED}")
-    wait_for(d, ("idle",))
-    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    open_ready(d, f"{server}/?seed={CHOICE_SEED}")
     Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
     d.execute_script("document.getElementById('target').value = '1e1'")
     d.find_element(By.ID, "new-game").click()
@@ -2531,9 +2528,7 @@ def test_card_names_are_in_the_decks_language(server, browser):
     # coppe", "sota de copas"); the House rules name the suit of coins as the deck has it
     d = browser
     without_animations(d, server)
-    d.get(f"{server}/?seed={CHOICE_SEED}")
-    wait_for(d, ("idle",))
-    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    open_ready(d, f"{server}/?seed={CHOICE_SEED}")
     rules = lambda: d.find_element(By.ID, "house-rules").get_attribute("textContent")  # noqa: E731
     assert "coin" not in rules() and "the king of diamonds scores 1" in rules(), rules()
     Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
@@ -2594,9 +2589,7 @@ def test_the_words_of_italian_and_spanish_are_marked_with_their_language(server,
     # English. Each is in an element of its language, in text and in a picture's text alternative
     d = browser
     without_animations(d, server)
-    d.get(f"{server}/?seed=5")
-    wait_for(d, ("idle",))
-    until(lambda: bool(d.find_elements(By.CSS_SELECTOR, "#difficulty option")))
+    open_ready(d, f"{server}/?seed=5")
     Select(d.find_element(By.ID, "difficulty")).select_by_value("greedy")
     for option in ("napola", "re_bello"):  # (their rows in the score too)
         d.execute_script(f"document.querySelector('#house-rules input[data-option=\"{option}\"]').click()")
