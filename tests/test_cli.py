@@ -121,6 +121,13 @@ def test_deal_prints_round_tripping_formats():
     lines = out.stdout.splitlines()
     s = scopa.State.from_json(json.loads(lines[-2]))
     assert s == scopa.State.from_string(lines[-1]) == scopa.State.deal("scopone", seed=9, dealer=2)
+    # its first line names the game as solve's and play's headers do (a teacher's audit and a
+    # review: "scopone_scientifico, seat 1 to move" where solve said "Scopone scientifico")
+    assert lines[0] == "Scopone, seat 3 to move", lines[0]
+    out = run("deal", "--game", "scopone_scientifico", "--option", "napola=true", "--seed", "9")
+    said = "Scopone scientifico with napola=true, seat 1 to move\n  hand 0: "
+    assert out.stdout.startswith(said), out.stdout
+    assert out.stdout.splitlines()[-1].startswith("scopone_scientifico;napola=true ")
 
 
 def test_a_bad_table_size_names_its_unit_and_range():
