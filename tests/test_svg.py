@@ -476,7 +476,12 @@ def test_the_label_says_the_last_play():
         )
     s = s.play("As").play("7dx3c4s")
     label = ET.fromstring(svg.position(s.view(0), deck="italian")).get("aria-label", "")
-    assert "; last play seat 0 7 of denari taking 3 of coppe, 4 of spade;" in label
+    # (a card's name all in its deck's language, as the browser app's: "7 of denari" was mixed)
+    assert "; last play seat 0 7 di denari taking 3 di coppe, 4 di spade;" in label
+    label = ET.fromstring(svg.position(s.view(0), deck="spanish")).get("aria-label", "")
+    assert "; last play seat 0 7 de oros taking 3 de copas, 4 de espadas;" in label
+    italian = svg.position(scopa.State.from_string("scopa AdKc/2cAs 3c4s - -/- 0/0 0 - 1"), deck="italian")
+    assert "<title>asso di denari (Ad)</title>" in italian and "<title>re di coppe (Kc)</title>" in italian
     label = ET.fromstring(svg.position(scopa.State.deal("scopa", seed=1))).get("aria-label", "")
     assert "last play" not in label
 

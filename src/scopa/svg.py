@@ -156,10 +156,16 @@ def _face(c: Card, deck: str) -> str:
     return "".join(parts)
 
 
+#: The ace and the "of" of a card's name, in its deck's language (the browser app's names too)
+_ACES = {"french": "ace", "italian": "asso", "spanish": "as"}
+_OF = {"french": "of", "italian": "di", "spanish": "de"}
+
+
 def _label(c: Card, deck: str) -> str:
-    # (court cards in lower case, as the ace and the app's names: "Queen of hearts" was alone)
-    value = {"A": "ace"}.get(c.rank) or _COURTS[deck].get(c.rank, c.rank).lower()
-    return f"{value} of {_SUIT_NAMES[deck][c.suit]}"
+    # (court cards in lower case, as the ace and the app's names: "Queen of hearts" was alone; a
+    # name all in its deck's language, "fante di coppe", as the app's: "fante of coppe" was mixed)
+    value = _ACES[deck] if c.rank == "A" else _COURTS[deck].get(c.rank, c.rank).lower()
+    return f"{value} {_OF[deck]} {_SUIT_NAMES[deck][c.suit]}"
 
 
 def _card_g(c: Card, deck: str, x: float, y: float, scale: float, extra: str = "") -> str:
