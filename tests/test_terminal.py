@@ -879,3 +879,24 @@ def test_the_review_offered_after_a_match_writes_moves_as_the_game_shows_them():
             assert re.fullmatch(rf"hand 1, play \d+: \w[\w ]* {move}\?\??? \(best {move}, loses .*", line), (
                 line
             )
+
+
+def test_a_long_line_of_cards_wraps_under_its_first_card():
+    # a teacher's audit: "Not seen yet:" and "Played this hand:" wrapped to the first column in a
+    # narrow terminal; each line of cards goes on under its first card, no line ending in spaces
+    from rich.console import Console
+
+    from scopa.terminal import Game
+
+    deal = scopa.State.deal("scopa", seed=2)
+    s = deal.play(deal.legal_moves()[0])
+    narrow = Console(record=True, width=40)
+    game = Game(match=scopa.Match("scopa", seed=1), human=1, players={}, console=narrow)
+    game.show_played(s)
+    lines = game.console.export_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("Not seen yet: "))
+    rest = lines[first + 1 :]
+    assert len(rest) >= 2 and all(line.startswith(" " * len("Not seen yet: ")) for line in rest), lines
+    assert all(len(line) <= 40 and line == line.rstrip() for line in lines), lines
+    shown = " ".join(line.strip() for line in lines[first:]).removeprefix("Not seen yet: ").split()
+    assert len(shown) == len(s.view(1).unseen)

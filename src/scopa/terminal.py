@@ -260,6 +260,11 @@ class Game:
             line.append_text(p if isinstance(p, Text) else Text(p))
         self.console.print(line)
 
+    def say_cards(self, label: str, cards: Text) -> None:
+        """A line of cards after its label, wrapped under its first card (a teacher's audit: the
+        40 cards of "Not seen yet" wrapped to the first column)."""
+        print_wrapped(self.console, cards, label)
+
     # ------------------------------------------------------------------ drawing
 
     def show_deal(self, state: State) -> None:
@@ -276,14 +281,14 @@ class Game:
             self.say(f"{dealer} dealt; {n} card{'s' if n != 1 else ''} played so far in this hand.")
             return
         self.say(f"{dealer} deal{'s' if state.dealer != self.human else ''}.")
-        self.say("Table: ", cards_text(state.table, self.deck))
+        self.say_cards("Table: ", cards_text(state.table, self.deck))
 
     def show_turn(self, state: State) -> list[Move]:
         for seat in range(self.rules.players):
             if seat != self.human:
                 n = len(state.hands[seat])
                 self.say(f"  {self.name(seat)}: {count(n, 'card')} in hand")
-        self.say("  table: ", cards_text(state.table, self.deck))
+        self.say_cards("  table: ", cards_text(state.table, self.deck))
         if state.stock:
             self.say(f"  stock: {count(len(state.stock), 'card')}")
         mine = self.human & 1
@@ -291,7 +296,7 @@ class Game:
             pile = "your pile" if self.is_you(team) else f"{self.team_name(team)}'s pile"
             taken = f"{count(len(state.captured[team]), 'card')}, {count(state.scope[team], 'scopa')}"
             self.say(f"  {pile}: {taken}")
-        self.say("  your hand: ", cards_text(state.hands[self.human], self.deck))
+        self.say_cards("  your hand: ", cards_text(state.hands[self.human], self.deck))
         legal = state.legal_moves()
         for i, m in enumerate(legal, 1):
             shown = move_text(m, self.deck)
@@ -362,10 +367,10 @@ class Game:
         )
         unseen = state.view(self.human).unseen  # (the cards taken from the table were seen too)
         taken = CardSet._from_mask((state.captured[0].mask | state.captured[1].mask) & ~played.mask)
-        self.say("Played this hand: ", cards_text(played, self.deck))
+        self.say_cards("Played this hand: ", cards_text(played, self.deck))
         if taken:  # (they were in neither list)
-            self.say("Taken from the table: ", cards_text(taken, self.deck))
-        self.say("Not seen yet: ", cards_text(unseen, self.deck))
+            self.say_cards("Taken from the table: ", cards_text(taken, self.deck))
+        self.say_cards("Not seen yet: ", cards_text(unseen, self.deck))
 
     # ------------------------------------------------------------------ the loop
 
