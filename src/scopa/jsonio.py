@@ -47,6 +47,7 @@ __all__ = [
     "is_utf8",
     "loads",
     "short",
+    "utf8_text",
 ]
 
 MAX_DEPTH = 32
@@ -174,6 +175,23 @@ def loads(text: str | bytes | bytearray, max_chars: int = MAX_CHARS) -> Any:
     if _SURROGATE_ESCAPE.search(text) or not (text.isascii() or is_utf8(text)):
         _check_strings(obj)  # (else no string can hold one: no surrogate in the text, nor its escape)
     return obj
+
+
+def utf8_text(data: bytes | bytearray | memoryview, what: str, error: type[ScopaError]) -> str:
+    """The text of the UTF-8 bytes ``data``; else ``error`` ("bad {what} ...: not UTF-8 text")
+    saying where they fail. The reading of a position's or rules' bytes given for their text.
+
+    >>> utf8_text(b"scopa", "rules", OptionError)
+    'scopa'
+    >>> utf8_text(b"\\xffscopa", "rules", OptionError)
+    Traceback (most recent call last):
+    ...
+    scopa.errors.OptionError: bad rules b'\\xffscopa': not UTF-8 text (invalid start byte at byte 0)
+    """
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"bad {what} {show(data)}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 def decoded(

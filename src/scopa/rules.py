@@ -287,7 +287,8 @@ class Rules:
         """
         if isinstance(rules, Rules):
             return rules
-        rules = _text(rules)
+        if isinstance(rules, (bytes, bytearray, memoryview)):  # (as State.of reads a position's)
+            rules = jsonio.utf8_text(rules, "rules", RulesError)
         if isinstance(rules, str) and ";" in rules and rules.lstrip()[:1] not in ("{", '"'):
             return cls.parse(rules)
         return cls.from_json(rules)
@@ -334,18 +335,6 @@ class Rules:
                 raise RulesError(f"rules object {show(obj)}: give the game as 'preset', not 'game'")
             return cls.preset(name, **opts)
         raise RulesError(f"bad rules {show(obj)}: expected a preset name or an object with 'preset'")
-
-
-def _text(obj: object) -> object:
-    """``obj``, or the text of UTF-8 bytes (else :class:`RulesError`)."""
-    if not isinstance(obj, (bytes, bytearray, memoryview)):
-        return obj
-    try:
-        return bytes(obj).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RulesError(
-            f"bad rules {show(obj)}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-        ) from None
 
 
 #: The rule options, in the order of the fields (the game is the preset, not an option).

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import scopa_core as core
+from scopa import jsonio
 from scopa.card import DECK, Card, CardLike, CardSet, card_indices, cards_mask
 from scopa.errors import (
     AmbiguousMoveError,
@@ -567,12 +568,7 @@ class State:
         if isinstance(position, State):
             return position
         if isinstance(position, (bytes, bytearray)):
-            try:
-                position = bytes(position).decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise PositionError(
-                    f"bad position {show(position)}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-                ) from None
+            position = jsonio.utf8_text(position, "position", PositionError)
         if isinstance(position, str):
             if position.lstrip().startswith("{"):
                 return cls.from_json(position)
