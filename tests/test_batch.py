@@ -1161,6 +1161,20 @@ def test_bad_limits_and_settings_raise_at_the_call(tmp_path):
     assert not out.exists()
 
 
+def test_an_id_given_twice_ends_the_run():
+    # two results of one id could not be told apart: refused as `scopa batch` refuses the line
+    with pytest.raises(BatchError, match=r"bad items: id .a. is given twice \(item 2\): expected each id"):
+        list(solve_many([("a", EASY), ("b", EASY), ("a", EASY)], workers=1))
+    # an index is an id too: the second item's index 1 is the first item's own id
+    with pytest.raises(BatchError, match=r"id 1 is given twice \(item 1\)"):
+        list(analyze_many([(1, EASY), EASY], workers=1))
+    with pytest.raises(BatchError, match="id 'g' is given twice"):
+        list(review_many([("g", EASY), ("g", EASY)], time_limit=0.1, workers=1))
+    # ids of other types are other ids (True is not 1), and an unhashable id is let through
+    got = list(solve_many([(1, EASY), (True, EASY), (1.5, EASY), ([1], EASY)], workers=1))
+    assert sorted(map(repr, (r["id"] for r in got))) == ["1", "1.5", "True", "[1]"]
+
+
 def test_file_errors_are_one_line_errors(tmp_path, capsys, monkeypatch):
     from scopa.__main__ import main
 

@@ -1151,11 +1151,25 @@ def _check_regular_file(path: str | os.PathLike[str]) -> None:
 
 
 def _items(items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
+    """Each item's (id, item): a pair's own id, else the item's index. An id given twice (a
+    pair's, or a pair's and an index) raises BatchError as the run reads it, as ``scopa batch``
+    refuses the line: the two results could not be told apart."""
+    seen: set[Any] = set()
     for i, item in enumerate(items):
-        if isinstance(item, tuple) and len(item) == 2:
-            yield item
-        else:
-            yield i, item
+        item_id, job = item if isinstance(item, tuple) and len(item) == 2 else (i, item)
+        try:
+            key = (type(item_id), item_id)  # (True is not 1, nor 1.0: their results differ)
+            repeated = key in seen
+        except TypeError:  # (an id that cannot be hashed is the caller's to tell apart)
+            yield item_id, job
+            continue
+        if repeated:
+            raise BatchError(
+                f"bad items: id {show(item_id)} is given twice (item {i}): expected each id once,"
+                " so that each result tells its item"
+            )
+        seen.add(key)
+        yield item_id, job
 
 
 def _check_limits(time_limit: Any, node_limit: Any) -> None:
@@ -1200,8 +1214,9 @@ def solve_many(
     the id and :meth:`SolveResult.to_json <scopa.solver.SolveResult.to_json>`'s fields, ``{"id",
     "value", "exact", "lower", "upper", "estimate", "depth", "best", "pv", "nodes", "seconds"}``
     as each finishes (``{"id", "error"}`` for a bad position). Bad limits or settings raise
-    (LimitError, BatchError) at the call, before any job runs; see :func:`map_chunks` for how
-    the run meets errors, Ctrl-C and dying workers.
+    (LimitError, BatchError) at the call, before any job runs; an id given twice (a pair's, or
+    a pair's and a position's index) ends the run with a BatchError as it is read. See
+    :func:`map_chunks` for how the run meets errors, Ctrl-C and dying workers.
 
     >>> results = list(solve_many(["scopa 7d/Kc 3c4s - -/- 0/0 0 - -", "scopa 7d/Kc"], workers=1))
     >>> results[0]["id"], results[0]["value"], results[0]["pv"]
