@@ -500,6 +500,11 @@ def test_bad_event_and_hand_score_json_is_refused_naming_the_field():
         ("bad primiera_totals [85, None]", edited(primiera={"points": [1, 0], "totals": [85, None]})),
         ("its count and its points differ", edited(scope={"points": [1, 0], "count": [2, 0]})),
         ("bad napola [2, 0]", edited(napola={"points": [2, 0]})),
+        # null is no category: left out, a rule's category scores nothing; null is refused as
+        # every other category's is (it was read as left out: the open list)
+        ("bad napola None: expected an object with the keys 'points', or napola left", edited(napola=None)),
+        ("bad re_bello None", edited(re_bello=None)),
+        ("bad carte None: expected an object with the keys 'points', 'cards'", edited(carte=None)),
         ("bad points [5, 0]: the categories sum to [4, 0]", dict(js, points=[5, 0])),
         ("expected the keys 'points' and 'categories', not 'extra'", dict(js, extra=1)),
     ]

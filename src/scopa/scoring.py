@@ -158,9 +158,10 @@ class HandScore:
     @classmethod
     def from_json(cls, obj: Any) -> HandScore:
         """Inverse of :meth:`to_json`: a category it leaves out (``re_bello``, ``napola`` under
-        rules without them) scores nothing. Raises :class:`PositionError` naming the bad field:
-        an unknown or missing one, a figure out of its range, ``points`` that are not the sum of
-        the categories. The object may be given decoded, as JSON text or as its UTF-8 bytes.
+        rules without them) scores nothing; given as ``null`` it is refused, as any category is.
+        Raises :class:`PositionError` naming the bad field: an unknown or missing one, a figure
+        out of its range, ``points`` that are not the sum of the categories. The object may be
+        given decoded, as JSON text or as its UTF-8 bytes.
 
         >>> s = HandScore.from_piles(Rules.preset("scopa"), ["7d", "7c", "7s", "6b"], ["Ad"], scope=(1, 0))
         >>> HandScore.from_json(s.to_json(Rules.preset("scopa"))) == s
@@ -188,12 +189,14 @@ class HandScore:
         fields: dict[str, Any] = {}
         for cat in CATEGORIES:
             keys = _JSON_KEYS[cat]
-            entry = cats.get(cat)
-            if entry is None and cat in _OPTIONAL:
+            if cat not in cats and cat in _OPTIONAL:
                 fields[cat] = (0, 0)
                 continue
+            entry = cats.get(cat)  # (null is no category: a rule's left out, not written null)
             if not isinstance(entry, Mapping) or set(entry) != {"points", *keys.values()}:
                 want = ", ".join(repr(k) for k in ("points", *keys.values()))
+                if cat in _OPTIONAL:
+                    want += f", or {cat} left out under rules without it"
                 raise PositionError(f"bad {cat} {show(entry)}: expected an object with the keys {want}")
             fields[cat] = entry["points"]
             for field_name, key in keys.items():
