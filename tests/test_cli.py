@@ -125,7 +125,7 @@ def test_deal_prints_round_tripping_formats():
     # review: "scopone_scientifico, seat 1 to move" where solve said "Scopone scientifico")
     assert lines[0] == "Scopone, seat 3 to move", lines[0]
     out = run("deal", "--game", "scopone_scientifico", "--option", "napola=true", "--seed", "9")
-    said = "Scopone scientifico with napola=true, seat 1 to move\n  hand 0: "
+    said = "Scopone scientifico with napola=true, seat 1 to move\n  seat 0: "
     assert out.stdout.startswith(said), out.stdout
     assert out.stdout.splitlines()[-1].startswith("scopone_scientifico;napola=true ")
 

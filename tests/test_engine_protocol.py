@@ -1566,7 +1566,7 @@ def test_the_schema_bounds_positions_views_and_matches_as_the_engine_reads_them(
         (
             "view",
             {**dealt_view, "hands": [dealt_view["hands"][0], -1, 3, 3]},
-            "hand 1 must be a number of cards",
+            "seat 1's hand must be a number of cards",
         ),
         (
             "view",

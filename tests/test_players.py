@@ -410,7 +410,15 @@ def test_pimc_sample_values_checks_its_position():
         "expected (hands": (hands, table),
         "card masks": ((hands[0], "x"), table, stock, captured, scope, turn, last),
         "not a position of scopa": four.masks,
-        "hand 0 holds 10 cards: at most 3 in scopa": ((1023, 1023 << 10), 0, (), (0, 0), (0, 0), 0, -1),
+        "seat 0's hand holds 10 cards: at most 3 in scopa": (
+            (1023, 1023 << 10),
+            0,
+            (),
+            (0, 0),
+            (0, 0),
+            0,
+            -1,
+        ),
     }
     for why, pos in bad.items():
         with pytest.raises(scopa.errors.PositionError, match=r"position tuple|impossible position") as err:

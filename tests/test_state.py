@@ -203,8 +203,8 @@ def test_str_of_a_state_shows_the_hands_table_stock_and_each_teams_pile():
     s = State.deal("scopa", seed=1).play("3dx3c")
     assert str(s) == (
         "scopa, seat 0 to move\n"
-        "  hand 0: Qc 7s Qs\n"
-        "  hand 1: 2c 7c\n"
+        "  seat 0: Qc 7s Qs\n"
+        "  seat 1: 2c 7c\n"
         "  table: 5s Ks 6b\n"
         "  stock: 30 cards\n"
         "  team 0: 0 cards, 0 scope\n"
@@ -308,7 +308,11 @@ def test_teams_of_four():
 @pytest.mark.parametrize(
     "fields, error, message",
     [
-        ({"hands": [["7d"], ["7d"]]}, scopa.CardError, "duplicate card '7d': in hand 0 and in hand 1"),
+        (
+            {"hands": [["7d"], ["7d"]]},
+            scopa.CardError,
+            "duplicate card '7d': in seat 0's hand and in seat 1's hand",
+        ),
         ({"hands": [["7d"], ["Zz"]]}, scopa.CardError, "unknown card 'Zz'"),
         ({"hands": [["7d"]]}, scopa.PositionError, "expected 2 hands"),
         ({"hands": [["7d", "Kc"], ["Ad", "2d", "3d"]]}, scopa.PositionError, "cannot occur"),
@@ -412,7 +416,7 @@ def test_from_cards_refuses_a_stock_or_piles_of_the_wrong_type():
 def test_an_empty_card_field_is_refused():
     # docs/notation.md: an empty list is written -
     for text, what in (
-        ("scopa 7d/ 3c4s - -/- 0/0 0 - -", "hand 1"),
+        ("scopa 7d/ 3c4s - -/- 0/0 0 - -", "seat 1's hand"),
         ("scopa 7d/Kc 3c4s - / 0/0 0 - -", "team 0's pile"),
     ):
         with pytest.raises(

@@ -289,7 +289,7 @@ def _solve(args: argparse.Namespace, console: Console) -> int:
     deck = suits_shown(console.encoding)
     # (each line wrapped under its first card, not at the first column: a teacher's audit)
     for seat, hand in enumerate(state.hands):
-        print_wrapped(console, cards_text(hand, deck), f"  hand {seat}: ")
+        print_wrapped(console, cards_text(hand, deck), f"  seat {seat}: ")
     print_wrapped(console, cards_text(state.table, deck), "  table:  ")
     # (what the value rests on besides: a teacher's audit read "Value: -4" over two hands and a
     # table, the stock, the piles and the scope unsaid)

@@ -119,7 +119,7 @@ def state_from_json(obj: str | bytes | Mapping[str, Any]) -> State:
     >>> state_from_json('{"rules": "scopa", "hands": [["7d"], ["7d"]], "turn": 0}')
     Traceback (most recent call last):
     ...
-    scopa.errors.CardError: duplicate card '7d': in hand 0 and in hand 1
+    scopa.errors.CardError: duplicate card '7d': in seat 0's hand and in seat 1's hand
     """
     obj = jsonio.decoded(obj, "position", PositionError, 1 << 20)
     if not isinstance(obj, Mapping):
@@ -280,7 +280,7 @@ def state_from_string(text: str) -> State:
             )
         return State.from_cards(
             rules,
-            [_split_cards(h, f"hand {i}") for i, h in enumerate(hands_t.split("/"))],
+            [_split_cards(h, f"seat {i}'s hand") for i, h in enumerate(hands_t.split("/"))],
             turn=_int_field(turn_t, "turn", False),  # type: ignore[arg-type]
             table=_split_cards(table_t, "table"),
             stock=_split_cards(stock_t, "stock"),
@@ -425,20 +425,22 @@ def view_from_json(obj: object) -> PlayerView:
     for seat, h in enumerate(hands):
         if seat == me and not isinstance(h, list):
             what = "the seat to move" if me == turn else "the viewer"
-            raise PositionError(f"hand {seat} ({what}) must be a list of cards, got {_short(h)}")
+            raise PositionError(f"seat {seat}'s hand ({what}) must be a list of cards, got {_short(h)}")
         if seat != me and (not isinstance(h, int) or isinstance(h, bool) or not 0 <= h <= 10):
             whose = (
                 f" (the viewer is seat {me}: only its own hand is a list of cards)"
                 if isinstance(h, list)
                 else ""
             )
-            raise PositionError(f"hand {seat} must be a number of cards in 0..10, got {_short(h)}{whose}")
+            raise PositionError(
+                f"seat {seat}'s hand must be a number of cards in 0..10, got {_short(h)}{whose}"
+            )
     stock = plain_int(d.get("stock", 0))
     if not isinstance(stock, int) or isinstance(stock, bool) or not 0 <= stock <= 40:
         raise PositionError(f"'stock' in a view must be its number of cards in 0..40, got {show(stock)}")
     # Validate everything else through a full position with stand-in hidden cards.
     own = hands[me]
-    known = cards_mask(own, f"hand {me}")
+    known = cards_mask(own, f"seat {me}'s hand")
     table = d.get("table") or []
     if not isinstance(table, list):
         raise PositionError(f"field 'table' must be a list, got {show(table)}")

@@ -219,7 +219,7 @@ class State:
             seen |= mask
             return mask
 
-        hand_masks = tuple(take(h, f"hand {i}") for i, h in enumerate(hands))
+        hand_masks = tuple(take(h, f"seat {i}'s hand") for i, h in enumerate(hands))
         table_mask = take(table, "the table")
         try:
             stock_list = None if isinstance(stock, (str, bytes)) else list(stock)
@@ -606,7 +606,7 @@ class State:
         # audit read "scopa" over a deal of scopa with napola)
         lines = [f"{self._rules.hand_rules()}, seat {self._turn} to move"]
         for i, h in enumerate(self.hands):
-            lines.append(f"  hand {i}: {h or '-'}")
+            lines.append(f"  seat {i}: {h or '-'}")
         lines.append(f"  table: {self.table or '-'}")
         if self._stock:
             lines.append(f"  stock: {count(len(self._stock), 'card')}")
@@ -643,7 +643,7 @@ def _check_position(rules: Rules, pos: tuple[Any, ...], dealer: int | None) -> N
     sizes = [core.popcount(h) for h in hands]
     for seat, k in enumerate(sizes):
         if k > hs:
-            raise PositionError(f"hand {seat} holds {k} cards: at most {hs} in {rules.game}")
+            raise PositionError(f"seat {seat}'s hand holds {k} cards: at most {hs} in {rules.game}")
     block = n * hs
     if stock and not rules.stock_size:
         raise PositionError(
