@@ -393,6 +393,9 @@ def test_a_script_without_its_main_guard_is_told_so(tmp_path):
     last = next(x for x in done.stderr.splitlines() if x.startswith("scopa.batch.BatchError: "))
     assert last.startswith("scopa.batch.BatchError: the local worker processes died as they started")
     assert f"the script {str(script)!r} again" in last and "its line 6 starts this run" in last
+    # the workers end quietly: the run's error is the one traceback (each worker printed
+    # multiprocessing's RuntimeError, some 40 lines, above it: the open list)
+    assert done.stderr.count("Traceback") == 1 and "RuntimeError" not in done.stderr, done.stderr
     # the same script guarded runs; so does one whose run is a function called under the guard
     script.write_text(body + 'if __name__ == "__main__":\n    print(run())\n')
     done = _guarded([sys.executable, str(script)])

@@ -324,6 +324,16 @@ def _ctrl_c_held(held: bool) -> Iterator[None]:
                 previous(*came[0])
 
 
+def _end_a_worker_importing_main() -> None:
+    """End this process quietly (status 1) if it is a worker process still importing the
+    script, before its first job: a script that starts a run outside ``if __name__ ==
+    "__main__":`` starts it again there, which multiprocessing refuses with a traceback each
+    worker printed above the run's own BatchError, in the script's process, that says why and
+    what to do (a players' audit; :func:`_check_guard`)."""
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise SystemExit(1)
+
+
 def executor_for(executor: Executor | str | None = None, workers: int | None = None) -> tuple[Executor, bool]:
     """The executor to run on, and whether this module made it (and must shut it down):
 
@@ -336,6 +346,7 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
       :data:`MAX_WORKERS`), each a new interpreter (:data:`START_METHOD`); with
       ``workers=1``, the calling process itself. ``workers`` with an executor is a BatchError.
     """
+    _end_a_worker_importing_main()
     workers = _check_executor(executor, workers)
     if isinstance(executor, Executor):
         return executor, False
