@@ -228,7 +228,34 @@ def test_small_pictures_shrink_their_words():
                     width,
                 )  # (about 0.55 em a letter)
         title = next(root.iter(NS + "text"))
-        assert float(title.get("font-size", "0")) == pytest.approx(13 * min(1.0, size / 48), rel=1e-4)
+        assert float(title.get("font-size", "0")) == pytest.approx(13 * size / 48, rel=1e-4)
+
+
+def test_the_words_scale_with_the_pictures_size():
+    # A teacher's audit (the open list): the words shrank below the default size but stayed
+    # 13 px above it, tiny under cards 200 px wide; every word, its place and the picture now
+    # scale with the size, as the cards do
+    def words(size: float) -> tuple[float, list[tuple[str, float, float, float]]]:
+        text = svg.position(positions()[3], size=size)
+        assert not layout_problems(text)
+        root = ET.fromstring(text)
+        texts = [
+            (t.text or "", float(t.get("font-size", "0")), float(t.get("x", "0")), float(t.get("y", "0")))
+            for t in root.iter(NS + "text")
+            if t.get("font-family", "").startswith("Helvetica") and not (t.text or "").isalnum()
+        ]
+        return float(root.get("width", "0")), texts
+
+    width, small = words(48)
+    assert len(small) >= 7  # (the title, four seats, two piles' lines)
+    for size in (96, 200, 2000):
+        big_width, big = words(size)
+        k = size / 48
+        assert big_width == pytest.approx(k * width, abs=0.5 * k + 0.5)  # (both rounded to a pixel)
+        assert [t for t, *_ in big] == [t for t, *_ in small]
+        for (t, font, x, y), (_, big_font, big_x, big_y) in zip(small, big, strict=True):
+            assert big_font == pytest.approx(k * font, rel=1e-3), (size, t)
+            assert (big_x, big_y) == (pytest.approx(k * x, abs=0.1 * k), pytest.approx(k * y, abs=0.1 * k))
 
 
 def test_seats_go_round_counter_clockwise():

@@ -263,7 +263,8 @@ def position(
     it is. The picture is as wide for every position (a row of ten cards and a pile beside it);
     the table is drawn in rows of up to ten cards, as many rows as it needs (fewer cards a row
     beside four players' side hands), and the picture grows taller with them: no card, pile or
-    word lies over another or outside the picture, at any size. The picture's ``aria-label``
+    word lies over another or outside the picture, at any size, and its words are sized with its
+    cards (the picture at twice the size is the same picture twice as large). The picture's ``aria-label``
     names every card it shows face up and the last play, and gives the counts of the rest.
     ``size`` is a card's width in pixels (:data:`MIN_SIZE` to :data:`MAX_SIZE`, 8 to 2000). A
     view that cannot occur in play (one built by hand) is a :class:`~scopa.errors.PositionError`.
@@ -298,7 +299,10 @@ def position(
     scale = size / _W
     cw, ch = _W * scale, _H * scale
     gap = cw * 1.08  # from a card to the next in a row
-    fs = min(1.0, size / 48)  # (the words shrink with cards smaller than the default: none overlap)
+    # (the words, margins and marks scale with the cards, as the whole picture does: a teacher's
+    # audit found them shrinking below the default size but not growing above it, 13 px words
+    # under cards 200 px wide)
+    fs = size / 48
     pad = 10 * fs
     width = 15.12 * cw + 24 * fs  # a row of ten cards, and a pile in each corner beside it
     font = 'font-family="Helvetica,Arial,sans-serif" fill="#fff"'
