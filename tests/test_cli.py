@@ -631,6 +631,29 @@ def test_a_file_whose_directory_takes_no_new_file_says_so():
         ), (args, out.stderr)
 
 
+@pytest.mark.skipif(
+    not os.access("/proc/version", os.W_OK),
+    reason="needs a file whose directory takes no new file (/proc, as root)",
+)
+def test_review_refuses_an_annotate_path_it_cannot_save_to_before_reviewing(tmp_path, monkeypatch, capsys):
+    # A teacher's audit (the open list): `review --annotate /proc/version` as root passed the
+    # early check (the bits let root write there) and was refused only after the whole review,
+    # which can take minutes; now before it, with the message the save gives
+    from scopa.__main__ import main
+    from scopa.records import save_json
+
+    def no_review(*args: object, **kwargs: object) -> None:
+        pytest.fail("the review ran before its --annotate path was refused")
+
+    monkeypatch.setattr(sys.modules["scopa.review"], "review", no_review)
+    record = saved_match(tmp_path / "m.json")
+    for path in ("/proc/version", "/proc/nowhere.json"):
+        with pytest.raises(scopa.OptionError) as late:
+            save_json(path, {})
+        assert main(["review", str(record), "--annotate", path]) == 2
+        assert capsys.readouterr().err == f"scopa: error: {late.value}\n"
+
+
 def test_a_size_is_named_as_it_was_typed():
     # an audit: `svg --size 7` said "bad size 7.0"
     for typed, said in (

@@ -34,6 +34,7 @@ __all__ = [
     "IS_A_DIRECTORY",
     "OutputError",
     "TooLarge",
+    "check_atomic",
     "failure_reason",
     "read_limited",
     "read_lines",
@@ -85,17 +86,63 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     replaced either (PermissionError), as a shell's redirection would not write it. ``path`` is
     a path: a file descriptor (an int, a bool) is a TypeError, not written into and closed."""
     path = os.fspath(path)  # (a TypeError for an int: os.stat and open would take it as a descriptor)
-    try:
-        mode: int | None = os.stat(path).st_mode  # (through links: /dev/stdout is a pipe's)
-    except FileNotFoundError:
-        mode = None
-    if mode is not None and stat.S_ISREG(mode) and not os.access(path, os.W_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+    mode = _mode(path)
     if mode is not None and not stat.S_ISREG(mode):
         with open(path, "wb") as f:
             f.write(data)
         return
-    target = os.path.realpath(os.fspath(path))  # (the file a link names: the link stays)
+    fd, tmp, target = _temporary(path, mode)
+    try:
+        with open(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            if mode is not None:  # (the umask may have taken bits the file had)
+                os.fchmod(f.fileno(), stat.S_IMODE(mode))
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def check_atomic(path: str | os.PathLike[str]) -> None:
+    """Raise the OSError :func:`write_atomic` would raise for ``path`` before it writes a byte
+    (a file this process may not write; a directory that takes no new file, ``/proc`` as root,
+    which the permission bits do not tell) by making its temporary file and removing it: for a
+    command that checks where it will write before a long run. What is not a regular file (a
+    device, a pipe: written into as it is) is not tried.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> check_atomic(os.path.join(d, "game.json")), os.listdir(d)
+    (None, [])
+    """
+    path = os.fspath(path)
+    mode = _mode(path)
+    if mode is None or stat.S_ISREG(mode):
+        fd, tmp, _ = _temporary(path, mode)
+        os.close(fd)
+        os.unlink(tmp)
+
+
+def _mode(path: str) -> int | None:
+    """``path``'s mode through links (``/dev/stdout`` is a pipe's), None for no file; a
+    PermissionError for a regular file this process may not write (not replaced, as a shell's
+    redirection would not write it)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(mode) and not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+    return mode
+
+
+def _temporary(path: str, mode: int | None) -> tuple[int, str, str]:
+    """A new temporary file beside the file ``path`` names (a link's: the link stays), no wider
+    than ``mode``, the replaced file's: its descriptor, its name and the file it is to replace."""
+    target = os.path.realpath(path)  # (the file a link names: the link stays)
     folder, name = os.path.split(target)
     short = os.fsencode(name)[:100].decode("utf-8", "ignore")  # (room for the suffix in 255 bytes)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
@@ -120,18 +167,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
             raise OSError(exc.errno, why, path) from None
     else:  # (a hundred random names all taken)
         raise FileExistsError(f"no free temporary name next to {target!r}")
-    try:
-        with open(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            if mode is not None:  # (the umask may have taken bits the file had)
-                os.fchmod(f.fileno(), stat.S_IMODE(mode))
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    return fd, tmp, target
 
 
 def read_limited(path: str | os.PathLike[str] | IO[bytes], limit: int) -> bytes:

@@ -53,7 +53,7 @@ from scopa.errors import (
     show,
     unknown_keys,
 )
-from scopa.files import IS_A_DIRECTORY, TooLarge, failure_reason, read_limited, write_atomic
+from scopa.files import IS_A_DIRECTORY, TooLarge, check_atomic, failure_reason, read_limited, write_atomic
 from scopa.move import Move
 from scopa.rules import Rules
 from scopa.state import State
@@ -787,7 +787,9 @@ def save_json(
 def check_writable(path: str | os.PathLike[str], what: str = "the record") -> None:
     """Raise :class:`OptionError` now if a record (or ``what`` else is named) could not be saved to
     ``path`` later (an empty name, its directory missing or not writable, or ``path`` a
-    directory): for the command line, which saves after a hand or a long review."""
+    directory; a directory that takes no new file, as ``/proc`` as root, tried by making the
+    save's temporary file there and removing it): for the command line, which saves after a
+    hand or a long review."""
     try:
         p = Path(path)
         where = p.parent if str(p.parent) else Path(".")
@@ -807,6 +809,10 @@ def check_writable(path: str | os.PathLike[str], what: str = "the record") -> No
             reason = "it is not writable"  # (as write_atomic would refuse it)
         elif not os.access(real, os.W_OK):
             reason = f"the directory {where} is not writable"
+        else:  # (what the bits do not tell, /proc as root: said as the save would say it)
+            check_atomic(path)
+    except OSError as exc:
+        reason = failure_reason(exc)
     except (TypeError, ValueError) as exc:
         reason = str(exc)
     if reason is not None:
