@@ -654,6 +654,27 @@ def test_review_refuses_an_annotate_path_it_cannot_save_to_before_reviewing(tmp_
         assert capsys.readouterr().err == f"scopa: error: {late.value}\n"
 
 
+def test_review_says_why_its_time_takes_no_0_and_what_to_give(tmp_path, capsys):
+    # A teacher's audit (the open list): `solve --time 0` is no limit, `review --time 0` was
+    # refused without a word why; scopa.review has no unlimited budget a play (its None is the
+    # default, as batch review's --time 0), so the refusal and the help say so, and what to give
+    from scopa.__main__ import main
+
+    record = saved_match(tmp_path / "m.json")
+    with pytest.raises(SystemExit) as stop:
+        main(["review", str(record), "--time", "0"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.endswith(
+        "argument --time: bad seconds '0': expected seconds a play in (0, 3600] (a review's budget has"
+        " no 0 for no limit, as solve's has: for the deepest review give the most, 3600)\n"
+    ), err
+    with pytest.raises(SystemExit):
+        main(["review", "--help"])
+    assert "no 0 for no limit, as solve's has" in " ".join(capsys.readouterr().out.split())
+    assert main(["review", str(record), "--time", "3600", "--json"]) == 0  # (the most, taken)
+    capsys.readouterr()
+
+
 def test_a_size_is_named_as_it_was_typed():
     # an audit: `svg --size 7` said "bad size 7.0"
     for typed, said in (

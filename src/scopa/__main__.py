@@ -846,12 +846,25 @@ def _request_timeout(text: str) -> float:
     return value
 
 
+#: Why a review's --time takes no 0 (a teacher's audit: solve's --time 0 is no limit, review
+#: refused 0 without saying why): scopa.review has no unlimited budget a play to give it (its
+#: None is the default budget, as batch review's --time 0), and 3600 s a play lets every
+#: play's searches finish in the positions measured (the slowest, Scopone 24 plays from the
+#: end, about 30 s); said by the help and by the refusal of 0
+_NO_UNLIMITED_REVIEW = (
+    "a review's budget has no 0 for no limit, as solve's has: for the deepest review give the most,"
+    f" {MAX_TIME_PER_PLAY:g}"
+)
+
+
 def _per_play(text: str) -> float:
-    """An argparse type: a review's seconds a play, in (0, 3600] (one message for any bad text)."""
+    """An argparse type: a review's seconds a play, in (0, 3600] (one message for any bad text;
+    for 0, solve's "no limit", why a review has none)."""
     value = _float(text)
     if not 0 < value <= MAX_TIME_PER_PLAY:
+        why = f" ({_NO_UNLIMITED_REVIEW})" if value == 0 else ""
         raise argparse.ArgumentTypeError(
-            f"bad seconds {text!r}: expected seconds a play in (0, {MAX_TIME_PER_PLAY:g}]"
+            f"bad seconds {text!r}: expected seconds a play in (0, {MAX_TIME_PER_PLAY:g}]{why}"
         )
     return value
 
@@ -1084,7 +1097,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rev.add_argument("file", help="a record (JSON): a match or a single hand; - reads standard input")
     rev.add_argument(
-        "--time", type=_per_play, default=0.2, metavar="SECONDS", help="budget per play (default 0.2)"
+        "--time",
+        type=_per_play,
+        default=DEFAULT_TIME,
+        metavar="SECONDS",
+        help=f"budget per play, seconds in (0, {MAX_TIME_PER_PLAY:g}] (default {DEFAULT_TIME:g};"
+        f" {_NO_UNLIMITED_REVIEW})",
     )
     rev.add_argument("--json", action="store_true", help="print the review as JSON")
     rev.add_argument("--annotate", metavar="OUT", help="write the record with the review's marks to OUT")
