@@ -1269,6 +1269,23 @@ def test_a_position_is_read_on_standard_input_from_a_dash(tmp_path):
     assert board.returncode == 2 and "standard input holds no position: 2 lines" in board.stderr, board.stderr
 
 
+def test_replay_and_its_text_end_with_one_result_line(tmp_path):
+    # A teacher's audit (the open list): replay ended "match 1-3: team 1 wins", its --text (and
+    # MatchRecord.text) "Match 1-3, team 1 wins"; one line now, records.result_line's
+    won = scopa.records.load_record(saved_match(tmp_path / "won.json"))
+    a, b = won.scores
+    assert won.winner is not None and won.text().splitlines()[-1] == f"Match {a}-{b}, team {won.winner} wins"
+    going = scopa.Match(scopa.Rules.preset("scopa"), seed=2)
+    while not going.history:  # (one hand played: the match not won)
+        going.play(going.state.legal_moves()[0])
+    going.record().save(tmp_path / "going.json")
+    c, d = going.scores
+    for name, last in (("won.json", won.text().splitlines()[-1]), ("going.json", f"Match {c}-{d}")):
+        for args in (("replay", str(tmp_path / name)), ("replay", str(tmp_path / name), "--text")):
+            out = run(*args)
+            assert out.returncode == 0 and out.stdout.splitlines()[-1] == last, (args, out.stdout[-200:])
+
+
 def test_replay_names_the_seats_as_its_text_and_review_do(tmp_path):
     # A CLI audit: `scopa replay FILE` said "seat 1:" and "dealer 0" where `--text` and `scopa
     # review` write the record's Player tags

@@ -446,7 +446,7 @@ def _record_json(name: str) -> Any:
 
 def _replay(args: argparse.Namespace, console: Console) -> int:
     from scopa.events import play as play_events
-    from scopa.records import load_record
+    from scopa.records import load_record, result_line
 
     if args.text and (args.at is not None or args.json):
         raise OptionError(
@@ -512,8 +512,7 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
             before = after
         if hand.score is not None:
             console.print(f"score {hand.score[0]}-{hand.score[1]}")
-    a, b = record.scores
-    console.print(f"match {a}-{b}" + (f": team {record.winner} wins" if record.winner is not None else ""))
+    console.print(result_line(record), markup=False)  # (as --text ends)
     return 0
 
 

@@ -1022,10 +1022,23 @@ def _text(record: MatchRecord, only: int | None = None) -> str:
         if hand.score is not None:
             lines.append(f"Score {hand.score[0]}-{hand.score[1]}")
     if record.hands and only is None:  # (one hand's text: the match's score is no part of it)
-        a, b = record.scores
         lines.append("")
-        lines.append(f"Match {a}-{b}" + (f", team {record.winner} wins" if record.winner is not None else ""))
+        lines.append(result_line(record))
     return "\n".join(lines) + "\n"
+
+
+def result_line(record: MatchRecord) -> str:
+    """The match's score, and its winner once it is won: the last line of
+    :meth:`MatchRecord.text` and of ``scopa replay`` (one wording: a teacher's audit read
+    "match 1-0: team 0 wins" in one and "Match 1-0, team 0 wins" in the other).
+
+    >>> from scopa.match import Match
+    >>> m = Match("scopa", seed=1)
+    >>> result_line(m.record())
+    'Match 0-0'
+    """
+    a, b = record.scores
+    return f"Match {a}-{b}" + (f", team {record.winner} wins" if record.winner is not None else "")
 
 
 def _movetext(hand: HandRecord) -> str:
