@@ -1112,6 +1112,26 @@ def test_batch_hands_no_limit_to_its_jobs_unless_asked(tmp_path, monkeypatch):
     assert main(["batch", "solve", src, "-o", out, "--time", "2.5", "--nodes", "9", "--workers", "2"]) == 0
     kwargs = got.pop()[1]
     assert (kwargs["time_limit"], kwargs["node_limit"], kwargs["workers"]) == (2.5, 9, 2)
+    # --jobs is --workers, as the arena names its processes (the open list: one name a command)
+    assert main(["batch", "solve", src, "-o", out, "--jobs", "3"]) == 0
+    assert got.pop()[1]["workers"] == 3
+
+
+def test_the_arena_takes_workers_as_batch_names_them(monkeypatch, capsys):
+    import scopa.arena
+    from scopa.__main__ import main
+
+    got = []
+    real = scopa.arena.arena
+
+    def arena(*a, **kw):
+        got.append(kw["jobs"])
+        return real(*a, **dict(kw, jobs=1))
+
+    monkeypatch.setattr(scopa.arena, "arena", arena)
+    for option in ("--jobs", "--workers"):
+        assert main(["arena", "random", "random", "--deals", "1", option, "2"]) == 0
+    assert got == [2, 2]
 
 
 def test_standard_output_written_whole_is_a_terminal_when_its_descriptor_is_one():

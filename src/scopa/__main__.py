@@ -1122,7 +1122,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=100,
         help="duplicate deals, each played twice (default 100)",
     )
-    ar.add_argument("--jobs", type=_count(MAX_JOBS), default=1, help="processes (default 1)")
+    ar.add_argument(
+        "--jobs",
+        "--workers",
+        dest="jobs",
+        type=_count(MAX_JOBS),
+        default=1,
+        help="local processes (default 1)",
+    )
     ar.add_argument("--seed", type=_seed, default=0, help="the seed of every deal and player (default 0)")
     ar.add_argument(
         "--json",
@@ -1157,7 +1164,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a Dask scheduler (the dask extra; default: local processes)",
     )
     place.add_argument(
-        "--workers", type=_count(MAX_JOBS), default=None, help="local processes (default: every core)"
+        "--workers",
+        "--jobs",
+        dest="workers",
+        type=_count(MAX_JOBS),
+        default=None,
+        help="local processes (default: every core)",
     )
     bat.add_argument(
         "--time",
