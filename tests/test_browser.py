@@ -2613,7 +2613,7 @@ def test_the_words_of_italian_and_spanish_are_marked_with_their_language(server,
 
 #: The labels of the page that begin with a word of its own, as [what, text]: the other seats',
 #: the piles', the capture choice's, the score's and the review's headings, the review's buttons
-#: and the boards' rows, the levels of the Computer menu (its players are the engine's names)
+#: and the boards' rows, the levels and players of the Computer menu
 LABELS = """
 const out = [];
 const add = (what, sel, text = (e) => e.textContent.trim()) =>
@@ -2627,7 +2627,8 @@ add('show', '#review tr[data-play] button');
 add('show name', '#review tr[data-play] button', (e) => e.getAttribute('aria-label'));
 add('board row', '#review-board .mini', (e) => e.firstChild.textContent);
 add('board group', '#review-board [role=group]', (e) => e.getAttribute('aria-label'));
-add('level', '#difficulty optgroup[label=Levels] option'); // (the players' are the engine's names)
+add('level', '#difficulty optgroup[label=Levels] option');
+add('player', '#difficulty optgroup[label=Players] option'); // (their values the engine's names)
 return out;
 """
 
@@ -2652,7 +2653,7 @@ def test_labels_begin_with_a_capital_letter(server, browser):
     kinds = {what for what, _ in labels}
     assert kinds == {
         "seat", "piles", "capture prompt", "capture", "heading", "show", "show name", "board row",
-        "board group", "level",
+        "board group", "level", "player",
     }, kinds  # fmt: skip
     lower = [(what, text) for what, text in labels if not text[:1].isupper()]
     assert not lower, lower
@@ -2754,4 +2755,44 @@ def test_number_keys_play_a_card_only_from_the_hand_the_table_or_nowhere_in_part
     lines = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")]
     assert any(line.startswith("You: ") for line in lines), lines
     assert not any(line.startswith(("you: ", "the computer: ")) for line in lines), lines
+    assert not console_errors(d)
+
+
+# ------------------------------------------------------------------ an audit's open list: clarity
+
+#: Before the page's scripts: the engine's hello names one more player, one the app does not know
+A_NEW_PLAYER = """
+const Real = window.WebSocket;
+window.WebSocket = class extends Real {
+  set onmessage(f) {
+    super.onmessage = (e) => {
+      const reply = JSON.parse(e.data);
+      if (Array.isArray(reply.players)) reply.players = [...reply.players, "newcomer"];
+      f({ data: JSON.stringify(reply) });
+    };
+  }
+  get onmessage() { return super.onmessage; }
+};
+"""
+
+
+def test_the_computer_menus_players_are_said_in_plain_words(server, browser):
+    # An audit's open list: the Computer menu's Players were the engine's names ("random",
+    # "greedy", "pimc", "ismcts"); each says in words how it plays now, its value still the
+    # engine's name (the protocol's), and a name the app does not know is shown as it is
+    d = browser
+    d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": A_NEW_PLAYER})
+    open_ready(d, server)
+    options = d.execute_script(
+        "return Array.from(document.querySelectorAll('#difficulty optgroup[label=Players] option'),"
+        " o => [o.value, o.textContent])"
+    )
+    assert options == [
+        ["random", "Random: plays any legal card"],
+        ["greedy", "Greedy: a club player's rules, one play ahead"],
+        ["pimc", "PIMC: samples the hidden cards"],
+        ["ismcts", "ISMCTS: searches a tree of plays"],
+        ["newcomer", "newcomer"],
+    ], options
+    assert d.find_element(By.ID, "difficulty").get_attribute("value") == "level4"
     assert not console_errors(d)

@@ -1321,13 +1321,27 @@ function greet() {
   return greeting;
 }
 
+// The Computer menu's players, in words a player reads (docs/players.md says how each plays);
+// the option's value stays the engine's name, and a name the server sends that is not here is
+// shown as it is.
+const PLAYER_TEXTS = {
+  random: "Random: plays any legal card",
+  greedy: "Greedy: a club player's rules, one play ahead",
+  pimc: "PIMC: samples the hidden cards",
+  ismcts: "ISMCTS: searches a tree of plays",
+};
+
+function playerText(name) {
+  return Object.hasOwn(PLAYER_TEXTS, name) ? PLAYER_TEXTS[name] : name;
+}
+
 async function fillPlayers() {
   await engine.connect();
   const hello = engine.hello;
   const select = $("difficulty");
   const groups = [
     ["Levels", hello.levels || [], (n) => `Level ${n.slice(5)}` + ({ level1: " (beginner)", level6: " (strongest)" }[n] || "")],
-    ["Players", hello.players, (n) => n],
+    ["Players", hello.players, playerText],
   ];
   for (const [label, names, text] of groups) {
     if (!names.length) continue;
