@@ -2796,3 +2796,41 @@ def test_the_computer_menus_players_are_said_in_plain_words(server, browser):
     ], options
     assert d.find_element(By.ID, "difficulty").get_attribute("value") == "level4"
     assert not console_errors(d)
+
+
+def test_a_skip_link_takes_the_focus_to_the_game(server, browser):
+    # An audit's open list: no skip link. The page's first Tab stop is "Skip to the game", seen
+    # when focused, and it takes the focus to the main region (past the New match form)
+    d = browser
+    without_animations(d, server)
+    open_ready(d, server)
+    d.execute_script("document.activeElement.blur()")
+    link = d.find_element(By.CSS_SELECTOR, "a[href='#main']")
+    hidden = d.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return r.bottom <= 0 || r.width <= 1", link
+    )
+    assert hidden  # (out of sight until focused)
+    ActionChains(d).send_keys(Keys.TAB).perform()
+    assert d.switch_to.active_element == link and link.text == "Skip to the game"
+    box = d.execute_script(
+        "const r = arguments[0].getBoundingClientRect();"
+        " return [r.top, r.left, r.width, r.height, innerWidth]",
+        link,
+    )
+    top, left, width, height, window = box
+    assert top >= 0 and left >= 0 and left + width <= window and width > 24 and height >= 24, box  # seen
+    link.send_keys(Keys.ENTER)
+    until(lambda: focused(d) == "main", show=lambda: focused(d))
+    assert d.find_element(By.TAG_NAME, "main").get_attribute("tabindex") == "-1"
+    ActionChains(d).send_keys(Keys.TAB).perform()  # (on into the game's controls, past the form)
+    assert d.switch_to.active_element.find_elements(By.XPATH, "ancestor::main")
+    # in a match: there too, and its number keys play your cards from there
+    start(d, server, "scopa", 5)
+    wait_for(d, ("your-turn",))
+    d.execute_script("arguments[0].focus()", d.find_element(By.CSS_SELECTOR, "a[href='#main']"))
+    ActionChains(d).send_keys(Keys.ENTER).perform()
+    until(lambda: focused(d) == "main", show=lambda: focused(d))
+    n = len(hand_cards(d))
+    ActionChains(d).send_keys("1").perform()
+    until(lambda: len(hand_cards(d)) < n or state(d) != "your-turn")
+    assert not console_errors(d)

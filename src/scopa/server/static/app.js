@@ -488,7 +488,7 @@ async function render() {
   // (Undo with nothing left to undo, Next hand), or the focus waited on the status line for your
   // turn: focus your first playable card, else the status line
   const at = document.activeElement;
-  if (!at || at === document.body || at === $("status") || at.disabled || !at.isConnected || at.closest("[hidden]")) {
+  if (!at || nowhereInParticular(at) || at.disabled || !at.isConnected || at.closest("[hidden]")) {
     const first = hand.querySelector("button:not([disabled])");
     (first || $("status")).focus();
   }
@@ -1240,10 +1240,11 @@ function replayStep(delta) {
 
 // ------------------------------------------------------------------ wiring
 
-// Whether the focus is nowhere in particular: on the page itself or the status line (where it
-// rests between turns), so the hand's keys go to the hand.
+// Whether the focus is nowhere in particular: on the page itself, the status line (where it
+// rests between turns) or the main region (where the skip link leaves it), so the hand's keys go
+// to the hand.
 function nowhereInParticular(el) {
-  return el === document.body || el === $("status");
+  return el === document.body || el === $("status") || el === $("main");
 }
 
 function keys(e) {
@@ -1476,6 +1477,12 @@ function main() {
     log("Another tab saved its match in this browser: a reload brings back the match of the tab played last.");
   });
   $("animate").addEventListener("change", keepAnimate);
+  // the skip link: the focus to the main region, past the New match form (the address keeps no
+  // #main, which a reload would scroll to)
+  $("skip").addEventListener("click", (e) => {
+    e.preventDefault();
+    $("main").focus();
+  });
   document.addEventListener("keydown", keys);
   updateDownload();
   start().catch(showError);
