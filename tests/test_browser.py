@@ -2834,3 +2834,35 @@ def test_a_skip_link_takes_the_focus_to_the_game(server, browser):
     ActionChains(d).send_keys("1").perform()
     until(lambda: len(hand_cards(d)) < n or state(d) != "your-turn")
     assert not console_errors(d)
+
+
+def test_the_house_rules_say_what_they_are_and_why_the_aces_sweep_waits(server, browser):
+    # An audit's open list: the House rules' legend ("Options the sources' games play without")
+    # did not say plainly what they are, and the box of an ace's sweep as a scopa, disabled until
+    # an ace takes the whole table, was skipped by Tab without a word of why
+    d = browser
+    open_ready(d, server)
+    d.find_element(By.CSS_SELECTOR, "#house-rules summary").click()
+    until(lambda: d.find_element(By.ID, "house-rules").get_attribute("open") is not None)
+    legend = d.find_element(By.CSS_SELECTOR, "#house-rules legend").text
+    assert legend == "Rule variants for the next match, each off unless ticked", legend
+    sweep = d.find_element(By.CSS_SELECTOR, '#house-rules input[data-option="ace_sweep_is_scopa"]')
+    ace = d.find_element(By.CSS_SELECTOR, '#house-rules input[data-option="ace_takes_all"]')
+
+    def why() -> str:
+        ids = (sweep.get_attribute("aria-describedby") or "").split()
+        notes = [d.find_element(By.ID, i) for i in ids]
+        return " ".join(n.text for n in notes if n.is_displayed())
+
+    assert not sweep.is_enabled()
+    assert why() == "Only when an ace takes the whole table: tick that rule first.", why()
+    ace.click()
+    assert sweep.is_enabled() and why() == ""  # (usable: nothing to say)
+    assert not d.find_elements(By.CSS_SELECTOR, "#house-rules .why:not([hidden])")
+    ace.click()
+    assert not sweep.is_enabled() and why().startswith("Only when an ace takes the whole table")
+    d.set_window_size(320, 800)
+    until(lambda: d.execute_script("return innerWidth") <= 320)
+    width = d.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 320, width  # (the note wraps at phone width)
+    assert not console_errors(d)

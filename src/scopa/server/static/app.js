@@ -65,12 +65,16 @@ function houseBoxes() {
   return [...document.querySelectorAll("#house-rules input[data-option]")];
 }
 
-// (the ace's sweep is a scopa only in a game where the ace takes all: the engine refuses it alone)
+// (the ace's sweep is a scopa only in a game where the ace takes all: the engine refuses it alone;
+// disabled, its box says why under it, in words tied to it: Tab skips a disabled box)
 function syncHouseRules() {
   const sweep = document.querySelector('#house-rules input[data-option="ace_sweep_is_scopa"]');
   const ace = document.querySelector('#house-rules input[data-option="ace_takes_all"]');
   sweep.disabled = !ace.checked;
   if (sweep.disabled) sweep.checked = false;
+  $("ace-sweep-why").hidden = !sweep.disabled;
+  if (sweep.disabled) sweep.setAttribute("aria-describedby", "ace-sweep-why");
+  else sweep.removeAttribute("aria-describedby");
 }
 
 // The rules the menu asks for: the preset's name, or {preset, option: value, ...} with house rules.
