@@ -2866,3 +2866,25 @@ def test_the_house_rules_say_what_they_are_and_why_the_aces_sweep_waits(server, 
     width = d.execute_script("return document.documentElement.scrollWidth")
     assert width <= 320, width  # (the note wraps at phone width)
     assert not console_errors(d)
+
+
+def test_the_mini_cards_are_readable_at_phone_width(server, browser):
+    # An audit's open list: the small cards of Cards played, the review's and the replay's
+    # boards were 26 px wide at phone width, too small to read; 32 px and more now, the page
+    # still not scrolled sideways at 320 px
+    d = browser
+    without_animations(d, server)
+    d.set_window_size(320, 800)
+    start(d, server, "scopa", 5)
+    wait_for(d, ("your-turn",))
+    play_first_card(d, ("your-turn",))
+    d.find_element(By.ID, "show-played").click()
+    until(lambda: d.find_element(By.ID, "played").is_displayed())
+    widths = d.execute_script(
+        "return Array.from(document.querySelectorAll('#played .mini img'),"
+        " i => i.getBoundingClientRect().width)"
+    )
+    assert len(widths) >= 2 and min(widths) >= 32, widths
+    width = d.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 320, f"the page is {width} px wide at a 320 px window"
+    assert not console_errors(d)
