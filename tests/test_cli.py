@@ -1304,6 +1304,15 @@ def test_replay_and_its_text_end_with_one_result_line(tmp_path):
         for args in (("replay", str(tmp_path / name)), ("replay", str(tmp_path / name), "--text")):
             out = run(*args)
             assert out.returncode == 0 and out.stdout.splitlines()[-1] == last, (args, out.stdout[-200:])
+    # one hand's replay ends as its --text does, with the hand's score: the match's is no part of it
+    for args in (
+        ("replay", str(tmp_path / "won.json"), "--hand", "1"),
+        ("replay", str(tmp_path / "won.json"), "--hand", "1", "--text"),
+    ):
+        out = run(*args)
+        assert out.returncode == 0 and re.fullmatch(r"Score \d+-\d+", out.stdout.splitlines()[-1]), (
+            out.stdout[-200:]
+        )
 
 
 def test_replay_names_the_seats_as_its_text_and_review_do(tmp_path):
@@ -1420,7 +1429,7 @@ def test_replay_says_the_marks_the_scope_and_the_last_cards(tmp_path):
                     assert said.startswith("    the table's last cards, ") and "who took last" in said, said
                     last += 1
         line = next(lines)
-        assert line.startswith("score "), line
+        assert line.startswith("Score "), line  # (as --text writes it: it said "score 1-3")
     assert marks and scope and last, (marks, scope, last)  # (each said at least once here)
     # the review's comment says the play's reason before the best move
     notes = [a.comment for h in annotated.hands for a in h.annotations.values() if a.comment]

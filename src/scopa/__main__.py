@@ -511,8 +511,9 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
                     )
             before = after
         if hand.score is not None:
-            console.print(f"score {hand.score[0]}-{hand.score[1]}")
-    console.print(result_line(record), markup=False)  # (as --text ends)
+            console.print(f"Score {hand.score[0]}-{hand.score[1]}")  # (as --text says it)
+    if args.hand is None:  # (one hand's replay, as its --text, says nothing of the match's score)
+        console.print(result_line(record), markup=False)  # (as --text ends)
     return 0
 
 
