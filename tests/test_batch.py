@@ -400,6 +400,20 @@ def test_a_script_without_its_main_guard_is_told_so(tmp_path):
     script.write_text(body + 'if __name__ == "__main__":\n    print(run())\n')
     done = _guarded([sys.executable, str(script)])
     assert done.returncode == 0 and done.stdout == "[1, 2, 3, 4]\n", done.stderr
+    # a run that starts no process, at a script's top level, runs in the workers of the script's
+    # own pool as they import it (only a run's own pool ends them: a review found the first
+    # version ending any run there, and the pool broken)
+    script.write_text(
+        "import concurrent.futures as cf, multiprocessing\n"
+        "from scopa.batch import map_chunks\n\n"
+        "TOP = list(map_chunks(abs, [-1], workers=1))\n\n"
+        "def double(x):\n    return 2 * x\n\n"
+        'if __name__ == "__main__":\n'
+        '    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as ex:\n'
+        "        print(TOP, list(ex.map(double, range(4))))\n"
+    )
+    done = _guarded([sys.executable, str(script)])
+    assert done.returncode == 0 and done.stdout == "[1] [0, 2, 4, 6]\n", done.stderr
 
 
 def test_a_script_a_worker_cannot_run_again_is_told_so(tmp_path):
@@ -1173,6 +1187,16 @@ def test_an_id_given_twice_ends_the_run():
         list(analyze_many([(1, EASY), EASY], workers=1))
     with pytest.raises(BatchError, match="id 'g' is given twice"):
         list(review_many([("g", EASY), ("g", EASY)], time_limit=0.1, workers=1))
+    # NumPy's integers and strings are the ids they equal (the project reads them as ints, strs)
+    np = pytest.importorskip("numpy")
+    with pytest.raises(BatchError, match=r"id 1 is given twice \(item 1\)"):
+        list(solve_many([(np.int64(1), EASY), EASY], workers=1))
+    with pytest.raises(BatchError, match=r"id 'a' is given twice \(item 1\)"):
+        list(solve_many([(np.str_("a"), EASY), ("a", EASY)], workers=1))
+    # a pair's id that is a later item's index: refused at that item
+    with pytest.raises(BatchError, match=r"id 2 is given twice \(item 2\)"):
+        list(solve_many([(2, EASY), EASY, EASY], workers=1))
+    assert [r["id"] for r in solve_many([EASY, EASY, (5, EASY)], workers=1)] == [0, 1, 5]
     # ids of other types are other ids (True is not 1), and an unhashable id is let through
     got = list(solve_many([(1, EASY), (True, EASY), (1.5, EASY), ([1], EASY)], workers=1))
     assert sorted(map(repr, (r["id"] for r in got))) == ["1", "1.5", "True", "[1]"]

@@ -1485,6 +1485,9 @@ def test_replay_gives_the_position_at_a_play_of_a_hand_for_solve_and_svg(tmp_pat
     for args in (["--at", "0"], ["--hand", "1"]):
         assert main(["replay", str(empty), *args]) == 2, args
         assert "the record holds no hands, so no hand's plays to go to" in capsys.readouterr().err
+    # replayed whole it says so (it ended "Match 0-0", a match's line its --text does not write)
+    assert main(["replay", str(empty)]) == 0
+    assert capsys.readouterr().out == "The record holds no hands: nothing to replay.\n"
     with pytest.raises(SystemExit):  # (argparse's usage error, status 2)
         main(["replay", str(path), "--at", "x"])
     assert "bad play count 'x': expected an integer" in capsys.readouterr().err

@@ -106,6 +106,38 @@ def test_a_directory_is_refused_by_name_where_a_file_is_written(tmp_path):
     assert list(Path(tmp_path).iterdir()) == []
 
 
+def test_a_directory_that_takes_no_new_file_is_refused_before_the_work(tmp_path, monkeypatch):
+    # check_writable makes the save's temporary file and removes it (as root, /proc's bits say
+    # writable but it takes no new file: the save failed after a whole review); here a directory
+    # that refuses every new file as a read-only file system does, for any user
+    from scopa.records import check_writable
+
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(files.os, "open", read_only)
+    with pytest.raises(ValueError, match=r"cannot write the record to '.*game\.json': Read-only file system"):
+        check_writable(tmp_path / "game.json")
+    monkeypatch.undo()
+    # a file it may make is made and removed: nothing is left behind, even when closing fails
+    check_writable(tmp_path / "game.json")
+    real_close = os.close
+
+    def failing_close(fd):
+        real_close(fd)
+        raise OSError(errno.EIO, "I/O error")
+
+    monkeypatch.setattr(files.os, "close", failing_close)
+    with pytest.raises(OSError, match="I/O error"):
+        files.check_atomic(tmp_path / "game.json")
+    monkeypatch.undo()
+    assert list(Path(tmp_path).iterdir()) == []
+
+
 def test_read_limited_reads_an_open_stream_to_its_limit_and_leaves_it_open():
     # (`scopa solve -` reads standard input through it, with the file's bound and words)
     stream = io.BytesIO(b"x" * 10)

@@ -1626,6 +1626,7 @@ def test_the_arena_interval_is_students_t():
         assert t975(df) == pytest.approx(t, abs=1e-11), df
     np = pytest.importorskip("numpy")
     assert t975(np.int64(5)) == t975(5)
+    assert t975(10**400) == t975(10**15) == pytest.approx(1.959963984540054, abs=1e-14)  # (it overflowed)
     for bad in (0, -1, 2.5, True, "5"):
         with pytest.raises(scopa.OptionError, match="bad df"):
             t975(bad)

@@ -512,7 +512,9 @@ def _replay(args: argparse.Namespace, console: Console) -> int:
             before = after
         if hand.score is not None:
             console.print(f"Score {hand.score[0]}-{hand.score[1]}")  # (as --text says it)
-    if args.hand is None:  # (one hand's replay, as its --text, says nothing of the match's score)
+    if not record.hands:  # (it printed nothing, then "Match 0-0", which --text does not say)
+        console.print("The record holds no hands: nothing to replay.")
+    elif args.hand is None:  # (as --text: one hand's replay says nothing of the match's score)
         console.print(result_line(record), markup=False)  # (as --text ends)
     return 0
 

@@ -629,9 +629,10 @@ _Z975 = 1.959963984540054
 
 def t975(df: int) -> float:
     """Student's t distribution's 97.5% quantile at ``df`` degrees of freedom: the half-width,
-    in standard errors, of a 95% interval of a mean of ``df + 1`` values. Exact (to 1e-12)
-    up to 300 degrees of freedom, from the distribution function's closed form (Abramowitz
-    and Stegun 26.7.3-4); the Cornish-Fisher series (26.7.5) beyond, within 1e-9.
+    in standard errors, of a 95% interval of a mean of ``df + 1`` values: up to 300 degrees
+    of freedom from the distribution function's closed form (Abramowitz and Stegun 26.7.3-4),
+    the Cornish-Fisher series (26.7.5) beyond; within 1e-12 of SciPy's ``stats.t.ppf(0.975,
+    df)`` at every ``df`` (3e-13 at most, measured from 1 to 2,000 and up to 1e9).
 
     >>> [round(t975(df), 4) for df in (1, 2, 5, 10, 30, 100, 1000)]
     [12.7062, 4.3027, 2.5706, 2.2281, 2.0423, 1.984, 1.9623]
@@ -642,7 +643,7 @@ def t975(df: int) -> float:
     """
     df = check_int("df", df, 1)
     if df > 300:
-        z, v = _Z975, float(df)
+        z, v = _Z975, float(min(df, 10**15))  # (past that, z to the last digit: no float overflow)
         g = (
             (z**3 + z) / 4,
             (5 * z**5 + 16 * z**3 + 3 * z) / 96,

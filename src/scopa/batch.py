@@ -326,10 +326,12 @@ def _ctrl_c_held(held: bool) -> Iterator[None]:
 
 def _end_a_worker_importing_main() -> None:
     """End this process quietly (status 1) if it is a worker process still importing the
-    script, before its first job: a script that starts a run outside ``if __name__ ==
-    "__main__":`` starts it again there, which multiprocessing refuses with a traceback each
-    worker printed above the run's own BatchError, in the script's process, that says why and
-    what to do (a players' audit; :func:`_check_guard`)."""
+    script, before its first job, and about to start a pool of its own: a script that starts
+    a run outside ``if __name__ == "__main__":`` starts it again there, which multiprocessing
+    refuses with a traceback each worker printed above the run's own BatchError, in the
+    script's process, that says why and what to do (a players' audit; :func:`_check_guard`).
+    A run there that starts no process (``workers=1``, threads, Dask) goes on as before: the
+    worker is the script's own pool's, not this run's."""
     if getattr(multiprocessing.current_process(), "_inheriting", False):
         raise SystemExit(1)
 
@@ -346,7 +348,6 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
       :data:`MAX_WORKERS`), each a new interpreter (:data:`START_METHOD`); with
       ``workers=1``, the calling process itself. ``workers`` with an executor is a BatchError.
     """
-    _end_a_worker_importing_main()
     workers = _check_executor(executor, workers)
     if isinstance(executor, Executor):
         return executor, False
@@ -373,6 +374,7 @@ def executor_for(executor: Executor | str | None = None, workers: int | None = N
     path = _unreadable_main()
     if path is not None:  # (said before any starts: each printed spawn's traceback as it died)
         raise _unreadable_error(path, "cannot start")
+    _end_a_worker_importing_main()  # (the one run it ends: its own pool, which would be refused)
     return _pool(n), True
 
 
@@ -1161,26 +1163,53 @@ def _check_regular_file(path: str | os.PathLike[str]) -> None:
         raise RecordError(f"cannot read the record {show(os.fspath(path))}: expected a regular file")
 
 
+def _id_key(item_id: Any) -> Any:
+    """What an id is, for telling two apart: an integer as an int (NumPy's too), a string as a
+    str, anything else with its type (True is not 1, nor 1.0: their results differ).
+
+    >>> _id_key(True) == _id_key(1), _id_key(1.0) == _id_key(1)
+    (False, False)
+    """
+    if isinstance(item_id, bool):
+        return (bool, item_id)
+    if isinstance(item_id, str):
+        return (str, str(item_id))
+    number = as_int(item_id)
+    return (int, number) if number is not None else (type(item_id), item_id)
+
+
 def _items(items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
     """Each item's (id, item): a pair's own id, else the item's index. An id given twice (a
     pair's, or a pair's and an index) raises BatchError as the run reads it, as ``scopa batch``
-    refuses the line: the two results could not be told apart."""
-    seen: set[Any] = set()
+    refuses the line: the two results could not be told apart. Only the pairs' ids are held
+    (items alone stream as before: their indexes differ)."""
+    pair_ids: set[Any] = set()
+    pairs_at: set[int] = set()  # (the indexes of the pairs: an index not here was an item's id)
     for i, item in enumerate(items):
-        item_id, job = item if isinstance(item, tuple) and len(item) == 2 else (i, item)
+        if not (isinstance(item, tuple) and len(item) == 2):
+            if (int, i) in pair_ids:
+                raise _given_twice(i, i)
+            yield i, item
+            continue
+        item_id, job = item
         try:
-            key = (type(item_id), item_id)  # (True is not 1, nor 1.0: their results differ)
-            repeated = key in seen
+            key = _id_key(item_id)
+            repeated = key in pair_ids
         except TypeError:  # (an id that cannot be hashed is the caller's to tell apart)
             yield item_id, job
             continue
-        if repeated:
-            raise BatchError(
-                f"bad items: id {show(item_id)} is given twice (item {i}): expected each id once,"
-                " so that each result tells its item"
-            )
-        seen.add(key)
+        if repeated or (key[0] is int and 0 <= key[1] < i and key[1] not in pairs_at):
+            raise _given_twice(item_id, i)
+        pair_ids.add(key)
+        pairs_at.add(i)
         yield item_id, job
+
+
+def _given_twice(item_id: Any, index: int) -> BatchError:
+    return BatchError(
+        f"bad items: id {show(item_id)} is given twice (item {index}): expected each id once,"
+        " so that each result tells its item"
+    )
 
 
 def _check_limits(time_limit: Any, node_limit: Any) -> None:

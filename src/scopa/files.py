@@ -107,11 +107,13 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
 
 
 def check_atomic(path: str | os.PathLike[str]) -> None:
-    """Raise the OSError :func:`write_atomic` would raise for ``path`` before it writes a byte
-    (a file this process may not write; a directory that takes no new file, ``/proc`` as root,
-    which the permission bits do not tell) by making its temporary file and removing it: for a
-    command that checks where it will write before a long run. What is not a regular file (a
-    device, a pipe: written into as it is) is not tried.
+    """For a regular file or a new one, raise the OSError :func:`write_atomic` would raise for
+    ``path`` before it writes a byte (a file this process may not write; a directory that takes
+    no new file, ``/proc`` as root, which the permission bits do not tell) by making its
+    temporary file and removing it: for a command that checks where it will write before a long
+    run. What is not a regular file (a directory, a device, a pipe) is not tried: the caller
+    refuses a directory first (:func:`scopa.records.check_writable` does), and a device or a
+    pipe is written into as it is.
 
     >>> import tempfile
     >>> d = tempfile.mkdtemp()
@@ -122,8 +124,10 @@ def check_atomic(path: str | os.PathLike[str]) -> None:
     mode = _mode(path)
     if mode is None or stat.S_ISREG(mode):
         fd, tmp, _ = _temporary(path, mode)
-        os.close(fd)
-        os.unlink(tmp)
+        try:
+            os.close(fd)
+        finally:  # (removed whatever happens: Ctrl-C between the two, a failing close)
+            os.unlink(tmp)
 
 
 def _mode(path: str) -> int | None:
