@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import os
@@ -343,6 +344,35 @@ def test_a_full_or_closed_output_is_a_one_line_error_and_a_closed_input_an_empty
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device always full)")
+def test_a_piped_answer_to_play_is_read_no_further_than_an_answer_can_be(monkeypatch):
+    # (a fuzzing campaign of the command line: `scopa play < /dev/zero` held its endless line
+    # whole, input()'s, gigabytes within seconds)
+    from rich.console import Console
+
+    from scopa.__main__ import _echoing
+
+    class Endless:
+        """A line of a million NULs, then 'quit': read only by a bounded readline."""
+
+        def __init__(self) -> None:
+            self.left, self.rest = 10**6, io.StringIO("\nquit\n")
+
+        def readline(self, size: int = -1) -> str:
+            assert size >= 0, "a line read without a bound"
+            n = min(size, self.left)
+            self.left -= n
+            return "\0" * n if n else self.rest.readline(size)
+
+    stdin = Endless()
+    monkeypatch.setattr(sys, "stdin", stdin)
+    ask = _echoing(Console(file=io.StringIO(), width=80))
+    answer = ask("your move> ")  # (its first characters, a bad move the game says so of)
+    assert (answer, stdin.left) == ("\0" * len(answer), 0) and 0 < len(answer) <= 1000
+    assert ask("your move> ") == "quit"
+    with pytest.raises(EOFError):
+        ask("your move> ")
+
+
 def test_help_and_version_into_a_full_disk_say_so():
     # found by an audit: argparse drops a failed write of --help or --version: status 0, nothing
     # said; buffered or not (PYTHONUNBUFFERED), the write's error shows now

@@ -40,7 +40,7 @@ import scopa
 from scopa import _startup, jsonio
 from scopa.arena import MAX_DEALS, MAX_JOBS
 from scopa.errors import OptionError, PositionError, RulesError, ScopaError, count, show
-from scopa.files import OutputError, failure_reason, read_limited, write_all, write_atomic
+from scopa.files import OutputError, failure_reason, read_limited, read_line, write_all, write_atomic
 from scopa.players import PLAYERS, level_names
 from scopa.protocol import DEFAULT_MAX_TIME, MAX_LINE
 from scopa.review import DEFAULT_TIME, MAX_TIME_PER_PLAY
@@ -411,6 +411,11 @@ def _interactive(stream: object) -> bool:
         return False
 
 
+#: The characters of a piped answer to ``play`` that are read: the rest of a longer line is read
+#: and dropped, so that an endless one (``< /dev/zero``) fills no memory.
+MAX_ANSWER = 1000
+
+
 def _echoing(console: Console) -> Callable[[str], str]:
     """The game's prompt for answers piped in: each answer is written after its prompt, as a
     terminal shows what is typed (a piped game's output ran every answer's reply onto its
@@ -419,7 +424,10 @@ def _echoing(console: Console) -> Callable[[str], str]:
     encoding = console.encoding or "utf-8"
 
     def ask(prompt: str) -> str:
-        answer = console.input(prompt)
+        console.print(prompt, end="")  # (as console.input does; its input() held a line whole)
+        answer = read_line(sys.stdin, MAX_ANSWER)
+        if answer is None:
+            raise EOFError
         shown = as_typed(answer).encode(encoding, "replace").decode(encoding)
         shown = "".join(f"^{chr(ord(c) ^ 0x40)}" if ord(c) < 32 or ord(c) == 127 else c for c in shown)
         console.print(shown, markup=False, highlight=False, emoji=False, soft_wrap=True)

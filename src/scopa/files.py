@@ -37,6 +37,7 @@ __all__ = [
     "check_atomic",
     "failure_reason",
     "read_limited",
+    "read_line",
     "read_lines",
     "write_all",
     "write_atomic",
@@ -224,11 +225,36 @@ def read_lines(stream: IO[Any], limit: int) -> Iterator[bytes | str | None]:
             return
         newline, ends = (b"\n", b"\r\n") if isinstance(line, bytes) else ("\n", "\r\n")
         if not line.endswith(newline) and len(line) == limit + 2:
-            while True:  # skip the rest of the overlong line
-                rest = stream.readline(1 << 16)
-                if not rest or rest.endswith(newline):
-                    break
+            _skip_line(stream, newline)
             yield None
             continue
         body = line.rstrip(ends)
         yield None if len(body) > limit else body
+
+
+def read_line(stream: IO[str], limit: int) -> str | None:
+    """The next line of the text ``stream`` without its ``\\n``, as :func:`input` reads it, but
+    at most its first ``limit`` characters: the rest of a longer line is read and dropped, a
+    chunk at a time (an endless line, ``< /dev/zero``, is never held whole). None at the end.
+
+    >>> import io
+    >>> s = io.StringIO("abcdef\\nab\\n")
+    >>> read_line(s, 3), read_line(s, 3), read_line(s, 3)
+    ('abc', 'ab', None)
+    """
+    line = stream.readline(limit + 1)
+    if not line:
+        return None
+    if line.endswith("\n"):
+        return line[:-1]
+    if len(line) > limit:
+        _skip_line(stream, "\n")
+    return line[:limit]
+
+
+def _skip_line(stream: IO[Any], newline: bytes | str) -> None:
+    """Read ``stream`` past the end of the line begun, a chunk at a time."""
+    while True:
+        rest = stream.readline(1 << 16)
+        if not rest or rest.endswith(newline):
+            return
