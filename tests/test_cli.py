@@ -373,6 +373,20 @@ def test_a_piped_answer_to_play_is_read_no_further_than_an_answer_can_be(monkeyp
         ask("your move> ")
 
 
+def test_piped_answers_in_an_encoding_they_are_not_are_a_one_line_error():
+    # (a fuzzing campaign of the command line: PYTHONIOENCODING=utf-16, whose decoder raises
+    # whatever the error handler, was a traceback and status 1)
+    env = dict(os.environ, PYTHONIOENCODING="utf-16")
+    out = subprocess.run(
+        [sys.executable, "-m", "scopa", "play", "--game", "scopa", "--seed", "1", "--opponent", "greedy"],
+        input=b"1\nquit\n", capture_output=True, env=env, timeout=120,
+    )  # fmt: skip
+    err = out.stderr.decode("utf-16")
+    assert (out.returncode, err) == (
+        2, "scopa: error: cannot read standard input as utf-16: UTF-16 stream does not start with BOM\n"
+    ), err  # fmt: skip
+
+
 def test_help_and_version_into_a_full_disk_say_so():
     # found by an audit: argparse drops a failed write of --help or --version: status 0, nothing
     # said; buffered or not (PYTHONUNBUFFERED), the write's error shows now

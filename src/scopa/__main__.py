@@ -425,7 +425,10 @@ def _echoing(console: Console) -> Callable[[str], str]:
 
     def ask(prompt: str) -> str:
         console.print(prompt, end="")  # (as console.input does; its input() held a line whole)
-        answer = read_line(sys.stdin, MAX_ANSWER)
+        try:
+            answer = read_line(sys.stdin, MAX_ANSWER)
+        except UnicodeError as exc:  # (an encoding no error handler helps: utf-16 without its BOM)
+            raise OptionError(f"cannot read standard input as {sys.stdin.encoding}: {exc}") from None
         if answer is None:
             raise EOFError
         shown = as_typed(answer).encode(encoding, "replace").decode(encoding)
