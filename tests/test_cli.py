@@ -35,8 +35,10 @@ def saved_match(path: Path, tags: dict[str, str] | None = None) -> Path:
     return path
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "scopa", *args], capture_output=True, text=True, timeout=120)
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scopa", *args], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
 
 
 def test_options_are_taken_spelt_in_full_only(capsys):
@@ -526,6 +528,11 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
         (("svg", SMALL, "-o", ""), "cannot write the picture to '': expected a file name"),
         (("review", str(path), "--annotate", ""), "cannot write the record to '': expected a file name"),
         (("play", "--game", "scopa", "--save", ""), "cannot write the record to '': expected a file name"),
+        # '-' where the command prints its own text is no standard output (it wrote a file named
+        # '-': a fuzzing campaign of the command line); svg -o - is standard output (below)
+        (("deal", "--svg", "-"), "cannot write the picture to '-': standard output holds the command's own"),
+        (("review", str(path), "--annotate", "-"), "to '-': standard output holds the command's own text"),
+        (("play", "--game", "scopa", "--save", "-"), "expected a file name (./- for a file named -)"),
         # a directory to write to is named as one to read from (writes said "it is a directory")
         (("svg", SMALL, "-o", str(tmp_path / "adir")), "/adir': it is a directory; expected a file"),
         (("deal", "--svg", str(tmp_path / "adir")), "picture to '"),
@@ -548,7 +555,7 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
         ),
     ]
     for args, said in cases:
-        out = run(*args)
+        out = run(*args, cwd=tmp_path)  # (a file written by mistake is written there)
         assert out.returncode == 2 and said in out.stderr and "Traceback" not in out.stderr, (
             args,
             out.stderr,
@@ -567,6 +574,8 @@ def test_command_line_messages_found_by_an_audit(tmp_path):
     proc.stdout.close()
     assert proc.wait(timeout=60) == 141 and svg.read_text().startswith("<svg")
     proc.stderr.close()
+    out = run("svg", SMALL, "-o", "-", cwd=tmp_path)  # (standard output, no file named '-')
+    assert out.returncode == 0 and out.stdout.startswith("<svg") and not (tmp_path / "-").exists()
     out = run("solve", "scopa -/- - - 7d/- 1/0 0 0 -")  # a finished hand: its score, no table of moves
     assert out.returncode == 0 and "the hand is over" in out.stdout and "Final score 4-0" in out.stdout
     assert "best move" not in out.stdout and "Every legal move" not in out.stdout

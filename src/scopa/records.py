@@ -797,6 +797,10 @@ def check_writable(path: str | os.PathLike[str], what: str = "the record") -> No
         reason = None
         if not os.fspath(path):  # (Path("") is ".", a directory this would not say)
             reason = "expected a file name"
+        elif os.fspath(path) == "-":  # (it wrote a file named "-" where svg -o - is standard output)
+            reason = (
+                "standard output holds the command's own text: expected a file name (./- for a file named -)"
+            )
         elif p.is_dir():
             reason = IS_A_DIRECTORY
         elif p.exists() and not p.is_file():  # a device or a pipe (/dev/stdout): written into as it is
