@@ -123,6 +123,23 @@ def test_a_directory_that_takes_no_new_file_is_refused_before_the_work(tmp_path,
     with pytest.raises(ValueError, match=r"cannot write the record to '.*game\.json': Read-only file system"):
         check_writable(tmp_path / "game.json")
     monkeypatch.undo()
+
+    def no_such(path, flags, *args, **kwargs):  # (/proc as root: a new file "does not exist")
+        if flags & os.O_CREAT:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(files.os, "open", no_such)
+    # (it said "No such file or directory" of a new file in a directory that is there)
+    with pytest.raises(ValueError, match=r"game\.json': its directory '.*' takes no new files$"):
+        check_writable(tmp_path / "game.json")
+    (tmp_path / "old.json").write_text("{}")
+    with pytest.raises(
+        ValueError, match=r"takes no new files, and a file is written whole through a new one"
+    ):
+        check_writable(tmp_path / "old.json")
+    monkeypatch.undo()
+    (tmp_path / "old.json").unlink()
     # a file it may make is made and removed: nothing is left behind, even when closing fails
     check_writable(tmp_path / "game.json")
     real_close = os.close

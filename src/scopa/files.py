@@ -159,16 +159,15 @@ def _temporary(path: str, mode: int | None) -> tuple[int, str, str]:
         except FileExistsError:
             continue
         except OSError as exc:
-            if mode is None:  # (a new file: the directory's error is its own)
-                raise
             # (/proc/version as root: "No such file or directory" of a file that is there, and
             # then of its directory, which is there too: said as what it is, a directory that
-            # takes no new file, and why that matters)
-            how = "a file is written whole through a new one beside it"
-            if exc.errno == errno.ENOENT:
-                why = f"its directory {folder!r} takes no new files, and {how}"
-            else:
-                why = f"no new file can be made in its directory {folder!r} ({exc.strerror}), and {how}"
+            # takes no new file, and why that matters; /proc/new.json as root alike)
+            how = "" if mode is None else ", and a file is written whole through a new one beside it"
+            if exc.errno == errno.ENOENT and os.path.isdir(folder):
+                raise OSError(exc.errno, f"its directory {folder!r} takes no new files{how}", path) from None
+            if mode is None:  # (a new file: the directory's error is its own)
+                raise
+            why = f"no new file can be made in its directory {folder!r} ({exc.strerror}){how}"
             raise OSError(exc.errno, why, path) from None
     else:  # (a hundred random names all taken)
         raise FileExistsError(f"no free temporary name next to {target!r}")
