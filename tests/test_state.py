@@ -202,7 +202,7 @@ def test_state_is_immutable_and_hashable():
 def test_str_of_a_state_shows_the_hands_table_stock_and_each_teams_pile():
     s = State.deal("scopa", seed=1).play("3dx3c")
     assert str(s) == (
-        "scopa, seat 0 to move\n"
+        "Scopa, seat 0 to move\n"
         "  seat 0: Qc 7s Qs\n"
         "  seat 1: 2c 7c\n"
         "  table: 5s Ks 6b\n"
@@ -210,9 +210,12 @@ def test_str_of_a_state_shows_the_hands_table_stock_and_each_teams_pile():
         "  team 0: 0 cards, 0 scope\n"
         "  team 1: 2 cards, 0 scope"
     )
-    # the rule options too, as solve's line says them (a teacher's audit: "scopa" over napola's)
+    # the rule options too, as solve's line says them (a teacher's audit: "scopa" over napola's),
+    # the game named as people name it (it was the identifier, "scopone_scientifico")
     napola = State.deal(scopa.Rules.preset("scopa", napola=True, target=21), seed=1)
-    assert str(napola).splitlines()[0] == "scopa;napola=true, seat 1 to move"
+    assert str(napola).splitlines()[0] == "Scopa with napola=true, seat 1 to move"
+    sci = State.deal("scopone_scientifico", seed=1)
+    assert str(sci).splitlines()[0] == "Scopone scientifico, seat 1 to move"
     # one card and one scopa in the singular (a teacher's audit of the text: "1 cards, 1 scope")
     swept = State.from_string("scopa 7d/2c 7s - -/- 0/0 0 - 1").play("7d")
     assert str(swept).splitlines()[-2:] == ["  team 0: 2 cards, 1 scopa", "  team 1: 0 cards, 0 scope"]

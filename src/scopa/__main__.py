@@ -791,11 +791,7 @@ def _deal(args: argparse.Namespace, console: Console) -> int:
         from scopa.svg import position
 
         _write(args.svg, position(s, deck=args.deck or "french"))
-    # (for people, the game as they name it, as solve's and play's headers say it: "Scopone
-    # scientifico, seat 1 to move"; the position's two forms below keep its identifier)
-    header, rest = str(s).split("\n", 1)
-    print(header.replace(str(s.rules.hand_rules()), s.rules.hand_rules().display_name, 1))
-    print(rest)
+    print(s)  # (for people: "Scopone scientifico, seat 1 to move"; the two forms below keep the identifier)
     print(s.to_json())
     print(s.to_string())
     return 0

@@ -602,9 +602,10 @@ class State:
         return position(self)
 
     def __str__(self) -> str:
-        # (the rule options too, as solve's line and the pictures' titles say them: a teacher's
-        # audit read "scopa" over a deal of scopa with napola)
-        lines = [f"{self._rules.hand_rules()}, seat {self._turn} to move"]
+        # (the game as people name it, with its rule options, as solve's line and the pictures'
+        # titles say them: a teacher's audit read "scopa" over a deal of scopa with napola, and
+        # "scopone_scientifico" where solve said "Scopone scientifico"; repr is the identifier's)
+        lines = [f"{self._rules.hand_rules().display_name}, seat {self._turn} to move"]
         for i, h in enumerate(self.hands):
             lines.append(f"  seat {i}: {h or '-'}")
         lines.append(f"  table: {self.table or '-'}")
