@@ -114,22 +114,20 @@ def test_a_directory_that_takes_no_new_file_is_refused_before_the_work(tmp_path,
 
     real_open = os.open
 
-    def read_only(path, flags, *args, **kwargs):
-        if flags & os.O_CREAT:
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
-        return real_open(path, flags, *args, **kwargs)
+    def no_new_file(code):  # os.open that makes no new file, failing with the errno ``code``
+        def refusing(path, flags, *args, **kwargs):
+            if flags & os.O_CREAT:
+                raise OSError(code, os.strerror(code), path)
+            return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(files.os, "open", read_only)
+        return refusing
+
+    monkeypatch.setattr(files.os, "open", no_new_file(errno.EROFS))
     with pytest.raises(ValueError, match=r"cannot write the record to '.*game\.json': Read-only file system"):
         check_writable(tmp_path / "game.json")
     monkeypatch.undo()
-
-    def no_such(path, flags, *args, **kwargs):  # (/proc as root: a new file "does not exist")
-        if flags & os.O_CREAT:
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
-        return real_open(path, flags, *args, **kwargs)
-
-    monkeypatch.setattr(files.os, "open", no_such)
+    # (/proc as root: a new file "does not exist")
+    monkeypatch.setattr(files.os, "open", no_new_file(errno.ENOENT))
     # (it said "No such file or directory" of a new file in a directory that is there)
     with pytest.raises(ValueError, match=r"game\.json': its directory '.*' takes no new files$"):
         check_writable(tmp_path / "game.json")
