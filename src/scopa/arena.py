@@ -681,9 +681,11 @@ def _measure(r: Rules, names: tuple[str, str], results: list[list[Game]]) -> Are
     games = [g for deal in results for g in deal]
     diffs = [sum(g[0] - g[1] for g in deal) / 2 for deal in results]
     mean = sum(diffs) / deals
-    # one deal says nothing of the spread: its interval is unbounded
-    var = sum((d - mean) ** 2 for d in diffs) / (deals - 1) if deals > 1 else math.inf
-    half = t975(deals - 1) * math.sqrt(var / deals) if deals > 1 else math.inf
+    if deals > 1:
+        var = sum((d - mean) ** 2 for d in diffs) / (deals - 1)
+        half = t975(deals - 1) * math.sqrt(var / deals)
+    else:  # one deal says nothing of the spread: its interval is unbounded
+        half = math.inf
     moves_per_side = len(games) * (40 - r.table_size) / 2
     n = len(games)
     return ArenaResult(
